@@ -1,0 +1,74 @@
+"""accelerators: one catalog, one spec grammar and one benchmark gate for GPU pipelines.
+
+>>> import accelerators
+>>> spec = accelerators.AcceleratorSpec.parse("H100:8")
+>>> spec.accelerator.name, spec.count
+('H100-SXM', 8)
+>>> accelerators.A100.partition_2g_10gb
+<Partition A100-40GB@2g.10gb>
+
+Importing the package is cheap: every public name below is loaded on first access
+(PEP 562), so Airflow's DAG parser and Flyte's serializer pay only for what they use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+# name -> module that defines it; constants are added lazily from the catalog.
+_LAZY: dict[str, str] = {
+    "AcceleratorError": "accelerators.errors",
+    "CatalogDataError": "accelerators.errors",
+    "PlacementError": "accelerators.errors",
+    "SpecSyntaxError": "accelerators.errors",
+    "UnknownAcceleratorError": "accelerators.errors",
+    "UnknownPartitionError": "accelerators.errors",
+    "AcceleratorSpec": "accelerators.spec",
+    "current": "accelerators.detect",
+    "current_accelerator": "accelerators.detect",
+    "Detected": "accelerators.detect",
+    "catalog": "accelerators.catalog",
+}
+
+if TYPE_CHECKING:
+    from accelerators import catalog as catalog
+    from accelerators.detect import Detected as Detected
+    from accelerators.detect import current as current
+    from accelerators.detect import current_accelerator as current_accelerator
+    from accelerators.errors import AcceleratorError as AcceleratorError
+    from accelerators.errors import CatalogDataError as CatalogDataError
+    from accelerators.errors import PlacementError as PlacementError
+    from accelerators.errors import SpecSyntaxError as SpecSyntaxError
+    from accelerators.errors import UnknownAcceleratorError as UnknownAcceleratorError
+    from accelerators.errors import UnknownPartitionError as UnknownPartitionError
+    from accelerators.spec import AcceleratorSpec as AcceleratorSpec
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY.get(name)
+    if module_name is not None:
+        module = importlib.import_module(module_name)
+        value = module if module_name.endswith("." + name) else getattr(module, name)
+    elif name.isupper() or (name[:1].isupper() and "_" in name):
+        constants = importlib.import_module("accelerators.constants")
+        try:
+            value = getattr(constants, name)
+        except AttributeError:
+            raise AttributeError(f"module 'accelerators' has no attribute {name!r}") from None
+    else:
+        raise AttributeError(f"module 'accelerators' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    names = set(globals()) | set(_LAZY)
+    try:
+        constants = importlib.import_module("accelerators.constants")
+        names |= set(getattr(constants, "__all__", ()))
+    except ImportError:  # pragma: no cover - constants module missing in a broken install
+        pass
+    return sorted(names)

@@ -1,0 +1,333 @@
+"""Typed, validated records of the catalog data file (``accelerators/data/catalog.toml``).
+
+The data file is the single source of facts; these models only describe its shape and
+check it. Every figure carries the key of its source and a confidence marker.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+__all__ = [
+    "DTYPES",
+    "SCHEMA_VERSION",
+    "Accelerator",
+    "CatalogFile",
+    "Figure",
+    "MigProfile",
+    "Names",
+    "Source",
+    "TpuTopology",
+]
+
+#: Version of the data file's layout. Bump it when a field changes meaning.
+SCHEMA_VERSION = 1
+
+#: Dense-TFLOPS keys, in display order. ``fp32`` is the non-tensor (vector) rate on NVIDIA.
+DTYPES: tuple[str, ...] = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8")
+
+Vendor = Literal["nvidia", "amd", "intel", "google", "aws"]
+DeviceClass = Literal["gpu", "tpu", "neuron", "hpu"]
+Confidence = Literal["source", "derived", "unconfirmed"]
+
+_MIG_PROFILE_RE = re.compile(r"^[1-7]g\.\d+gb(?:[+-][a-z.]+)?$")
+_TOPOLOGY_RE = re.compile(r"^\d+x\d+(?:x\d+)?$")
+_CONSTANT_RE = re.compile(r"^[A-Z][A-Z0-9_]*$")
+
+_STRICT = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class Source(BaseModel):
+    """Where figures come from: a datasheet, a doc page, a repository at a commit."""
+
+    model_config = _STRICT
+
+    title: str
+    url: str | None = None
+    kind: Literal["vendor-datasheet", "vendor-docs", "vendor-code", "third-party", "measured"]
+    note: str | None = None
+
+
+class Figure(BaseModel):
+    """One number with its provenance. Values are dense (never with sparsity)."""
+
+    model_config = _STRICT
+
+    value: float = Field(gt=0)
+    source: str
+    confidence: Confidence = "source"
+    note: str | None = None
+
+
+class MigProfile(BaseModel):
+    """One MIG profile of one GPU model; profile strings are not globally unique."""
+
+    model_config = _STRICT
+
+    profile: str
+    max_instances: int = Field(ge=1, le=7)
+    compute_slices: int = Field(ge=1, le=7)
+    memory_slices: int = Field(ge=1, le=8)
+    memory_gb: float = Field(gt=0)
+    sm_fraction: float = Field(gt=0, le=1)
+    source: str
+    confidence: Confidence = "source"
+
+    @field_validator("profile")
+    @classmethod
+    def _check_profile(cls, value: str) -> str:
+        if not _MIG_PROFILE_RE.match(value):
+            raise ValueError(f"MIG profile {value!r} is not of the form '<g>g.<mem>gb[+me]'")
+        return value
+
+    @property
+    def attribute(self) -> str:
+        """Constant attribute name: ``1g.10gb+me`` -> ``partition_1g_10gb_me``."""
+        return "partition_" + re.sub(r"[^0-9a-z]+", "_", self.profile).strip("_")
+
+
+class TpuTopology(BaseModel):
+    """One TPU slice topology of one TPU generation."""
+
+    model_config = _STRICT
+
+    topology: str
+    chips: int = Field(ge=1)
+    source: str
+    confidence: Confidence = "source"
+
+    @field_validator("topology")
+    @classmethod
+    def _check_topology(cls, value: str) -> str:
+        if not _TOPOLOGY_RE.match(value):
+            raise ValueError(f"TPU topology {value!r} is not of the form 'AxB' or 'AxBxC'")
+        return value
+
+    @model_validator(mode="after")
+    def _chips_match(self) -> TpuTopology:
+        product = 1
+        for part in self.topology.split("x"):
+            product *= int(part)
+        if product != self.chips:
+            raise ValueError(f"topology {self.topology} has {product} chips, data says {self.chips}")
+        return self
+
+    @property
+    def attribute(self) -> str:
+        """Constant attribute name: ``2x4`` -> ``slice_2x4``."""
+        return "slice_" + self.topology
+
+
+class Names(BaseModel):
+    """How other systems name this accelerator. Empty where a system has no name for it."""
+
+    model_config = _STRICT
+
+    nvml: tuple[str, ...] = ()
+    """Names NVML / nvidia-smi / ``torch.cuda.get_device_name`` print."""
+    gfd: tuple[str, ...] = ()
+    """GPU Feature Discovery ``nvidia.com/gpu.product`` label values."""
+    gke: str | None = None
+    """GKE ``cloud.google.com/gke-accelerator`` (GPU) or ``gke-tpu-accelerator`` (TPU) value."""
+    karpenter: str | None = None
+    """Karpenter ``instance-gpu-name`` (GPU) or ``instance-accelerator-name`` (Neuron) value."""
+    eks: str | None = None
+    """Conventional ``k8s.amazonaws.com/accelerator`` value (Cluster Autoscaler GPU label)."""
+    flyte: str | None = None
+    """flytekit / flytepropeller device string (``GPUAccelerator.device``)."""
+    flyte2: str | None = None
+    """Flyte 2 SDK device name (``flyte.GPU("H100")``, ``flyte.Neuron("Trn2")``…)."""
+    ray: tuple[str, ...] = ()
+    skypilot: tuple[str, ...] = ()
+    modal: tuple[str, ...] = ()
+    hf: tuple[str, ...] = ()
+    """Hugging Face Jobs / Spaces flavors that carry this accelerator."""
+    rocm: tuple[str, ...] = ()
+    """AMD ``amd.com/gpu.product-name`` label values / rocm-smi product names."""
+    other: tuple[str, ...] = ()
+    """Further spellings seen in the wild (marketing names, EC2 instance families…)."""
+
+
+class Accelerator(BaseModel):
+    """One accelerator SKU with its datasheet figures.
+
+    ``memory_gb``, ``bandwidth_tbps``, ``tdp_w`` and ``tflops`` are plain numbers; the
+    :class:`Figure` behind each (source, confidence) is available through :meth:`figure`.
+    """
+
+    model_config = _STRICT
+
+    name: str
+    """Canonical SKU name, e.g. ``A100-40GB-SXM``."""
+    model: str
+    """The model the SKU belongs to (same chip and memory, any form factor), e.g. ``A100-40GB``."""
+    default_for_model: bool = True
+    vendor: Vendor
+    family: str
+    device_class: DeviceClass
+    constant: str | None = None
+    aliases: tuple[str, ...] = ()
+    architecture: str
+    compute_capability: str | None = None
+    form_factor: str
+    memory_type: str
+    interconnect: str
+    memory: Figure = Field(alias="memory_gb")
+    bandwidth: Figure = Field(alias="bandwidth_tbps")
+    tdp: Figure | None = Field(default=None, alias="tdp_w")
+    tflops_figures: dict[str, Figure] = Field(default_factory=dict, alias="tflops")
+    mig: tuple[MigProfile, ...] = ()
+    tpu_topologies: tuple[TpuTopology, ...] = ()
+    names: Names = Names()
+    notes: tuple[str, ...] = ()
+
+    @field_validator("tflops_figures")
+    @classmethod
+    def _check_dtypes(cls, value: dict[str, Figure]) -> dict[str, Figure]:
+        unknown = sorted(set(value) - set(DTYPES))
+        if unknown:
+            raise ValueError(f"unknown dtype keys {unknown}; expected a subset of {list(DTYPES)}")
+        return value
+
+    @field_validator("constant")
+    @classmethod
+    def _check_constant(cls, value: str | None) -> str | None:
+        if value is not None and not _CONSTANT_RE.match(value):
+            raise ValueError(f"constant {value!r} is not SHORT_UPPER")
+        return value
+
+    @model_validator(mode="after")
+    def _check_partitions(self) -> Accelerator:
+        profiles = [m.profile for m in self.mig]
+        if len(set(profiles)) != len(profiles):
+            raise ValueError(f"{self.name}: duplicate MIG profiles")
+        topologies = [t.topology for t in self.tpu_topologies]
+        if len(set(topologies)) != len(topologies):
+            raise ValueError(f"{self.name}: duplicate TPU topologies")
+        if self.mig and self.tpu_topologies:
+            raise ValueError(f"{self.name}: has both MIG profiles and TPU topologies")
+        return self
+
+    # -- plain-number views -------------------------------------------------------------
+    @property
+    def memory_gb(self) -> float:
+        return self.memory.value
+
+    @property
+    def bandwidth_tbps(self) -> float:
+        return self.bandwidth.value
+
+    @property
+    def tdp_w(self) -> float | None:
+        return self.tdp.value if self.tdp is not None else None
+
+    @property
+    def tflops(self) -> Mapping[str, float]:
+        """Dense peak TFLOPS per dtype, in :data:`DTYPES` order; absent dtypes are unsupported."""
+        return MappingProxyType(
+            {d: self.tflops_figures[d].value for d in DTYPES if d in self.tflops_figures}
+        )
+
+    @property
+    def mig_profiles(self) -> tuple[MigProfile, ...]:
+        return self.mig
+
+    @property
+    def partitions(self) -> tuple[str, ...]:
+        """MIG profile names or TPU topologies this accelerator can be split into."""
+        return tuple(m.profile for m in self.mig) + tuple(t.topology for t in self.tpu_topologies)
+
+    def mig_profile(self, profile: str) -> MigProfile | None:
+        for m in self.mig:
+            if m.profile == profile:
+                return m
+        return None
+
+    def tpu_topology(self, topology: str) -> TpuTopology | None:
+        for t in self.tpu_topologies:
+            if t.topology == topology:
+                return t
+        return None
+
+    def figure(self, key: str) -> Figure | None:
+        """Figure for ``memory_gb``, ``bandwidth_tbps``, ``tdp_w`` or ``tflops.<dtype>``."""
+        if key == "memory_gb":
+            return self.memory
+        if key == "bandwidth_tbps":
+            return self.bandwidth
+        if key == "tdp_w":
+            return self.tdp
+        if key.startswith("tflops."):
+            return self.tflops_figures.get(key.removeprefix("tflops."))
+        raise KeyError(key)
+
+    # -- identity: one entry per canonical name ----------------------------------------
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Accelerator):
+            return self.name == other.name
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(("Accelerator", self.name))
+
+    def __repr__(self) -> str:
+        return f"<Accelerator {self.name}>"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class CatalogFile(BaseModel):
+    """The whole data file."""
+
+    model_config = _STRICT
+
+    schema_version: int
+    catalog_version: str
+    sources: dict[str, Source]
+    accelerators: tuple[Accelerator, ...]
+
+    @model_validator(mode="after")
+    def _check_references(self) -> CatalogFile:
+        if self.schema_version != SCHEMA_VERSION:
+            raise ValueError(
+                f"schema_version {self.schema_version} is not supported (expected {SCHEMA_VERSION})"
+            )
+        problems: list[str] = []
+        seen_names: dict[str, str] = {}
+        constants: set[str] = set()
+        defaults: dict[str, list[str]] = {}
+        for acc in self.accelerators:
+            for key in (acc.name, *acc.aliases):
+                folded = key.casefold()
+                owner = seen_names.get(folded)
+                if owner is not None and owner != acc.name:
+                    problems.append(f"name {key!r} of {acc.name} is already used by {owner}")
+                seen_names[folded] = acc.name
+            if acc.constant:
+                if acc.constant in constants:
+                    problems.append(f"constant {acc.constant} is used twice")
+                constants.add(acc.constant)
+            if acc.default_for_model:
+                defaults.setdefault(acc.model, []).append(acc.name)
+            else:
+                defaults.setdefault(acc.model, [])
+            figures = [acc.memory, acc.bandwidth, *acc.tflops_figures.values()]
+            if acc.tdp is not None:
+                figures.append(acc.tdp)
+            refs = [f.source for f in figures]
+            refs += [m.source for m in acc.mig] + [t.source for t in acc.tpu_topologies]
+            for ref in refs:
+                if ref not in self.sources:
+                    problems.append(f"{acc.name}: unknown source key {ref!r}")
+        for model, names in defaults.items():
+            if len(names) != 1:
+                problems.append(f"model {model} needs exactly one default_for_model SKU, has {names}")
+        if problems:
+            raise ValueError("; ".join(sorted(set(problems))))
+        return self

@@ -1,0 +1,92 @@
+"""The documented error types of ``accelerators``.
+
+Every error the core raises for bad input is an :class:`AcceleratorError`, which is a
+:class:`ValueError`, so callers can catch either. Messages always name the offending input,
+what was expected and, where there are any, the close matches.
+
+This module imports nothing beyond the standard library.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+__all__ = [
+    "AcceleratorError",
+    "CatalogDataError",
+    "PlacementError",
+    "SpecSyntaxError",
+    "UnknownAcceleratorError",
+    "UnknownPartitionError",
+    "close_matches",
+]
+
+
+class AcceleratorError(ValueError):
+    """Base class of every error ``accelerators`` raises for bad input."""
+
+
+class SpecSyntaxError(AcceleratorError):
+    """A spec string that does not follow the grammar.
+
+    ``str()`` renders the source with a caret line under the failing span::
+
+        Expected a count after ':' in accelerator spec
+            H100:x
+                 ^
+    """
+
+    def __init__(self, message: str, *, source: str, span: tuple[int, int]) -> None:
+        self.message = message
+        self.source = source
+        self.span = span
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        start, end = self.span
+        start = max(0, min(start, len(self.source)))
+        end = max(start + 1, min(end, len(self.source) + 1))
+        marker = " " * start + "~" * (end - start - 1) + "^"
+        return f"{self.message}\n    {self.source}\n    {marker}"
+
+
+class UnknownAcceleratorError(AcceleratorError, LookupError):
+    """A name that resolves to no catalog entry."""
+
+    def __init__(self, message: str, *, name: str, suggestions: tuple[str, ...] = ()) -> None:
+        self.name = name
+        self.suggestions = suggestions
+        super().__init__(message)
+
+
+class UnknownPartitionError(AcceleratorError, LookupError):
+    """A MIG profile or TPU topology that the accelerator does not offer."""
+
+    def __init__(
+        self, message: str, *, accelerator: str, partition: str, valid: tuple[str, ...] = ()
+    ) -> None:
+        self.accelerator = accelerator
+        self.partition = partition
+        self.valid = valid
+        super().__init__(message)
+
+
+class PlacementError(AcceleratorError):
+    """A valid spec that a given platform cannot place (e.g. a MIG partition on AMD)."""
+
+
+class CatalogDataError(AcceleratorError):
+    """The catalog data file failed validation."""
+
+
+def close_matches(word: str, candidates: Iterable[str], n: int = 3, cutoff: float = 0.6) -> list[str]:
+    """Return up to ``n`` candidates close to ``word``, compared case-insensitively.
+
+    The returned strings keep the candidates' own spelling.
+    """
+    by_folded: dict[str, str] = {}
+    for candidate in candidates:
+        by_folded.setdefault(candidate.casefold(), candidate)
+    found = difflib.get_close_matches(word.casefold(), list(by_folded), n=n, cutoff=cutoff)
+    return [by_folded[f] for f in found]

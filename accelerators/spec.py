@@ -1,0 +1,344 @@
+"""`AcceleratorSpec`: one value that says which accelerator, how many, which slice of it.
+
+>>> from accelerators import AcceleratorSpec
+>>> spec = AcceleratorSpec.parse("A100-80GB:4")
+>>> spec.accelerator.name, spec.count, str(spec)
+('A100-80GB-SXM', 4, 'A100-80GB:4')
+>>> AcceleratorSpec.parse(str(spec)) == spec
+True
+
+Semantics (the grammar is in ``docs/grammar.md``):
+
+* ``accelerator`` is a catalog SKU. A model-level name (``A100``, ``H100``) resolves to the
+  model's default SKU and accepts every SKU of that model (``exact`` is false); naming a form
+  factor (``A100-40GB-PCIE``, an nvidia-smi name) or adding ``!`` pins the SKU (``exact``).
+* ``count`` is the number of devices (a fraction means a shared device).
+* ``partition`` is a MIG profile or a TPU topology of that accelerator; ``unpartitioned``
+  asks explicitly for a whole, non-MIG device (flytekit's ``.unpartitioned``).
+* ``memory``/``vendor`` describe a request by memory (``80GB+``, ``nvidia:24GB:2``) that
+  leaves ``accelerator`` empty.
+* ``fallbacks`` are ordered alternatives; each is a spec without fallbacks of its own.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from accelerators import catalog
+from accelerators.catalog._schema import Accelerator, MigProfile, TpuTopology
+from accelerators.errors import AcceleratorError, UnknownPartitionError, close_matches
+
+__all__ = ["AcceleratorSpec", "MemoryRequest"]
+
+
+def _to_accelerator(value: Any) -> Any:
+    if value is None or isinstance(value, Accelerator):
+        return value
+    if isinstance(value, str):
+        return catalog.get(value)
+    inner = getattr(value, "accelerator", None)
+    if isinstance(inner, Accelerator):
+        return inner
+    raise AcceleratorError(
+        f"Expected a catalog accelerator or its name, got {type(value).__name__}: {value!r}"
+    )
+
+
+AcceleratorRef = Annotated[
+    Accelerator,
+    BeforeValidator(_to_accelerator),
+    PlainSerializer(lambda acc: acc.name, return_type=str),
+]
+
+
+def _format_number(value: float) -> str:
+    if float(value).is_integer():
+        return str(int(value))
+    return repr(float(value))
+
+
+class MemoryRequest(BaseModel):
+    """Device memory asked for in GB: exactly ``gb``, or at least ``gb`` when ``at_least``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    gb: float = Field(gt=0)
+    at_least: bool = False
+
+    def matches(self, accelerator: Accelerator) -> bool:
+        if self.at_least:
+            return accelerator.memory_gb >= self.gb
+        return math.isclose(accelerator.memory_gb, self.gb, rel_tol=0, abs_tol=0.5)
+
+    def __str__(self) -> str:
+        return f"{_format_number(self.gb)}GB" + ("+" if self.at_least else "")
+
+
+class AcceleratorSpec(BaseModel):
+    """A frozen, hashable, JSON-serialisable accelerator request."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    accelerator: AcceleratorRef | None = None
+    count: int | float = 1
+    partition: str | None = None
+    unpartitioned: bool = False
+    exact: bool = False
+    memory: MemoryRequest | None = None
+    vendor: str | None = None
+    fallbacks: tuple[AcceleratorSpec, ...] = ()
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise _as_accelerator_error(exc, data) from None
+
+    @classmethod
+    def model_validate(cls, obj: Any, **kwargs: Any) -> AcceleratorSpec:  # type: ignore[override]
+        try:
+            return super().model_validate(obj, **kwargs)
+        except ValidationError as exc:
+            raise _as_accelerator_error(exc, obj) from None
+
+    @classmethod
+    def model_validate_json(cls, json_data: Any, **kwargs: Any) -> AcceleratorSpec:  # type: ignore[override]
+        try:
+            return super().model_validate_json(json_data, **kwargs)
+        except ValidationError as exc:
+            raise _as_accelerator_error(exc, json_data) from None
+
+    # -- validation --------------------------------------------------------------------
+    @field_validator("count", mode="before")
+    @classmethod
+    def _normalise_count(cls, value: Any) -> int | float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise AcceleratorError(f"Expected a positive number for count, got {value!r}")
+        if not math.isfinite(value) or value <= 0:
+            raise AcceleratorError(f"Expected a positive, finite count, got {value!r}")
+        if float(value).is_integer():
+            return int(value)
+        return float(value)
+
+    @field_validator("vendor")
+    @classmethod
+    def _normalise_vendor(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        vendors = ("nvidia", "amd", "intel", "google", "aws")
+        folded = value.strip().lower()
+        if folded not in vendors:
+            hint = close_matches(folded, vendors)
+            extra = f"; did you mean {hint[0]!r}?" if hint else ""
+            raise AcceleratorError(f"Unknown vendor {value!r}: expected one of {vendors}{extra}")
+        return folded
+
+    @model_validator(mode="after")
+    def _check_consistency(self) -> AcceleratorSpec:
+        acc = self.accelerator
+        if acc is None:
+            if self.memory is None and self.vendor is None:
+                raise AcceleratorError(
+                    "An AcceleratorSpec needs an accelerator, a memory request or a vendor"
+                )
+            if self.partition is not None or self.unpartitioned:
+                raise AcceleratorError(
+                    "A partition needs a named accelerator: MIG profiles and TPU topologies "
+                    "differ per model"
+                )
+            if self.exact:
+                raise AcceleratorError("'!' (exact) needs a named accelerator")
+        else:
+            if self.memory is not None and not self.memory.matches(acc):
+                raise AcceleratorError(
+                    f"{acc.name} has {_format_number(acc.memory_gb)} GB, which does not satisfy "
+                    f"the memory request {self.memory}"
+                )
+            if self.vendor is not None and self.vendor != acc.vendor:
+                raise AcceleratorError(f"{acc.name} is made by {acc.vendor}, not {self.vendor}")
+        if self.partition is not None:
+            if self.unpartitioned:
+                raise AcceleratorError(
+                    f"Spec asks for partition {self.partition!r} and for an unpartitioned device"
+                )
+            check_partition(acc, self.partition)  # type: ignore[arg-type]
+        if self.unpartitioned and acc is not None and not acc.partitions:
+            raise AcceleratorError(
+                f"{acc.name} cannot be partitioned, so 'unpartitioned' means nothing for it"
+            )
+        for fallback in self.fallbacks:
+            if fallback.fallbacks:
+                raise AcceleratorError("A fallback cannot carry fallbacks of its own")
+        return self
+
+    # -- construction ------------------------------------------------------------------
+    @classmethod
+    def parse(cls, value: Any) -> AcceleratorSpec:
+        """Read a spec from a string, a constant or partition, a spec, or a list of those.
+
+        A list is an ordered fallback chain: the first item is preferred.
+        """
+        if isinstance(value, AcceleratorSpec):
+            return value
+        if isinstance(value, str):
+            from accelerators._parser import parse_spec
+
+            return parse_spec(value)
+        to_spec = getattr(value, "to_spec", None)
+        if callable(to_spec):
+            spec = to_spec()
+            if isinstance(spec, AcceleratorSpec):
+                return spec
+        if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+            items = [cls.parse(item) for item in value]
+            if not items:
+                raise AcceleratorError("Expected at least one accelerator in the fallback list, got []")
+            flat: list[AcceleratorSpec] = []
+            for item in items:
+                flat.append(item.model_copy(update={"fallbacks": ()}))
+                flat.extend(item.fallbacks)
+            return flat[0].model_copy(update={"fallbacks": tuple(flat[1:])})
+        raise AcceleratorError(
+            "Expected an accelerator spec: a string such as 'H100:8', a constant such as "
+            f"accelerators.A100, or a list of those; got {type(value).__name__}: {value!r}"
+        )
+
+    # -- derived views -----------------------------------------------------------------
+    @property
+    def is_fractional(self) -> bool:
+        return isinstance(self.count, float)
+
+    @property
+    def mig_profile(self) -> MigProfile | None:
+        if self.accelerator is None or self.partition is None:
+            return None
+        return self.accelerator.mig_profile(self.partition)
+
+    @property
+    def tpu_topology(self) -> TpuTopology | None:
+        if self.accelerator is None or self.partition is None:
+            return None
+        return self.accelerator.tpu_topology(self.partition)
+
+    @property
+    def candidates(self) -> tuple[Accelerator, ...]:
+        """SKUs this spec accepts, preferred first (fallbacks not included)."""
+        acc = self.accelerator
+        if acc is not None:
+            if self.exact:
+                return (acc,)
+            return catalog.by_model(acc.model)
+        found = catalog.select(vendor=self.vendor)
+        if self.memory is not None:
+            found = tuple(a for a in found if self.memory.matches(a))
+        return found
+
+    @property
+    def alternatives(self) -> tuple[AcceleratorSpec, ...]:
+        """This spec without its fallbacks, then each fallback, in order of preference."""
+        return (self.model_copy(update={"fallbacks": ()}), *self.fallbacks)
+
+    def with_count(self, count: float) -> AcceleratorSpec:
+        return type(self).model_validate({**self._fields(), "count": count})
+
+    def with_partition(self, partition: str | None) -> AcceleratorSpec:
+        return type(self).model_validate(
+            {**self._fields(), "partition": partition, "unpartitioned": False}
+        )
+
+    def _fields(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in type(self).model_fields}
+
+    def to_constant(self) -> Any:
+        """The ``accelerators.constants`` object for this spec (count is not part of it)."""
+        from accelerators.constants import constant_for
+
+        return constant_for(self)
+
+    # -- canonical text ----------------------------------------------------------------
+    def _single_str(self) -> str:
+        acc = self.accelerator
+        parts: list[str] = []
+        if acc is None:
+            head = ":".join(p for p in (self.vendor, str(self.memory) if self.memory else None) if p)
+            parts.append(head)
+        else:
+            parts.append(f"{acc.name}!" if self.exact else acc.model)
+            if self.partition is not None:
+                parts[-1] += f"@{self.partition}"
+            elif self.unpartitioned:
+                parts[-1] += "@whole"
+            if self.memory is not None:
+                parts.append(str(self.memory))
+        text = ":".join(parts)
+        if self.count != 1:
+            text += f":{_format_number(self.count)}"
+        return text
+
+    def __str__(self) -> str:
+        return " | ".join(spec._single_str() for spec in self.alternatives)
+
+    def __repr__(self) -> str:
+        return f"<AcceleratorSpec({str(self)!r})>"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, AcceleratorSpec):
+            return str(self) == str(other)
+        if isinstance(other, str):
+            try:
+                return str(self) == str(AcceleratorSpec.parse(other))
+            except AcceleratorError:
+                return NotImplemented
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(("AcceleratorSpec", str(self)))
+
+
+def check_partition(accelerator: Accelerator, partition: str) -> None:
+    """Raise :class:`UnknownPartitionError` unless ``accelerator`` offers ``partition``."""
+    if partition in accelerator.partitions:
+        return
+    valid = accelerator.partitions
+    what = "TPU topology" if accelerator.device_class == "tpu" else "MIG profile"
+    if not valid:
+        raise UnknownPartitionError(
+            f"{accelerator.name} cannot be partitioned: it has no MIG profiles or TPU "
+            f"topologies, so {partition!r} is not available",
+            accelerator=accelerator.name,
+            partition=partition,
+        )
+    hints = close_matches(partition, valid)
+    hint = f" Did you mean {' or '.join(repr(h) for h in hints)}?" if hints else ""
+    raise UnknownPartitionError(
+        f"{accelerator.name} has no {what} {partition!r}; valid: {', '.join(valid)}.{hint}",
+        accelerator=accelerator.name,
+        partition=partition,
+        valid=valid,
+    )
+
+
+def _as_accelerator_error(exc: ValidationError, data: Any) -> AcceleratorError:
+    """Turn pydantic's error into ours, keeping our own error when a validator raised it."""
+    for error in exc.errors():
+        original = (error.get("ctx") or {}).get("error")
+        if isinstance(original, AcceleratorError):
+            return original
+    lines = []
+    for error in exc.errors():
+        where = ".".join(str(p) for p in error.get("loc", ())) or "spec"
+        lines.append(f"{where}: {error.get('msg')} (got {error.get('input')!r})")
+    return AcceleratorError(f"Invalid AcceleratorSpec {data!r}: " + "; ".join(lines))
