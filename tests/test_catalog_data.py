@@ -1,0 +1,714 @@
+"""Properties of the shipped catalog data file (``accelerators/data/catalog.toml``).
+
+These tests pin facts taken from the project reference (flytekit's device strings, NVIDIA's
+MIG profile tables, Google's TPU slice shapes) and check internal consistency that a typo or
+a sparse-for-dense mix-up would break. The broken-file tests at the end check that the loader
+rejects a bad data file with a :class:`~accelerators.errors.CatalogDataError` naming the problem.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from accelerators import catalog
+from accelerators.catalog import _schema
+from accelerators.catalog._schema import DTYPES, Accelerator
+from accelerators.errors import CatalogDataError
+
+DATA_FILE = Path(catalog.__file__).resolve().parents[1] / "data" / "catalog.toml"
+
+# -- the required entries: name -> (model, constant, default_for_model, vendor, device_class) --
+REQUIRED = {
+    "K80": ("K80", "K80", True, "nvidia", "gpu"),
+    "M60": ("M60", "M60", True, "nvidia", "gpu"),
+    "P4": ("P4", "P4", True, "nvidia", "gpu"),
+    "P100": ("P100", "P100", True, "nvidia", "gpu"),
+    "V100-16GB-SXM2": ("V100-16GB", "V100", True, "nvidia", "gpu"),
+    "V100-16GB-PCIE": ("V100-16GB", "V100_PCIE", False, "nvidia", "gpu"),
+    "V100-32GB-SXM2": ("V100-32GB", "V100_32GB", True, "nvidia", "gpu"),
+    "V100-32GB-PCIE": ("V100-32GB", "V100_32GB_PCIE", False, "nvidia", "gpu"),
+    "T4": ("T4", "T4", True, "nvidia", "gpu"),
+    "A10": ("A10", "A10", True, "nvidia", "gpu"),
+    "A10G": ("A10G", "A10G", True, "nvidia", "gpu"),
+    "A30": ("A30", "A30", True, "nvidia", "gpu"),
+    "L4": ("L4", "L4", True, "nvidia", "gpu"),
+    "L4-VWS": ("L4", "L4_VWS", False, "nvidia", "gpu"),
+    "L40S": ("L40S", "L40S", True, "nvidia", "gpu"),
+    "A100-40GB-SXM": ("A100-40GB", "A100", True, "nvidia", "gpu"),
+    "A100-40GB-PCIE": ("A100-40GB", "A100_PCIE", False, "nvidia", "gpu"),
+    "A100-80GB-SXM": ("A100-80GB", "A100_80GB", True, "nvidia", "gpu"),
+    "A100-80GB-PCIE": ("A100-80GB", "A100_80GB_PCIE", False, "nvidia", "gpu"),
+    "H100-SXM": ("H100", "H100", True, "nvidia", "gpu"),
+    "H100-MEGA": ("H100", "H100_MEGA", False, "nvidia", "gpu"),
+    "H100-PCIE": ("H100-PCIE", "H100_PCIE", True, "nvidia", "gpu"),
+    "H100-NVL": ("H100-NVL", "H100_NVL", True, "nvidia", "gpu"),
+    "H200-SXM": ("H200", "H200", True, "nvidia", "gpu"),
+    "H200-NVL": ("H200-NVL", "H200_NVL", True, "nvidia", "gpu"),
+    "GH200-96GB": ("GH200-96GB", "GH200", True, "nvidia", "gpu"),
+    "GH200-144GB": ("GH200-144GB", "GH200_144GB", True, "nvidia", "gpu"),
+    "B200": ("B200", "B200", True, "nvidia", "gpu"),
+    "GB200": ("GB200", "GB200", True, "nvidia", "gpu"),
+    "B300": ("B300", "B300", True, "nvidia", "gpu"),
+    "RTX-PRO-6000": ("RTX-PRO-6000", "RTX_PRO_6000", True, "nvidia", "gpu"),
+    "MI250": ("MI250", "MI250", True, "amd", "gpu"),
+    "MI250X": ("MI250X", "MI250X", True, "amd", "gpu"),
+    "MI300X": ("MI300X", "MI300X", True, "amd", "gpu"),
+    "MI325X": ("MI325X", "MI325X", True, "amd", "gpu"),
+    "MI355X": ("MI355X", "MI355X", True, "amd", "gpu"),
+    "GAUDI2": ("GAUDI2", "GAUDI2", True, "intel", "hpu"),
+    "GAUDI3": ("GAUDI3", "GAUDI3", True, "intel", "hpu"),
+    "TPU-V4": ("TPU-V4", "V4", True, "google", "tpu"),
+    "TPU-V5E": ("TPU-V5E", "V5E", True, "google", "tpu"),
+    "TPU-V5P": ("TPU-V5P", "V5P", True, "google", "tpu"),
+    "TPU-V6E": ("TPU-V6E", "V6E", True, "google", "tpu"),
+    "TRAINIUM1": ("TRAINIUM1", "TRAINIUM1", True, "aws", "neuron"),
+    "TRAINIUM2": ("TRAINIUM2", "TRAINIUM2", True, "aws", "neuron"),
+    "INFERENTIA2": ("INFERENTIA2", "INFERENTIA2", True, "aws", "neuron"),
+}
+
+# -- flytekit 1.16.31 constants and the device strings they send (reference: flyte.md §1) --
+FLYTEKIT_DEVICES = {
+    "A10G": "nvidia-a10g",
+    "L4": "nvidia-l4",
+    "L4_VWS": "nvidia-l4-vws",
+    "L40S": "nvidia-l40s",
+    "K80": "nvidia-tesla-k80",
+    "M60": "nvidia-tesla-m60",
+    "P4": "nvidia-tesla-p4",
+    "P100": "nvidia-tesla-p100",
+    "T4": "nvidia-tesla-t4",
+    "V100": "nvidia-tesla-v100",
+    "H100": "nvidia-h100",
+    "H200": "nvidia-h200",
+    "RTX_PRO_6000": "nvidia-rtx-pro-6000",
+    "A100": "nvidia-tesla-a100",
+    "A100_80GB": "nvidia-a100-80gb",
+    "V5E": "tpu-v5-lite-podslice",
+    "V5P": "tpu-v5p-slice",
+    "V6E": "tpu-v6e-slice",
+}
+FLYTEKIT_PARTITIONS = {
+    "A100": {"1g.5gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"},
+    "A100_80GB": {"1g.10gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"},
+}
+TPU_2D = ["1x1", "2x2", "2x4", "4x4", "4x8", "8x8", "8x16", "16x16"]
+TPU_V5P = [
+    "2x2x1",
+    "2x2x2",
+    "2x4x4",
+    "4x4x4",
+    "4x4x8",
+    "4x8x8",
+    "8x8x8",
+    "8x8x16",
+    "8x16x16",
+    "16x16x16",
+    "16x16x24",
+]
+TPU_V4 = [
+    "2x2x1",
+    "2x2x2",
+    "2x2x4",
+    "2x4x4",
+    "4x4x4",
+    "4x4x8",
+    "4x8x8",
+    "8x8x8",
+    "8x8x12",
+    "8x8x16",
+    "8x16x16",
+]
+
+# -- MIG tables, profile -> max instances (reference: kubernetes-and-airflow.md §2.2) ---------
+MIG_A100_40 = {
+    "1g.5gb": 7,
+    "1g.5gb+me": 1,
+    "1g.10gb": 4,
+    "2g.10gb": 3,
+    "3g.20gb": 2,
+    "4g.20gb": 1,
+    "7g.40gb": 1,
+}
+MIG_80 = {
+    "1g.10gb": 7,
+    "1g.10gb+me": 1,
+    "1g.20gb": 4,
+    "2g.20gb": 3,
+    "3g.40gb": 2,
+    "4g.40gb": 1,
+    "7g.80gb": 1,
+}
+MIG_H100_94 = {
+    "1g.12gb": 7,
+    "1g.12gb+me": 1,
+    "1g.24gb": 4,
+    "2g.24gb": 3,
+    "3g.47gb": 2,
+    "4g.47gb": 1,
+    "7g.94gb": 1,
+}
+MIG_GH200_96 = {"1g.12gb": 7, "1g.24gb": 4, "2g.24gb": 3, "3g.48gb": 2, "4g.48gb": 1, "7g.96gb": 1}
+MIG_H200 = {
+    "1g.18gb": 7,
+    "1g.18gb+me": 1,
+    "1g.35gb": 4,
+    "2g.35gb": 3,
+    "3g.71gb": 2,
+    "4g.71gb": 1,
+    "7g.141gb": 1,
+}
+MIG_GH200_144 = {
+    "1g.18gb": 7,
+    "1g.36gb": 4,
+    "2g.36gb": 3,
+    "3g.72gb": 2,
+    "4g.72gb": 1,
+    "7g.144gb": 1,
+}
+MIG_B200 = {
+    "1g.23gb": 7,
+    "1g.23gb+me": 1,
+    "1g.45gb": 4,
+    "2g.45gb": 3,
+    "3g.90gb": 2,
+    "4g.90gb": 1,
+    "7g.180gb": 1,
+}
+MIG_GB200 = {"1g.23gb": 7, "1g.47gb": 4, "2g.47gb": 3, "3g.93gb": 2, "4g.93gb": 1, "7g.186gb": 1}
+MIG_B300 = {
+    "1g.34gb": 7,
+    "1g.34gb+me": 1,
+    "1g.67gb": 4,
+    "2g.67gb": 3,
+    "3g.135gb": 2,
+    "4g.135gb": 1,
+    "7g.269gb": 1,
+}
+MIG_A30 = {"1g.6gb": 4, "1g.6gb+me": 1, "2g.12gb": 2, "2g.12gb+me": 1, "4g.24gb": 1}
+MIG_RTX_PRO_6000 = {
+    "1g.24gb": 4,
+    "1g.24gb+me": 1,
+    "1g.24gb+gfx": 4,
+    "1g.24gb+me.all": 1,
+    "1g.24gb-me": 4,
+    "2g.48gb": 2,
+    "2g.48gb+gfx": 2,
+    "2g.48gb+me.all": 1,
+    "2g.48gb-me": 2,
+    "4g.96gb": 1,
+    "4g.96gb+gfx": 1,
+}
+MIG_TABLES = {
+    "A30": MIG_A30,
+    "A100-40GB-SXM": MIG_A100_40,
+    "A100-40GB-PCIE": MIG_A100_40,
+    "A100-80GB-SXM": MIG_80,
+    "A100-80GB-PCIE": MIG_80,
+    "H100-SXM": MIG_80,
+    "H100-MEGA": MIG_80,
+    "H100-PCIE": MIG_80,
+    "H100-NVL": MIG_H100_94,
+    "GH200-96GB": MIG_GH200_96,
+    "GH200-144GB": MIG_GH200_144,
+    "H200-SXM": MIG_H200,
+    "H200-NVL": MIG_H200,
+    "B200": MIG_B200,
+    "GB200": MIG_GB200,
+    "B300": MIG_B300,
+    "RTX-PRO-6000": MIG_RTX_PRO_6000,
+}
+#: GPUs whose MIG has 4 compute slices instead of 7.
+FOUR_SLICE_MIG = {"A30", "RTX-PRO-6000"}
+
+# -- every figure left unconfirmed, by entry (the release note lists these) ------------------
+UNCONFIRMED = {
+    "K80": {"memory_gb", "bandwidth_tbps", "tdp_w", "tflops.fp64", "tflops.fp32"},
+    "M60": {"memory_gb", "bandwidth_tbps", "tdp_w", "tflops.fp64", "tflops.fp32"},
+    "P4": {"memory_gb", "bandwidth_tbps", "tdp_w", "tflops.fp64", "tflops.fp32", "tflops.int8"},
+    "P100": {"bandwidth_tbps", "tdp_w", "tflops.fp64", "tflops.fp32", "tflops.fp16"},
+    "V100-16GB-PCIE": {"tflops.fp64"},
+    "V100-32GB-PCIE": {"tflops.fp64"},
+    "T4": {"bandwidth_tbps", "tdp_w", "tflops.fp64"},
+    "A10": {"bandwidth_tbps", "tdp_w", "tflops.fp64"},
+    "A10G": {
+        "bandwidth_tbps",
+        "tflops.fp64",
+        "tflops.fp32",
+        "tflops.tf32",
+        "tflops.bf16",
+        "tflops.fp16",
+        "tflops.int8",
+    },
+    "A30": {
+        "bandwidth_tbps",
+        "tdp_w",
+        "tflops.fp64",
+        "tflops.fp32",
+        "tflops.tf32",
+        "tflops.bf16",
+        "tflops.fp16",
+        "tflops.int8",
+    },
+    "L4": {"bandwidth_tbps", "tdp_w", "tflops.fp64", "tflops.fp8"},
+    "L4-VWS": {"bandwidth_tbps", "tdp_w", "tflops.fp64", "tflops.fp8"},
+    "L40S": {"tflops.fp64"},
+    "A100-40GB-PCIE": {"tdp_w"},
+    "H100-NVL": {
+        "tdp_w",
+        "tflops.fp64",
+        "tflops.fp32",
+        "tflops.tf32",
+        "tflops.bf16",
+        "tflops.fp16",
+        "tflops.fp8",
+        "tflops.int8",
+    },
+    "H200-NVL": {
+        "tdp_w",
+        "tflops.fp64",
+        "tflops.fp32",
+        "tflops.tf32",
+        "tflops.bf16",
+        "tflops.fp16",
+        "tflops.fp8",
+        "tflops.int8",
+    },
+    "GH200-96GB": {"bandwidth_tbps", "tflops.fp64"},
+    "GH200-144GB": {"bandwidth_tbps", "tflops.fp64"},
+    "B300": {"tdp_w", "tflops.int8"},
+    "RTX-PRO-6000": {
+        "tflops.fp64",
+        "tflops.fp32",
+        "tflops.tf32",
+        "tflops.bf16",
+        "tflops.fp16",
+        "tflops.fp8",
+        "tflops.int8",
+    },
+    "MI250": {"tdp_w"},
+    "MI355X": {
+        "tflops.fp64",
+        "tflops.fp32",
+        "tflops.bf16",
+        "tflops.fp16",
+        "tflops.fp8",
+        "tflops.int8",
+    },
+}
+
+FIGURE_KEYS = ("memory_gb", "bandwidth_tbps", "tdp_w", *(f"tflops.{d}" for d in DTYPES))
+ALIAS_CHARS = re.compile(r"^[A-Za-z0-9._\- ]+$")
+
+
+def by_name() -> dict[str, Accelerator]:
+    return {acc.name: acc for acc in catalog.all()}
+
+
+def by_constant() -> dict[str, Accelerator]:
+    return {acc.constant: acc for acc in catalog.all() if acc.constant}
+
+
+def figures(acc: Accelerator):
+    for key in FIGURE_KEYS:
+        fig = acc.figure(key)
+        if fig is not None:
+            yield key, fig
+
+
+ALL_NAMES = sorted(REQUIRED)
+
+
+# -- entries, constants, identity --------------------------------------------------------------
+def test_catalog_has_exactly_the_required_entries():
+    assert set(by_name()) == set(REQUIRED)
+    assert len(catalog.all()) == len(REQUIRED)
+
+
+@pytest.mark.parametrize("name", ALL_NAMES)
+def test_required_entry_identity(name):
+    model, constant, default, vendor, device_class = REQUIRED[name]
+    acc = by_name()[name]
+    assert (acc.model, acc.constant, acc.default_for_model) == (model, constant, default)
+    assert (acc.vendor, acc.device_class) == (vendor, device_class)
+    assert by_constant()[constant] is acc
+
+
+@pytest.mark.parametrize("model", sorted({m for m, *_ in REQUIRED.values()}))
+def test_each_model_lists_its_default_sku_first(model):
+    skus = catalog.by_model(model)
+    assert skus
+    assert skus[0].default_for_model
+    assert sum(s.default_for_model for s in skus) == 1
+
+
+@pytest.mark.parametrize("name", ALL_NAMES)
+def test_compute_capability_only_on_nvidia(name):
+    acc = by_name()[name]
+    if acc.vendor == "nvidia":
+        assert acc.compute_capability is not None
+        assert re.fullmatch(r"\d+\.\d", acc.compute_capability)
+    else:
+        assert acc.compute_capability is None
+
+
+@pytest.mark.parametrize("name", ALL_NAMES)
+def test_aliases_use_plain_characters_and_do_not_repeat_the_name(name):
+    acc = by_name()[name]
+    for alias in acc.aliases:
+        assert ALIAS_CHARS.match(alias), alias
+        assert alias.casefold() != acc.name.casefold(), alias
+
+
+def test_aliases_are_unique_across_the_catalog():
+    seen: dict[str, str] = {}
+    for acc in catalog.all():
+        for spelling in (acc.name, *acc.aliases):
+            owner = seen.setdefault(spelling.casefold(), acc.name)
+            assert owner == acc.name, f"{spelling!r} on {acc.name} and {owner}"
+
+
+@pytest.mark.parametrize(
+    ("alias", "name"),
+    [
+        ("A100", "A100-40GB-SXM"),
+        ("A100-40GB", "A100-40GB-SXM"),
+        ("A100-80GB", "A100-80GB-SXM"),
+        ("A100-PCIE-40GB", "A100-40GB-PCIE"),
+        ("A100-SXM4-80GB", "A100-80GB-SXM"),
+        ("H100", "H100-SXM"),
+        ("H100-80GB", "H100-SXM"),
+        ("H100-SXM5", "H100-SXM"),
+        ("V100", "V100-16GB-SXM2"),
+        ("H200", "H200-SXM"),
+    ],
+)
+def test_model_level_aliases_sit_on_the_right_sku(alias, name):
+    owners = [
+        a.name for a in catalog.all() if alias.casefold() in {x.casefold() for x in a.aliases}
+    ]
+    assert owners == [name]
+
+
+# -- names of other systems --------------------------------------------------------------------
+def test_flytekit_device_strings_are_exact():
+    constants = by_constant()
+    assert {c: constants[c].names.flyte for c in FLYTEKIT_DEVICES} == FLYTEKIT_DEVICES
+
+
+def test_flyte_device_strings_are_unique():
+    values = [acc.names.flyte for acc in catalog.all() if acc.names.flyte]
+    assert len(values) == len(set(values))
+
+
+@pytest.mark.parametrize("constant", sorted(FLYTEKIT_PARTITIONS))
+def test_flytekit_partitions_are_mig_profiles_of_that_gpu(constant):
+    acc = by_constant()[constant]
+    assert FLYTEKIT_PARTITIONS[constant] <= {m.profile for m in acc.mig}
+
+
+@pytest.mark.parametrize("name", ALL_NAMES)
+def test_gfd_values_are_sanitised_nvml_names(name):
+    names = by_name()[name].names
+    assert list(names.gfd) == ["-".join(n.split()) for n in names.nvml]
+
+
+def test_nvml_names_are_unique():
+    values = [n for acc in catalog.all() for n in acc.names.nvml]
+    assert len(values) == len(set(values))
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "value"),
+    [
+        ("A100-40GB-SXM", "gke", "nvidia-tesla-a100"),
+        ("A100-80GB-SXM", "gke", "nvidia-a100-80gb"),
+        ("H100-SXM", "gke", "nvidia-h100-80gb"),
+        ("H100-MEGA", "gke", "nvidia-h100-mega-80gb"),
+        ("H200-SXM", "gke", "nvidia-h200-141gb"),
+        ("TPU-V4", "gke", "tpu-v4-podslice"),
+        ("TPU-V5E", "gke", "tpu-v5-lite-podslice"),
+        ("H100-SXM", "karpenter", "h100"),
+        ("TRAINIUM2", "karpenter", "trainium2"),
+        ("A10G", "eks", "nvidia-a10g"),
+        ("A100-80GB-SXM", "flyte2", "A100_80G"),
+        ("L40S", "flyte2", "L40s"),
+        ("MI300X", "flyte", "amd-mi300x"),
+        ("TRAINIUM2", "flyte", "aws-neuron-trn2"),
+    ],
+)
+def test_scalar_system_names(name, field, value):
+    assert getattr(by_name()[name].names, field) == value
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "value"),
+    [
+        ("A100-40GB-SXM", "ray", "A100-40G"),
+        ("A100-80GB-SXM", "ray", "A100-80G"),
+        ("MI300X", "ray", "AMD-Instinct-MI300X-OAM"),
+        ("TPU-V5P", "ray", "TPU-V5P"),
+        ("A100-80GB-SXM", "skypilot", "A100-80GB"),
+        ("TPU-V5E", "skypilot", "tpu-v5litepod"),
+        ("H100-NVL", "skypilot", "H100-NVL"),
+        ("L40S", "modal", "L40S"),
+        ("A10G", "hf", "a10g-largex4"),
+        ("H200-SXM", "hf", "h200x2"),
+        ("L4", "hf", "l4x4"),
+        ("MI300X", "rocm", "Instinct_MI300X"),
+        ("H100-SXM", "nvml", "NVIDIA H100 80GB HBM3"),
+        ("T4", "nvml", "Tesla T4"),
+        ("RTX-PRO-6000", "nvml", "NVIDIA RTX PRO 6000 Blackwell Server Edition"),
+    ],
+)
+def test_list_system_names(name, field, value):
+    assert value in getattr(by_name()[name].names, field)
+
+
+# -- figures and their sources -----------------------------------------------------------------
+@pytest.mark.parametrize("name", ALL_NAMES)
+def test_every_figure_cites_a_known_source_with_a_url_or_note(name):
+    sources = catalog.sources()
+    acc = by_name()[name]
+    refs = [fig.source for _, fig in figures(acc)]
+    refs += [m.source for m in acc.mig] + [t.source for t in acc.tpu_topologies]
+    for ref in refs:
+        assert ref in sources, ref
+        assert sources[ref].url or sources[ref].note, ref
+
+
+def test_every_source_is_used():
+    used = set()
+    for acc in catalog.all():
+        used |= {fig.source for _, fig in figures(acc)}
+        used |= {m.source for m in acc.mig} | {t.source for t in acc.tpu_topologies}
+    assert used == set(catalog.sources())
+
+
+@pytest.mark.parametrize("name", ALL_NAMES)
+def test_unconfirmed_figures_are_exactly_the_listed_ones(name):
+    acc = by_name()[name]
+    found = {key for key, fig in figures(acc) if fig.confidence == "unconfirmed"}
+    assert found == UNCONFIRMED.get(name, set())
+
+
+@pytest.mark.parametrize("name", ALL_NAMES)
+def test_derived_and_unconfirmed_figures_say_why(name):
+    for key, fig in figures(by_name()[name]):
+        if fig.confidence != "source":
+            assert fig.note, f"{name} {key}"
+
+
+@pytest.mark.parametrize("name", ALL_NAMES)
+def test_halved_sparse_figures_are_half_the_quoted_sparse_value(name):
+    for key, fig in figures(by_name()[name]):
+        match = re.search(r"sparse ([0-9.]+) halved", fig.note or "")
+        if match:
+            assert fig.confidence in {"derived", "unconfirmed"}, f"{name} {key}"
+            assert math.isclose(fig.value, float(match.group(1)) / 2, abs_tol=0.01), f"{name} {key}"
+
+
+@pytest.mark.parametrize("name", ALL_NAMES)
+def test_basic_figures_present_and_plausible(name):
+    acc = by_name()[name]
+    assert 4 <= acc.memory_gb <= 300
+    assert 0.1 <= acc.bandwidth_tbps <= 10
+    assert acc.tflops, "every accelerator has at least one TFLOPS figure"
+    if acc.tdp_w is not None:
+        assert 40 <= acc.tdp_w <= 1500
+
+
+NVIDIA_TENSOR = [
+    n for n in ALL_NAMES if REQUIRED[n][3] == "nvidia" and n not in {"K80", "M60", "P4", "P100"}
+]
+
+
+@pytest.mark.parametrize("name", NVIDIA_TENSOR)
+def test_nvidia_tensor_figures_do_not_look_sparse(name):
+    t = by_name()[name].tflops
+    fp16 = t["fp16"]
+    assert fp16 > t["fp32"], "tensor FP16 must beat non-tensor FP32"
+    if "bf16" in t:
+        assert t["bf16"] == fp16
+    # 3% slack: NVIDIA's L40S sheet lists 362.05 dense BF16 next to 733 dense FP8.
+    if "fp8" in t:
+        assert t["fp8"] <= 2 * fp16 * 1.03
+    if "tf32" in t:
+        assert math.isclose(t["tf32"], fp16 / 2, rel_tol=0.05), "TF32 is half of BF16 when dense"
+    if "int8" in t:
+        assert t["int8"] <= 2 * fp16 * 1.03
+
+
+def test_h100_sxm_dense_bf16_is_989_not_the_sparse_1979():
+    t = by_name()["H100-SXM"].tflops
+    assert abs(t["bf16"] - 989) <= 1
+    assert abs(t["fp8"] - 1979) <= 1
+
+
+def test_h100_nvl_is_per_gpu_not_the_pair():
+    acc = by_name()["H100-NVL"]
+    assert acc.memory_gb == 94
+    assert acc.bandwidth_tbps < 5
+    assert acc.tflops["bf16"] < 1000
+
+
+@pytest.mark.parametrize("name", ["K80", "M60", "MI250", "MI250X"])
+def test_multi_die_packages_note_the_per_device_half(name):
+    notes = " ".join(by_name()[name].notes).lower()
+    assert "half" in notes
+    assert "gcd" in notes or "two-gpu" in notes
+
+
+@pytest.mark.parametrize("name", ["MI250", "MI250X", "MI300X", "MI325X", "MI355X"])
+def test_amd_notes_say_vector_or_matrix(name):
+    acc = by_name()[name]
+    text = " ".join(acc.notes) + (acc.figure("tflops.fp32").note or "")
+    assert "vector" in text
+
+
+def test_same_silicon_same_figures():
+    entries = by_name()
+    for a, b in [("L4", "L4-VWS"), ("H100-SXM", "H100-MEGA"), ("A100-40GB-SXM", "A100-40GB-PCIE")]:
+        assert entries[a].tflops == entries[b].tflops, (a, b)
+
+
+# -- MIG -----------------------------------------------------------------------------------------
+def test_mig_exactly_on_the_mig_capable_gpus():
+    assert {acc.name for acc in catalog.all() if acc.mig} == set(MIG_TABLES)
+
+
+@pytest.mark.parametrize("name", sorted(MIG_TABLES))
+def test_mig_profiles_and_max_counts_match_the_reference(name):
+    acc = by_name()[name]
+    assert {m.profile: m.max_instances for m in acc.mig} == MIG_TABLES[name]
+
+
+def test_profile_strings_are_not_globally_unique():
+    entries = by_name()
+    assert entries["A100-80GB-SXM"].mig_profile("1g.10gb").max_instances == 7
+    assert entries["A100-40GB-SXM"].mig_profile("1g.10gb").max_instances == 4
+
+
+@pytest.mark.parametrize("name", sorted(MIG_TABLES))
+def test_mig_slices_are_consistent(name):
+    acc = by_name()[name]
+    total = 4 if name in FOUR_SLICE_MIG else 7
+    full = max(acc.mig, key=lambda m: m.memory_gb)
+    assert full.compute_slices == total
+    assert full.memory_slices == 8
+    assert full.max_instances == 1
+    assert math.isclose(full.memory_gb, acc.memory_gb, rel_tol=0.1)
+    for m in acc.mig:
+        assert m.profile.startswith(f"{m.compute_slices}g.{m.memory_gb:g}gb")
+        assert m.memory_slices <= 8
+        assert m.max_instances * m.memory_slices <= 8, m.profile
+        assert m.max_instances * m.compute_slices <= total, m.profile
+        assert math.isclose(m.sm_fraction, m.compute_slices / total, abs_tol=1e-5)
+        assert abs(m.memory_gb - full.memory_gb * m.memory_slices / 8) <= 1, m.profile
+
+
+# -- TPU -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("name", "topologies", "largest"),
+    [
+        ("TPU-V4", TPU_V4, 2048),
+        ("TPU-V5E", TPU_2D, 256),
+        ("TPU-V5P", TPU_V5P, 6144),
+        ("TPU-V6E", TPU_2D, 256),
+    ],
+)
+def test_tpu_topologies(name, topologies, largest):
+    acc = by_name()[name]
+    assert [t.topology for t in acc.tpu_topologies] == topologies
+    for t in acc.tpu_topologies:
+        assert t.chips == math.prod(int(p) for p in t.topology.split("x"))
+    assert max(t.chips for t in acc.tpu_topologies) == largest
+    assert not acc.mig
+
+
+def test_flytekit_tpu_slices_are_catalog_topologies():
+    constants = by_constant()
+    assert [t.topology for t in constants["V5E"].tpu_topologies] == TPU_2D
+    assert [t.topology for t in constants["V6E"].tpu_topologies] == TPU_2D
+    assert [t.topology for t in constants["V5P"].tpu_topologies] == TPU_V5P
+
+
+def test_only_tpus_have_topologies():
+    assert {a.name for a in catalog.all() if a.tpu_topologies} == {
+        n for n, v in REQUIRED.items() if v[4] == "tpu"
+    }
+
+
+# -- a broken data file is rejected with a message naming the problem --------------------------
+@pytest.fixture
+def broken_catalog(monkeypatch, tmp_path):
+    """Install a modified copy of the data file as the catalog's data; restore afterwards.
+
+    Teardown puts the *same* loaded objects back into the loader's cache, so modules that
+    hold references to catalog entries (constants, name index) stay consistent.
+    """
+    original = catalog._load()
+
+    def install(edit):
+        text = edit(DATA_FILE.read_text(encoding="utf-8"))
+        path = tmp_path / "catalog.toml"
+        path.write_text(text, encoding="utf-8")
+        monkeypatch.setattr(catalog, "_read_data", lambda: tomllib.loads(path.read_text("utf-8")))
+        catalog._load.cache_clear()
+        catalog._by_name.cache_clear()
+
+    yield install
+
+    class _Restore:
+        @staticmethod
+        def model_validate(raw):
+            return original
+
+    catalog._load.cache_clear()
+    catalog._by_name.cache_clear()
+    with monkeypatch.context() as patch:
+        patch.setattr(catalog, "_read_data", dict)
+        patch.setattr(_schema, "CatalogFile", _Restore)
+        assert catalog._load() is original
+
+
+def _replace_once(text: str, old: str, new: str) -> str:
+    assert text.count(old) >= 1, old
+    return text.replace(old, new, 1)
+
+
+def test_duplicate_alias_is_rejected(broken_catalog):
+    broken_catalog(
+        lambda t: _replace_once(t, 'aliases = ["Tesla-T4", ', 'aliases = ["Tesla-T4", "H100", ')
+    )
+    with pytest.raises(CatalogDataError, match=r"'H100' of (T4|H100-SXM) is already used by"):
+        catalog.all()
+
+
+def test_unknown_source_key_is_rejected(broken_catalog):
+    broken_catalog(
+        lambda t: _replace_once(t, 'source = "hpctech-h100"', 'source = "no-such-source"')
+    )
+    with pytest.raises(CatalogDataError, match=r"unknown source key 'no-such-source'"):
+        catalog.all()
+
+
+def test_bad_mig_profile_is_rejected(broken_catalog):
+    broken_catalog(lambda t: _replace_once(t, 'profile = "1g.5gb"', 'profile = "8g.5gb"'))
+    with pytest.raises(CatalogDataError, match=r"8g\.5gb"):
+        catalog.all()
+
+
+def test_two_default_skus_for_a_model_are_rejected(broken_catalog):
+    broken_catalog(lambda t: _replace_once(t, "default_for_model = false\n", ""))
+    with pytest.raises(CatalogDataError, match=r"needs exactly one default_for_model SKU"):
+        catalog.all()
+
+
+def test_catalog_loads_again_after_the_broken_file_tests():
+    assert len(catalog.all()) == len(REQUIRED)
+    assert catalog.all()[0] is catalog._by_name()[catalog.all()[0].name.casefold()]
