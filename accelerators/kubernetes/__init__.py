@@ -1,0 +1,315 @@
+"""Kubernetes pod fragments for accelerator specs: resources, node selection, tolerations.
+
+>>> from accelerators import AcceleratorSpec
+>>> from accelerators.kubernetes import to_pod_fragment
+>>> spec = AcceleratorSpec(accelerator="T4", count=2)
+>>> fragment = to_pod_fragment(spec, platform="gke")
+>>> fragment["resources"]["limits"], fragment["nodeSelector"]
+({'nvidia.com/gpu': '2'}, {'cloud.google.com/gke-accelerator': 'nvidia-tesla-t4'})
+
+Everything is plain camelCase dicts; :func:`apply_to_pod` merges a fragment into a pod,
+pod template or pod spec (dicts, or ``kubernetes.client`` models with the ``[k8s]``
+extra) without losing what it had. Platforms (:func:`platforms`): ``gke``, ``nvidia``,
+``karpenter``, ``eks``, ``flyte``, ``amd``, ``neuron``, ``gaudi``, ``intel``, ``generic``.
+See ``docs/kubernetes.md`` for what each emits and its options.
+
+Public names: building blocks :class:`Platform`, :class:`Placement`,
+:class:`Requirement`, :class:`PodFragment`, :class:`DraFragment`, :class:`FragmentModels`;
+functions :func:`to_pod_fragment`, :func:`to_dra_fragment`, :func:`apply_to_pod`,
+:func:`merge_fragment`, :func:`build_pod`, :func:`build_manifests`,
+:func:`validate_fragment`, :func:`validate_claim_template`, :func:`get_platform`,
+:func:`platforms`, :func:`register_platform`, :func:`fragment_models`, :func:`pod_model`;
+defaults :data:`DEFAULT_IMAGE`, :data:`DEFAULT_COMMAND`.
+
+Importing this module imports neither ``kubernetes`` nor ``pydantic``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from accelerators.errors import AcceleratorError, close_matches
+from accelerators.kubernetes._amd import Amd
+from accelerators.kubernetes._base import Placement, Platform, PodFragment, Requirement
+from accelerators.kubernetes._dra import (
+    DEFAULT_GPU_DEVICE_CLASS,
+    DEFAULT_MIG_DEVICE_CLASS,
+    DraFragment,
+    dra_fragment,
+)
+from accelerators.kubernetes._eks import Eks
+from accelerators.kubernetes._flyte import Flyte
+from accelerators.kubernetes._gaudi import Gaudi
+from accelerators.kubernetes._generic import Generic
+from accelerators.kubernetes._gke import Gke
+from accelerators.kubernetes._intel import Intel
+from accelerators.kubernetes._karpenter import Karpenter
+from accelerators.kubernetes._merge import merge_fragment
+from accelerators.kubernetes._models import FragmentModels, fragment_models, pod_model
+from accelerators.kubernetes._neuron import Neuron
+from accelerators.kubernetes._nvidia import Nvidia
+from accelerators.kubernetes._validate import validate_claim_template, validate_fragment
+
+if TYPE_CHECKING:
+    from accelerators.spec import AcceleratorSpec
+
+__all__ = [
+    "DEFAULT_COMMAND",
+    "DEFAULT_IMAGE",
+    "DraFragment",
+    "FragmentModels",
+    "Placement",
+    "Platform",
+    "PodFragment",
+    "Requirement",
+    "apply_to_pod",
+    "build_manifests",
+    "build_pod",
+    "fragment_models",
+    "get_platform",
+    "merge_fragment",
+    "platforms",
+    "pod_model",
+    "register_platform",
+    "to_dra_fragment",
+    "to_pod_fragment",
+    "validate_claim_template",
+    "validate_fragment",
+]
+
+T = TypeVar("T")
+
+#: Container image and command of :func:`build_pod` when none are given.
+DEFAULT_IMAGE = "ubuntu:24.04"
+DEFAULT_COMMAND: tuple[str, ...] = ("sleep", "infinity")
+
+_REGISTRY: dict[str, type[Platform]] = {
+    cls.name: cls
+    for cls in (Gke, Nvidia, Karpenter, Eks, Flyte, Amd, Neuron, Gaudi, Intel, Generic)
+}
+
+_DRA_OPTIONS = ("claim_name", "claim_template_name", "gpu_device_class", "mig_device_class")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def __dir__() -> list[str]:
+    return list(__all__)
+
+
+def platforms() -> tuple[str, ...]:
+    """Names of the registered platforms, in registration order."""
+    return tuple(_REGISTRY)
+
+
+def register_platform(cls: type[Platform]) -> type[Platform]:
+    """Add a :class:`Platform` subclass to the registry under ``cls.name`` (a decorator).
+
+    :param cls: the platform class; its ``name`` must not be taken.
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Platform)):  # type: ignore[redundant-expr]
+        raise AcceleratorError(f"Expected a Platform subclass, got {cls!r}")
+    if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
+        raise AcceleratorError(f"Platform name {cls.name!r} is already registered")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def get_platform(platform: str | Platform, **options: Any) -> Platform:
+    """The platform called ``platform``, configured with ``options``.
+
+    :param platform: a registered name (see :func:`platforms`) or a :class:`Platform`.
+    :param options: platform options (common: ``labels``, ``label_values``,
+        ``tolerations``, ``runtime_class_name``; see ``docs/kubernetes.md``).
+    """
+    if isinstance(platform, Platform):
+        if options:
+            raise AcceleratorError(
+                f"Options {sorted(options)} were given with a configured platform "
+                f"{platform!r}; pass them to its constructor instead"
+            )
+        return platform
+    cls = _REGISTRY.get(str(platform).strip().lower())
+    if cls is None:
+        hints = close_matches(str(platform), _REGISTRY)
+        hint = f"; did you mean {hints[0]!r}?" if hints else ""
+        raise AcceleratorError(
+            f"Unknown platform {platform!r}: expected one of {', '.join(_REGISTRY)}{hint}"
+        )
+    return cls(**options)
+
+
+def _as_spec(spec: Any) -> AcceleratorSpec:
+    from accelerators.spec import AcceleratorSpec
+
+    return spec if isinstance(spec, AcceleratorSpec) else AcceleratorSpec.parse(spec)
+
+
+def to_pod_fragment(spec: Any, *, platform: str | Platform, **options: Any) -> PodFragment:
+    """The pod fragment that places ``spec`` on ``platform``.
+
+    :param spec: an :class:`~accelerators.AcceleratorSpec`, a spec string or a constant.
+    :param platform: a platform name or :class:`Platform` instance.
+    :param options: platform options.
+    :returns: ``resources`` (for the container; limits equal to requests), and for the
+        pod ``nodeSelector`` and/or ``affinity``, ``tolerations`` and, where asked,
+        ``runtimeClassName``.
+    :raises PlacementError: when the platform cannot place the spec.
+    """
+    fragment = get_platform(platform, **options).fragment(_as_spec(spec))
+    validate_fragment(fragment)
+    return fragment
+
+
+def to_dra_fragment(
+    spec: Any,
+    *,
+    claim_template_name: str = "accelerators-gpu",
+    claim_name: str = "gpu",
+    gpu_device_class: str = DEFAULT_GPU_DEVICE_CLASS,
+    mig_device_class: str = DEFAULT_MIG_DEVICE_CLASS,
+    platform: str | Platform | None = None,
+    **options: Any,
+) -> DraFragment:
+    """The DRA (``resource.k8s.io/v1``) claim template and pod fragment for ``spec``.
+
+    Node labels play no part with DRA: the claim's CEL selectors pick the devices. A
+    ``platform`` only contributes its ``tolerations`` and ``runtime_class_name`` options.
+
+    :param spec: an NVIDIA GPU spec (MIG, memory requests and fallbacks included).
+    :param claim_template_name: the ResourceClaimTemplate's name.
+    :param claim_name: the claim's name in the pod.
+    :param gpu_device_class: DeviceClass for whole GPUs (GPU Operator: ``gpu.nvidia.com``).
+    :param mig_device_class: DeviceClass for MIG devices (``mig.nvidia.com``).
+    :param platform: optional platform whose common options apply.
+    :param options: platform options.
+    """
+    configured = get_platform(platform or "generic", **options)
+    result = dra_fragment(
+        _as_spec(spec),
+        template_name=claim_template_name,
+        claim_name=claim_name,
+        gpu_device_class=gpu_device_class,
+        mig_device_class=mig_device_class,
+        tolerations=configured.extra_tolerations,
+        runtime_class_name=configured.runtime_class_name,
+    )
+    validate_fragment(result.pod)
+    validate_claim_template(result.claim_template)
+    return result
+
+
+def apply_to_pod(
+    pod: T,
+    spec: Any,
+    *,
+    platform: str | Platform,
+    container: str | None = None,
+    dra: bool = False,
+    **options: Any,
+) -> T:
+    """Merge the fragment for ``spec`` into a copy of ``pod`` (see :func:`merge_fragment`).
+
+    :param pod: a Pod / PodTemplateSpec / PodSpec dict or ``kubernetes.client`` model; the
+        same type comes back and the input is not changed.
+    :param spec: the accelerator spec.
+    :param platform: a platform name or :class:`Platform`.
+    :param container: the container that gets the resources (default: the first).
+    :param dra: use DRA claims instead of device-plugin resources; create the claim
+        template from :func:`to_dra_fragment` with the same arguments.
+    :param options: platform options (and, with ``dra``, :func:`to_dra_fragment`'s).
+    """
+    if dra:
+        fragment: PodFragment = to_dra_fragment(spec, platform=platform, **options).pod
+    else:
+        fragment = to_pod_fragment(spec, platform=platform, **options)
+    return merge_fragment(pod, fragment, container=container)
+
+
+def build_manifests(
+    spec: Any,
+    *,
+    platform: str | Platform,
+    name: str = "accelerator-pod",
+    image: str = DEFAULT_IMAGE,
+    command: Sequence[str] | None = None,
+    namespace: str | None = None,
+    container_name: str = "main",
+    dra: bool = False,
+    **options: Any,
+) -> list[dict[str, Any]]:
+    """The manifests to apply, in order: with ``dra`` the ResourceClaimTemplate, then the Pod.
+
+    Parameters as for :func:`build_pod`.
+    """
+    if len(name) > 253 or not _DNS_SUBDOMAIN.match(name):
+        raise AcceleratorError(
+            f"Pod name {name!r} is not valid: use lowercase letters, digits, '-' and '.', "
+            "starting and ending with a letter or digit"
+        )
+    if not image.strip():
+        raise AcceleratorError(f"Expected a container image name, got {image!r}")
+    metadata: dict[str, Any] = {"name": name}
+    if namespace:
+        metadata["namespace"] = namespace
+    main: dict[str, Any] = {
+        "name": container_name,
+        "image": image,
+        "command": list(DEFAULT_COMMAND if command is None else command),
+    }
+    pod: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": metadata,
+        "spec": {"restartPolicy": "Never", "containers": [main]},
+    }
+    if not dra:
+        dra_only = sorted(set(options) & set(_DRA_OPTIONS))
+        if dra_only:
+            raise AcceleratorError(f"Option {dra_only[0]!r} applies only with dra=True")
+        return [merge_fragment(pod, to_pod_fragment(spec, platform=platform, **options))]
+    options.setdefault("claim_template_name", f"{name}-{options.get('claim_name', 'gpu')}")
+    result = to_dra_fragment(spec, platform=platform, **options)
+    template = result.claim_template
+    if namespace:
+        template["metadata"]["namespace"] = namespace
+    return [template, merge_fragment(pod, result.pod)]
+
+
+def build_pod(
+    spec: Any,
+    *,
+    platform: str | Platform,
+    name: str = "accelerator-pod",
+    image: str = DEFAULT_IMAGE,
+    command: Sequence[str] | None = None,
+    namespace: str | None = None,
+    container_name: str = "main",
+    dra: bool = False,
+    **options: Any,
+) -> dict[str, Any]:
+    """A complete ``v1`` Pod manifest for ``spec``, ready for ``kubectl apply --dry-run``.
+
+    :param spec: the accelerator spec.
+    :param platform: a platform name or :class:`Platform`.
+    :param name: ``metadata.name``.
+    :param image: the container image.
+    :param command: the container command (default ``sleep infinity``).
+    :param namespace: ``metadata.namespace``, if any.
+    :param container_name: the container's name.
+    :param dra: request the accelerator through a DRA claim; the pod refers to the
+        ResourceClaimTemplate ``<name>-<claim_name>`` (:func:`build_manifests` returns it).
+    :param options: platform options (and, with ``dra``, :func:`to_dra_fragment`'s).
+    """
+    return build_manifests(
+        spec,
+        platform=platform,
+        name=name,
+        image=image,
+        command=command,
+        namespace=namespace,
+        container_name=container_name,
+        dra=dra,
+        **options,
+    )[-1]

@@ -1,0 +1,139 @@
+"""What flytepropeller emits for a task's accelerator, with its default configuration.
+
+flytepropeller's ``ApplyGPUNodeSelectors`` (``pod_helper.go``) adds, with the defaults
+``gpu-device-node-label: k8s.amazonaws.com/accelerator`` and
+``gpu-partition-size-node-label: k8s.amazonaws.com/gpu-partition-size``:
+
+* required node affinity ``<device label> In [<device>]`` and a toleration
+  ``{key: <device label>, operator: Equal, value: <device>, effect: NoSchedule}``;
+* for a partition, ``<partition label> In [<profile>]`` and the matching ``Equal``
+  toleration; the resource stays ``nvidia.com/gpu`` (MIG slices exposed as whole GPUs);
+* for ``@whole`` (``unpartitioned``), ``<partition label> DoesNotExist`` (or the configured
+  ``unpartitioned_requirement``) and only a configured ``unpartitioned_toleration``.
+
+Non-NVIDIA devices follow Flyte 2's default device classes: TPUs use ``google.com/tpu``
+and the ``cloud.google.com/gke-tpu-accelerator`` / ``gke-tpu-topology`` labels; Neuron,
+AMD and Gaudi use their resource with the device label. Device strings come from the
+catalog's ``names.flyte`` (flytekit's ``device``). Source: flyteorg/flyte
+``flyteplugins/go/tasks/pluginmachinery/flytek8s/pod_helper.go`` and ``config/config.go``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from accelerators.kubernetes._base import (
+    Placement,
+    Platform,
+    Requirement,
+    device_resource,
+    normalise_toleration,
+    taint_key,
+    toleration,
+)
+from accelerators.kubernetes._gke import tpu_chips
+
+if TYPE_CHECKING:
+    from accelerators.spec import AcceleratorSpec
+
+__all__ = ["Flyte"]
+
+_LABEL_VALUE = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
+
+
+class Flyte(Platform):
+    """flytepropeller's node affinity and tolerations for ``GPUAccelerator``.
+
+    :param unpartitioned_requirement: propeller's ``gpu-unpartitioned-node-selector-requirement``
+        (a ``nodeSelectorRequirement`` dict) used for ``@whole`` instead of
+        ``<partition label> DoesNotExist``.
+    :param unpartitioned_toleration: propeller's ``gpu-unpartitioned-toleration``.
+    """
+
+    name = "flyte"
+    summary = "flytepropeller defaults: k8s.amazonaws.com/accelerator + gpu-partition-size affinity"
+    labels: ClassVar[Mapping[str, str]] = {
+        "device": "k8s.amazonaws.com/accelerator",
+        "partition": "k8s.amazonaws.com/gpu-partition-size",
+        "tpu_device": "cloud.google.com/gke-tpu-accelerator",
+        "tpu_partition": "cloud.google.com/gke-tpu-topology",
+    }
+    options = ("unpartitioned_requirement", "unpartitioned_toleration")
+
+    def configure(
+        self,
+        *,
+        unpartitioned_requirement: Mapping[str, Any] | None = None,
+        unpartitioned_toleration: Any = None,
+        **_: Any,
+    ) -> None:
+        self.unpartitioned_requirement = (
+            Requirement(
+                str(unpartitioned_requirement["key"]),
+                str(unpartitioned_requirement["operator"]),
+                tuple(str(v) for v in unpartitioned_requirement.get("values") or ()),
+            )
+            if unpartitioned_requirement
+            else None
+        )
+        self.unpartitioned_toleration = (
+            normalise_toleration(unpartitioned_toleration) if unpartitioned_toleration else None
+        )
+
+    def place(self, spec: AcceleratorSpec) -> Placement:
+        acc = spec.accelerator
+        tpu = acc is not None and acc.device_class == "tpu"
+        device_key = self.key("tpu_device" if tpu else "device")
+        partition_key = self.key("tpu_partition" if tpu else "partition")
+        if acc is None:
+            vendor = spec.vendor or "nvidia"
+            candidates = [
+                a for a in spec.candidates if a.vendor == vendor and a.device_class == "gpu"
+            ]
+            resource = device_resource(vendor, "gpu")
+        else:
+            candidates = list(spec.candidates)
+            resource = device_resource(acc.vendor, acc.device_class)
+        devices = self.label_values_for(candidates, lambda a: a.names.flyte)
+        if not devices or resource is None:
+            what = acc.name if acc is not None else f"the GPUs matching {spec}"
+            raise self.fail(
+                spec,
+                f"flytekit has no device string (catalog names.flyte) for {what}; pass "
+                "label_values={'<name>': '<device string>'} with the value your Flyte "
+                "nodes are labelled with",
+            )
+        requirements = [Requirement(device_key, "In", devices)]
+        tolerations = [toleration(device_key, "Equal", d) for d in devices]
+        if tpu:
+            count, topology = tpu_chips(self, spec, devices[0])
+            requirements.append(Requirement(partition_key, "In", (topology,)))
+            tolerations.append(toleration(partition_key, "Equal", topology))
+        else:
+            count = self.whole_count(spec)
+            if spec.partition is not None:
+                if not _LABEL_VALUE.match(spec.partition):
+                    raise self.fail(
+                        spec,
+                        f"MIG profile {spec.partition!r} is not a valid node label value "
+                        "('+' is not allowed), so no node can carry it in "
+                        f"{partition_key}; use platform 'nvidia' (resource "
+                        "nvidia.com/mig-<profile>)",
+                    )
+                requirements.append(Requirement(partition_key, "In", (spec.partition,)))
+                tolerations.append(toleration(partition_key, "Equal", spec.partition))
+            elif spec.unpartitioned:
+                requirements.append(
+                    self.unpartitioned_requirement or Requirement(partition_key, "DoesNotExist")
+                )
+                if self.unpartitioned_toleration:
+                    tolerations.append(self.unpartitioned_toleration)
+        tolerations.append(toleration(taint_key(resource)))
+        return Placement(
+            resources={resource: count},
+            requirements=tuple(requirements),
+            tolerations=tuple(tolerations),
+            affinity_only=True,
+        )

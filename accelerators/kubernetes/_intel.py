@@ -1,0 +1,53 @@
+"""Intel GPU device plugin: ``gpu.intel.com/i915`` (legacy KMD) or ``gpu.intel.com/xe``.
+
+Resource and toleration only. Source: intel/intel-device-plugins-for-kubernetes
+``cmd/gpu_plugin/README.md``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from accelerators.errors import AcceleratorError
+from accelerators.kubernetes._base import Placement, Platform, toleration
+
+if TYPE_CHECKING:
+    from accelerators.spec import AcceleratorSpec
+
+__all__ = ["Intel"]
+
+_DRIVERS = ("i915", "xe")
+
+
+class Intel(Platform):
+    """Intel GPU device plugin resource.
+
+    :param driver: the kernel driver the nodes use, ``"i915"`` (default) or ``"xe"``
+        (Battlemage, Lunar Lake and newer).
+    """
+
+    name = "intel"
+    summary = "Intel GPU device plugin: gpu.intel.com/i915 or gpu.intel.com/xe"
+    options = ("driver",)
+
+    def configure(self, *, driver: str = "i915", **_: Any) -> None:
+        if driver not in _DRIVERS:
+            raise AcceleratorError(f"Unknown Intel GPU driver {driver!r}: expected 'i915' or 'xe'")
+        self.resource = f"gpu.intel.com/{driver}"
+
+    def place(self, spec: AcceleratorSpec) -> Placement:
+        acc = spec.accelerator
+        if acc is None or (acc.vendor, acc.device_class) != ("intel", "gpu"):
+            what = acc.name if acc is not None else "a memory request"
+            hint = (
+                " (Gaudi uses platform 'gaudi')"
+                if acc is not None and acc.device_class == "hpu"
+                else ""
+            )
+            raise self.fail(
+                spec, f"the Intel GPU device plugin hosts Intel GPUs; {what} is not one{hint}"
+            )
+        return Placement(
+            resources={self.resource: self.whole_count(spec, "GPUs")},
+            tolerations=(toleration(self.resource),),
+        )

@@ -1,0 +1,213 @@
+"""Merge a pod fragment into a user's pod, pod template or pod spec, keeping what it had.
+
+Airflow's ``KubernetesPodOperator`` and KubernetesExecutor *replace* ``nodeSelector``,
+``tolerations``, ``affinity`` and a container's ``resources`` instead of merging them, so
+this merge is complete:
+
+* tolerations: the pod's, then the fragment's that are not already there;
+* ``nodeSelector``: the union; the same key with another value is a :class:`PlacementError`;
+* required node affinity: the fragment's requirements are ANDed into **each** existing
+  ``nodeSelectorTerm`` (as flytepropeller does); with several fragment terms (a fallback
+  chain) every existing term is combined with every fragment term;
+* preferred terms: appended;
+* the target container (``container=`` by name, else the first): the fragment's resources
+  are added, other resources kept; the same resource with another value is an error;
+* ``runtimeClassName`` and ``resourceClaims``: set, unless they conflict.
+
+The input is never mutated. ``kubernetes.client`` models (``V1Pod``, ``V1PodTemplateSpec``,
+``V1PodSpec``) come back as the same type (needs the ``[k8s]`` extra).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from accelerators.errors import AcceleratorError, PlacementError
+
+__all__ = ["merge_fragment"]
+
+T = TypeVar("T")
+
+_SNAKE_KEYS = ("node_selector", "api_version", "runtime_class_name", "resource_claims")
+
+
+def merge_fragment(pod: T, fragment: Mapping[str, Any], *, container: str | None = None) -> T:
+    """Return a copy of ``pod`` with ``fragment`` merged in (see module docstring).
+
+    :param pod: a Pod, PodTemplateSpec, PodTemplate, PodSpec, or a workload with
+        ``spec.template`` (Job, Deployment…) as a camelCase dict, or a ``kubernetes.client``
+        ``V1Pod`` / ``V1PodTemplateSpec`` / ``V1PodSpec``.
+    :param fragment: a pod fragment.
+    :param container: name of the container that gets the resources; default the first.
+    """
+    from accelerators.kubernetes import _models
+
+    if _models.is_model(pod):
+        data = _models.to_dict(pod)
+        merged = merge_fragment(data, fragment, container=container)
+        return _models.from_dict(merged, type(pod))  # type: ignore[no-any-return]
+    if not isinstance(pod, Mapping):
+        raise AcceleratorError(
+            f"Expected a pod, pod template or pod spec as a dict or kubernetes.client model, "
+            f"got {type(pod).__name__}"
+        )
+    data = copy.deepcopy(dict(pod))
+    _merge_spec(_pod_spec(data), fragment, container)
+    return data  # type: ignore[return-value]
+
+
+def _pod_spec(data: dict[str, Any]) -> dict[str, Any]:
+    snake = [k for k in _SNAKE_KEYS if k in data or k in (data.get("spec") or {})]
+    if snake:
+        raise AcceleratorError(
+            f"The pod uses snake_case keys ({', '.join(snake)}), as kubernetes.client's "
+            "to_dict() writes them; pass the model itself or a camelCase dict from "
+            "ApiClient().sanitize_for_serialization(obj)"
+        )
+    if "containers" in data:
+        return data
+    spec = data.get("spec")
+    if isinstance(spec, dict):
+        if "containers" in spec:
+            return spec
+        if isinstance(spec.get("template"), dict):
+            return _pod_spec(spec["template"])
+    if isinstance(data.get("template"), dict):
+        return _pod_spec(data["template"])
+    raise AcceleratorError(
+        "Expected a Pod or PodTemplateSpec (spec.containers), a PodSpec (containers), a "
+        f"PodTemplate (template) or a workload (spec.template); got keys {sorted(data)}"
+    )
+
+
+def _merge_spec(spec: dict[str, Any], fragment: Mapping[str, Any], container: str | None) -> None:
+    selector = dict(spec.get("nodeSelector") or {})
+    for key, value in (fragment.get("nodeSelector") or {}).items():
+        if key in selector and str(selector[key]) != value:
+            raise PlacementError(
+                f"nodeSelector conflict on {key!r}: the pod has {selector[key]!r} but the "
+                f"accelerator needs {value!r}"
+            )
+        selector[key] = value
+    if selector:
+        spec["nodeSelector"] = selector
+    tolerations = list(spec.get("tolerations") or [])
+    for item in fragment.get("tolerations") or ():
+        if not any(_same(item, existing) for existing in tolerations):
+            tolerations.append(copy.deepcopy(dict(item)))
+    if tolerations:
+        spec["tolerations"] = tolerations
+    if fragment.get("affinity"):
+        spec["affinity"] = _merge_affinity(spec.get("affinity") or {}, fragment["affinity"])
+    runtime = fragment.get("runtimeClassName")
+    if runtime:
+        if spec.get("runtimeClassName") not in (None, runtime):
+            raise PlacementError(
+                f"runtimeClassName conflict: the pod has {spec['runtimeClassName']!r} but "
+                f"{runtime!r} was asked for"
+            )
+        spec["runtimeClassName"] = runtime
+    if fragment.get("resourceClaims"):
+        claims = list(spec.get("resourceClaims") or [])
+        for claim in fragment["resourceClaims"]:
+            same = [c for c in claims if c.get("name") == claim["name"]]
+            if same and same[0] != claim:
+                raise PlacementError(
+                    f"resourceClaims conflict: the pod already has a claim named "
+                    f"{claim['name']!r} ({same[0]!r}); pick another claim_name"
+                )
+            if not same:
+                claims.append(dict(claim))
+        spec["resourceClaims"] = claims
+    if fragment.get("resources"):
+        _merge_resources(_container(spec, container), fragment["resources"])
+
+
+def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    def clean(m: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in m.items() if v not in (None, "")}
+
+    return clean(a) == clean(b)
+
+
+def _merge_affinity(existing: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(dict(existing))
+    ours = extra.get("nodeAffinity") or {}
+    node = dict(out.get("nodeAffinity") or {})
+    required_key = "requiredDuringSchedulingIgnoredDuringExecution"
+    preferred_key = "preferredDuringSchedulingIgnoredDuringExecution"
+    our_terms = (ours.get(required_key) or {}).get("nodeSelectorTerms") or []
+    if our_terms:
+        old_terms = (node.get(required_key) or {}).get("nodeSelectorTerms") or []
+        if not old_terms:
+            terms = copy.deepcopy(our_terms)
+        else:
+            terms = []
+            for old in old_terms:
+                present = list(old.get("matchExpressions") or [])
+                if any(_contains(present, term) for term in our_terms):
+                    # Already ANDed with one alternative (a merged pod merged again).
+                    if old not in terms:
+                        terms.append(copy.deepcopy(old))
+                    continue
+                for term in our_terms:
+                    combined = copy.deepcopy(old)
+                    expressions = list(combined.get("matchExpressions") or [])
+                    for expr in term.get("matchExpressions") or []:
+                        if expr not in expressions:
+                            expressions.append(copy.deepcopy(expr))
+                    combined["matchExpressions"] = expressions
+                    if combined not in terms:
+                        terms.append(combined)
+        node[required_key] = {**(node.get(required_key) or {}), "nodeSelectorTerms": terms}
+    preferred = list(node.get(preferred_key) or [])
+    for item in ours.get(preferred_key) or []:
+        if item not in preferred:
+            preferred.append(copy.deepcopy(item))
+    if preferred:
+        node[preferred_key] = preferred
+    out["nodeAffinity"] = node
+    return out
+
+
+def _contains(expressions: list[Any], term: Mapping[str, Any]) -> bool:
+    return all(expr in expressions for expr in term.get("matchExpressions") or [])
+
+
+def _container(spec: dict[str, Any], name: str | None) -> dict[str, Any]:
+    containers = spec.get("containers") or []
+    if not containers:
+        raise AcceleratorError("The pod has no containers to give the accelerator resources to")
+    if name is None:
+        return containers[0]  # type: ignore[no-any-return]
+    for item in containers:
+        if item.get("name") == name:
+            return item  # type: ignore[no-any-return]
+    names = ", ".join(repr(c.get("name")) for c in containers)
+    raise AcceleratorError(f"The pod has no container named {name!r}; its containers are {names}")
+
+
+def _merge_resources(target: dict[str, Any], resources: Mapping[str, Any]) -> None:
+    current = dict(target.get("resources") or {})
+    for section in ("limits", "requests"):
+        values = resources.get(section)
+        if not values:
+            continue
+        merged = dict(current.get(section) or {})
+        for key, value in values.items():
+            if key in merged and str(merged[key]) != str(value):
+                raise PlacementError(
+                    f"Container {target.get('name')!r} already has {section} {key}: "
+                    f"{merged[key]!r}, which conflicts with the accelerator's {value!r}"
+                )
+            merged[key] = value
+        current[section] = merged
+    if resources.get("claims"):
+        claims = list(current.get("claims") or [])
+        for claim in resources["claims"]:
+            if claim not in claims:
+                claims.append(dict(claim))
+        current["claims"] = claims
+    target["resources"] = current
