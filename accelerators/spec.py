@@ -16,15 +16,20 @@ Semantics (the grammar is in ``docs/grammar.md``):
 * ``partition`` is a MIG profile or a TPU topology of that accelerator; ``unpartitioned``
   asks explicitly for a whole, non-MIG device (flytekit's ``.unpartitioned``).
 * ``memory``/``vendor`` describe a request by memory (``80GB+``, ``nvidia:24GB:2``) that
-  leaves ``accelerator`` empty.
+  leaves ``accelerator`` empty. Next to a name, a memory size picks the model
+  (``A100:80GB`` is the 80 GB A100); it stays in ``memory`` but is not printed, since the
+  model already says it.
 * ``fallbacks`` are ordered alternatives; each is a spec without fallbacks of its own.
 """
 
 from __future__ import annotations
 
 import math
+import re
+import reprlib
 from collections.abc import Sequence
-from typing import Annotated, Any
+from decimal import Decimal
+from typing import Annotated, Any, ClassVar
 
 from pydantic import (
     BaseModel,
@@ -38,6 +43,7 @@ from pydantic import (
 )
 
 from accelerators import catalog
+from accelerators._factories import VendorFactories
 from accelerators.catalog._schema import Accelerator, MigProfile, TpuTopology
 from accelerators.errors import AcceleratorError, UnknownPartitionError, close_matches
 
@@ -65,9 +71,10 @@ AcceleratorRef = Annotated[
 
 
 def _format_number(value: float) -> str:
+    """Shortest text that reads back as ``value``, never in exponent form (``0.00001``)."""
     if float(value).is_integer():
         return str(int(value))
-    return repr(float(value))
+    return format(Decimal(repr(float(value))), "f")
 
 
 class MemoryRequest(BaseModel):
@@ -100,6 +107,14 @@ class AcceleratorSpec(BaseModel):
     memory: MemoryRequest | None = None
     vendor: str | None = None
     fallbacks: tuple[AcceleratorSpec, ...] = ()
+
+    # Factories in skyward's style, one per catalog family and model of each vendor:
+    # ``AcceleratorSpec.NVIDIA.H100(count=8, form_factor="SXM")`` (see ``_factories``).
+    NVIDIA: ClassVar[VendorFactories] = VendorFactories("nvidia")
+    AMD: ClassVar[VendorFactories] = VendorFactories("amd")
+    Intel: ClassVar[VendorFactories] = VendorFactories("intel")
+    Google: ClassVar[VendorFactories] = VendorFactories("google")
+    AWS: ClassVar[VendorFactories] = VendorFactories("aws")
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -203,9 +218,18 @@ class AcceleratorSpec(BaseModel):
             if isinstance(spec, AcceleratorSpec):
                 return spec
         if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+            nested = [item for item in value if isinstance(item, Sequence | set | dict)]
+            nested = [item for item in nested if not isinstance(item, str)]
+            if nested:
+                raise AcceleratorError(
+                    "Expected a flat fallback list of specs, names or constants, got a nested "
+                    f"{type(nested[0]).__name__}: {reprlib.repr(nested[0])}"
+                )
             items = [cls.parse(item) for item in value]
             if not items:
-                raise AcceleratorError("Expected at least one accelerator in the fallback list, got []")
+                raise AcceleratorError(
+                    "Expected at least one accelerator in the fallback list, got []"
+                )
             flat: list[AcceleratorSpec] = []
             for item in items:
                 flat.append(item.model_copy(update={"fallbacks": ()}))
@@ -213,7 +237,8 @@ class AcceleratorSpec(BaseModel):
             return flat[0].model_copy(update={"fallbacks": tuple(flat[1:])})
         raise AcceleratorError(
             "Expected an accelerator spec: a string such as 'H100:8', a constant such as "
-            f"accelerators.A100, or a list of those; got {type(value).__name__}: {value!r}"
+            f"accelerators.A100, or a list of those; got {type(value).__name__}: "
+            f"{reprlib.repr(value)}"
         )
 
     # -- derived views -----------------------------------------------------------------
@@ -273,16 +298,19 @@ class AcceleratorSpec(BaseModel):
         acc = self.accelerator
         parts: list[str] = []
         if acc is None:
-            head = ":".join(p for p in (self.vendor, str(self.memory) if self.memory else None) if p)
+            head = ":".join(
+                p for p in (self.vendor, str(self.memory) if self.memory else None) if p
+            )
             parts.append(head)
         else:
+            # A memory request next to a name is not printed: it was checked against the
+            # accelerator and says nothing more (all SKUs of a model share their memory), so
+            # "A100:80GB" and "A100-80GB" are the same spec. The vendor is left out likewise.
             parts.append(f"{acc.name}!" if self.exact else acc.model)
             if self.partition is not None:
                 parts[-1] += f"@{self.partition}"
             elif self.unpartitioned:
                 parts[-1] += "@whole"
-            if self.memory is not None:
-                parts.append(str(self.memory))
         text = ":".join(parts)
         if self.count != 1:
             text += f":{_format_number(self.count)}"
@@ -308,12 +336,18 @@ class AcceleratorSpec(BaseModel):
         return hash(("AcceleratorSpec", str(self)))
 
 
+#: A MIG profile's compute slices, memory and suffix: ``1g`` ``10gb`` ``+me``.
+_MIG_SHAPE = re.compile(r"([0-9]+g)\.([0-9]+gb)(.*)")
+
+
 def check_partition(accelerator: Accelerator, partition: str) -> None:
     """Raise :class:`UnknownPartitionError` unless ``accelerator`` offers ``partition``."""
     if partition in accelerator.partitions:
         return
     valid = accelerator.partitions
     what = "TPU topology" if accelerator.device_class == "tpu" else "MIG profile"
+    if _MIG_SHAPE.fullmatch(partition) is None and re.fullmatch(r"[0-9]+(x[0-9]+)+", partition):
+        what = "TPU topology"  # what was asked for, whatever the device offers
     if not valid:
         raise UnknownPartitionError(
             f"{accelerator.name} cannot be partitioned: it has no MIG profiles or TPU "
@@ -321,8 +355,28 @@ def check_partition(accelerator: Accelerator, partition: str) -> None:
             accelerator=accelerator.name,
             partition=partition,
         )
-    hints = close_matches(partition, valid)
+    # MIG profiles with the same compute slices and suffix as asked ("1g.*gb" for "1g.20gb")
+    # first, closest first; then spelling neighbours.
+    shape = _MIG_SHAPE.fullmatch(partition)
+    same = [
+        p
+        for p in valid
+        if shape and (m := _MIG_SHAPE.fullmatch(p)) and m.group(1, 3) == shape.group(1, 3)
+    ]
+    ranked = close_matches(partition, same, n=len(same), cutoff=0) if same else []
+    hints = list(dict.fromkeys([*ranked, *close_matches(partition, valid)]))[:3]
     hint = f" Did you mean {' or '.join(repr(h) for h in hints)}?" if hints else ""
+    elsewhere = [
+        other.model
+        for other in catalog.all()
+        if other.family == accelerator.family
+        and other.model != accelerator.model
+        and other.default_for_model
+        and partition in other.partitions
+    ]
+    if elsewhere:
+        verb = "has" if len(elsewhere) == 1 else "have"
+        hint += f" ({' and '.join(elsewhere)} {verb} {partition!r}.)"
     raise UnknownPartitionError(
         f"{accelerator.name} has no {what} {partition!r}; valid: {', '.join(valid)}.{hint}",
         accelerator=accelerator.name,

@@ -1,0 +1,568 @@
+"""Accelerator name resolution, driven purely by catalog data.
+
+>>> from accelerators._names import resolve_name
+>>> resolve_name("nvidia-tesla-a100").accelerator.name
+'A100-40GB-SXM'
+
+Every catalog entry contributes *spellings*: its SKU ``name``, its ``model``, its
+``constant``, its ``aliases`` and every value under ``names.*`` (nvidia-smi, GPU Feature
+Discovery, GKE, Karpenter, EKS, Flyte, Ray, SkyPilot, Modal, Hugging Face, ROCm, other).
+:func:`resolve_name` matches a string against them in tiers, stopping at the first tier
+that matches:
+
+1. **exact**: case-insensitive, with runs of spaces, ``_`` and ``-`` treated alike;
+2. **loose**: vendor words (``nvidia``, ``tesla``, ``amd``, ``instinct``…) and parenthesised
+   qualifiers dropped, ``80G`` read as ``80GB``, ``SXM4`` as ``SXM``, then compared with
+   all separators squashed (``NVIDIA A100 80GB`` matches ``A100-80GB``);
+3. **words**: the same words in any order (``A100 SXM4 40GB`` matches ``A100-40GB-SXM``);
+4. **memory**: a trailing memory size that no spelling carries picks the model of that
+   family with that memory (``H100 94GB`` is the 94 GB H100).
+
+Within each tier the catalog's own names (SKU, model, constant, alias) are tried before
+other systems' names. If no tier matches, decorated forms are tried: a count prefix or
+suffix (``8x H100``, ``H100 x8``, ``l40sx4``), a MIG suffix (GFD's
+``NVIDIA-A100-SXM4-40GB-MIG-1g.5gb``) and a TPU slice size (SkyPilot's ``tpu-v5litepod-8``).
+Nothing is passed through: a string that matches nothing raises
+:class:`~accelerators.errors.UnknownAcceleratorError` with close matches, and a string that
+matches SKUs of two different models raises it listing both.
+
+**Pinned or model-level.** A model (``A100-40GB``) can have several SKUs (SXM, PCIe). A
+spelling is *model-level* (``pinned`` false: any SKU of the model will do) when it
+
+* is the model name, or the model has a single SKU;
+* is carried by two or more SKUs of the model (GKE's ``nvidia-tesla-a100``); or
+* is an alias, constant or scheduler-side name (GKE, Karpenter, EKS, Flyte, Ray, SkyPilot,
+  Modal, Hugging Face, other) of the model's default SKU and does not name that SKU's form
+  factor (``A100``, ``A100-40GB``, ``nvidia-h100-80gb``).
+
+Every other spelling is *SKU-level* (``pinned`` true): a SKU name that differs from its
+model (``A100-40GB-PCIE``, ``H100-SXM``), a name the device itself reports (nvidia-smi,
+GFD, ROCm: ``NVIDIA A100-SXM4-40GB``), a spelling only non-default SKUs carry, and a
+default-SKU spelling that names its form factor. The form-factor words of a SKU come from
+the data: the words of its name that its model name lacks, plus its ``form_factor``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from accelerators import catalog
+from accelerators.errors import AcceleratorError, UnknownAcceleratorError, close_matches
+from accelerators.spec import MemoryRequest, _format_number, check_partition
+
+if TYPE_CHECKING:
+    from accelerators.catalog._schema import Accelerator
+
+__all__ = [
+    "NameMatch",
+    "cache_clear",
+    "is_vendor_word",
+    "known_spellings",
+    "loose_key",
+    "quote",
+    "resolve_name",
+    "select_by_memory",
+    "words",
+]
+
+# -- generic vocabulary (no per-accelerator facts here) ----------------------------------
+#: Words that name a vendor or a product line rather than the accelerator itself.
+_VENDOR_WORDS = frozenset(
+    {
+        "nvidia", "amd", "intel", "google", "aws", "amazon", "habana",
+        "tesla", "instinct", "radeon", "geforce",
+    }
+)  # fmt: skip
+#: Catalog sources that are the catalog's own identity spellings, tried first in each tier.
+_IDENTITY = ("name", "model", "constant", "alias")
+#: ``names.*`` systems whose values the device itself reports: they name the exact board.
+_DEVICE_REPORTED = frozenset({"nvml", "gfd", "rocm"})
+#: How each naming system is called in messages (unlisted systems use their field name).
+_SYSTEM_LABELS = {
+    "nvml": "nvidia-smi",
+    "gfd": "GPU Feature Discovery",
+    "gke": "GKE",
+    "karpenter": "Karpenter",
+    "eks": "EKS",
+    "flyte": "Flyte",
+    "flyte2": "Flyte 2",
+    "ray": "Ray",
+    "skypilot": "SkyPilot",
+    "modal": "Modal",
+    "hf": "Hugging Face",
+    "rocm": "ROCm",
+}
+
+_SEPARATORS = re.compile(r"[\s_\-]+")
+_WORD_SPLIT = re.compile(r"[\s_\-/,]+")
+_PARENTHESISED = re.compile(r"\([^()]*\)")
+_MEMORY_WORD = re.compile(r"([0-9]+(?:\.[0-9]+)?)(?:g|gb|gib)")
+_FORM_FACTOR_GENERATION = re.compile(r"(sxm|oam)[0-9]")
+# Decorations read off a name (the name is what is left). Suffixes are searched for at the
+# end; their look-behinds keep the searches linear on long runs of blanks or separators.
+_COUNT_PREFIX = re.compile(r"([0-9]{1,9}(?:\.[0-9]{1,9})?)\s*x\s*(?=\S)", re.IGNORECASE)
+_SPACED_COUNT_SUFFIX = re.compile(r"(?<=\S)\s+x\s*([0-9]{1,9})\Z", re.IGNORECASE)
+_COUNT_SUFFIX = re.compile(r"(?<=\S)x([0-9]{1,9})\Z", re.IGNORECASE)
+_HF_COUNT = re.compile(r"x([0-9]{1,6})\Z", re.IGNORECASE)
+_MIG_SUFFIX = re.compile(
+    r"(?<=[^\s_\-])[\s_\-]+mig[\s_\-]+([1-7]g\.[0-9]+gb(?:[+\-][a-z.]+)?)\Z", re.IGNORECASE
+)
+_SIZE_SUFFIX = re.compile(r"(?<![\s_\-])[\s_\-]+([0-9]{1,6})\Z")
+_LETTER = re.compile(r"[A-Za-z]")
+_RESULT_MEMO_SIZE = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class NameMatch:
+    """What a name resolved to.
+
+    ``accelerator`` is the catalog entry: the SKU the name pins, or the model's default SKU
+    when the name is model-level (``pinned`` false). ``count`` and ``partition`` are set when
+    the name itself implies them (``a10g-largex2`` is 2 devices; ``tpu-v5litepod-8`` is 8
+    chips in a ``2x4`` slice; GFD's ``…-MIG-1g.5gb`` is a ``1g.5gb`` slice). ``source`` says
+    which kind of spelling matched: ``name``, ``model``, ``constant``, ``alias`` or a
+    ``names.*`` system (``nvml``, ``gke``, ``hf``…).
+    """
+
+    accelerator: Accelerator
+    pinned: bool
+    count: float | None = None
+    partition: str | None = None
+    source: str = "name"
+
+
+@dataclass(frozen=True, slots=True)
+class _Spelling:
+    text: str
+    accelerator: Accelerator
+    source: str
+    #: Devices the spelling itself counts (HF ``x2``, TPU ``-8`` in the system's units).
+    units: int | None = None
+
+
+_Table = dict[str, list[_Spelling]]
+
+
+@dataclass
+class _Index:
+    """Every spelling of every entry, keyed three ways, identity spellings apart."""
+
+    entries: tuple[Accelerator, ...]
+    exact: tuple[_Table, _Table] = field(default_factory=lambda: ({}, {}))
+    loose: tuple[_Table, _Table] = field(default_factory=lambda: ({}, {}))
+    words: tuple[_Table, _Table] = field(default_factory=lambda: ({}, {}))
+    #: Catalog spellings for "did you mean", preferred (models, SKUs) first (an ordered set).
+    displays: dict[str, None] = field(default_factory=dict)
+    #: Loose key -> the spelling to suggest for it.
+    loose_display: dict[str, str] = field(default_factory=dict)
+    results: dict[str, NameMatch] = field(default_factory=dict)
+
+    def add(self, text: str, accelerator: Accelerator, source: str, units: int | None) -> None:
+        text = text.strip()
+        if not text:
+            return
+        spelling = _Spelling(text, accelerator, source, units)
+        tier = 0 if source in _IDENTITY else 1
+        for tables, key in (
+            (self.exact, _exact_key(text)),
+            (self.loose, loose_key(text)),
+            (self.words, _words_key(text)),
+        ):
+            if key:
+                bucket = tables[tier].setdefault(key, [])
+                if spelling not in bucket:
+                    bucket.append(spelling)
+        self.displays.setdefault(text)
+        self.loose_display.setdefault(loose_key(text), text)
+
+
+# -- normalisation -------------------------------------------------------------------------
+def _exact_key(text: str) -> str:
+    return _SEPARATORS.sub("-", text.casefold()).strip("-")
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words without vendor words and qualifiers, sizes and form factors unified."""
+    found = []
+    for word in _WORD_SPLIT.split(_PARENTHESISED.sub(" ", text.casefold())):
+        if not word or word in _VENDOR_WORDS:
+            continue
+        memory = _MEMORY_WORD.fullmatch(word)
+        if memory:
+            word = f"{_format_number(float(memory[1]))}gb"
+        else:
+            word = _FORM_FACTOR_GENERATION.sub(r"\1", word)
+        found.append(word)
+    return found
+
+
+def loose_key(text: str) -> str:
+    """``NVIDIA A100 80G`` -> ``a10080gb``: the words of :func:`words`, squashed."""
+    return "".join(words(text))
+
+
+def is_vendor_word(word: str) -> bool:
+    """Whether ``word`` names a vendor or product line (``NVIDIA``, ``Tesla``, ``Instinct``)."""
+    return word.casefold() in _VENDOR_WORDS
+
+
+def _words_key(text: str) -> str:
+    return " ".join(sorted(words(text)))
+
+
+# -- the index -------------------------------------------------------------------------------
+_state: list[_Index] = []
+
+
+def _index() -> _Index:
+    """The index for the catalog now loaded (rebuilt when the catalog object changes)."""
+    entries = catalog.all()
+    if _state and _state[0].entries is entries:
+        return _state[0]
+    index = _build_index(entries)
+    _state[:] = [index]
+    return index
+
+
+def cache_clear() -> None:
+    """Forget the index and the memo of resolved names (tests that swap catalogs call this)."""
+    _state.clear()
+
+
+def _build_index(entries: tuple[Accelerator, ...]) -> _Index:
+    from accelerators.catalog._schema import Names
+
+    index = _Index(entries)
+    for acc in entries:  # identity spellings first: they lead the suggestions
+        if acc.default_for_model:
+            index.add(acc.model, acc, "model", None)
+    for acc in entries:
+        index.add(acc.name, acc, "name", None)
+        for alias in acc.aliases:
+            index.add(alias, acc, "alias", _slice_units(acc, alias))
+        if acc.constant:
+            index.add(acc.constant, acc, "constant", None)
+    for acc in entries:
+        for system in Names.model_fields:
+            value = getattr(acc.names, system)
+            for text in (value,) if isinstance(value, str) else value or ():
+                units = _slice_units(acc, text)
+                if system == "hf":
+                    count = _HF_COUNT.search(text)
+                    units = int(count[1]) if count else None
+                index.add(text, acc, system, units)
+                sized = _split_size(text) if acc.device_class == "tpu" else None
+                if sized is not None:  # "tpu-v5litepod-8" also teaches "tpu-v5litepod"
+                    index.add(sized[0], acc, system, None)
+    return index
+
+
+def _slice_units(acc: Accelerator, text: str) -> int | None:
+    """The size in a TPU spelling such as ``tpu-v5litepod-8`` (None for other spellings)."""
+    if acc.device_class != "tpu":
+        return None
+    sized = _split_size(text.strip())
+    return sized[1] if sized else None
+
+
+def _split_size(text: str) -> tuple[str, int] | None:
+    """``tpu-v5litepod-8`` -> ``("tpu-v5litepod", 8)``; None without a size or a letter."""
+    size = _SIZE_SUFFIX.search(text)
+    if size is None or not _LETTER.search(text, 0, size.start()):
+        return None
+    return text[: size.start()], int(size[1])
+
+
+def known_spellings() -> tuple[str, ...]:
+    """Every spelling the catalog knows, models and SKU names first."""
+    return tuple(_index().displays)
+
+
+# -- resolution ------------------------------------------------------------------------------
+def resolve_name(text: str) -> NameMatch:
+    """Resolve any accelerator name to its catalog entry; see the module docstring.
+
+    Raises :class:`~accelerators.errors.UnknownAcceleratorError` for a name that matches
+    nothing (with close matches) or SKUs of more than one model (with the candidates).
+    """
+    if not isinstance(text, str):
+        raise UnknownAcceleratorError(
+            f"Expected an accelerator name (str), got {type(text).__name__}: {text!r}",
+            name=repr(text),
+        )
+    index = _index()
+    found = index.results.get(text)
+    if found is None:
+        found = _resolve(index, text)
+        if len(index.results) < _RESULT_MEMO_SIZE and len(text) <= 200:
+            index.results[text] = found
+    return found
+
+
+def _resolve(index: _Index, text: str) -> NameMatch:
+    stripped = text.strip()
+    if not stripped:
+        raise UnknownAcceleratorError(
+            f"Expected an accelerator name such as 'H100' or 'A100-80GB', got {text!r}",
+            name=text,
+        )
+    # A count written apart from the name ("8x H100", "H100 x8") is read before the name,
+    # so "A100 x8" is 8 A100s and not Hugging Face's "a100x8" flavor (8 A100 80GB).
+    found = _with_count(index, stripped, _COUNT_PREFIX.match(stripped))
+    found = found or _with_count(index, stripped, _SPACED_COUNT_SUFFIX.search(stripped))
+    found = found or _resolve_decorated(index, stripped)
+    found = found or _with_count(index, stripped, _COUNT_SUFFIX.search(stripped))
+    if found is None:
+        raise _unknown(index, text)
+    return found
+
+
+def _without(text: str, decoration: re.Match[str]) -> str:
+    """``text`` less the prefix or suffix ``decoration`` matched."""
+    return text[decoration.end() :] if decoration.start() == 0 else text[: decoration.start()]
+
+
+def _with_count(index: _Index, text: str, decoration: re.Match[str] | None) -> NameMatch | None:
+    """``8x H100`` / ``H100 x8`` / ``l40sx4``: the name with the count it was written with."""
+    if decoration is None:
+        return None
+    count = float(decoration[1])
+    rest = _resolve_decorated(index, _without(text, decoration))
+    if count <= 0 or rest is None or rest.count is not None:
+        return None
+    return NameMatch(rest.accelerator, rest.pinned, _as_count(count), rest.partition, rest.source)
+
+
+def _resolve_decorated(index: _Index, text: str) -> NameMatch | None:
+    """A plain name, or one with a GFD MIG suffix or a TPU slice size."""
+    found = _lookup(index, text)
+    if found is not None:
+        return found
+    mig = _MIG_SUFFIX.search(text)
+    if mig is not None:
+        base = _lookup(index, _without(text, mig))
+        if base is not None and base.partition is None:
+            partition = mig[1].lower()
+            check_partition(base.accelerator, partition)
+            return NameMatch(base.accelerator, base.pinned, base.count, partition, base.source)
+    sized = _split_size(text)
+    if sized is not None:
+        base = _lookup(index, sized[0])
+        if base is not None and base.count is None and base.accelerator.device_class == "tpu":
+            return _tpu_slice(base, sized[1], text)
+    return None
+
+
+def _lookup(index: _Index, text: str) -> NameMatch | None:
+    """Tiers 1-4 of the module docstring."""
+    found = _in_tables(
+        index,
+        text,
+        (index.exact, _exact_key(text)),
+        (index.loose, loose_key(text)),
+        (index.words, _words_key(text)),
+    )
+    return found if found is not None else _lookup_with_memory(index, text)
+
+
+def _in_tables(
+    index: _Index, text: str, *tiers: tuple[tuple[_Table, _Table], str]
+) -> NameMatch | None:
+    """The first tier whose identity (then other systems') table has the key."""
+    for tables, key in tiers:
+        for table in tables:
+            spellings = table.get(key) if key else None
+            if spellings:
+                return _match(spellings, text)
+    return None
+
+
+def _lookup_with_memory(index: _Index, text: str) -> NameMatch | None:
+    """``H100 94GB``: the name without its memory word, then the family member with it."""
+    parts = words(text)
+    sizes = [w for w in parts if _MEMORY_WORD.fullmatch(w)]
+    if len(sizes) != 1 or len(parts) < 2 or float(sizes[0][:-2]) <= 0:
+        return None
+    rest = [w for w in parts if w != sizes[0]]
+    base = _in_tables(
+        index, text, (index.loose, "".join(rest)), (index.words, " ".join(sorted(rest)))
+    )
+    if base is None or base.count is not None:
+        return None
+    try:
+        acc = select_by_memory(base, MemoryRequest(gb=float(sizes[0][:-2])))
+    except AcceleratorError:  # a pinned name of another size, or no single model of that size
+        return None
+    return base if acc is base.accelerator else NameMatch(acc, False, None, None, base.source)
+
+
+def _match(spellings: list[_Spelling], text: str) -> NameMatch:
+    """Turn the spellings one key matched into a match, or raise if they disagree on model."""
+    models = list(dict.fromkeys(s.accelerator.model for s in spellings))
+    if len(models) > 1:
+        raise _ambiguous(
+            text, [catalog.by_model(model)[0] for model in models], [s.text for s in spellings]
+        )
+    skus = list(dict.fromkeys(s.accelerator for s in spellings))
+    siblings = catalog.by_model(models[0])
+    model_level = len(siblings) == 1 or len(skus) > 1 or any(_is_model_level(s) for s in spellings)
+    acc = siblings[0] if model_level else skus[0]
+    first = spellings[0]
+    unit_counts = {s.units for s in spellings}
+    units = unit_counts.pop() if len(unit_counts) == 1 else None
+    match = NameMatch(acc, not model_level, None, None, first.source)
+    if units is None:
+        return match
+    if acc.device_class == "tpu":
+        return _tpu_slice(match, units, text)
+    return NameMatch(acc, match.pinned, units, None, first.source)
+
+
+def _is_model_level(spelling: _Spelling) -> bool:
+    acc = spelling.accelerator
+    if spelling.source == "model":
+        return True
+    if spelling.source == "name":
+        return _exact_key(acc.name) == _exact_key(acc.model)
+    if not acc.default_for_model or spelling.source in _DEVICE_REPORTED:
+        return False
+    return not (set(words(spelling.text)) & _form_factor_words(acc))
+
+
+def _form_factor_words(acc: Accelerator) -> set[str]:
+    """Words that tell this SKU from its model: ``sxm`` for ``A100-40GB-SXM``."""
+    return (set(words(acc.name)) - set(words(acc.model))) | set(words(acc.form_factor))
+
+
+def _tpu_slice(match: NameMatch, units: int, text: str) -> NameMatch:
+    """A TPU name with a size: SkyPilot/GCP count chips for v5e/v6e, TensorCores otherwise.
+
+    Generations with 3-D slice topologies (v4, v5p) have two TensorCores per chip and are
+    sized in TensorCores (``tpu-v5p-8`` is 4 chips); 2-D generations (v5e, v6e) in chips.
+    The slice topology is the catalog's topology with that many chips, if exactly one.
+    """
+    acc = match.accelerator
+    topologies = acc.tpu_topologies
+    per_chip = 2 if any(t.topology.count("x") == 2 for t in topologies) else 1
+    if units <= 0 or units % per_chip:
+        raise UnknownAcceleratorError(
+            f"Unknown TPU slice {quote(text)}: {acc.name} slices are sized in "
+            + ("TensorCores, two per chip, so the size must be even" if per_chip == 2 else "chips")
+            + f", got {units}",
+            name=text,
+        )
+    chips = units // per_chip
+    fitting = [t.topology for t in topologies if t.chips == chips]
+    if topologies and not fitting:
+        sizes = ", ".join(str(t.chips * per_chip) for t in topologies)
+        raise UnknownAcceleratorError(
+            f"Unknown TPU slice {quote(text)}: {acc.name} has no topology with {chips} chips; "
+            f"sizes in this naming: {sizes}",
+            name=text,
+        )
+    partition = fitting[0] if len(fitting) == 1 else None
+    return NameMatch(acc, match.pinned, chips, partition, match.source)
+
+
+def _as_count(value: float) -> float:
+    return int(value) if float(value).is_integer() else value
+
+
+# -- memory ----------------------------------------------------------------------------------
+def _family_defaults(acc: Accelerator, keep: Callable[[Accelerator], bool]) -> list[Accelerator]:
+    """Default SKUs of the models in ``acc``'s family that ``keep`` accepts."""
+    return [
+        other
+        for other in catalog.all()
+        if other.family == acc.family
+        and other.vendor == acc.vendor
+        and other.default_for_model
+        and keep(other)
+    ]
+
+
+def select_by_memory(match: NameMatch, memory: MemoryRequest) -> Accelerator:
+    """The accelerator a name with a memory constraint means (``A100:80GB``).
+
+    The matched entry itself if its memory fits. Otherwise, for a model-level name, the one
+    model of the same family whose memory fits (``A100:80GB`` is the 80 GB A100); a pinned
+    name, no fitting model or several fitting models raise :class:`AcceleratorError`.
+    """
+    acc = match.accelerator
+    if memory.matches(acc):
+        return acc
+    family = _family_defaults(acc, lambda other: True)
+    variants = ", ".join(
+        f"{other.model} ({_format_number(other.memory_gb)} GB)" for other in family
+    )
+    if match.pinned:
+        raise AcceleratorError(
+            f"{acc.name} has {_format_number(acc.memory_gb)} GB, which does not satisfy the memory "
+            f"request {memory}; {acc.family} models: {variants}"
+        )
+    found = _family_defaults(acc, memory.matches)
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise AcceleratorError(
+            f"No {acc.family} model has {memory} of memory; {acc.family} models: {variants}"
+        )
+    choices = " or ".join(repr(other.model) for other in found)
+    raise AcceleratorError(
+        f"The memory request {memory} fits several {acc.family} models: {choices}; "
+        "name the one you mean"
+    )
+
+
+# -- errors ----------------------------------------------------------------------------------
+def quote(text: str, limit: int = 60) -> str:
+    """``repr(text)``, shortened in the middle when long (messages quote user input)."""
+    if len(text) <= limit:
+        return repr(text)
+    keep = (limit - 3) // 2
+    return repr(f"{text[:keep]}...{text[-keep:]}")
+
+
+def _ambiguous(
+    text: str, accelerators: Iterable[Accelerator], spellings: Iterable[str] = ()
+) -> UnknownAcceleratorError:
+    candidates = list(dict.fromkeys(accelerators))
+    models = tuple(dict.fromkeys(acc.model for acc in candidates))
+    described = ", ".join(f"{acc.model} ({acc.name})" for acc in candidates)
+    matched = list(dict.fromkeys(spellings))
+    via = f" (it matches {', '.join(repr(s) for s in matched)})" if matched else ""
+    return UnknownAcceleratorError(
+        f"Accelerator name {quote(text)} is ambiguous{via}: it could be {described}. "
+        f"Write the one you mean: {' or '.join(repr(m) for m in models)}",
+        name=text,
+        suggestions=models,
+    )
+
+
+def _unknown(index: _Index, text: str) -> UnknownAcceleratorError:
+    from accelerators.catalog._schema import Names
+
+    hints = close_matches(text.strip(), index.displays)
+    loose = loose_key(text)
+    if loose:
+        hints += [index.loose_display[k] for k in close_matches(loose, index.loose_display)]
+    by_model: dict[str, str] = {}  # one suggestion per model, the closest spelling
+    for hint in hints:
+        model = _lookup(index, hint)
+        if model is not None:
+            by_model.setdefault(model.accelerator.model, hint)
+    suggestions = tuple(by_model.values())[:3]
+    did_you_mean = " or ".join(repr(h) for h in suggestions)
+    systems = ", ".join(_SYSTEM_LABELS.get(name, name) for name in Names.model_fields)
+    return UnknownAcceleratorError(
+        f"Unknown accelerator {quote(text)}"
+        + (f"; did you mean {did_you_mean}?" if suggestions else ".")
+        + " Expected the name of a catalog model or SKU (accelerators.catalog.models() "
+        f"lists the {len(catalog.models())} models), an alias, or a name one of these "
+        f"systems uses: {systems}",
+        name=text,
+        suggestions=suggestions,
+    )

@@ -1,0 +1,359 @@
+"""Recursive-descent parser for the accelerator spec grammar.
+
+>>> from accelerators._parser import parse_spec
+>>> str(parse_spec("h100:8 | a100-80gb:8"))
+'H100:8 | A100-80GB:8'
+
+The grammar, with its decisions and examples, is in ``docs/grammar.md``; each ``_parse_*``
+method below carries its EBNF rule. Lexing is context-sensitive (:mod:`._tokenizer`): the
+parser asks for the token kinds it can accept next. Names are resolved as soon as they are
+read (:mod:`._names`), so a later error (a MIG profile the model lacks) can name the valid
+choices for that accelerator.
+
+Every failure raises an :class:`~accelerators.errors.AcceleratorError` whose message shows
+the input with a caret under the failing span: :class:`SpecSyntaxError` for the grammar and
+for specs that are well-formed but inconsistent, :class:`UnknownAcceleratorError` for a
+name the catalog does not know (or knows for two models), and
+:class:`UnknownPartitionError` for a MIG profile or topology the accelerator lacks.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from accelerators._names import NameMatch, quote, resolve_name, select_by_memory
+from accelerators._tokenizer import DESCRIPTIONS as _SAY
+from accelerators._tokenizer import Token, Tokenizer
+from accelerators.errors import (
+    AcceleratorError,
+    SpecSyntaxError,
+    UnknownAcceleratorError,
+    UnknownPartitionError,
+    close_matches,
+)
+from accelerators.spec import AcceleratorSpec, MemoryRequest, check_partition
+
+__all__ = ["parse_spec"]
+
+#: Shapes a partition can take (the catalog schema checks the same shapes).
+_MIG_PROFILE = re.compile(r"[1-7]g\.[0-9]+gb(?:[+\-][a-z.]+)?")
+_TOPOLOGY = re.compile(r"[0-9]+x[0-9]+(?:x[0-9]+)?")
+#: Words after ``@`` that ask for a whole, unpartitioned device; the first is canonical.
+_WHOLE = ("whole", "unpartitioned")
+_EXAMPLES = "such as 'H100:8', 'A100@1g.5gb' or '80GB+'"
+
+
+def parse_spec(text: str) -> AcceleratorSpec:
+    """Parse spec text (``"H100:8 | A100-80GB:8"``) into an :class:`AcceleratorSpec`.
+
+    >>> spec = parse_spec("NVIDIA A100-SXM4-80GB@1g.10gb:2")
+    >>> str(spec), spec.exact
+    ('A100-80GB-SXM!@1g.10gb:2', True)
+    """
+    if not isinstance(text, str):
+        raise AcceleratorError(
+            f"Expected an accelerator spec string {_EXAMPLES}, got {type(text).__name__}: {text!r}"
+        )
+    return _Parser(text).parse()
+
+
+@dataclass
+class _Alternative:
+    """One parsed alternative: the spec's fields, its span and what could still follow it."""
+
+    fields: dict[str, Any]
+    start: int
+    end: int = 0
+    follow: list[str] = field(default_factory=list)
+    memory_span: tuple[int, int] | None = None
+    count_span: tuple[int, int] | None = None
+
+
+class _Parser:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.tokens = Tokenizer(source)
+
+    def parse(self) -> AcceleratorSpec:
+        return self._parse_spec()
+
+    # -- grammar -------------------------------------------------------------------------
+    def _parse_spec(self) -> AcceleratorSpec:
+        """spec = alternative { ( "|" | "," ) alternative } END ;"""
+        tokens = self.tokens
+        tokens.skip_ws()
+        if tokens.at_end():
+            tokens.raise_syntax_error(
+                f"Expected an accelerator spec {_EXAMPLES}, got an empty string"
+            )
+        last = self._parse_alternative(after=None)
+        specs = [self._build(last)]
+        while True:
+            tokens.skip_ws()
+            separator = tokens.consume("PIPE") or tokens.consume("COMMA")
+            if separator is None:
+                break
+            tokens.skip_ws()
+            last = self._parse_alternative(after=separator.text)
+            specs.append(self._build(last))
+        if not tokens.at_end():
+            self._unexpected(last)
+        first, *fallbacks = specs
+        if not fallbacks:
+            return first
+        return first.model_copy(update={"fallbacks": tuple(fallbacks)})
+
+    def _parse_alternative(self, *, after: str | None) -> _Alternative:
+        """alternative = memory_request | vendor_request | named_request ;"""
+        tokens = self.tokens
+        if tokens.check("MEMORY", peek=True):
+            alternative = self._parse_memory_request()
+        elif tokens.check("VENDOR", peek=True):
+            alternative = self._parse_vendor_request()
+        elif tokens.check("NAME", peek=True):
+            alternative = self._parse_named_request()
+        else:
+            where = f"after {after!r}" if after else "at the start of the spec"
+            hint = _HINTS.get(self.source[tokens.position : tokens.position + 1], "")
+            tokens.raise_syntax_error(
+                "Expected an accelerator name (such as 'H100'), a memory size (such as "
+                f"'80GB+') or a vendor (such as 'nvidia') {where}, got {tokens.found()}{hint}"
+            )
+        alternative.end = tokens.last_end
+        return alternative
+
+    def _parse_memory_request(self) -> _Alternative:
+        """memory_request = memory [ ":" count ] ;"""
+        alternative = _Alternative({}, self.tokens.position)
+        memory = alternative.fields["memory"] = self._parse_memory()
+        alternative.follow = [_SAY["COLON"]] if memory.at_least else [_SAY["PLUS"], _SAY["COLON"]]
+        self._parse_colon_tail(alternative, memory_allowed=False)
+        return alternative
+
+    def _parse_vendor_request(self) -> _Alternative:
+        """vendor_request = VENDOR [ ":" ( memory [ ":" count ] | count ) ] ;"""
+        token = self.tokens.expect("VENDOR", expected="a vendor")
+        alternative = _Alternative(
+            {"vendor": token.text.lower()}, token.position, follow=[_SAY["COLON"]]
+        )
+        self._parse_colon_tail(alternative, memory_allowed=True, after_vendor=True)
+        return alternative
+
+    def _parse_named_request(self) -> _Alternative:
+        """named_request = NAME [ "!" ] [ "@" partition ] [ ":" memory ] [ ":" count ] ;"""
+        tokens = self.tokens
+        name = tokens.expect("NAME", expected="an accelerator name")
+        match = self._resolve(name)
+        alternative = _Alternative({}, name.position)
+        alternative.follow = [_SAY["BANG"], _SAY["AT"], _SAY["COLON"]]
+        tokens.skip_ws()
+        bang = tokens.consume("BANG")
+        if bang is not None:
+            alternative.follow = [_SAY["AT"], _SAY["COLON"]]
+            tokens.skip_ws()
+        partition: Token | None = None
+        if tokens.consume("AT"):
+            tokens.skip_ws()
+            partition = self._parse_partition(match)
+            alternative.follow = [_SAY["COLON"]]
+        self._parse_colon_tail(alternative, memory_allowed=True)
+        self._complete_named(alternative, match, name, exact=bang is not None, partition=partition)
+        return alternative
+
+    def _parse_colon_tail(
+        self, alternative: _Alternative, *, memory_allowed: bool, after_vendor: bool = False
+    ) -> None:
+        """colon_tail = [ ":" memory ] [ ":" count ] ;  (memory only where allowed)"""
+        tokens = self.tokens
+        tokens.skip_ws()
+        if not tokens.consume("COLON"):
+            return
+        tokens.skip_ws()
+        if (
+            after_vendor
+            and not tokens.check("MEMORY", peek=True)
+            and not tokens.check("COUNT", peek=True)
+            and tokens.check("NAME", peek=True)
+        ):
+            tokens.raise_syntax_error(
+                f"Expected a memory size (such as 24GB) or a count after "
+                f"'{alternative.fields['vendor']}:', got {tokens.found()}; to ask for a named "
+                "accelerator, write its name alone (such as 'H100:8')"
+            )
+        if memory_allowed and tokens.check("MEMORY", peek=True):
+            memory_start = tokens.position
+            memory = alternative.fields["memory"] = self._parse_memory()
+            alternative.memory_span = (memory_start, tokens.last_end)
+            alternative.follow = (
+                [_SAY["COLON"]] if memory.at_least else [_SAY["PLUS"], _SAY["COLON"]]
+            )
+            tokens.skip_ws()
+            if not tokens.consume("COLON"):
+                return
+            tokens.skip_ws()
+            memory_allowed = False
+        count = self._parse_count(memory_allowed=memory_allowed)
+        value = float(count.text)
+        alternative.fields["count"] = int(value) if value.is_integer() else value
+        alternative.count_span = count.span
+        alternative.follow = []
+
+    def _parse_memory(self) -> MemoryRequest:
+        """memory = MEMORY [ "+" ] ;   MEMORY = number ( "GB" | "G" ) ;"""
+        tokens = self.tokens
+        token = tokens.expect("MEMORY", expected="a memory size such as '80GB'")
+        gb = float(token.match["gb"])
+        if not (math.isfinite(gb) and gb > 0):
+            tokens.raise_syntax_error(
+                f"Expected a positive memory size such as '80GB', got {quote(token.text)}",
+                span=token.span,
+            )
+        tokens.skip_ws()
+        at_least = tokens.consume("PLUS") is not None
+        return MemoryRequest(gb=gb, at_least=at_least)
+
+    def _parse_count(self, *, memory_allowed: bool) -> Token:
+        """count = COUNT ;   COUNT = digits [ "." digits ] | "." digits ;"""
+        tokens = self.tokens
+        if not tokens.check("COUNT"):
+            expected = "a count after ':' (a number such as 8 or 0.5)"
+            if memory_allowed:
+                expected += " or a memory size (such as 80GB)"
+            tokens.raise_syntax_error(f"Expected {expected}, got {tokens.found()}")
+        token = tokens.read()
+        value = float(token.text)
+        if not (math.isfinite(value) and value > 0):
+            tokens.raise_syntax_error(
+                f"Expected a positive, finite count after ':', got {quote(token.text)}",
+                span=token.span,
+            )
+        return token
+
+    def _parse_partition(self, match: NameMatch) -> Token:
+        """partition = MIG_PROFILE | TOPOLOGY | "whole" | "unpartitioned" ;"""
+        tokens = self.tokens
+        acc = match.accelerator
+        offered = ", ".join((*acc.partitions, "whole")) if acc.partitions else "none"
+        if not tokens.check("PARTITION"):
+            tokens.raise_syntax_error(
+                "Expected a MIG profile (such as 1g.5gb) or TPU topology (such as 2x4) "
+                f"after '@', got {tokens.found()}; {acc.name} offers: {offered}"
+            )
+        token = tokens.read()
+        text = token.text.lower()
+        if not (text in _WHOLE or _MIG_PROFILE.fullmatch(text) or _TOPOLOGY.fullmatch(text)):
+            hints = close_matches(text, (*acc.partitions, *_WHOLE))
+            hint = f"; did you mean {' or '.join(repr(h) for h in hints)}?" if hints else ""
+            tokens.raise_syntax_error(
+                "Expected a MIG profile (such as 1g.5gb) or TPU topology (such as 2x4) "
+                f"after '@', got {quote(token.text)}{hint} ({acc.name} offers: {offered})",
+                span=token.span,
+            )
+        return token
+
+    # -- semantics -------------------------------------------------------------------------
+    def _resolve(self, name: Token) -> NameMatch:
+        try:
+            return resolve_name(name.text)
+        except AcceleratorError as exc:
+            raise self._with_caret(exc, name.span) from None
+
+    def _complete_named(
+        self,
+        alternative: _Alternative,
+        match: NameMatch,
+        name: Token,
+        *,
+        exact: bool,
+        partition: Token | None,
+    ) -> None:
+        """Fold what the name implies (SKU, count, partition) into the explicit fields."""
+        fields = alternative.fields
+        acc = match.accelerator
+        memory: MemoryRequest | None = fields.get("memory")
+        if memory is not None:
+            try:
+                acc = select_by_memory(match, memory)
+            except AcceleratorError as exc:
+                span = (name.position, (alternative.memory_span or name.span)[1])
+                raise self._with_caret(exc, span) from None
+        fields["accelerator"] = acc
+        fields["exact"] = exact or match.pinned
+        if match.count is not None:
+            count = fields.setdefault("count", match.count)
+            if count != match.count:
+                self.tokens.raise_syntax_error(
+                    f"{quote(name.text)} already means a count of {match.count}, but the spec "
+                    f"asks for {count}; give the count once",
+                    span=alternative.count_span or name.span,
+                )
+        chosen: str | None = None
+        if partition is not None:
+            chosen = partition.text.lower()
+            if match.partition is not None and chosen != match.partition:
+                self.tokens.raise_syntax_error(
+                    f"{quote(name.text)} already names the partition {match.partition!r}, but the "
+                    f"spec asks for {partition.text!r}; give the partition once",
+                    span=partition.span,
+                )
+        elif match.partition is not None:
+            chosen = match.partition
+        if chosen in _WHOLE:
+            fields["unpartitioned"] = True
+            if not acc.partitions:
+                self.tokens.raise_syntax_error(
+                    f"{acc.name} cannot be partitioned, so '@{chosen}' means nothing for it",
+                    span=partition.span if partition is not None else name.span,
+                )
+        elif chosen is not None:
+            try:
+                check_partition(acc, chosen)
+            except AcceleratorError as exc:
+                span = partition.span if partition is not None else name.span
+                raise self._with_caret(exc, span) from None
+            fields["partition"] = chosen
+
+    def _build(self, alternative: _Alternative) -> AcceleratorSpec:
+        try:
+            return AcceleratorSpec(**alternative.fields)
+        except AcceleratorError as exc:
+            raise self._with_caret(exc, (alternative.start, alternative.end)) from None
+
+    def _with_caret(self, exc: AcceleratorError, span: tuple[int, int]) -> AcceleratorError:
+        """The same error, its message followed by the source and a caret under ``span``."""
+        if isinstance(exc, SpecSyntaxError):
+            return exc
+        rendered = str(SpecSyntaxError(str(exc), source=self.source, span=span))
+        if isinstance(exc, UnknownPartitionError):
+            return UnknownPartitionError(
+                rendered, accelerator=exc.accelerator, partition=exc.partition, valid=exc.valid
+            )
+        if isinstance(exc, UnknownAcceleratorError):
+            return UnknownAcceleratorError(rendered, name=exc.name, suggestions=exc.suggestions)
+        return SpecSyntaxError(str(exc), source=self.source, span=span)
+
+    def _unexpected(self, alternative: _Alternative) -> None:
+        """Raise for whatever stands after a complete alternative."""
+        tokens = self.tokens
+        text = self.source[alternative.start : alternative.end].strip()
+        expected = [*alternative.follow, _SAY["PIPE"], _SAY["END"]]
+        listed = ", ".join(expected[:-1]) + " or " + expected[-1]
+        hint = _HINTS.get(self.source[tokens.position], "")
+        tokens.raise_syntax_error(
+            f"Unexpected {tokens.found()} after {quote(text)}; expected {listed}{hint}"
+        )
+
+
+#: Extra advice for characters that commonly land in the wrong place.
+_HINTS = {
+    "!": " ('!' goes right after the name, as in 'H100!:8')",
+    "@": " (the partition goes right after the name or '!', as in 'A100@1g.5gb:2')",
+    ":": " (the count comes last and once, as in 'H100:8')",
+    "+": " ('+' follows a memory size, as in '80GB+'; for 'this or better', list "
+    "fallbacks: 'H100 | H200')",
+    "(": " (parentheses are not part of the grammar; separate alternatives with '|')",
+    ")": " (parentheses are not part of the grammar; separate alternatives with '|')",
+}

@@ -1,0 +1,434 @@
+"""Name resolution (`accelerators._names`), generated from the catalog data where possible."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from accelerators import catalog
+from accelerators._names import NameMatch, cache_clear, known_spellings, resolve_name
+from accelerators.catalog import _schema
+from accelerators.catalog._schema import Accelerator, Names
+from accelerators.errors import AcceleratorError, UnknownAcceleratorError, UnknownPartitionError
+
+ENTRIES = catalog.all()
+IDENTITY = ("name", "model", "constant", "alias")
+
+
+def _spellings(acc: Accelerator) -> list[tuple[str, str]]:
+    """(source, spelling) for every spelling the catalog gives ``acc``."""
+    found = [("name", acc.name), ("model", acc.model)]
+    found += [("constant", acc.constant)] if acc.constant else []
+    found += [("alias", alias) for alias in acc.aliases]
+    for system in Names.model_fields:
+        value = getattr(acc.names, system)
+        found += [(system, v) for v in ((value,) if isinstance(value, str) else value or ())]
+    return found
+
+
+def _key(text: str) -> str:
+    return "-".join(text.casefold().replace("_", " ").replace("-", " ").split())
+
+
+#: Exact keys of the catalog's own spellings (name, model, constant, alias) -> their model.
+IDENTITY_OWNER = {
+    _key(text): acc.model
+    for acc in ENTRIES
+    for source, text in _spellings(acc)
+    if source in IDENTITY
+}
+#: Exact keys of other systems' spellings -> the models that carry them.
+SYSTEM_OWNERS: dict[str, set[str]] = {}
+for _acc in ENTRIES:
+    for _source, _text in _spellings(_acc):
+        if _source not in IDENTITY:
+            SYSTEM_OWNERS.setdefault(_key(_text), set()).add(_acc.model)
+
+SPELLINGS = [
+    pytest.param(acc, source, text, id=f"{acc.name}-{source}-{text}")
+    for acc in ENTRIES
+    for source, text in _spellings(acc)
+]
+
+
+# -- every spelling in the data resolves ----------------------------------------------------
+@pytest.mark.parametrize(("acc", "source", "text"), SPELLINGS)
+def test_every_catalog_spelling_resolves_to_its_model(acc: Accelerator, source: str, text: str):
+    key = _key(text)
+    if key in IDENTITY_OWNER:
+        # The catalog's own names win: Karpenter's "a100" (both A100 sizes) is the alias A100.
+        expected_model = IDENTITY_OWNER[key]
+    elif len(SYSTEM_OWNERS.get(key, ())) > 1:
+        with pytest.raises(UnknownAcceleratorError, match="is ambiguous"):
+            resolve_name(text)
+        return
+    else:
+        expected_model = acc.model
+    match = resolve_name(text)
+    assert match.accelerator.model == expected_model
+    if expected_model == acc.model and not match.pinned:
+        assert match.accelerator == catalog.by_model(acc.model)[0]
+
+
+@pytest.mark.parametrize(("acc", "source", "text"), SPELLINGS)
+def test_every_spelling_resolves_in_any_case_and_separator_style(
+    acc: Accelerator, source: str, text: str
+):
+    exact = resolve_name(text)
+    for variant in (text.upper(), text.lower(), text.replace("-", " "), f"  {text}  "):
+        assert resolve_name(variant).accelerator == exact.accelerator, variant
+
+
+@pytest.mark.parametrize("acc", ENTRIES, ids=lambda acc: acc.name)
+def test_sku_names_pin_unless_they_are_the_model(acc: Accelerator):
+    match = resolve_name(acc.name)
+    assert match.accelerator is acc
+    single_sku = len(catalog.by_model(acc.model)) == 1
+    assert match.pinned is not (single_sku or acc.name == acc.model)
+
+
+@pytest.mark.parametrize("model", catalog.models())
+def test_model_names_resolve_to_the_default_sku(model: str):
+    match = resolve_name(model)
+    assert match.accelerator is catalog.by_model(model)[0]
+    assert match.accelerator.default_for_model
+    assert match.pinned is False
+
+
+@pytest.mark.parametrize(
+    ("acc", "source", "text"),
+    [
+        p
+        for p in SPELLINGS
+        if p.values[1] in ("nvml", "gfd") and _key(str(p.values[2])) not in IDENTITY_OWNER
+    ],
+)
+def test_device_reported_names_pin_the_sku_of_multi_sku_models(
+    acc: Accelerator, source: str, text: str
+):
+    # (A device name that is also one of the catalog's own names, such as "NVIDIA-L4", the
+    # alias of the L4, resolves as that name.)
+    match = resolve_name(text)
+    assert match.accelerator is acc
+    assert match.pinned is (len(catalog.by_model(acc.model)) > 1)
+
+
+# -- model-level or SKU-level: the cases the design names ------------------------------------
+@pytest.mark.parametrize(
+    ("text", "sku", "pinned"),
+    [
+        # model-level: model name, default-SKU aliases, a label both form factors share
+        ("A100", "A100-40GB-SXM", False),
+        ("A100-40GB", "A100-40GB-SXM", False),
+        ("nvidia-tesla-a100", "A100-40GB-SXM", False),
+        ("H100", "H100-SXM", False),
+        ("nvidia-h100-80gb", "H100-SXM", False),
+        ("A100-80G", "A100-80GB-SXM", False),
+        ("Tesla T4", "T4", False),  # a single-SKU model: nothing to pin
+        ("H200-SXM", "H200-SXM", False),
+        # SKU-level: a form factor, a device-reported name, a non-default SKU's label
+        ("A100-40GB-PCIE", "A100-40GB-PCIE", True),
+        ("A100-40GB-SXM", "A100-40GB-SXM", True),
+        ("NVIDIA A100-SXM4-40GB", "A100-40GB-SXM", True),
+        ("NVIDIA-A100-SXM4-40GB", "A100-40GB-SXM", True),
+        ("A100-SXM4-40GB", "A100-40GB-SXM", True),
+        ("H100-SXM5", "H100-SXM", True),
+        ("NVIDIA H100 80GB HBM3", "H100-SXM", True),
+        ("nvidia-h100-mega-80gb", "H100-MEGA", True),
+        ("Tesla V100-PCIE-32GB", "V100-32GB-PCIE", True),
+    ],
+)
+def test_pinned_or_model_level(text: str, sku: str, pinned: bool):
+    match = resolve_name(text)
+    assert (match.accelerator.name, match.pinned) == (sku, pinned)
+
+
+@pytest.mark.parametrize(
+    ("text", "source"),
+    [
+        ("H100", "model"),
+        ("H100-SXM", "name"),
+        ("A100", "alias"),
+        ("NVIDIA H100 80GB HBM3", "nvml"),
+        ("nvidia-h100-80gb", "gke"),
+        ("rtx-pro-server-6000", "karpenter"),
+        ("a10g-largex2", "hf"),
+        ("RTXPRO6000", "skypilot"),
+        ("AMD Instinct MI355X", "rocm"),
+        ("a3-megagpu-8g", "other"),
+        ("A100_80G", "flyte2"),  # also Ray's A100-80G: the first system in Names order
+        ("nvidia a100 80 gb", "model"),  # a loose match reports the spelling it matched
+    ],
+)
+def test_source_names_the_kind_of_spelling(text: str, source: str):
+    assert resolve_name(text).source == source
+
+
+# -- names that imply a count or a partition -------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "sku", "count", "partition"),
+    [
+        ("a10g-largex2", "A10G", 2, None),
+        ("a10g-largex4", "A10G", 4, None),
+        ("l40sx4", "L40S", 4, None),
+        ("h200x8", "H200-SXM", 8, None),
+        ("a100x8", "A100-80GB-SXM", 8, None),  # HF's A100s are the 80 GB part
+        ("t4-small", "T4", None, None),
+        ("8x H100", "H100-SXM", 8, None),
+        ("1x H100", "H100-SXM", 1, None),
+        ("0.5x T4", "T4", 0.5, None),
+        ("H100 x8", "H100-SXM", 8, None),
+        ("A100 x8", "A100-40GB-SXM", 8, None),  # a spaced count: not HF's a100x8
+        ("h100x8", "H100-SXM", 8, None),
+        ("tpu-v5litepod-1", "TPU-V5E", 1, "1x1"),
+        ("tpu-v5litepod-4", "TPU-V5E", 4, "2x2"),
+        ("tpu-v5litepod-8", "TPU-V5E", 8, "2x4"),
+        ("tpu-v6e-8", "TPU-V6E", 8, "2x4"),
+        ("tpu-v5p-8", "TPU-V5P", 4, "2x2x1"),
+        ("tpu-v5p-16", "TPU-V5P", 8, "2x2x2"),
+        ("tpu-v4-8", "TPU-V4", 4, "2x2x1"),
+        ("NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", "A100-40GB-SXM", None, "1g.5gb"),
+        ("NVIDIA-H100-80GB-HBM3-MIG-3g.40gb", "H100-SXM", None, "3g.40gb"),
+        ("NVIDIA A100-SXM4-80GB MIG 1g.10gb+me", "A100-80GB-SXM", None, "1g.10gb+me"),
+    ],
+)
+def test_implied_count_and_partition(
+    text: str, sku: str, count: float | None, partition: str | None
+):
+    match = resolve_name(text)
+    assert (match.accelerator.name, match.count, match.partition) == (sku, count, partition)
+
+
+def test_name_match_is_a_frozen_value():
+    match = resolve_name("A100")
+    assert isinstance(match, NameMatch)
+    assert match == resolve_name("a100")
+    with pytest.raises(AttributeError):
+        match.pinned = True  # type: ignore[misc]
+
+
+# -- tolerance -----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "sku"),
+    [
+        ("nvidia a100 80gb", "A100-80GB-SXM"),
+        ("NVIDIA_A100_80GB", "A100-80GB-SXM"),
+        ("A100 80G", "A100-80GB-SXM"),
+        ("Tesla V100-SXM2-16GB", "V100-16GB-SXM2"),
+        ("tesla-v100", "V100-16GB-SXM2"),
+        ("AMD Instinct MI300X", "MI300X"),
+        ("instinct mi300x", "MI300X"),
+        ("Intel Gaudi 2", "GAUDI2"),
+        ("gaudi2", "GAUDI2"),
+        ("A100 SXM4 40GB", "A100-40GB-SXM"),  # words in another order
+        ("A100-40GB-SXM4", "A100-40GB-SXM"),
+        ("H100 SXM", "H100-SXM"),
+        ("H100 94GB", "H100-NVL"),  # a size no spelling carries picks the family member
+        ("NVIDIA H100 (80GB)", "H100-SXM"),  # parenthesised qualifiers are dropped
+        ("google tpu v5e", "TPU-V5E"),
+        ("trn2", "TRAINIUM2"),
+        ("aws trainium2", "TRAINIUM2"),
+    ],
+)
+def test_tolerant_spellings(text: str, sku: str):
+    assert resolve_name(text).accelerator.name == sku
+
+
+# -- errors --------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "suggestion"),
+    [
+        ("H10O", "H100"),
+        ("A10O", "A100"),
+        ("MI300", "MI300X"),
+        ("nvidia-tesla-a10O", "nvidia-tesla-a100"),
+        ("Trainum2", "TRAINIUM2"),
+    ],
+)
+def test_unknown_names_raise_with_close_matches(text: str, suggestion: str):
+    with pytest.raises(UnknownAcceleratorError) as info:
+        resolve_name(text)
+    assert suggestion in info.value.suggestions
+    message = str(info.value)
+    assert message.startswith(f"Unknown accelerator {text!r}; did you mean ")
+    assert repr(suggestion) in message
+    assert "Expected the name of a catalog model or SKU" in message
+    assert info.value.name == text
+    assert isinstance(info.value, LookupError)
+
+
+def test_unknown_name_without_close_matches_says_what_was_expected():
+    with pytest.raises(UnknownAcceleratorError) as info:
+        resolve_name("quantum-annealer")
+    message = str(info.value)
+    assert message.startswith("Unknown accelerator 'quantum-annealer'. Expected the name")
+    assert "nvidia-smi" in message
+    assert "Hugging Face" in message
+    assert info.value.suggestions == ()
+
+
+def test_one_suggestion_per_model():
+    with pytest.raises(UnknownAcceleratorError) as info:
+        resolve_name("H10O")
+    models = [resolve_name(s).accelerator.model for s in info.value.suggestions]
+    assert len(models) == len(set(models))
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\t"])
+def test_empty_name(text: str):
+    with pytest.raises(UnknownAcceleratorError, match="Expected an accelerator name"):
+        resolve_name(text)
+
+
+@pytest.mark.parametrize("value", [None, 3.5, b"H100", ["H100"]])
+def test_non_string_names(value: Any):
+    with pytest.raises(UnknownAcceleratorError, match="Expected an accelerator name"):
+        resolve_name(value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("tpu-v5p-3", r"TPU-V5P slices are sized in TensorCores, two per chip"),
+        ("tpu-v5litepod-3", r"TPU-V5E has no topology with 3 chips; sizes in this naming: 1, 4"),
+        ("0x H100", r"Unknown accelerator '0x H100'"),
+    ],
+)
+def test_bad_sizes(text: str, message: str):
+    with pytest.raises(UnknownAcceleratorError, match=message):
+        resolve_name(text)
+
+
+def test_mig_suffix_with_a_profile_the_sku_lacks():
+    with pytest.raises(UnknownPartitionError, match=r"A100-40GB-SXM has no MIG profile '1g\.20gb'"):
+        resolve_name("NVIDIA-A100-SXM4-40GB-MIG-1g.20gb")
+
+
+def test_long_names_are_quoted_shortened():
+    text = "x" * 5000
+    with pytest.raises(UnknownAcceleratorError) as info:
+        resolve_name(text)
+    assert len(str(info.value)) < 600
+    assert info.value.name == text
+
+
+# -- catalog.get ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "sku"),
+    [
+        ("H100", "H100-SXM"),
+        ("h100-sxm", "H100-SXM"),
+        ("nvidia-tesla-a100", "A100-40GB-SXM"),
+        ("NVIDIA A100-SXM4-80GB", "A100-80GB-SXM"),
+        ("tpu-v5litepod-8", "TPU-V5E"),
+        ("a10g-largex2", "A10G"),
+    ],
+)
+def test_catalog_get_resolves_every_spelling(text: str, sku: str):
+    assert catalog.get(text).name == sku
+
+
+def test_catalog_get_unknown():
+    with pytest.raises(UnknownAcceleratorError, match=r"did you mean 'H100'"):
+        catalog.get("H10O")
+
+
+def test_known_spellings_lead_with_models():
+    spellings = known_spellings()
+    assert spellings[: len(catalog.models())] == catalog.models()
+    assert "NVIDIA H100 80GB HBM3" in spellings
+
+
+# -- data-driven behaviour, checked on a modified copy of the catalog ------------------------
+@pytest.fixture
+def edited_catalog(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
+    """Install an edited copy of the catalog data; restore the *same* loaded objects after."""
+    original = catalog._load()
+    raw = catalog._read_data()
+
+    def install(edit: Callable[[dict[str, Any]], None]) -> None:
+        data = copy.deepcopy(raw)
+        edit(data)
+        monkeypatch.setattr(catalog, "_read_data", lambda: data)
+        catalog._load.cache_clear()
+        catalog._by_name.cache_clear()
+        cache_clear()
+
+    yield install
+
+    class _Restore:
+        @staticmethod
+        def model_validate(_raw: object) -> object:
+            return original
+
+    catalog._load.cache_clear()
+    catalog._by_name.cache_clear()
+    cache_clear()
+    with monkeypatch.context() as patch:
+        patch.setattr(catalog, "_read_data", dict)
+        patch.setattr(_schema, "CatalogFile", _Restore)
+        assert catalog._load() is original
+
+
+def _entry(data: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(e for e in data["accelerators"] if e["name"] == name)
+
+
+def _add_name(data: dict[str, Any], sku: str, system: str, text: str) -> None:
+    names = _entry(data, sku).setdefault("names", {})
+    names[system] = [*names.get(system, []), text]
+
+
+def test_a_spelling_of_two_models_is_ambiguous(edited_catalog: Callable[..., None]):
+    def edit(data: dict[str, Any]) -> None:
+        _add_name(data, "T4", "other", "cloud-gpu-small")
+        _add_name(data, "L4", "other", "cloud-gpu-small")
+
+    edited_catalog(edit)
+    for text in ("cloud-gpu-small", "Cloud GPU Small", "cloud_gpu_small"):
+        with pytest.raises(UnknownAcceleratorError) as info:
+            resolve_name(text)
+        message = str(info.value)
+        assert message.startswith(f"Accelerator name {text!r} is ambiguous")
+        assert "T4 (T4)" in message
+        assert "L4 (L4)" in message
+        assert info.value.suggestions == ("T4", "L4")
+
+
+def test_a_spelling_of_two_skus_of_one_model_means_the_model(
+    edited_catalog: Callable[..., None],
+):
+    def edit(data: dict[str, Any]) -> None:
+        _add_name(data, "A100-40GB-SXM", "other", "lab-a100")
+        _add_name(data, "A100-40GB-PCIE", "other", "lab-a100")
+        _add_name(data, "A100-40GB-PCIE", "other", "lab-a100-pcie-only")
+
+    edited_catalog(edit)
+    match = resolve_name("lab-a100")
+    assert (match.accelerator.name, match.pinned) == ("A100-40GB-SXM", False)
+    match = resolve_name("lab-a100-pcie-only")
+    assert (match.accelerator.name, match.pinned) == ("A100-40GB-PCIE", True)
+
+
+def test_the_index_follows_the_catalog(edited_catalog: Callable[..., None]):
+    with pytest.raises(UnknownAcceleratorError):
+        resolve_name("brand-new-gpu")
+    edited_catalog(lambda data: _entry(data, "L40S")["aliases"].append("brand-new-gpu"))
+    assert resolve_name("brand-new-gpu").accelerator.name == "L40S"
+
+
+def test_tpu_slice_sizes_come_from_the_topologies(edited_catalog: Callable[..., None]):
+    def edit(data: dict[str, Any]) -> None:
+        entry = _entry(data, "TPU-V5E")
+        entry["tpu_topologies"] = [t for t in entry["tpu_topologies"] if t["topology"] != "2x4"]
+
+    edited_catalog(edit)
+    with pytest.raises(UnknownAcceleratorError, match="no topology with 8 chips"):
+        resolve_name("tpu-v5litepod-8")
+
+
+def test_resolution_errors_are_accelerator_errors():
+    assert issubclass(UnknownAcceleratorError, AcceleratorError)
