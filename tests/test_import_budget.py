@@ -1,0 +1,86 @@
+"""Importing the core stays cheap: no heavy third-party module, and a small time budget.
+
+Airflow's DAG parser and Flyte's serializer import ``accelerators`` in every parse, so the core
+loads pydantic, the catalog data and every integration lazily. Each check runs in a fresh
+interpreter (``python -X importtime``), because this test process has long since imported
+everything.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Top-level modules that ``import accelerators`` must not load (pydantic alone costs ~120 ms).
+HEAVY = (
+    "torch",
+    "flytekit",
+    "airflow",
+    "kubernetes",
+    "kubernetes_validate",
+    "boto3",
+    "botocore",
+    "numpy",
+    "matplotlib",
+    "pydantic",
+    "pydantic_core",
+    "typer",
+    "rich",
+)
+#: Cumulative import time of the ``accelerators`` package, best of RUNS fresh interpreters.
+BUDGET_US = 30_000
+RUNS = 5
+
+_IMPORTTIME = re.compile(r"^import time:\s*(\d+)\s*\|\s*(\d+)\s*\|\s?(\s*)(\S+)\s*$")
+
+
+def _import_in_fresh_interpreter(module: str) -> tuple[set[str], dict[str, int]]:
+    """Import ``module`` in a new interpreter; return its sys.modules and cumulative times (us)."""
+    code = f"import sys\nimport {module}\nprint('\\n'.join(sys.modules))"
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, f"import {module} failed:\n{proc.stderr}"
+    cumulative: dict[str, int] = {}
+    for line in proc.stderr.splitlines():
+        match = _IMPORTTIME.match(line)
+        if match is not None and not match.group(3):  # top level only: no nesting indent
+            cumulative[match.group(4)] = int(match.group(2))
+    return set(proc.stdout.split()), cumulative
+
+
+def _heavy_loaded(modules: set[str]) -> list[str]:
+    return sorted(
+        name for name in modules if any(name == h or name.startswith(h + ".") for h in HEAVY)
+    )
+
+
+@pytest.mark.parametrize("module", ["accelerators", "accelerators.errors", "accelerators.catalog"])
+def test_import_loads_no_heavy_module(module: str) -> None:
+    modules, _ = _import_in_fresh_interpreter(module)
+    assert module in modules
+    assert _heavy_loaded(modules) == []
+
+
+def test_import_accelerators_within_time_budget() -> None:
+    timings = []
+    for _ in range(RUNS):
+        _, cumulative = _import_in_fresh_interpreter("accelerators")
+        assert "accelerators" in cumulative, "no importtime line for the accelerators package"
+        timings.append(cumulative["accelerators"])
+    best = min(timings)
+    assert best < BUDGET_US, (
+        f"import accelerators took {best / 1000:.1f} ms at best of {RUNS} "
+        f"(budget {BUDGET_US / 1000:.0f} ms); all runs (ms): {[t / 1000 for t in timings]}"
+    )
