@@ -80,7 +80,9 @@ class CatalogDataError(AcceleratorError):
     """The catalog data file failed validation."""
 
 
-def close_matches(word: str, candidates: Iterable[str], n: int = 3, cutoff: float = 0.6) -> list[str]:
+def close_matches(
+    word: str, candidates: Iterable[str], n: int = 3, cutoff: float = 0.6
+) -> list[str]:
     """Return up to ``n`` candidates close to ``word``, compared case-insensitively.
 
     The returned strings keep the candidates' own spelling.

@@ -123,14 +123,14 @@ class AcceleratorSpec(BaseModel):
             raise _as_accelerator_error(exc, data) from None
 
     @classmethod
-    def model_validate(cls, obj: Any, **kwargs: Any) -> AcceleratorSpec:  # type: ignore[override]
+    def model_validate(cls, obj: Any, **kwargs: Any) -> AcceleratorSpec:
         try:
             return super().model_validate(obj, **kwargs)
         except ValidationError as exc:
             raise _as_accelerator_error(exc, obj) from None
 
     @classmethod
-    def model_validate_json(cls, json_data: Any, **kwargs: Any) -> AcceleratorSpec:  # type: ignore[override]
+    def model_validate_json(cls, json_data: Any, **kwargs: Any) -> AcceleratorSpec:
         try:
             return super().model_validate_json(json_data, **kwargs)
         except ValidationError as exc:

@@ -114,7 +114,9 @@ class TpuTopology(BaseModel):
         for part in self.topology.split("x"):
             product *= int(part)
         if product != self.chips:
-            raise ValueError(f"topology {self.topology} has {product} chips, data says {self.chips}")
+            raise ValueError(
+                f"topology {self.topology} has {product} chips, data says {self.chips}"
+            )
         return self
 
     @property
@@ -327,7 +329,9 @@ class CatalogFile(BaseModel):
                     problems.append(f"{acc.name}: unknown source key {ref!r}")
         for model, names in defaults.items():
             if len(names) != 1:
-                problems.append(f"model {model} needs exactly one default_for_model SKU, has {names}")
+                problems.append(
+                    f"model {model} needs exactly one default_for_model SKU, has {names}"
+                )
         if problems:
             raise ValueError("; ".join(sorted(set(problems))))
         return self
