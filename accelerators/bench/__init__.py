@@ -1,0 +1,121 @@
+"""The benchmark gate: prove in seconds that the accelerator is the one asked for, healthy and fast.
+
+>>> from accelerators import bench
+>>> report = bench.gate("H100:8")  # doctest: +SKIP
+>>> report.verdict, report.gemm[0].tflops  # doctest: +SKIP
+
+:func:`gate` runs :func:`run` and raises :class:`AcceleratorGateError` when the verdict is
+``fail``; Flyte and Airflow wrappers call it as the first node of a pipeline. A run:
+
+* identifies every device through :func:`accelerators.current` and compares it with the
+  expected spec (wrong SKU, MIG slice where a whole GPU was asked for, too few devices);
+* measures the maximum achievable matmul rate per dtype (fp32, tf32, bf16, fp16, fp8 on GPUs;
+  fp32 and bf16 on CPUs) with a shape search guided by the SM count and caches, under a
+  time budget, each winner checked against an fp64 reference;
+* measures STREAM/BabelStream copy, scale, add, triad and dot bandwidth, each checked against
+  its analytic value;
+* compares the figures with catalog peaks and sourced efficiency bands
+  (``accelerators/data/bench_bands.toml``) and returns pass, warn or fail with every reason.
+
+torch is imported when a run starts, never by importing this package (extra ``[bench]``).
+Profiles: ``quick`` (the gate: at most 15 s on a 2-core CPU, about 10 s on one H100),
+``standard``, ``full``. Method, thresholds and measured performance: ``docs/benchmark.md``.
+
+Public names: :func:`gate`, :func:`run`, :class:`AcceleratorGateError`,
+:class:`BenchReport`, :class:`DeviceReport`, :class:`DeviceSummary`, :class:`GemmResult`,
+:class:`MemoryResult`, :class:`Reason`, :class:`ReasonCode`, :class:`Severity`,
+:class:`Verdict`, :class:`Profile`, :data:`PROFILES`, :data:`SCHEMA_VERSION`,
+:func:`write_json`, :func:`plot_report`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from accelerators.bench._errors import AcceleratorGateError
+from accelerators.bench._plot import plot_report
+from accelerators.bench._profiles import PROFILES, Profile
+from accelerators.bench._report import (
+    SCHEMA_VERSION,
+    BenchReport,
+    DeviceReport,
+    DeviceSummary,
+    GemmResult,
+    MemoryResult,
+    Reason,
+    ReasonCode,
+    Severity,
+    Verdict,
+    write_json,
+)
+from accelerators.bench._run import run
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from accelerators.bench._backend import Backend
+    from accelerators.bench._run import DeviceSelection, ProgressCallback
+    from accelerators.detect import Detected
+
+__all__ = [
+    "PROFILES",
+    "SCHEMA_VERSION",
+    "AcceleratorGateError",
+    "BenchReport",
+    "DeviceReport",
+    "DeviceSummary",
+    "GemmResult",
+    "MemoryResult",
+    "Profile",
+    "Reason",
+    "ReasonCode",
+    "Severity",
+    "Verdict",
+    "gate",
+    "plot_report",
+    "run",
+    "write_json",
+]
+
+
+def gate(
+    expect: object = None,
+    profile: str | Profile = "quick",
+    *,
+    devices: DeviceSelection = None,
+    backend: Backend | None = None,
+    detected: Detected | None = None,
+    sample: Callable[[], Detected] | None = None,
+    progress: ProgressCallback | None = None,
+) -> BenchReport:
+    """Benchmark the visible accelerators and raise unless they pass.
+
+    :param expect: what the pipeline needs: anything :meth:`AcceleratorSpec.parse` accepts
+        (``"H100:8"``, ``"A100@1g.5gb"``, ``accelerators.A100``, a fallback list), or
+        ``None`` to accept whatever is there.
+    :param profile: ``"quick"`` (default), ``"standard"``, ``"full"`` or a :class:`Profile`.
+    :param devices: device indices to benchmark, ``"cpu"``, or ``None`` for all.
+    :param backend: a backend to use instead of torch (tests).
+    :param detected: what :func:`accelerators.current` would return (tests).
+    :param sample: reads telemetry under load (tests).
+    :param progress: called with ``(fraction done, phase)``.
+    :return: the report; its verdict is ``pass`` or ``warn``.
+    :raises AcceleratorGateError: the verdict is ``fail``; ``.report`` holds the report.
+    :raises AcceleratorError: ``expect`` or ``devices`` is invalid.
+    """
+    report = run(
+        expect,
+        profile,
+        devices=devices,
+        backend=backend,
+        detected=detected,
+        sample=sample,
+        progress=progress,
+    )
+    if report.verdict is Verdict.FAIL:
+        raise AcceleratorGateError(report)
+    return report
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

@@ -1,0 +1,160 @@
+"""Datasheet peaks per device: catalog figures scaled to what one torch device is.
+
+* **GPUs.** ``tflops.<dtype>`` and ``bandwidth_tbps`` from the catalog entry, divided by the
+  devices per package (an MI250X GCD is half the package; a K80 GPU half the board), and for a
+  MIG slice scaled by the profile's ``sm_fraction`` (compute) and ``memory_slices`` over the
+  GPU's total memory slices (bandwidth), both from the catalog.
+* **CPUs.** FLOPs per cycle per core (the first matching ``cpu_peak`` rule of the bands file,
+  from the ISA flags and x86 family) x physical cores x the maximum clock
+  :func:`accelerators.current` reports. On a VM without cpufreq that clock is the nominal one
+  (turbo may be higher), so CPU peaks are never better than ``derived``. Without a known clock
+  or a matching rule there is no peak, and the report says the figures are measured only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from accelerators.bench._bands import bands, devices_per_package
+
+if TYPE_CHECKING:
+    from accelerators.catalog._schema import Accelerator
+    from accelerators.detect import CpuInfo, DeviceInfo
+
+__all__ = ["Peak", "cpu_gemm_peak", "device_gemm_peak", "device_memory_peak"]
+
+_RANK = {"source": 0, "derived": 1, "unconfirmed": 2}
+
+
+@dataclass(frozen=True)
+class Peak:
+    """A peak figure (TFLOPS or GB/s) with where it comes from.
+
+    :param value: TFLOPS for GEMM peaks, GB/s for bandwidth peaks.
+    :param source: a catalog or bands-file source key.
+    :param confidence: ``source``, ``derived`` or ``unconfirmed``.
+    :param note: how it was scaled or derived.
+    """
+
+    value: float
+    source: str
+    confidence: str
+    note: str | None = None
+
+
+def _weaker(a: str, b: str) -> str:
+    return a if _RANK.get(a, 2) >= _RANK.get(b, 2) else b
+
+
+def _mig_fractions(acc: Accelerator, profile: str | None) -> tuple[float, float] | None:
+    """(compute fraction, memory fraction) of a MIG profile, ``None`` when unknown."""
+    if profile is None:
+        return None
+    found = acc.mig_profile(profile)
+    if found is None:
+        return None
+    total_slices = max((m.memory_slices for m in acc.mig), default=found.memory_slices)
+    return found.sm_fraction, found.memory_slices / total_slices
+
+
+def _scale(acc: Accelerator, device: DeviceInfo, compute: bool) -> tuple[float, str, str] | None:
+    """Multiplier, confidence floor and note turning a package figure into this device's."""
+    factor, confidence, notes = 1.0, "source", []
+    per_package = devices_per_package(acc.name)
+    if per_package > 1:
+        factor /= per_package
+        confidence = "derived"
+        notes.append(f"1/{per_package} of the {acc.name} package figure")
+    if device.is_mig:
+        fractions = _mig_fractions(acc, device.mig_profile)
+        if fractions is None:
+            return None
+        factor *= fractions[0] if compute else fractions[1]
+        confidence = "derived"
+        what = "SM fraction" if compute else "memory slices"
+        notes.append(f"scaled by MIG {device.mig_profile} {what}")
+    return factor, confidence, "; ".join(notes)
+
+
+def device_gemm_peak(device: DeviceInfo, dtype: str) -> Peak | None:
+    """Dense peak TFLOPS of ``dtype`` on one accelerator device, ``None`` when unknown."""
+    acc = device.accelerator
+    if acc is None:
+        return None
+    figure = acc.figure(f"tflops.{dtype}")
+    if figure is None:
+        return None
+    scaled = _scale(acc, device, compute=True)
+    if scaled is None:
+        return None
+    factor, confidence, note = scaled
+    return Peak(
+        value=figure.value * factor,
+        source=figure.source,
+        confidence=_weaker(figure.confidence, confidence),
+        note=note or None,
+    )
+
+
+def device_memory_peak(device: DeviceInfo) -> Peak | None:
+    """Datasheet memory bandwidth in GB/s of one accelerator device, ``None`` when unknown."""
+    acc = device.accelerator
+    if acc is None:
+        return None
+    scaled = _scale(acc, device, compute=False)
+    if scaled is None:
+        return None
+    factor, confidence, note = scaled
+    figure = acc.bandwidth
+    return Peak(
+        value=figure.value * 1000.0 * factor,
+        source=figure.source,
+        confidence=_weaker(figure.confidence, confidence),
+        note=note or None,
+    )
+
+
+def cpu_gemm_peak(cpu: CpuInfo, dtype: str, *, cores: int | None = None) -> Peak | None:
+    """Theoretical GEMM peak of the host CPU in TFLOPS, ``None`` when it cannot be derived.
+
+    :param cpu: the host CPU from :func:`accelerators.current`.
+    :param dtype: ``fp32``, ``fp64`` or ``bf16``.
+    :param cores: cores to count; the CPU's physical cores by default.
+    """
+    if cpu.max_mhz is None:
+        return None
+    count = cores or cpu.physical_cores or cpu.logical_cpus
+    data = bands()
+    rule = next(
+        (r for r in data.cpu_peak if r.matches(cpu.vendor, cpu.family, cpu.model, cpu.flags)),
+        None,
+    )
+    if rule is None:
+        return None
+    per_cycle: float
+    source: str = rule.source
+    confidence: str = rule.confidence
+    note: str = rule.note
+    if dtype == "fp64":
+        per_cycle = rule.fp64
+    elif dtype == "fp32":
+        per_cycle = rule.fp32
+    elif dtype == "bf16":
+        bf16 = next((r for r in data.cpu_bf16_peak if all(f in cpu.flags for f in r.flags)), None)
+        if bf16 is None:
+            return None
+        per_cycle = (
+            bf16.flops_per_cycle
+            if bf16.flops_per_cycle is not None
+            else rule.fp32 * (bf16.fp32_multiple or 1.0)
+        )
+        source, confidence, note = bf16.source, _weaker(bf16.confidence, confidence), bf16.note
+    else:
+        return None
+    value = per_cycle * count * cpu.max_mhz * 1e6 / 1e12
+    text = (
+        f"{per_cycle:g} FLOPs/cycle/core x {count} cores x {cpu.max_mhz:g} MHz ({note}); "
+        "the clock is what accelerators.current() reports (nominal on VMs without cpufreq)"
+    )
+    return Peak(value=value, source=source, confidence=_weaker(confidence, "derived"), note=text)

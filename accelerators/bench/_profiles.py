@@ -1,0 +1,167 @@
+"""Benchmark profiles: every time budget, dtype list, array size and repetition count in one place.
+
+A :class:`Profile` is a frozen value; :data:`PROFILES` holds the three named ones. Budgets are
+wall-clock seconds per device (devices run side by side on GPU hosts), so a profile's total is
+about ``warm-up + len(dtypes) * gemm budget + stream`` whatever the number of GPUs.
+
+=========  ==========================================  =====================================
+profile    GPU (per device)                            CPU
+=========  ==========================================  =====================================
+quick      0.5 s warm-up, 1 s per dtype, 512 MiB      2.5 s per dtype (thread probe
+           stream arrays: about 8-9 s on an H100       included), 4x LLC stream arrays:
+                                                       about 8-10 s on a 2-core VM
+standard   5 s warm-up, 4 s per dtype, 1 GiB arrays    8 s per dtype
+full       30 s warm-up (mamf-finder's), 15 s per      30 s per dtype, 8x LLC arrays
+           dtype, 2 GiB arrays (AMD acceptance size)
+=========  ==========================================  =====================================
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Literal
+
+from accelerators.errors import AcceleratorError
+
+__all__ = ["PROFILES", "Profile", "ProfileName", "get_profile"]
+
+ProfileName = Literal["quick", "standard", "full"]
+
+_MIB = 1 << 20
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What one benchmark run does and how long it may take.
+
+    :param name: the profile's name, reported with the results.
+    :param gpu_dtypes: GEMM dtypes measured on GPUs (those the device lacks are reported as
+        unsupported).
+    :param cpu_dtypes: GEMM dtypes measured on CPUs.
+    :param gpu_warmup_s: continuous GEMM load before the first measurement (a cold GPU
+        over-reports: mamf-finder warms up for 30 s).
+    :param gpu_gemm_budget_s: shape search budget per dtype and GPU, in seconds.
+    :param cpu_gemm_budget_s: shape search budget per dtype on CPU (thread probe included).
+    :param final_fraction: share of a dtype's budget kept to re-measure the best shapes.
+    :param thread_probe_s: CPU only: time spent comparing 1 and N torch threads, per workload.
+    :param stream_llc_multiple: every stream array is at least this many times the last-level
+        cache (STREAM's rule is 4).
+    :param gpu_stream_min_bytes: lower bound for a GPU stream array, in bytes.
+    :param cpu_stream_min_bytes: lower bound for a CPU stream array, in bytes.
+    :param stream_budget_s: timing budget per stream kernel, in seconds.
+    :param stream_min_reps: fewest timed repetitions per stream kernel (after warm-up).
+    :param stream_max_reps: most timed repetitions per stream kernel.
+    :param check_blocks: GEMM output blocks compared with an fp64 reference per dtype.
+    :param check_block: edge of one checked block (rows and columns).
+    :param stream: whether to run the memory-bandwidth phase (an empty dtype tuple skips
+        the GEMM phase likewise).
+    """
+
+    name: str
+    gpu_dtypes: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8")
+    cpu_dtypes: tuple[str, ...] = ("fp32", "bf16")
+    gpu_warmup_s: float = 0.5
+    gpu_gemm_budget_s: float = 1.0
+    cpu_gemm_budget_s: float = 2.5
+    final_fraction: float = 0.3
+    thread_probe_s: float = 0.3
+    stream_llc_multiple: float = 4.0
+    gpu_stream_min_bytes: int = 512 * _MIB
+    cpu_stream_min_bytes: int = 0
+    stream_budget_s: float = 0.2
+    stream_min_reps: int = 10
+    stream_max_reps: int = 200
+    check_blocks: int = 4
+    check_block: int = 64
+    stream: bool = True
+
+    def __post_init__(self) -> None:
+        problems = []
+        for field in ("gpu_warmup_s", "thread_probe_s"):
+            if getattr(self, field) < 0:
+                problems.append(f"{field} must be >= 0, got {getattr(self, field)!r}")
+        for field in ("gpu_gemm_budget_s", "cpu_gemm_budget_s", "stream_budget_s"):
+            if getattr(self, field) <= 0:
+                problems.append(f"{field} must be > 0, got {getattr(self, field)!r}")
+        if not 0 < self.final_fraction < 1:
+            problems.append(f"final_fraction must be in (0, 1), got {self.final_fraction!r}")
+        if self.stream_llc_multiple <= 0:
+            problems.append(f"stream_llc_multiple must be > 0, got {self.stream_llc_multiple!r}")
+        if not 1 <= self.stream_min_reps <= self.stream_max_reps:
+            problems.append(
+                "need 1 <= stream_min_reps <= stream_max_reps, got "
+                f"{self.stream_min_reps!r} and {self.stream_max_reps!r}"
+            )
+        if self.check_blocks < 1 or self.check_block < 1:
+            problems.append("check_blocks and check_block must be >= 1")
+        if problems:
+            raise ValueError(f"Invalid benchmark profile {self.name!r}: " + "; ".join(problems))
+
+    def scaled(self, factor: float) -> Profile:
+        """This profile with every time budget multiplied by ``factor`` (sizes unchanged).
+
+        Used by tests and by ``--budget-scale`` to make a run shorter or longer.
+
+        :param factor: a positive multiplier.
+        """
+        if factor <= 0:
+            raise ValueError(f"Expected a positive budget scale factor, got {factor!r}")
+        return dataclasses.replace(
+            self,
+            gpu_warmup_s=self.gpu_warmup_s * factor,
+            gpu_gemm_budget_s=self.gpu_gemm_budget_s * factor,
+            cpu_gemm_budget_s=self.cpu_gemm_budget_s * factor,
+            thread_probe_s=self.thread_probe_s * factor,
+            stream_budget_s=self.stream_budget_s * factor,
+        )
+
+
+#: The named profiles. ``quick`` is the pipeline gate: at most 15 s on a 2-core CPU VM and
+#: designed for at most 10 s on one H100.
+PROFILES: dict[str, Profile] = {
+    "quick": Profile(name="quick"),
+    "standard": Profile(
+        name="standard",
+        gpu_warmup_s=5.0,
+        gpu_gemm_budget_s=4.0,
+        cpu_gemm_budget_s=8.0,
+        final_fraction=0.3,
+        thread_probe_s=0.6,
+        gpu_stream_min_bytes=1024 * _MIB,
+        stream_budget_s=0.5,
+        stream_min_reps=10,
+        stream_max_reps=500,
+        check_blocks=8,
+    ),
+    "full": Profile(
+        name="full",
+        gpu_warmup_s=30.0,
+        gpu_gemm_budget_s=15.0,
+        cpu_gemm_budget_s=30.0,
+        final_fraction=0.25,
+        thread_probe_s=1.0,
+        stream_llc_multiple=8.0,
+        gpu_stream_min_bytes=2048 * _MIB,
+        stream_budget_s=2.0,
+        stream_min_reps=20,
+        stream_max_reps=2000,
+        check_blocks=16,
+    ),
+}
+
+
+def get_profile(profile: str | Profile) -> Profile:
+    """Resolve a profile name (or pass a :class:`Profile` through).
+
+    :param profile: ``"quick"``, ``"standard"``, ``"full"`` or a :class:`Profile`.
+    :raises AcceleratorError: for an unknown name, listing the valid ones.
+    """
+    if isinstance(profile, Profile):
+        return profile
+    found = PROFILES.get(str(profile).strip().lower())
+    if found is None:
+        raise AcceleratorError(
+            f"Unknown benchmark profile {profile!r}: expected one of {', '.join(PROFILES)}"
+        )
+    return found

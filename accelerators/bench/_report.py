@@ -1,0 +1,335 @@
+"""The benchmark report: frozen, versioned pydantic models with units in field names.
+
+>>> from accelerators.bench import BenchReport
+>>> BenchReport.model_json_schema()["properties"]["schema_version"]["const"]
+1
+
+``BenchReport.model_validate_json(report.model_dump_json()) == report`` holds for every
+report; :func:`write_json` writes one atomically (a temporary file in the same directory,
+then :func:`os.replace`), so a reader never sees half a file.
+
+Top-level ``gemm`` and ``memory`` hold one entry per dtype and per kernel from the *slowest*
+device (the figure the gate judges); ``devices`` holds every device's full results.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "BenchReport",
+    "DeviceReport",
+    "DeviceSummary",
+    "GemmResult",
+    "MemoryResult",
+    "Reason",
+    "ReasonCode",
+    "Severity",
+    "ThreadChoiceRecord",
+    "Verdict",
+    "atomic_write",
+    "write_json",
+]
+
+#: Version of the report layout. Bump it when a field changes meaning.
+SCHEMA_VERSION = 1
+
+_FROZEN = ConfigDict(extra="forbid", frozen=True)
+
+
+class Verdict(StrEnum):
+    """The gate's answer: ``pass`` and ``warn`` let a pipeline go on, ``fail`` stops it."""
+
+    PASS = "pass"
+    WARN = "warn"
+    FAIL = "fail"
+
+
+class Severity(StrEnum):
+    INFO = "info"
+    WARN = "warn"
+    FAIL = "fail"
+
+
+class ReasonCode(StrEnum):
+    """Why a verdict is what it is. Stable strings: pipelines may branch on them."""
+
+    NO_ACCELERATOR = "no_accelerator"
+    """An accelerator was expected and none is visible."""
+    BACKEND_UNAVAILABLE = "backend_unavailable"
+    """A GPU is visible but torch cannot use it (CPU-only build, driver mismatch)."""
+    NOT_BENCHMARKED = "not_benchmarked"
+    """The device class (TPU, Neuron, Gaudi) has no benchmark backend here."""
+    WRONG_ACCELERATOR = "wrong_accelerator"
+    """The device is not one of the expected SKUs (asked for H100, got A100)."""
+    UNIDENTIFIED_DEVICE = "unidentified_device"
+    """The device name matches no catalog entry: no datasheet to compare with."""
+    MIG_SLICE = "mig_slice"
+    """A MIG slice where a whole GPU was expected."""
+    WRONG_PARTITION = "wrong_partition"
+    """A different MIG profile (or a whole GPU) where a given profile was expected."""
+    TOO_FEW_DEVICES = "too_few_devices"
+    """Fewer matching devices than the spec's count."""
+    EXTRA_DEVICES = "extra_devices"
+    """More devices are visible than the spec asked for (informational)."""
+    FALLBACK_MATCHED = "fallback_matched"
+    """The preferred alternative did not match, a fallback did (informational)."""
+    THROTTLED = "throttled"
+    """Clock-event reasons (thermal, power brake) are active."""
+    CLOCKS_LOW = "clocks_low"
+    """The SM clock under load is far below its maximum."""
+    ECC_ERRORS = "ecc_errors"
+    """Uncorrected ECC errors are reported."""
+    MISCOMPARE = "miscompare"
+    """A kernel's output differs from its reference: fails whatever the speed."""
+    GEMM_SLOW = "gemm_slow"
+    """Matmul throughput below the expected band."""
+    MEMORY_SLOW = "memory_slow"
+    """Memory bandwidth below the expected band."""
+    DEVICE_SPREAD = "device_spread"
+    """The slowest device is much slower than the fastest of the same host."""
+    DTYPE_UNSUPPORTED = "dtype_unsupported"
+    """A dtype of the profile is not supported by the device (informational)."""
+    NO_PEAK = "no_peak"
+    """No datasheet or derived peak to compare with: measured figures only."""
+    EMULATED_DTYPE = "emulated_dtype"
+    """The CPU has no native instructions for this dtype; the rate is of an emulation."""
+    BENCH_ERROR = "bench_error"
+    """A kernel raised an error on the device."""
+
+
+class Reason(BaseModel):
+    """One finding, with the numbers behind it.
+
+    :ivar value: the measured figure, in ``unit``.
+    :ivar threshold: the figure it was compared with, in ``unit``.
+    :ivar unit: ``tflops``, ``gbps``, ``mhz``, ``count`` or ``ratio``.
+    """
+
+    model_config = _FROZEN
+
+    code: ReasonCode
+    severity: Severity
+    message: str
+    device_index: int | None = None
+    metric: str | None = None
+    value: float | None = None
+    threshold: float | None = None
+    unit: Literal["tflops", "gbps", "mhz", "count", "ratio"] | None = None
+
+
+class GemmResult(BaseModel):
+    """The best matmul rate of one dtype on one device, with the shape that gave it."""
+
+    model_config = _FROZEN
+
+    dtype: str
+    device_index: int
+    status: Literal["measured", "unsupported", "error"] = "measured"
+    m: int | None = None
+    n: int | None = None
+    k: int | None = None
+    tflops: float | None = None
+    """Best rate: ``2*m*n*k`` over the fastest call."""
+    median_tflops: float | None = None
+    samples_s: tuple[float, ...] = ()
+    """Every timed call of the winning shape, in seconds."""
+    shapes_tried: int = 0
+    search_s: float = 0.0
+    search_stopped: str | None = None
+    threads: int | None = None
+    correct: bool | None = None
+    max_error: float | None = None
+    """Largest ``|C - C_ref| / sqrt(k)`` over the checked blocks."""
+    tolerance: float | None = None
+    peak_tflops: float | None = None
+    peak_source: str | None = None
+    peak_confidence: str | None = None
+    expected_tflops: float | None = None
+    band_fraction: float | None = None
+    band_source: str | None = None
+    band_confidence: str | None = None
+    note: str | None = None
+
+    @property
+    def fraction_of_peak(self) -> float | None:
+        if self.tflops is None or not self.peak_tflops:
+            return None
+        return self.tflops / self.peak_tflops
+
+
+class MemoryResult(BaseModel):
+    """The best bandwidth of one stream kernel on one device."""
+
+    model_config = _FROZEN
+
+    kernel: str
+    device_index: int
+    status: Literal["measured", "error"] = "measured"
+    gbps: float | None = None
+    """Best rate: bytes (STREAM counting) over the fastest call, in 10^9 B/s."""
+    median_gbps: float | None = None
+    operation: str | None = None
+    bytes_formula: str | None = None
+    bytes_per_call: int | None = None
+    elements: int | None = None
+    dtype: str | None = None
+    array_bytes: int | None = None
+    samples_s: tuple[float, ...] = ()
+    threads: int | None = None
+    correct: bool | None = None
+    max_rel_error: float | None = None
+    tolerance: float | None = None
+    peak_gbps: float | None = None
+    peak_source: str | None = None
+    peak_confidence: str | None = None
+    expected_gbps: float | None = None
+    band_fraction: float | None = None
+    band_source: str | None = None
+    band_confidence: str | None = None
+    note: str | None = None
+
+    @property
+    def fraction_of_peak(self) -> float | None:
+        if self.gbps is None or not self.peak_gbps:
+            return None
+        return self.gbps / self.peak_gbps
+
+
+class ThreadChoiceRecord(BaseModel):
+    """How many CPU threads a workload used and why."""
+
+    model_config = _FROZEN
+
+    workload: str
+    threads: int
+    source: Literal["measured", "cached", "fixed"]
+    median_s: dict[int, float] = Field(default_factory=dict)
+    """Median call time per thread count compared (empty unless measured now)."""
+
+
+class DeviceReport(BaseModel):
+    """Everything measured and observed on one device."""
+
+    model_config = _FROZEN
+
+    index: int
+    kind: str
+    backend: str
+    name: str
+    accelerator: str | None = None
+    vendor: str | None = None
+    is_mig: bool = False
+    mig_profile: str | None = None
+    compute_units: int | None = None
+    memory_bytes: int | None = None
+    clocks_mhz: dict[str, float] = Field(default_factory=dict)
+    """Clocks read while a GEMM burst ran (NVML keys ``sm``, ``sm_max``, ``mem``...)."""
+    throttle_reasons: tuple[str, ...] = ()
+    temperature_c: float | None = None
+    power_w: float | None = None
+    power_limit_w: float | None = None
+    ecc_errors: int | None = None
+    threads: tuple[ThreadChoiceRecord, ...] = ()
+    gemm: tuple[GemmResult, ...] = ()
+    memory: tuple[MemoryResult, ...] = ()
+    verdict: Verdict = Verdict.PASS
+    reasons: tuple[Reason, ...] = ()
+
+
+class DeviceSummary(BaseModel):
+    """What was benchmarked, in one line's worth of fields."""
+
+    model_config = _FROZEN
+
+    kind: str
+    backend: str | None = None
+    name: str
+    accelerator: str | None = None
+    count: int
+    is_mig: bool = False
+    mig_profile: str | None = None
+
+
+class BenchReport(BaseModel):
+    """The result of :func:`accelerators.bench.run` and :func:`accelerators.bench.gate`."""
+
+    model_config = _FROZEN
+
+    schema_version: Literal[1] = 1
+    profile: str
+    expect: str | None = None
+    matched: str | None = None
+    """The alternative of ``expect`` the devices matched (a fallback, when not the first)."""
+    device: DeviceSummary
+    gemm: tuple[GemmResult, ...] = ()
+    memory: tuple[MemoryResult, ...] = ()
+    verdict: Verdict
+    reasons: tuple[Reason, ...] = ()
+    elapsed_s: float
+    slowest_device: int | None = None
+    devices: tuple[DeviceReport, ...] = ()
+    started_at: datetime
+    host: str
+    versions: dict[str, str] = Field(default_factory=dict)
+    fail_below: float
+    """Ratio of measured to expected below which a figure fails."""
+    warn_below: float
+
+    @property
+    def passed(self) -> bool:
+        """True unless the verdict is ``fail``."""
+        return self.verdict is not Verdict.FAIL
+
+    def reasons_at_least(self, severity: Severity) -> tuple[Reason, ...]:
+        """Reasons of ``severity`` or worse (``warn`` gives warnings and failures)."""
+        order = [Severity.INFO, Severity.WARN, Severity.FAIL]
+        floor = order.index(severity)
+        return tuple(r for r in self.reasons if order.index(r.severity) >= floor)
+
+
+def write_json(report: BenchReport, path: str | os.PathLike[str]) -> Path:
+    """Write ``report`` as indented JSON to ``path`` atomically; returns the path.
+
+    :param report: the report.
+    :param path: the destination; its directory must exist.
+    """
+    return atomic_write(path, (report.model_dump_json(indent=2) + "\n").encode("utf-8"))
+
+
+def atomic_write(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write ``data`` to ``path`` through a temporary file and :func:`os.replace`.
+
+    A reader sees the old file or the new one, never a part. An existing file's permission
+    bits are kept; a new file gets ``0o644``.
+
+    :param path: the destination; its directory must exist.
+    :param data: the content.
+    """
+    target = Path(path)
+    try:
+        mode = target.stat().st_mode & 0o777
+    except OSError:
+        mode = 0o644
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        os.chmod(tmp, mode)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return target

@@ -1,0 +1,213 @@
+"""Timing: a :class:`Timer` seam, a :class:`Measurement` of raw samples and a do_bench-style loop.
+
+The loop follows ``triton.testing.do_bench``: estimate the cost of one call, turn the
+millisecond budgets into iteration counts, warm up, then time each call on its own. Work that
+must not be timed (flushing the cache) goes in ``before`` and runs before each call's start.
+
+* :class:`SyncTimer` reads a clock around each call and synchronises the device before and
+  after: right for CPUs, and the seam tests use, with a fake clock that fake kernels advance.
+* :class:`EventTimer` records a pair of device events around each call (CUDA, ROCm, XPU) and
+  synchronises once at the end, so host overhead between calls is not counted.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Clock", "EventTimer", "Measurement", "SyncTimer", "Timer", "bench"]
+
+#: A monotonic clock in seconds (``time.perf_counter`` or a fake one).
+Clock = Callable[[], float]
+
+#: The spread above which a measurement is flagged as noisy (torch.utils.benchmark uses 10 %).
+_IQR_WARN_FRACTION = 0.10
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """Raw per-call times of one kernel, in seconds, with robust statistics.
+
+    :param samples_s: the timed calls, in the order they ran (warm-up excluded).
+    """
+
+    samples_s: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        if not self.samples_s:
+            raise ValueError("A Measurement needs at least one sample")
+
+    @property
+    def best_s(self) -> float:
+        """The fastest call: the figure STREAM, BabelStream and mamf-finder's "max" use."""
+        return min(self.samples_s)
+
+    @property
+    def median_s(self) -> float:
+        return statistics.median(self.samples_s)
+
+    @property
+    def iqr_s(self) -> float:
+        """Interquartile range (0 with fewer than 4 samples)."""
+        if len(self.samples_s) < 4:
+            return 0.0
+        q = statistics.quantiles(self.samples_s, n=4)
+        return q[2] - q[0]
+
+    @property
+    def noisy(self) -> bool:
+        """True when the IQR is more than 10 % of the median (environmental influence)."""
+        return self.iqr_s > _IQR_WARN_FRACTION * self.median_s
+
+    def merge(self, other: Measurement) -> Measurement:
+        """Pool the samples of two measurements of the same kernel."""
+        return Measurement(self.samples_s + other.samples_s)
+
+    def __repr__(self) -> str:
+        text = (
+            f"<Measurement {len(self.samples_s)} samples, best {self.best_s * 1e3:.4g} ms, "
+            f"median {self.median_s * 1e3:.4g} ms"
+        )
+        if self.noisy:
+            text += (
+                f"; WARNING: IQR is {self.iqr_s / self.median_s:.0%} of the median, "
+                "which suggests environmental influence"
+            )
+        return text + ">"
+
+
+class Timer(ABC):
+    """Times calls one by one. Subclasses decide how the time is read."""
+
+    @abstractmethod
+    def time(
+        self,
+        fn: Callable[[], object],
+        *,
+        iterations: int,
+        before: Callable[[], object] | None = None,
+    ) -> list[float]:
+        """Call ``fn`` ``iterations`` times and return each call's duration in seconds.
+
+        :param fn: the kernel launch.
+        :param iterations: how many timed calls.
+        :param before: untimed work before each call (a cache flush), or ``None``.
+        """
+
+
+class SyncTimer(Timer):
+    """Reads ``clock`` around each call, synchronising the device on both sides.
+
+    :param clock: monotonic seconds; ``time.perf_counter`` by default.
+    :param sync: blocks until the device is idle; a no-op for CPUs.
+    """
+
+    def __init__(self, clock: Clock = time.perf_counter, sync: Callable[[], None] | None = None):
+        self.clock = clock
+        self.sync: Callable[[], None] = sync if sync is not None else _no_sync
+
+    def time(
+        self,
+        fn: Callable[[], object],
+        *,
+        iterations: int,
+        before: Callable[[], object] | None = None,
+    ) -> list[float]:
+        samples = []
+        for _ in range(iterations):
+            if before is not None:
+                before()
+            self.sync()
+            start = self.clock()
+            fn()
+            self.sync()
+            samples.append(self.clock() - start)
+        return samples
+
+
+def _no_sync() -> None:
+    return None
+
+
+class EventTimer(Timer):
+    """Times each call with a pair of device events (``torch.cuda`` or ``torch.xpu``).
+
+    Calls and ``before`` are enqueued back to back; ``before`` is enqueued ahead of the start
+    event, so a flush is not inside the timed region. One synchronisation at the end.
+
+    :param module: ``torch.cuda`` or ``torch.xpu`` (anything with ``Event`` and
+        ``synchronize``).
+    :param device: the device index to synchronise.
+    """
+
+    def __init__(self, module: Any, device: int):
+        self.module = module
+        self.device = device
+
+    def time(
+        self,
+        fn: Callable[[], object],
+        *,
+        iterations: int,
+        before: Callable[[], object] | None = None,
+    ) -> list[float]:
+        starts = [self.module.Event(enable_timing=True) for _ in range(iterations)]
+        ends = [self.module.Event(enable_timing=True) for _ in range(iterations)]
+        for start, end in zip(starts, ends, strict=True):
+            if before is not None:
+                before()
+            start.record()
+            fn()
+            end.record()
+        self.module.synchronize(self.device)
+        return [start.elapsed_time(end) / 1e3 for start, end in zip(starts, ends, strict=True)]
+
+
+def bench(
+    fn: Callable[[], object],
+    timer: Timer,
+    *,
+    rep_s: float,
+    warmup_s: float = 0.0,
+    before: Callable[[], object] | None = None,
+    min_reps: int = 3,
+    max_reps: int = 1000,
+    estimate: Sequence[float] | None = None,
+    min_warmup: int = 0,
+) -> Measurement:
+    """Time ``fn`` for about ``rep_s`` seconds after about ``warmup_s`` of warm-up.
+
+    The do_bench algorithm: time one call (after one untimed call, which pays for lazy
+    initialisation), convert the budgets into iteration counts, run the warm-up calls, then
+    the timed ones. ``estimate`` skips the estimation with known per-call times.
+
+    :param fn: the kernel launch.
+    :param timer: how calls are timed.
+    :param rep_s: timed budget in seconds; at least ``min_reps`` calls run whatever it says.
+    :param warmup_s: untimed warm-up budget in seconds.
+    :param before: untimed work before each call.
+    :param min_reps: fewest timed calls.
+    :param max_reps: most timed calls.
+    :param estimate: earlier samples of the same call, or a prediction, in seconds (their
+        median is the per-call estimate: the best call would over-count reps on a noisy host).
+    :param min_warmup: untimed calls to make whatever ``warmup_s`` says (with an
+        ``estimate``, nothing else pays for first-touch and lazy initialisation).
+    :return: the timed samples (warm-up and estimation excluded).
+    """
+    if min_reps < 1 or max_reps < min_reps:
+        raise ValueError(f"Need 1 <= min_reps <= max_reps, got {min_reps} and {max_reps}")
+    if estimate:
+        per_call = max(statistics.median(estimate), 1e-9)
+    else:
+        timer.time(fn, iterations=1, before=before)  # lazy init, first-touch, kernel load
+        per_call = max(timer.time(fn, iterations=1, before=before)[0], 1e-9)
+    warmup = max(min_warmup, min(max_reps, math.floor(warmup_s / per_call)))
+    if warmup > 0:
+        timer.time(fn, iterations=warmup, before=before)
+    reps = max(min_reps, min(max_reps, math.floor(rep_s / per_call)))
+    return Measurement(tuple(timer.time(fn, iterations=reps, before=before)))

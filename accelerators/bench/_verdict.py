@@ -1,0 +1,438 @@
+"""From observations to reasons, and from reasons to a verdict.
+
+Every finding is a :class:`~accelerators.bench._report.Reason` with a stable code, a severity
+and a message naming the device, what was expected and what was found. The verdict is the
+worst severity among the reasons: any ``fail`` fails, else any ``warn`` warns, else pass.
+
+=====================  ========  ============================================================
+code                   severity  when
+=====================  ========  ============================================================
+no_accelerator         fail      ``expect`` names an accelerator and none is visible (info
+                                 when nothing was expected and the CPU was benchmarked)
+backend_unavailable    fail      a GPU is visible, torch cannot use it
+not_benchmarked        warn      TPU, Neuron, Gaudi: identity checked, no benchmark backend
+wrong_accelerator      fail      a visible device is not a candidate SKU of ``expect``
+unidentified_device    warn      no catalog entry for the device (and nothing was expected)
+mig_slice              fail      a MIG slice where a whole GPU was expected
+wrong_partition        fail      another MIG profile, or a whole GPU, where one was expected
+too_few_devices        fail      fewer matching devices than the spec's count
+throttled              per data  ``bench_bands.toml [throttle]``: HW slowdown fails, SW
+                                 thermal warns, SW power cap is informative
+clocks_low             warn      SM clock under load below ``clock_warn_fraction`` x max
+ecc_errors             warn      uncorrected ECC errors reported
+miscompare             fail      a GEMM block or a stream array differs from its reference
+gemm_slow/memory_slow  warn/fail measured / expected below ``warn_below`` / ``fail_below``;
+                                 never ``fail`` when the band or the peak is unconfirmed
+device_spread          warn      slowest / fastest device below ``spread_warn_below``
+=====================  ========  ============================================================
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Literal
+
+from accelerators.bench._bands import Thresholds, ThrottlePolicy
+from accelerators.bench._report import (
+    GemmResult,
+    MemoryResult,
+    Reason,
+    ReasonCode,
+    Severity,
+    Verdict,
+)
+
+if TYPE_CHECKING:
+    from accelerators.detect import Detected, DeviceInfo
+    from accelerators.spec import AcceleratorSpec
+
+__all__ = [
+    "correctness_reasons",
+    "identity_reasons",
+    "performance_reasons",
+    "spread_reasons",
+    "telemetry_reasons",
+    "verdict_of",
+]
+
+_ORDER = {Severity.INFO: 0, Severity.WARN: 1, Severity.FAIL: 2}
+
+
+def verdict_of(reasons: Iterable[Reason]) -> Verdict:
+    """The worst severity among ``reasons`` as a verdict (``pass`` when there are none)."""
+    worst = max((_ORDER[r.severity] for r in reasons), default=0)
+    return {0: Verdict.PASS, 1: Verdict.WARN, 2: Verdict.FAIL}[worst]
+
+
+def _name(device: DeviceInfo) -> str:
+    acc = device.accelerator
+    label = acc.name if acc is not None else repr(device.raw_name)
+    if device.is_mig:
+        label += f" MIG {device.mig_profile or '(unknown profile)'}"
+    return f"device {device.index} ({label})"
+
+
+# -- identity ------------------------------------------------------------------------------
+def identity_reasons(
+    spec: AcceleratorSpec | None, detected: Detected
+) -> tuple[list[Reason], str | None]:
+    """Compare what is visible with what ``spec`` asks for.
+
+    Each alternative of ``spec`` (the spec, then its fallbacks) is tried in order; the first
+    one every visible device matches is the answer. When none matches, the preferred
+    alternative's problems are returned.
+
+    :param spec: the expectation, or ``None`` to only describe what is there.
+    :param detected: what :func:`accelerators.current` found.
+    :return: the reasons and the text of the matching alternative (``None`` when none).
+    """
+    devices = [d for d in detected.devices if d.kind != "cpu"]
+    if spec is None:
+        reasons = []
+        if not devices:
+            reasons.append(
+                Reason(
+                    code=ReasonCode.NO_ACCELERATOR,
+                    severity=Severity.INFO,
+                    message="No accelerator is visible; the host CPU is benchmarked"
+                    + (f" ({detected.reason})" if detected.reason else ""),
+                )
+            )
+        for device in devices:
+            if device.accelerator is None:
+                reasons.append(
+                    Reason(
+                        code=ReasonCode.UNIDENTIFIED_DEVICE,
+                        severity=Severity.WARN,
+                        device_index=device.index,
+                        message=f"{_name(device)} is not in the catalog: no datasheet figures "
+                        "to compare with, measured figures only",
+                    )
+                )
+        return reasons, None
+    alternatives = spec.alternatives
+    first_problems: list[Reason] = []
+    for position, alternative in enumerate(alternatives):
+        problems, extra = _check_alternative(alternative, devices, detected)
+        if not problems:
+            reasons = list(extra)
+            if position > 0:
+                reasons.append(
+                    Reason(
+                        code=ReasonCode.FALLBACK_MATCHED,
+                        severity=Severity.INFO,
+                        message=f"Matched fallback {position} ({alternative}) of {spec}; "
+                        f"the preferred {alternatives[0]} did not match",
+                    )
+                )
+            return reasons, str(alternative)
+        if position == 0:
+            first_problems = problems
+    if len(alternatives) > 1:
+        others = ", ".join(str(a) for a in alternatives[1:])
+        first_problems = [
+            r.model_copy(update={"message": f"{r.message} (no fallback matched either: {others})"})
+            for r in first_problems
+        ]
+    return first_problems, None
+
+
+def _check_alternative(
+    alternative: AcceleratorSpec, devices: Sequence[DeviceInfo], detected: Detected
+) -> tuple[list[Reason], list[Reason]]:
+    """(problems, informational reasons) of one alternative without fallbacks."""
+    wanted = str(alternative)
+    if not devices:
+        why = f" ({detected.reason})" if detected.reason else ""
+        return [
+            Reason(
+                code=ReasonCode.NO_ACCELERATOR,
+                severity=Severity.FAIL,
+                message=f"Expected {wanted}, but no accelerator is visible{why}",
+            )
+        ], []
+    candidates = alternative.candidates
+    names = {acc.name for acc in candidates}
+    shown = ", ".join(sorted(names)) or "none in the catalog"
+    acc = alternative.accelerator
+    problems: list[Reason] = []
+    matching = 0
+    for device in devices:
+        found: list[Reason] = []
+        if device.accelerator is None:
+            found.append(
+                Reason(
+                    code=ReasonCode.WRONG_ACCELERATOR,
+                    severity=Severity.FAIL,
+                    device_index=device.index,
+                    message=f"{_name(device)} is not in the catalog, so it cannot be "
+                    f"confirmed as {wanted} (accepted: {shown})",
+                )
+            )
+        elif device.accelerator.name not in names:
+            found.append(
+                Reason(
+                    code=ReasonCode.WRONG_ACCELERATOR,
+                    severity=Severity.FAIL,
+                    device_index=device.index,
+                    message=f"Expected {wanted} (accepted: {shown}), got {_name(device)}",
+                )
+            )
+        found.extend(_partition_problems(alternative, device))
+        if not found:
+            matching += 1
+        problems.extend(found)
+    needed = max(1, math.ceil(alternative.count))  # a fractional count needs one device
+    if matching < needed:
+        problems.append(
+            Reason(
+                code=ReasonCode.TOO_FEW_DEVICES,
+                severity=Severity.FAIL,
+                message=f"Expected {needed} device(s) matching {wanted}, found {matching} "
+                f"of {len(devices)} visible",
+                value=float(matching),
+                threshold=float(needed),
+                unit="count",
+            )
+        )
+    extra: list[Reason] = []
+    if not problems and len(devices) > needed and acc is not None:
+        extra.append(
+            Reason(
+                code=ReasonCode.EXTRA_DEVICES,
+                severity=Severity.INFO,
+                message=f"{len(devices)} devices are visible, {needed} expected; all are "
+                "benchmarked",
+                value=float(len(devices)),
+                threshold=float(needed),
+                unit="count",
+            )
+        )
+    return problems, extra
+
+
+def _partition_problems(alternative: AcceleratorSpec, device: DeviceInfo) -> list[Reason]:
+    acc = alternative.accelerator
+    partition = alternative.partition
+    if acc is not None and acc.device_class == "tpu":
+        topology = device.extra.get("topology") if partition else None
+        if partition and topology and topology != partition:
+            return [
+                Reason(
+                    code=ReasonCode.WRONG_PARTITION,
+                    severity=Severity.FAIL,
+                    device_index=device.index,
+                    message=f"Expected TPU topology {partition}, {_name(device)} is in a "
+                    f"{topology} slice",
+                )
+            ]
+        return []
+    if partition is None:
+        if device.is_mig:
+            return [
+                Reason(
+                    code=ReasonCode.MIG_SLICE,
+                    severity=Severity.FAIL,
+                    device_index=device.index,
+                    message=f"Expected a whole {alternative}, got a MIG slice: {_name(device)}",
+                )
+            ]
+        return []
+    if not device.is_mig:
+        return [
+            Reason(
+                code=ReasonCode.WRONG_PARTITION,
+                severity=Severity.FAIL,
+                device_index=device.index,
+                message=f"Expected MIG slice {partition}, got a whole GPU: {_name(device)}",
+            )
+        ]
+    if device.mig_profile != partition:
+        return [
+            Reason(
+                code=ReasonCode.WRONG_PARTITION,
+                severity=Severity.FAIL,
+                device_index=device.index,
+                message=f"Expected MIG profile {partition}, got {_name(device)}",
+            )
+        ]
+    return []
+
+
+# -- telemetry -----------------------------------------------------------------------------
+def telemetry_reasons(
+    device: DeviceInfo,
+    *,
+    thresholds: Thresholds,
+    policy: ThrottlePolicy,
+    under_load: bool,
+) -> list[Reason]:
+    """Throttle reasons, low clocks and ECC errors of one device.
+
+    :param device: the device as read (ideally while a GEMM burst ran).
+    :param thresholds: ``clock_warn_fraction``.
+    :param policy: severity per throttle reason.
+    :param under_load: whether ``device`` was read under load (clocks are only judged then).
+    """
+    reasons: list[Reason] = []
+    for name in device.throttle_reasons:
+        severity = Severity(policy.severity(name))
+        what = "is active" if severity is not Severity.INFO else "is active (normal under load)"
+        reasons.append(
+            Reason(
+                code=ReasonCode.THROTTLED,
+                severity=severity,
+                device_index=device.index,
+                metric=f"throttle.{name}",
+                message=f"{_name(device)}: clock-event reason {name} {what}",
+            )
+        )
+    clocks = device.clocks_mhz
+    sm, sm_max = clocks.get("sm"), clocks.get("sm_max")
+    if under_load and sm and sm_max and sm < thresholds.clock_warn_fraction * sm_max:
+        reasons.append(
+            Reason(
+                code=ReasonCode.CLOCKS_LOW,
+                severity=Severity.WARN,
+                device_index=device.index,
+                metric="clock.sm",
+                value=float(sm),
+                threshold=float(thresholds.clock_warn_fraction * sm_max),
+                unit="mhz",
+                message=f"{_name(device)}: SM clock {sm:.0f} MHz under load is below "
+                f"{thresholds.clock_warn_fraction:.0%} of its {sm_max:.0f} MHz maximum",
+            )
+        )
+    if device.ecc_errors:
+        reasons.append(
+            Reason(
+                code=ReasonCode.ECC_ERRORS,
+                severity=Severity(policy.ecc_errors),
+                device_index=device.index,
+                value=float(device.ecc_errors),
+                unit="count",
+                message=f"{_name(device)}: {device.ecc_errors} uncorrected ECC error(s) reported",
+            )
+        )
+    return reasons
+
+
+# -- measurements --------------------------------------------------------------------------
+def correctness_reasons(results: Iterable[GemmResult | MemoryResult]) -> list[Reason]:
+    """A ``miscompare`` failure for every result whose output check failed."""
+    reasons = []
+    for result in results:
+        if result.correct is not False:
+            continue
+        if isinstance(result, GemmResult):
+            metric = f"gemm.{result.dtype}"
+            error = result.max_error
+            detail = (
+                f"{result.dtype} GEMM {result.m}x{result.n}x{result.k} output differs from the "
+                f"fp64 reference: max |error|/sqrt(k) = {error:.3g} > {result.tolerance:.3g}"
+            )
+        else:
+            metric = f"memory.{result.kernel}"
+            error = result.max_rel_error
+            detail = (
+                f"stream {result.kernel} ({result.operation}) differs from its analytic value: "
+                f"relative error {error:.3g} > {result.tolerance:.3g}"
+            )
+        reasons.append(
+            Reason(
+                code=ReasonCode.MISCOMPARE,
+                severity=Severity.FAIL,
+                device_index=result.device_index,
+                metric=metric,
+                value=error,
+                threshold=result.tolerance,
+                unit="ratio",
+                message=f"device {result.device_index}: {detail}",
+            )
+        )
+    return reasons
+
+
+def performance_reasons(
+    results: Iterable[GemmResult | MemoryResult], thresholds: Thresholds
+) -> list[Reason]:
+    """``gemm_slow`` / ``memory_slow`` for results below their expected band."""
+    reasons = []
+    unit: Literal["tflops", "gbps"]
+    for result in results:
+        if isinstance(result, GemmResult):
+            measured, expected, unit = result.tflops, result.expected_tflops, "tflops"
+            peak, code = result.peak_tflops, ReasonCode.GEMM_SLOW
+            metric, what, shown = f"gemm.{result.dtype}", f"{result.dtype} GEMM", "TFLOPS"
+        else:
+            measured, expected, unit = result.gbps, result.expected_gbps, "gbps"
+            peak, code = result.peak_gbps, ReasonCode.MEMORY_SLOW
+            metric, what, shown = f"memory.{result.kernel}", f"{result.kernel} bandwidth", "GB/s"
+        if measured is None or not expected or not peak:
+            continue
+        ratio = measured / expected
+        if ratio >= thresholds.warn_below:
+            continue
+        unconfirmed = "unconfirmed" in (result.band_confidence, result.peak_confidence)
+        severity = Severity.WARN
+        suffix = f"warns below {thresholds.warn_below:.0%}"
+        if ratio < thresholds.fail_below:
+            if unconfirmed:
+                suffix = "below the fail line, but the band or peak is unconfirmed: warning only"
+            else:
+                severity = Severity.FAIL
+                suffix = f"fails below {thresholds.fail_below:.0%}"
+        reasons.append(
+            Reason(
+                code=code,
+                severity=severity,
+                device_index=result.device_index,
+                metric=metric,
+                value=measured,
+                threshold=expected,
+                unit=unit,
+                message=f"device {result.device_index}: {what} {measured:.4g} {shown} is "
+                f"{ratio:.0%} of the expected {expected:.4g} {shown} "
+                f"({result.band_fraction:.0%} of the {peak:.4g} {shown} peak, source "
+                f"{result.band_source}); {suffix}",
+            )
+        )
+    return reasons
+
+
+def spread_reasons(
+    per_device: Sequence[Sequence[GemmResult | MemoryResult]], thresholds: Thresholds
+) -> list[Reason]:
+    """``device_spread`` when the slowest device trails the fastest beyond the threshold."""
+    by_metric: dict[str, list[tuple[float, int]]] = {}
+    for results in per_device:
+        for result in results:
+            if isinstance(result, GemmResult):
+                metric, value = f"gemm.{result.dtype}", result.tflops
+            else:
+                metric, value = f"memory.{result.kernel}", result.gbps
+            if value:
+                by_metric.setdefault(metric, []).append((value, result.device_index))
+    reasons = []
+    for metric, values in by_metric.items():
+        if len(values) < 2:
+            continue
+        slow, fast = min(values), max(values)
+        ratio = slow[0] / fast[0]
+        if ratio < thresholds.spread_warn_below:
+            reasons.append(
+                Reason(
+                    code=ReasonCode.DEVICE_SPREAD,
+                    severity=Severity.WARN,
+                    device_index=slow[1],
+                    metric=metric,
+                    value=ratio,
+                    threshold=thresholds.spread_warn_below,
+                    unit="ratio",
+                    message=f"{metric}: device {slow[1]} reaches {ratio:.0%} of device "
+                    f"{fast[1]} ({slow[0]:.4g} vs {fast[0]:.4g}); warns below "
+                    f"{thresholds.spread_warn_below:.0%}",
+                )
+            )
+    return reasons

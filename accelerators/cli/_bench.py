@@ -1,0 +1,278 @@
+"""``accelerators bench``: run the benchmark gate from a shell.
+
+::
+
+    accelerators bench --expect H100:8 --json report.json --plot report.png
+
+A progress bar runs on stderr while the benchmark runs; the result tables go to stdout.
+Exit codes: 0 pass (or warn), 1 fail, 2 bad input (unknown profile, invalid spec, a device
+that is not visible, torch not installed). torch is imported only when the command runs.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from accelerators.cli._common import console, err_console, fail, guarded, print_json
+
+if TYPE_CHECKING:
+    from accelerators.bench import BenchReport
+
+__all__ = ["EXIT_FAIL", "bench_command", "register"]
+
+#: Exit code of a failed gate (2 is bad input, as for every command).
+EXIT_FAIL = 1
+
+_STATUS_STYLE = {"pass": "bold green", "warn": "bold yellow", "fail": "bold red"}
+_SEVERITY_STYLE = {"info": "dim", "warn": "yellow", "fail": "red"}
+
+
+class ProfileChoice(enum.StrEnum):
+    QUICK = "quick"
+    STANDARD = "standard"
+    FULL = "full"
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``bench`` to ``app``.
+
+    :param app: the root application.
+    """
+    app.command("bench")(bench_command)
+
+
+def _run_benchmark(**kwargs: Any) -> BenchReport:
+    """Run the benchmark (a seam tests replace with a fake backend)."""
+    from accelerators.bench import run
+
+    return run(**kwargs)
+
+
+@guarded
+def bench_command(
+    profile: Annotated[
+        ProfileChoice,
+        typer.Option(
+            "--profile",
+            help="quick: the pipeline gate (seconds); standard; full (minutes, "
+            "mamf-finder-like warm-up).",
+        ),
+    ] = ProfileChoice.QUICK,
+    expect: Annotated[
+        str | None,
+        typer.Option(
+            "--expect",
+            metavar="SPEC",
+            help="What must be there, e.g. H100:8, A100@1g.5gb, 'H100 | A100:2'. "
+            "Wrong SKU, MIG slice, too few devices fail.",
+        ),
+    ] = None,
+    json_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--json", metavar="PATH", help="Write the report as JSON, atomically ('-': stdout)."
+        ),
+    ] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot", metavar="PATH", help="Write a PNG of achieved vs datasheet figures."
+        ),
+    ] = None,
+    device: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--device",
+            metavar="INDEX|cpu",
+            help="Device index to benchmark (repeat it or use 0,1), or 'cpu'. Default: all.",
+        ),
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar and no tables.")
+    ] = False,
+) -> None:
+    """Benchmark GEMM and memory bandwidth on every visible device and judge them."""
+    selection = _parse_devices(device)
+    to_stdout = json_path is not None and str(json_path) == "-"
+    for target in (json_path, plot):
+        if target is not None and str(target) != "-" and not target.parent.exists():
+            fail(f"Directory {str(target.parent)!r} of {str(target)!r} does not exist")
+    try:
+        report = _with_progress(
+            quiet or to_stdout,
+            expect=expect,
+            profile=profile.value,
+            devices=selection,
+        )
+    except ImportError as exc:
+        fail(exc, hint='pip install "accelerators[bench]"')
+    if json_path is not None:
+        if to_stdout:
+            print_json(report.model_dump(mode="json"))
+        else:
+            from accelerators.bench import write_json
+
+            write_json(report, json_path)
+    if plot is not None:
+        from accelerators.bench import plot_report
+
+        try:
+            plot_report(report, plot)
+        except ImportError as exc:
+            fail(exc, hint='pip install "accelerators[bench]"')
+    if not (quiet or to_stdout):
+        _print_report(report)
+        if json_path is not None:
+            console.print(Text(f"JSON report: {json_path}", style="dim"))
+        if plot is not None:
+            console.print(Text(f"Plot: {plot}", style="dim"))
+    if report.verdict.value == "fail":
+        raise typer.Exit(code=EXIT_FAIL)
+
+
+def _parse_devices(values: Sequence[str] | None) -> list[int] | str | None:
+    if not values:
+        return None
+    parts = [p.strip().lower() for v in values for p in v.split(",") if p.strip()]
+    if parts in (["all"], []):
+        return None
+    if "cpu" in parts:
+        if len(parts) > 1:
+            fail(f"--device cpu cannot be combined with other devices, got {', '.join(parts)}")
+        return "cpu"
+    indices = []
+    for part in parts:
+        if not part.isdigit():
+            fail(f"Expected --device to be a device index, 'cpu' or 'all', got {part!r}")
+        indices.append(int(part))
+    return sorted(set(indices))
+
+
+def _with_progress(quiet: bool, **kwargs: Any) -> BenchReport:
+    if quiet:
+        return _run_benchmark(**kwargs)
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        SpinnerColumn,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]bench[/bold] {task.description:<14}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("starting", total=1.0)
+
+        def update(fraction: float, phase: str) -> None:
+            bar.update(task, completed=fraction, description=phase)
+
+        return _run_benchmark(progress=update, **kwargs)
+
+
+def _fmt(value: float | None, digits: int = 4) -> str:
+    return "-" if value is None else f"{value:.{digits}g}"
+
+
+def _pct(value: float | None, of: float | None) -> str:
+    if value is None or not of:
+        return "-"
+    return f"{value / of:.0%}"
+
+
+def _print_report(report: BenchReport) -> None:
+    several = len(report.devices) > 1
+    rates = [g.tflops for d in report.devices for g in d.gemm if g.tflops]
+    giga = bool(rates) and max(rates) < 1.0
+    scale, unit = (1e3, "GFLOPS") if giga else (1.0, "TFLOPS")
+    gemm = Table(title="GEMM (best of the shape search)", header_style="bold", box=None)
+    for header in (
+        *(["Dev"] if several else []),
+        "dtype",
+        "m x n x k",
+        unit,
+        "median",
+        "peak",
+        "% peak",
+        "expected",
+        "threads",
+        "check",
+    ):
+        gemm.add_column(header, justify="left" if header in ("dtype", "m x n x k") else "right")
+    for dev in report.devices:
+        for g in dev.gemm:
+            shape = f"{g.m}x{g.n}x{g.k}" if g.m else g.status
+            check = "-" if g.correct is None else ("ok" if g.correct else "MISCOMPARE")
+            gemm.add_row(
+                *([str(dev.index)] if several else []),
+                g.dtype,
+                shape,
+                _fmt(g.tflops * scale if g.tflops else None),
+                _fmt(g.median_tflops * scale if g.median_tflops else None),
+                _fmt(g.peak_tflops * scale if g.peak_tflops else None),
+                _pct(g.tflops, g.peak_tflops),
+                _fmt(g.expected_tflops * scale if g.expected_tflops else None),
+                _fmt(g.threads),
+                check,
+            )
+    memory = Table(title="Memory bandwidth (STREAM byte counting)", header_style="bold", box=None)
+    for header in (
+        *(["Dev"] if several else []),
+        "kernel",
+        "bytes",
+        "GB/s",
+        "median",
+        "peak",
+        "% peak",
+        "expected",
+        "check",
+    ):
+        memory.add_column(header, justify="left" if header in ("kernel", "bytes") else "right")
+    for dev in report.devices:
+        for m in dev.memory:
+            check = "-" if m.correct is None else ("ok" if m.correct else "MISCOMPARE")
+            memory.add_row(
+                *([str(dev.index)] if several else []),
+                m.kernel,
+                m.bytes_formula or "-",
+                _fmt(m.gbps),
+                _fmt(m.median_gbps),
+                _fmt(m.peak_gbps),
+                _pct(m.gbps, m.peak_gbps),
+                _fmt(m.expected_gbps),
+                check,
+            )
+    if any(d.gemm for d in report.devices):
+        console.print(gemm)
+    if any(d.memory for d in report.devices):
+        console.print(memory)
+    for reason in report.reasons:
+        style = _SEVERITY_STYLE.get(reason.severity.value, "")
+        console.print(Text(f"{reason.severity.value:>4} {reason.code.value}: ", style=style)
+                      + Text(reason.message), soft_wrap=True)  # fmt: skip
+    device = report.device
+    what = device.accelerator or device.name
+    if device.is_mig:
+        what += f" MIG {device.mig_profile}"
+    verdict = report.verdict.value
+    line = Text(f"{verdict.upper()}", style=_STATUS_STYLE.get(verdict, "bold"))
+    line += Text(
+        f"  {device.count} x {what} ({device.backend or device.kind}), profile "
+        f"{report.profile}, {report.elapsed_s:.1f} s"
+        + (f", expected {report.expect}" if report.expect else "")
+    )
+    console.print(line)
