@@ -30,6 +30,7 @@ _LAZY: dict[str, str] = {
     "UnknownAcceleratorError": "accelerators.errors",
     "UnknownPartitionError": "accelerators.errors",
     "AcceleratorSpec": "accelerators.spec",
+    "AcceleratorGateError": "accelerators.bench",
     "current": "accelerators.detect",
     "current_accelerator": "accelerators.detect",
     "Detected": "accelerators.detect",
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from accelerators import catalog as catalog
+    from accelerators.bench import AcceleratorGateError as AcceleratorGateError
     from accelerators.detect import Detected as Detected
     from accelerators.detect import current as current
     from accelerators.detect import current_accelerator as current_accelerator
