@@ -127,7 +127,22 @@ class Reason(BaseModel):
     unit: Literal["tflops", "gbps", "mhz", "count", "ratio"] | None = None
 
 
-class GemmResult(BaseModel):
+class _JudgedResult(BaseModel):
+    """What a GEMM and a stream result share: the output check and where the bar came from."""
+
+    model_config = _FROZEN
+
+    correct: bool | None = None
+    tolerance: float | None = None
+    peak_source: str | None = None
+    peak_confidence: str | None = None
+    band_fraction: float | None = None
+    band_source: str | None = None
+    band_confidence: str | None = None
+    note: str | None = None
+
+
+class GemmResult(_JudgedResult):
     """The best matmul rate of one dtype on one device, with the shape that gave it."""
 
     model_config = _FROZEN
@@ -147,18 +162,10 @@ class GemmResult(BaseModel):
     search_s: float = 0.0
     search_stopped: str | None = None
     threads: int | None = None
-    correct: bool | None = None
     max_error: float | None = None
     """Largest ``|C - C_ref| / sqrt(k)`` over the checked blocks."""
-    tolerance: float | None = None
     peak_tflops: float | None = None
-    peak_source: str | None = None
-    peak_confidence: str | None = None
     expected_tflops: float | None = None
-    band_fraction: float | None = None
-    band_source: str | None = None
-    band_confidence: str | None = None
-    note: str | None = None
 
     @property
     def fraction_of_peak(self) -> float | None:
@@ -167,7 +174,7 @@ class GemmResult(BaseModel):
         return self.tflops / self.peak_tflops
 
 
-class MemoryResult(BaseModel):
+class MemoryResult(_JudgedResult):
     """The best bandwidth of one stream kernel on one device."""
 
     model_config = _FROZEN
@@ -186,17 +193,9 @@ class MemoryResult(BaseModel):
     array_bytes: int | None = None
     samples_s: tuple[float, ...] = ()
     threads: int | None = None
-    correct: bool | None = None
     max_rel_error: float | None = None
-    tolerance: float | None = None
     peak_gbps: float | None = None
-    peak_source: str | None = None
-    peak_confidence: str | None = None
     expected_gbps: float | None = None
-    band_fraction: float | None = None
-    band_source: str | None = None
-    band_confidence: str | None = None
-    note: str | None = None
 
     @property
     def fraction_of_peak(self) -> float | None:
