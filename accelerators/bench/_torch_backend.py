@@ -23,7 +23,6 @@ import os
 import random
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from typing import Any, Literal
 
 from accelerators.bench._backend import (
@@ -132,18 +131,23 @@ class TorchBackend(Backend):
     def _props(self, index: int) -> DeviceProps:
         torch = self.torch
         if self.device_type == "cpu":
+            from accelerators.detect import cpu_info
+            from accelerators.detect._cpu import memory_bytes
+
             l2, llc = self._cpu_caches or (None, None)
-            if l2 is None or llc is None:
-                sys_l2, sys_llc = _sysfs_caches()
-                l2, llc = l2 or sys_l2, llc or sys_llc
+            name = self._cpu_name
+            if l2 is None or llc is None or name is None:
+                host = cpu_info()
+                l2, llc = l2 or host.l2_bytes, llc or host.l3_bytes or host.l2_bytes
+                name = name or host.model_name
             return DeviceProps(
                 index=0,
                 kind="cpu",
-                name=self._cpu_name or _cpu_model_name(),
+                name=name,
                 compute_units=os.cpu_count() or 1,
                 llc_bytes=llc,
                 l2_bytes=l2,
-                memory_bytes=_physical_memory_bytes(),
+                memory_bytes=memory_bytes(),
                 capability=str(torch.backends.cpu.get_cpu_capability()),
             )
         if self.device_type == "xpu":
@@ -519,46 +523,3 @@ class _TorchStreamCase(StreamCase):
     def close(self) -> None:
         self.arrays = {}
         self._dot = None
-
-
-# -- CPU facts when accelerators.current() did not give them ------------------------------
-def _sysfs_caches() -> tuple[int | None, int | None]:
-    """(L2 per core, last-level cache) in bytes from ``/sys/devices/system/cpu/cpu0/cache``."""
-    base = Path("/sys/devices/system/cpu/cpu0/cache")
-    sizes: dict[int, int] = {}
-    try:
-        for index in base.glob("index*"):
-            if (index / "type").read_text().strip() == "Instruction":
-                continue
-            level = int((index / "level").read_text())
-            sizes[level] = _parse_size((index / "size").read_text().strip())
-    except (OSError, ValueError):
-        return None, None
-    llc = sizes[max(sizes)] if sizes else None
-    return sizes.get(2), llc
-
-
-def _parse_size(text: str) -> int:
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    if text and text[-1].upper() in units:
-        return int(text[:-1]) * units[text[-1].upper()]
-    return int(text)
-
-
-def _cpu_model_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    import platform
-
-    return platform.processor() or "CPU"
-
-
-def _physical_memory_bytes() -> int | None:
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    except (ValueError, OSError, AttributeError):
-        return None
