@@ -228,7 +228,7 @@ def _index() -> _Index:
 
 
 def cache_clear() -> None:
-    """Forget the index and the memo of resolved names (tests that swap catalogs call this)."""
+    """Forget the name index (tests that swap catalogs call this)."""
     _state.clear()
 
 

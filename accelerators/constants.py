@@ -321,18 +321,11 @@ def _missing_attribute_message(
 
 
 def _restore_device(sku: str) -> Device:
-    return Device(_entry(sku))
+    return Device(catalog.get(sku))
 
 
 def _restore_partition(sku: str, partition: str | None, unpartitioned: bool) -> Partition:
-    return Partition(_entry(sku), partition=partition, unpartitioned=unpartitioned)
-
-
-def _entry(sku: str) -> Accelerator:
-    for accelerator in catalog.all():
-        if accelerator.name == sku:
-            return accelerator
-    return catalog.get(sku)
+    return Partition(catalog.get(sku), partition=partition, unpartitioned=unpartitioned)
 
 
 # -- spec -> constant ---------------------------------------------------------------------

@@ -283,6 +283,26 @@ class Platform(ABC):
                 out.extend(v for v in raw if v)
         return tuple(dict.fromkeys(out))
 
+    def candidates_and_resource(
+        self, spec: AcceleratorSpec, *, gpus_only: bool = False
+    ) -> tuple[list[Accelerator], str | None]:
+        """The SKUs ``spec`` accepts and the extended resource they are requested as.
+
+        A memory or vendor request (no named accelerator) keeps the candidates of its vendor
+        (NVIDIA when none is given), and only GPUs when ``gpus_only``.
+        """
+        acc = spec.accelerator
+        if acc is not None:
+            return list(spec.candidates), device_resource(acc.vendor, acc.device_class)
+        vendor = spec.vendor or "nvidia"
+        candidates = [
+            a
+            for a in spec.candidates
+            if a.vendor == vendor and (not gpus_only or a.device_class == "gpu")
+        ]
+        device_class = "gpu" if gpus_only or not candidates else candidates[0].device_class
+        return candidates, device_resource(vendor, device_class)
+
     def whole_count(self, spec: AcceleratorSpec, what: str = "devices") -> int:
         """``spec.count`` as an int, or a :class:`PlacementError` for a fraction."""
         if spec.is_fractional:

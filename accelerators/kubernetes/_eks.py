@@ -19,7 +19,6 @@ from accelerators.kubernetes._base import (
     Placement,
     Platform,
     Requirement,
-    device_resource,
     taint_key,
     toleration,
 )
@@ -48,13 +47,7 @@ class Eks(Platform):
                 "be selected; use platform 'nvidia' (GPU Operator MIG) or 'flyte' "
                 "(k8s.amazonaws.com/gpu-partition-size)",
             )
-        if acc is None:
-            vendor = spec.vendor or "nvidia"
-            candidates = [a for a in spec.candidates if a.vendor == vendor]
-            resource = device_resource(vendor, candidates[0].device_class if candidates else "gpu")
-        else:
-            candidates = list(spec.candidates)
-            resource = device_resource(acc.vendor, acc.device_class)
+        candidates, resource = self.candidates_and_resource(spec)
         values = self.label_values_for(candidates, lambda a: a.names.eks)
         if not values or resource is None:
             what = acc.name if acc is not None else f"the accelerators matching {spec}"

@@ -28,7 +28,6 @@ from accelerators.kubernetes._base import (
     Placement,
     Platform,
     Requirement,
-    device_resource,
     normalise_toleration,
     taint_key,
     toleration,
@@ -87,15 +86,7 @@ class Flyte(Platform):
         tpu = acc is not None and acc.device_class == "tpu"
         device_key = self.key("tpu_device" if tpu else "device")
         partition_key = self.key("tpu_partition" if tpu else "partition")
-        if acc is None:
-            vendor = spec.vendor or "nvidia"
-            candidates = [
-                a for a in spec.candidates if a.vendor == vendor and a.device_class == "gpu"
-            ]
-            resource = device_resource(vendor, "gpu")
-        else:
-            candidates = list(spec.candidates)
-            resource = device_resource(acc.vendor, acc.device_class)
+        candidates, resource = self.candidates_and_resource(spec, gpus_only=True)
         devices = self.label_values_for(candidates, lambda a: a.names.flyte)
         if not devices or resource is None:
             what = acc.name if acc is not None else f"the GPUs matching {spec}"
