@@ -98,5 +98,17 @@ def test_thread_setting_round_trips(backend: TorchBackend) -> None:
 
 
 def test_precision_is_a_no_op_on_the_cpu(backend: TorchBackend) -> None:
+    import warnings
+
+    matmul = backend.torch.backends.cuda.matmul
+
+    def settings() -> tuple[object, object]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return matmul.allow_tf32, getattr(matmul, "fp32_precision", None)
+
+    before = settings()
     with backend.precision("tf32"):
-        pass
+        inside = settings()
+    assert inside == before
+    assert settings() == before
