@@ -279,6 +279,10 @@ class BenchReport(BaseModel):
     devices: tuple[DeviceReport, ...] = ()
     started_at: datetime
     host: str
+    node: str | None = None
+    """The Kubernetes node the run measured: ``$NODE_NAME`` (set from the pod's
+    ``spec.nodeName`` through the downward API by the Flyte and Airflow gates), or ``None``
+    outside Kubernetes. Guarded tasks are pinned to it (``kubernetes.io/hostname``)."""
     versions: dict[str, str] = Field(default_factory=dict)
     fail_below: float
     """Ratio of measured to expected below which a figure fails."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import os
 import platform
 import threading
 import time
@@ -165,6 +166,7 @@ def run(
         devices=tuple(device_reports),
         started_at=started,
         host=platform.node(),
+        node=os.environ.get("NODE_NAME") or None,
         versions=versions,
         fail_below=data.thresholds.fail_below,
         warn_below=data.thresholds.warn_below,
