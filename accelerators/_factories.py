@@ -30,16 +30,21 @@ Without ``version``, ``memory`` or ``form_factor`` a family means the model its 
 resolves to (``A100`` is the 40 GB A100); if the name resolves to none, the factory asks
 for ``version``. Bad keywords raise :class:`~accelerators.errors.AcceleratorError` naming
 the valid values.
+
+This module sits below :mod:`accelerators.spec` and never imports it: ``VendorFactories``
+is a descriptor, so ``AcceleratorSpec.NVIDIA`` hands the factories the class they build.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from accelerators import catalog
+from accelerators._text import format_number
+from accelerators.catalog._names import is_vendor_word, loose_key, resolve_name, words
 from accelerators.errors import AcceleratorError, close_matches
 
 if TYPE_CHECKING:
@@ -65,8 +70,6 @@ _WHOLE = ("whole", "unpartitioned")
 
 def _identifier(text: str) -> str:
     """``Instinct MI300`` -> ``MI300``; ``RTX PRO 6000`` -> ``RTX_PRO_6000``."""
-    from accelerators._names import is_vendor_word
-
     words = [w for w in _NON_IDENTIFIER.split(text) if w and not is_vendor_word(w)]
     name = "_".join(words) or _NON_IDENTIFIER.sub("_", text).strip("_")
     return f"_{name}" if name[:1].isdigit() else name
@@ -75,9 +78,14 @@ def _identifier(text: str) -> str:
 class VendorFactories:
     """``AcceleratorSpec.NVIDIA`` and its siblings: factories looked up by attribute."""
 
-    def __init__(self, vendor: str) -> None:
+    def __init__(self, vendor: str, spec_type: Any = None) -> None:
         self.vendor = vendor
         self.label = _VENDOR_LABELS.get(vendor, vendor)
+        self.spec_type = spec_type
+
+    def __get__(self, instance: object, owner: type) -> VendorFactories:
+        """Bound to the class it is read from: its factories build that class."""
+        return VendorFactories(self.vendor, owner)
 
     def _factories(self) -> dict[str, Factory]:
         return _all_factories(catalog.all()).get(self.vendor, {})
@@ -87,6 +95,8 @@ class VendorFactories:
             raise AttributeError(attribute)
         factories = self._factories()
         found = factories.get(attribute.casefold())
+        if found is not None and self.spec_type is not None:
+            return replace(found, spec_type=self.spec_type)
         if found is None:
             names = [factory.attribute for factory in factories.values()]
             hints = close_matches(attribute, names)
@@ -141,6 +151,8 @@ class Factory:
     attribute: str
     family: str
     models: tuple[str, ...]
+    #: The class built (``AcceleratorSpec``), set when read through ``AcceleratorSpec.<Vendor>``.
+    spec_type: Any = field(default=None, compare=False, repr=False)
 
     def __repr__(self) -> str:
         models = ", ".join(self.models)
@@ -162,8 +174,6 @@ class Factory:
         exact: bool = False,
     ) -> AcceleratorSpec:
         """Build the spec; see the module docstring for the keywords."""
-        from accelerators.spec import AcceleratorSpec
-
         call = f"AcceleratorSpec.{self.vendor_label}.{self.attribute}"
         if not isinstance(exact, bool):
             raise AcceleratorError(f"{call}: exact must be True or False, got {exact!r}")
@@ -176,20 +186,24 @@ class Factory:
             skus = self._with_form_factor(call, skus, form_factor)
         sku = self._choose(call, skus, pin=form_factor is not None or exact)
         slice_ = self._slice(call, sku, partition, topology)
-        return AcceleratorSpec(
+        if self.spec_type is None:
+            raise AcceleratorError(
+                f"{call}: read the factory through AcceleratorSpec.{self.vendor_label}, which "
+                "tells it what to build"
+            )
+        spec: AcceleratorSpec = self.spec_type(
             accelerator=sku,
             count=count,
             partition=None if slice_ in _WHOLE else slice_,
             unpartitioned=slice_ in _WHOLE,
             exact=form_factor is not None or exact,
         )
+        return spec
 
     # -- keyword handling ----------------------------------------------------------------
     def _variant(self, model: str) -> str:
         """How a model's name goes on after its family's: ``TPU-V5E`` -> ``v5e``, ``GAUDI3`` ->
         ``3``; the model name itself where it does not (``MI325X`` in family Instinct MI300)."""
-        from accelerators._names import loose_key
-
         family, name = loose_key(self.family), loose_key(model)
         rest = name[len(family) :] if name.startswith(family) else ""
         return rest if _VERSION.match(rest) else model
@@ -197,8 +211,6 @@ class Factory:
     def _with_version(
         self, call: str, skus: list[Accelerator], version: str | int
     ) -> list[Accelerator]:
-        from accelerators._names import loose_key, resolve_name
-
         if isinstance(version, bool) or not isinstance(version, str | int):
             raise AcceleratorError(
                 f"{call}: version must be a string or an integer, got {version!r}"
@@ -233,10 +245,8 @@ class Factory:
         elif isinstance(memory, str):
             size = _MEMORY_TEXT.fullmatch(memory)
             gb = float(size[1]) if size else None
-        from accelerators.spec import _format_number
-
         valid = _listing(
-            f"{_format_number(gb_)}GB" for gb_ in sorted({acc.memory_gb for acc in skus})
+            f"{format_number(gb_)}GB" for gb_ in sorted({acc.memory_gb for acc in skus})
         )
         if gb is None:
             raise AcceleratorError(
@@ -251,8 +261,6 @@ class Factory:
     def _with_form_factor(
         self, call: str, skus: list[Accelerator], form_factor: str
     ) -> list[Accelerator]:
-        from accelerators._names import loose_key, words
-
         if not isinstance(form_factor, str):
             raise AcceleratorError(f"{call}: form_factor must be a string, got {form_factor!r}")
         wanted = loose_key(form_factor)
@@ -271,14 +279,10 @@ class Factory:
 
     def _name_form_factors(self, acc: Accelerator) -> set[str]:
         """Words the SKU name adds to the family name, without sizes and version numbers."""
-        from accelerators._names import words
-
         extra = set(words(acc.name)) - set(words(self.family))
         return {word for word in extra if not _DIGIT.search(word)}
 
     def _choose(self, call: str, skus: list[Accelerator], *, pin: bool) -> Accelerator:
-        from accelerators._names import resolve_name
-
         models = _models(skus)
         if len(models) > 1:
             try:

@@ -1,20 +1,24 @@
 """Recursive-descent parser for the accelerator spec grammar.
 
 >>> from accelerators._parser import parse_spec
->>> str(parse_spec("h100:8 | a100-80gb:8"))
-'H100:8 | A100-80GB:8'
+>>> [alt.fields["count"] for alt in parse_spec("h100:8 | a100-80gb:4").alternatives]
+[8, 4]
 
 The grammar, with its decisions and examples, is in ``docs/grammar.md``; each ``_parse_*``
 method below carries its EBNF rule. Lexing is context-sensitive (:mod:`._tokenizer`): the
 parser asks for the token kinds it can accept next. Names are resolved as soon as they are
-read (:mod:`._names`), so a later error (a MIG profile the model lacks) can name the valid
-choices for that accelerator.
+read (:mod:`accelerators.catalog._names`), so a later error (a MIG profile the model lacks)
+can name the valid choices for that accelerator.
 
 Every failure raises an :class:`~accelerators.errors.AcceleratorError` whose message shows
 the input with a caret under the failing span: :class:`SpecSyntaxError` for the grammar and
 for specs that are well-formed but inconsistent, :class:`UnknownAcceleratorError` for a
 name the catalog does not know (or knows for two models), and
 :class:`UnknownPartitionError` for a MIG profile or topology the accelerator lacks.
+
+The parser returns plain parsed data (:class:`ParsedSpec`: per alternative, the fields of a
+spec and the span they came from), as ``packaging``'s parser does; ``AcceleratorSpec.parse``
+builds itself from it. So the grammar sits below the spec model and never imports it.
 """
 
 from __future__ import annotations
@@ -24,9 +28,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from accelerators._names import NameMatch, quote, resolve_name, select_by_memory
+from accelerators._text import quote, shorten
 from accelerators._tokenizer import DESCRIPTIONS as _SAY
 from accelerators._tokenizer import Token, Tokenizer
+from accelerators.catalog._memory import MemoryRequest
+from accelerators.catalog._names import NameMatch, resolve_name, select_by_memory
+from accelerators.catalog._partitions import check_partition
 from accelerators.errors import (
     AcceleratorError,
     SpecSyntaxError,
@@ -34,9 +41,8 @@ from accelerators.errors import (
     UnknownPartitionError,
     close_matches,
 )
-from accelerators.spec import AcceleratorSpec, MemoryRequest, check_partition
 
-__all__ = ["parse_spec"]
+__all__ = ["ParsedAlternative", "ParsedSpec", "parse_spec"]
 
 #: Shapes a partition can take (the catalog schema checks the same shapes).
 _MIG_PROFILE = re.compile(r"[1-7]g\.[0-9]+gb(?:[+\-][a-z.]+)?")
@@ -46,16 +52,38 @@ _WHOLE = ("whole", "unpartitioned")
 _EXAMPLES = "such as 'H100:8', 'A100@1g.5gb' or '80GB+'"
 
 
-def parse_spec(text: str) -> AcceleratorSpec:
-    """Parse spec text (``"H100:8 | A100-80GB:8"``) into an :class:`AcceleratorSpec`.
+@dataclass(frozen=True)
+class ParsedAlternative:
+    """One alternative: the keyword arguments of a spec and where in the source it stands."""
 
-    >>> spec = parse_spec("NVIDIA A100-SXM4-80GB@1g.10gb:2")
-    >>> str(spec), spec.exact
-    ('A100-80GB-SXM!@1g.10gb:2', True)
+    fields: dict[str, Any]
+    span: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class ParsedSpec:
+    """What :func:`parse_spec` read: the source and its alternatives, preferred first."""
+
+    source: str
+    alternatives: tuple[ParsedAlternative, ...]
+
+    def error_at(self, exc: AcceleratorError, span: tuple[int, int]) -> AcceleratorError:
+        """The same error, its message followed by the source and a caret under ``span``."""
+        return _with_caret(self.source, exc, span)
+
+
+def parse_spec(text: str) -> ParsedSpec:
+    """Parse spec text (``"H100:8 | A100-80GB:8"``) into plain fields per alternative.
+
+    >>> parsed = parse_spec("NVIDIA A100-SXM4-80GB@1g.10gb:2")
+    >>> fields = parsed.alternatives[0].fields
+    >>> fields["accelerator"].name, fields["partition"], fields["count"], fields["exact"]
+    ('A100-80GB-SXM', '1g.10gb', 2, True)
     """
     if not isinstance(text, str):
         raise AcceleratorError(
-            f"Expected an accelerator spec string {_EXAMPLES}, got {type(text).__name__}: {text!r}"
+            f"Expected an accelerator spec string {_EXAMPLES}, got {type(text).__name__}: "
+            f"{shorten(repr(text), 200)}"
         )
     return _Parser(text).parse()
 
@@ -77,11 +105,11 @@ class _Parser:
         self.source = source
         self.tokens = Tokenizer(source)
 
-    def parse(self) -> AcceleratorSpec:
+    def parse(self) -> ParsedSpec:
         return self._parse_spec()
 
     # -- grammar -------------------------------------------------------------------------
-    def _parse_spec(self) -> AcceleratorSpec:
+    def _parse_spec(self) -> ParsedSpec:
         """spec = alternative { ( "|" | "," ) alternative } END ;"""
         tokens = self.tokens
         tokens.skip_ws()
@@ -90,7 +118,7 @@ class _Parser:
                 f"Expected an accelerator spec {_EXAMPLES}, got an empty string"
             )
         last = self._parse_alternative(after=None)
-        specs = [self._build(last)]
+        alternatives = [self._build(last)]
         while True:
             tokens.skip_ws()
             separator = tokens.consume("PIPE") or tokens.consume("COMMA")
@@ -98,13 +126,10 @@ class _Parser:
                 break
             tokens.skip_ws()
             last = self._parse_alternative(after=separator.text)
-            specs.append(self._build(last))
+            alternatives.append(self._build(last))
         if not tokens.at_end():
             self._unexpected(last)
-        first, *fallbacks = specs
-        if not fallbacks:
-            return first
-        return first.model_copy(update={"fallbacks": tuple(fallbacks)})
+        return ParsedSpec(self.source, tuple(alternatives))
 
     def _parse_alternative(self, *, after: str | None) -> _Alternative:
         """alternative = memory_request | vendor_request | named_request ;"""
@@ -316,24 +341,12 @@ class _Parser:
                 raise self._with_caret(exc, span) from None
             fields["partition"] = chosen
 
-    def _build(self, alternative: _Alternative) -> AcceleratorSpec:
-        try:
-            return AcceleratorSpec(**alternative.fields)
-        except AcceleratorError as exc:
-            raise self._with_caret(exc, (alternative.start, alternative.end)) from None
+    @staticmethod
+    def _build(alternative: _Alternative) -> ParsedAlternative:
+        return ParsedAlternative(alternative.fields, (alternative.start, alternative.end))
 
     def _with_caret(self, exc: AcceleratorError, span: tuple[int, int]) -> AcceleratorError:
-        """The same error, its message followed by the source and a caret under ``span``."""
-        if isinstance(exc, SpecSyntaxError):
-            return exc
-        rendered = str(SpecSyntaxError(str(exc), source=self.source, span=span))
-        if isinstance(exc, UnknownPartitionError):
-            return UnknownPartitionError(
-                rendered, accelerator=exc.accelerator, partition=exc.partition, valid=exc.valid
-            )
-        if isinstance(exc, UnknownAcceleratorError):
-            return UnknownAcceleratorError(rendered, name=exc.name, suggestions=exc.suggestions)
-        return SpecSyntaxError(str(exc), source=self.source, span=span)
+        return _with_caret(self.source, exc, span)
 
     def _unexpected(self, alternative: _Alternative) -> None:
         """Raise for whatever stands after a complete alternative."""
@@ -345,6 +358,20 @@ class _Parser:
         tokens.raise_syntax_error(
             f"Unexpected {tokens.found()} after {quote(text)}; expected {listed}{hint}"
         )
+
+
+def _with_caret(source: str, exc: AcceleratorError, span: tuple[int, int]) -> AcceleratorError:
+    """``exc`` again, its message followed by ``source`` and a caret under ``span``."""
+    if isinstance(exc, SpecSyntaxError):
+        return exc
+    rendered = str(SpecSyntaxError(str(exc), source=source, span=span))
+    if isinstance(exc, UnknownPartitionError):
+        return UnknownPartitionError(
+            rendered, accelerator=exc.accelerator, partition=exc.partition, valid=exc.valid
+        )
+    if isinstance(exc, UnknownAcceleratorError):
+        return UnknownAcceleratorError(rendered, name=exc.name, suggestions=exc.suggestions)
+    return SpecSyntaxError(str(exc), source=source, span=span)
 
 
 #: Extra advice for characters that commonly land in the wrong place.

@@ -25,17 +25,14 @@ Semantics (the grammar is in ``docs/grammar.md``):
 from __future__ import annotations
 
 import math
-import re
 import reprlib
 from collections.abc import Sequence
-from decimal import Decimal
 from typing import Annotated, Any, ClassVar
 
 from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
-    Field,
     PlainSerializer,
     ValidationError,
     field_validator,
@@ -44,10 +41,18 @@ from pydantic import (
 
 from accelerators import catalog
 from accelerators._factories import VendorFactories
+from accelerators._parser import parse_spec
+from accelerators._text import format_number, shorten
+from accelerators.catalog._memory import MemoryRequest
+from accelerators.catalog._partitions import check_partition
 from accelerators.catalog._schema import Accelerator, MigProfile, TpuTopology
-from accelerators.errors import AcceleratorError, UnknownPartitionError, close_matches
+from accelerators.errors import AcceleratorError, close_matches
 
-__all__ = ["AcceleratorSpec", "MemoryRequest"]
+__all__ = ["MAX_COUNT", "AcceleratorSpec", "MemoryRequest", "check_partition"]
+
+#: The largest device count a spec accepts (2**53: every integer up to it is exact as a
+#: float, so counts survive JSON and the Kubernetes quantity text unchanged).
+MAX_COUNT = 2**53
 
 
 def _to_accelerator(value: Any) -> Any:
@@ -68,30 +73,6 @@ AcceleratorRef = Annotated[
     BeforeValidator(_to_accelerator),
     PlainSerializer(lambda acc: acc.name, return_type=str),
 ]
-
-
-def _format_number(value: float) -> str:
-    """Shortest text that reads back as ``value``, never in exponent form (``0.00001``)."""
-    if float(value).is_integer():
-        return str(int(value))
-    return format(Decimal(repr(float(value))), "f")
-
-
-class MemoryRequest(BaseModel):
-    """Device memory asked for in GB: exactly ``gb``, or at least ``gb`` when ``at_least``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    gb: float = Field(gt=0)
-    at_least: bool = False
-
-    def matches(self, accelerator: Accelerator) -> bool:
-        if self.at_least:
-            return accelerator.memory_gb >= self.gb
-        return math.isclose(accelerator.memory_gb, self.gb, rel_tol=0, abs_tol=0.5)
-
-    def __str__(self) -> str:
-        return f"{_format_number(self.gb)}GB" + ("+" if self.at_least else "")
 
 
 class AcceleratorSpec(BaseModel):
@@ -141,12 +122,21 @@ class AcceleratorSpec(BaseModel):
     @classmethod
     def _normalise_count(cls, value: Any) -> int | float:
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise AcceleratorError(f"Expected a positive number for count, got {value!r}")
-        if not math.isfinite(value) or value <= 0:
+            raise AcceleratorError(
+                f"Expected a positive number for count, got {shorten(repr(value), 80)}"
+            )
+        if isinstance(value, float) and not math.isfinite(value):
             raise AcceleratorError(f"Expected a positive, finite count, got {value!r}")
-        if float(value).is_integer():
+        if value <= 0 or value > MAX_COUNT:
+            raise AcceleratorError(
+                f"Expected a positive count of at most 2**53 ({MAX_COUNT}), got "
+                f"{shorten(repr(value), 80)}"
+            )
+        if isinstance(value, int):
+            return value
+        if value.is_integer():
             return int(value)
-        return float(value)
+        return value
 
     @field_validator("vendor")
     @classmethod
@@ -179,7 +169,7 @@ class AcceleratorSpec(BaseModel):
         else:
             if self.memory is not None and not self.memory.matches(acc):
                 raise AcceleratorError(
-                    f"{acc.name} has {_format_number(acc.memory_gb)} GB, which does not satisfy "
+                    f"{acc.name} has {format_number(acc.memory_gb)} GB, which does not satisfy "
                     f"the memory request {self.memory}"
                 )
             if self.vendor is not None and self.vendor != acc.vendor:
@@ -209,9 +199,7 @@ class AcceleratorSpec(BaseModel):
         if isinstance(value, AcceleratorSpec):
             return value
         if isinstance(value, str):
-            from accelerators._parser import parse_spec
-
-            return parse_spec(value)
+            return cls._from_parsed(value)
         to_spec = getattr(value, "to_spec", None)
         if callable(to_spec):
             spec = to_spec()
@@ -240,6 +228,21 @@ class AcceleratorSpec(BaseModel):
             f"accelerators.A100, or a list of those; got {type(value).__name__}: "
             f"{reprlib.repr(value)}"
         )
+
+    @classmethod
+    def _from_parsed(cls, text: str) -> AcceleratorSpec:
+        """Build the spec from what the grammar read; errors point into ``text``."""
+        parsed = parse_spec(text)
+        specs: list[AcceleratorSpec] = []
+        for alternative in parsed.alternatives:
+            try:
+                specs.append(cls(**alternative.fields))
+            except AcceleratorError as exc:
+                raise parsed.error_at(exc, alternative.span) from None
+        first, *fallbacks = specs
+        if not fallbacks:
+            return first
+        return first.model_copy(update={"fallbacks": tuple(fallbacks)})
 
     # -- derived views -----------------------------------------------------------------
     @property
@@ -287,12 +290,6 @@ class AcceleratorSpec(BaseModel):
     def _fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in type(self).model_fields}
 
-    def to_constant(self) -> Any:
-        """The ``accelerators.constants`` object for this spec (count is not part of it)."""
-        from accelerators.constants import constant_for
-
-        return constant_for(self)
-
     # -- canonical text ----------------------------------------------------------------
     def _single_str(self) -> str:
         acc = self.accelerator
@@ -313,7 +310,7 @@ class AcceleratorSpec(BaseModel):
                 parts[-1] += "@whole"
         text = ":".join(parts)
         if self.count != 1:
-            text += f":{_format_number(self.count)}"
+            text += f":{format_number(self.count)}"
         return text
 
     def __str__(self) -> str:
@@ -322,67 +319,19 @@ class AcceleratorSpec(BaseModel):
     def __repr__(self) -> str:
         return f"<AcceleratorSpec({str(self)!r})>"
 
+    # Equality and hashing both go by the canonical text, so a spec and the string that is
+    # its canonical text are equal *and* hash alike (``{spec: 1}["H100:8"]`` works). Another
+    # spelling of the same spec ("h100:8") is not equal to it: no hash could agree with
+    # every spelling. Parse such text first: ``spec == AcceleratorSpec.parse("h100:8")``.
     def __eq__(self, other: object) -> bool:
         if isinstance(other, AcceleratorSpec):
             return str(self) == str(other)
         if isinstance(other, str):
-            try:
-                return str(self) == str(AcceleratorSpec.parse(other))
-            except AcceleratorError:
-                return NotImplemented
+            return str(self) == other
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash(("AcceleratorSpec", str(self)))
-
-
-#: A MIG profile's compute slices, memory and suffix: ``1g`` ``10gb`` ``+me``.
-_MIG_SHAPE = re.compile(r"([0-9]+g)\.([0-9]+gb)(.*)")
-
-
-def check_partition(accelerator: Accelerator, partition: str) -> None:
-    """Raise :class:`UnknownPartitionError` unless ``accelerator`` offers ``partition``."""
-    if partition in accelerator.partitions:
-        return
-    valid = accelerator.partitions
-    what = "TPU topology" if accelerator.device_class == "tpu" else "MIG profile"
-    if _MIG_SHAPE.fullmatch(partition) is None and re.fullmatch(r"[0-9]+(x[0-9]+)+", partition):
-        what = "TPU topology"  # what was asked for, whatever the device offers
-    if not valid:
-        raise UnknownPartitionError(
-            f"{accelerator.name} cannot be partitioned: it has no MIG profiles or TPU "
-            f"topologies, so {partition!r} is not available",
-            accelerator=accelerator.name,
-            partition=partition,
-        )
-    # MIG profiles with the same compute slices and suffix as asked ("1g.*gb" for "1g.20gb")
-    # first, closest first; then spelling neighbours.
-    shape = _MIG_SHAPE.fullmatch(partition)
-    same = [
-        p
-        for p in valid
-        if shape and (m := _MIG_SHAPE.fullmatch(p)) and m.group(1, 3) == shape.group(1, 3)
-    ]
-    ranked = close_matches(partition, same, n=len(same), cutoff=0) if same else []
-    hints = list(dict.fromkeys([*ranked, *close_matches(partition, valid)]))[:3]
-    hint = f" Did you mean {' or '.join(repr(h) for h in hints)}?" if hints else ""
-    elsewhere = [
-        other.model
-        for other in catalog.all()
-        if other.family == accelerator.family
-        and other.model != accelerator.model
-        and other.default_for_model
-        and partition in other.partitions
-    ]
-    if elsewhere:
-        verb = "has" if len(elsewhere) == 1 else "have"
-        hint += f" ({' and '.join(elsewhere)} {verb} {partition!r}.)"
-    raise UnknownPartitionError(
-        f"{accelerator.name} has no {what} {partition!r}; valid: {', '.join(valid)}.{hint}",
-        accelerator=accelerator.name,
-        partition=partition,
-        valid=valid,
-    )
+        return hash(str(self))
 
 
 def _as_accelerator_error(exc: ValidationError, data: Any) -> AcceleratorError:
@@ -394,5 +343,7 @@ def _as_accelerator_error(exc: ValidationError, data: Any) -> AcceleratorError:
     lines = []
     for error in exc.errors():
         where = ".".join(str(p) for p in error.get("loc", ())) or "spec"
-        lines.append(f"{where}: {error.get('msg')} (got {error.get('input')!r})")
-    return AcceleratorError(f"Invalid AcceleratorSpec {data!r}: " + "; ".join(lines))
+        lines.append(f"{where}: {error.get('msg')} (got {shorten(repr(error.get('input')), 80)})")
+    return AcceleratorError(
+        f"Invalid AcceleratorSpec {shorten(repr(data), 200)}: " + "; ".join(lines)
+    )

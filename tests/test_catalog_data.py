@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from accelerators import catalog
-from accelerators.catalog import _schema
+from accelerators.catalog import _store
 from accelerators.catalog._schema import DTYPES, Accelerator
 from accelerators.errors import CatalogDataError
 
@@ -651,29 +651,18 @@ def broken_catalog(monkeypatch, tmp_path):
     Teardown puts the *same* loaded objects back into the loader's cache, so modules that
     hold references to catalog entries (constants, name index) stay consistent.
     """
-    original = catalog._load()
+    original = _store.LOADED.file()
 
     def install(edit):
         text = edit(DATA_FILE.read_text(encoding="utf-8"))
         path = tmp_path / "catalog.toml"
         path.write_text(text, encoding="utf-8")
-        monkeypatch.setattr(catalog, "_read_data", lambda: tomllib.loads(path.read_text("utf-8")))
-        catalog._load.cache_clear()
-        catalog._by_name.cache_clear()
+        monkeypatch.setattr(_store, "_read_data", lambda: tomllib.loads(path.read_text("utf-8")))
+        _store.LOADED.cache_clear()
 
     yield install
 
-    class _Restore:
-        @staticmethod
-        def model_validate(raw):
-            return original
-
-    catalog._load.cache_clear()
-    catalog._by_name.cache_clear()
-    with monkeypatch.context() as patch:
-        patch.setattr(catalog, "_read_data", dict)
-        patch.setattr(_schema, "CatalogFile", _Restore)
-        assert catalog._load() is original
+    _store.LOADED.install(original)
 
 
 def _replace_once(text: str, old: str, new: str) -> str:
@@ -711,4 +700,4 @@ def test_two_default_skus_for_a_model_are_rejected(broken_catalog):
 
 def test_catalog_loads_again_after_the_broken_file_tests():
     assert len(catalog.all()) == len(REQUIRED)
-    assert catalog.all()[0] is catalog._by_name()[catalog.all()[0].name.casefold()]
+    assert catalog.all()[0] is catalog.get(catalog.all()[0].name)

@@ -168,11 +168,21 @@ def test_valid(text: str, canonical: str, skus: tuple[str | None, ...]):
     resolved = tuple(alt.accelerator.name if alt.accelerator else None for alt in spec.alternatives)
     assert resolved == skus
     assert AcceleratorSpec.parse(canonical) == spec
-    assert spec == text  # a spec equals the strings that parse to it
+    # Equality with text goes by the canonical text, so equality and hashing agree.
+    assert spec == canonical
+    assert hash(spec) == hash(canonical)
+    assert {spec: True}[canonical]
+    assert (spec == text) is (text == canonical)
 
 
-def test_parse_spec_is_what_acceleratorspec_parse_uses():
-    assert parse_spec("H100:8") == AcceleratorSpec.parse("H100:8")
+def test_parse_spec_returns_plain_fields_the_spec_is_built_from():
+    parsed = parse_spec("h100:8 | A100@1g.5gb:2")
+    assert [alt.span for alt in parsed.alternatives] == [(0, 6), (9, 22)]
+    first, second = (alt.fields for alt in parsed.alternatives)
+    assert (first["accelerator"].name, first["count"], first["exact"]) == ("H100-SXM", 8, False)
+    assert (second["partition"], second["count"]) == ("1g.5gb", 2)
+    built = [AcceleratorSpec(**alt.fields) for alt in parsed.alternatives]
+    assert AcceleratorSpec.parse("h100:8 | A100@1g.5gb:2").alternatives == tuple(built)
 
 
 # -- the fields behind the text ----------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Name resolution (`accelerators._names`), generated from the catalog data where possible."""
+"""Name resolution (`accelerators.catalog._names`), generated from the catalog data."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from accelerators import catalog
-from accelerators._names import NameMatch, cache_clear, known_spellings, resolve_name
-from accelerators.catalog import _schema
+from accelerators.catalog import _store
+from accelerators.catalog._names import NameMatch, cache_clear, known_spellings, resolve_name
 from accelerators.catalog._schema import Accelerator, Names
 from accelerators.errors import AcceleratorError, UnknownAcceleratorError, UnknownPartitionError
 
@@ -346,31 +346,19 @@ def test_known_spellings_lead_with_models():
 @pytest.fixture
 def edited_catalog(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
     """Install an edited copy of the catalog data; restore the *same* loaded objects after."""
-    original = catalog._load()
-    raw = catalog._read_data()
+    original = _store.LOADED.file()
+    raw = _store._read_data()
 
     def install(edit: Callable[[dict[str, Any]], None]) -> None:
         data = copy.deepcopy(raw)
         edit(data)
-        monkeypatch.setattr(catalog, "_read_data", lambda: data)
-        catalog._load.cache_clear()
-        catalog._by_name.cache_clear()
+        monkeypatch.setattr(_store, "_read_data", lambda: data)
+        _store.LOADED.cache_clear()
         cache_clear()
 
     yield install
 
-    class _Restore:
-        @staticmethod
-        def model_validate(_raw: object) -> object:
-            return original
-
-    catalog._load.cache_clear()
-    catalog._by_name.cache_clear()
-    cache_clear()
-    with monkeypatch.context() as patch:
-        patch.setattr(catalog, "_read_data", dict)
-        patch.setattr(_schema, "CatalogFile", _Restore)
-        assert catalog._load() is original
+    _store.LOADED.install(original)
 
 
 def _entry(data: dict[str, Any], name: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from accelerators import catalog
-from accelerators._names import known_spellings
+from accelerators.catalog._names import known_spellings
 from accelerators.errors import AcceleratorError
 from accelerators.spec import AcceleratorSpec, MemoryRequest
 

@@ -180,6 +180,8 @@ class Accelerator(BaseModel):
     memory_type: str
     interconnect: str
     memory: Figure = Field(alias="memory_gb")
+    devices_per_board: int = Field(default=1, ge=1, le=8)
+    """Devices the board shows the OS and Kubernetes (2 for K80, M60, MI250/MI250X)."""
     bandwidth: Figure = Field(alias="bandwidth_tbps")
     tdp: Figure | None = Field(default=None, alias="tdp_w")
     tflops_figures: dict[str, Figure] = Field(default_factory=dict, alias="tflops")
@@ -219,6 +221,11 @@ class Accelerator(BaseModel):
     @property
     def memory_gb(self) -> float:
         return self.memory.value
+
+    @property
+    def device_memory_gb(self) -> float:
+        """Memory of one device as the scheduler sees it: the board's, split per device."""
+        return self.memory.value / self.devices_per_board
 
     @property
     def bandwidth_tbps(self) -> float:

@@ -365,8 +365,10 @@ def _partition_text(spec: AcceleratorSpec) -> str:
 
 
 def _constant_text(spec: AcceleratorSpec) -> str:
+    from accelerators.constants import constant_for
+
     try:
-        value = spec.to_constant()
+        value = constant_for(spec)
     except AcceleratorError:
         return "-"
     return f"accelerators.{value.name}" if value.name else repr(value)

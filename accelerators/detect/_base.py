@@ -250,7 +250,7 @@ def match_accelerator(
 ) -> Accelerator | None:
     """Catalog entry for the first of ``names`` that resolves, or ``None``.
 
-    With ``catalog=None`` each name goes through ``accelerators._names.resolve_name`` (the
+    With ``catalog=None`` each name goes through ``accelerators.catalog._names.resolve_name`` (the
     project's resolver for NVML names, labels and aliases) and then, if that module is missing
     or finds nothing, through an exact, then case-insensitive, then punctuation-insensitive
     comparison with every name the catalog lists. A given ``catalog`` (tests, custom data) is
@@ -288,7 +288,7 @@ def _resolve(
     names: Sequence[str], vendor: str | None, device_class: str | None
 ) -> Accelerator | None:
     try:
-        from accelerators._names import resolve_name
+        from accelerators.catalog._names import resolve_name
     except ImportError:
         return None
     for name in names:

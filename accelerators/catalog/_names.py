@@ -1,6 +1,6 @@
 """Accelerator name resolution, driven purely by catalog data.
 
->>> from accelerators._names import resolve_name
+>>> from accelerators.catalog._names import resolve_name
 >>> resolve_name("nvidia-tesla-a100").accelerator.name
 'A100-40GB-SXM'
 
@@ -45,13 +45,16 @@ the data: the words of its name that its model name lacks, plus its ``form_facto
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from accelerators import catalog
+from accelerators._text import format_number, quote
+from accelerators.catalog import _store as catalog
+from accelerators.catalog._memory import MemoryRequest
+from accelerators.catalog._partitions import check_partition
 from accelerators.errors import AcceleratorError, UnknownAcceleratorError, close_matches
-from accelerators.spec import MemoryRequest, _format_number, check_partition
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -62,7 +65,6 @@ __all__ = [
     "is_vendor_word",
     "known_spellings",
     "loose_key",
-    "quote",
     "resolve_name",
     "select_by_memory",
     "words",
@@ -192,7 +194,7 @@ def words(text: str) -> list[str]:
             continue
         memory = _MEMORY_WORD.fullmatch(word)
         if memory:
-            word = f"{_format_number(float(memory[1]))}gb"
+            word = f"{format_number(float(memory[1]))}gb"
         else:
             word = _FORM_FACTOR_GENERATION.sub(r"\1", word)
         found.append(word)
@@ -215,6 +217,7 @@ def _words_key(text: str) -> str:
 
 # -- the index -------------------------------------------------------------------------------
 _state: list[_Index] = []
+_state_lock = threading.Lock()
 
 
 def _index() -> _Index:
@@ -222,9 +225,10 @@ def _index() -> _Index:
     entries = catalog.all()
     if _state and _state[0].entries is entries:
         return _state[0]
-    index = _build_index(entries)
-    _state[:] = [index]
-    return index
+    with _state_lock:  # threads racing for the first lookup build the index once
+        if not (_state and _state[0].entries is entries):
+            _state[:] = [_build_index(entries)]
+        return _state[0]
 
 
 def cache_clear() -> None:
@@ -292,6 +296,15 @@ def resolve_name(text: str) -> NameMatch:
         raise UnknownAcceleratorError(
             f"Expected an accelerator name (str), got {type(text).__name__}: {text!r}",
             name=repr(text),
+        )
+    if not text.isascii():
+        # Look-alike characters (a Kelvin sign for K, a Cyrillic A) are not names; the spec
+        # grammar refuses them too, so the catalog must not quietly fold them.
+        odd = next(ch for ch in text if not ch.isascii())
+        raise UnknownAcceleratorError(
+            f"Unknown accelerator {quote(text)}: it contains the non-ASCII character "
+            f"{odd!r} (U+{ord(odd):04X}); accelerator names are ASCII",
+            name=text,
         )
     index = _index()
     found = index.results.get(text)
@@ -496,11 +509,11 @@ def select_by_memory(match: NameMatch, memory: MemoryRequest) -> Accelerator:
         return acc
     family = _family_defaults(acc, lambda other: True)
     variants = ", ".join(
-        f"{other.model} ({_format_number(other.memory_gb)} GB)" for other in family
+        f"{other.model} ({format_number(other.memory_gb)} GB)" for other in family
     )
     if match.pinned:
         raise AcceleratorError(
-            f"{acc.name} has {_format_number(acc.memory_gb)} GB, which does not satisfy the memory "
+            f"{acc.name} has {format_number(acc.memory_gb)} GB, which does not satisfy the memory "
             f"request {memory}; {acc.family} models: {variants}"
         )
     found = _family_defaults(acc, memory.matches)
@@ -518,14 +531,6 @@ def select_by_memory(match: NameMatch, memory: MemoryRequest) -> Accelerator:
 
 
 # -- errors ----------------------------------------------------------------------------------
-def quote(text: str, limit: int = 60) -> str:
-    """``repr(text)``, shortened in the middle when long (messages quote user input)."""
-    if len(text) <= limit:
-        return repr(text)
-    keep = (limit - 3) // 2
-    return repr(f"{text[:keep]}...{text[-keep:]}")
-
-
 def _ambiguous(
     text: str, accelerators: Iterable[Accelerator], spellings: Iterable[str] = ()
 ) -> UnknownAcceleratorError:

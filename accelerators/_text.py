@@ -1,0 +1,36 @@
+"""Small text helpers shared by every layer: numbers written back and user input quoted.
+
+The lowest layer of the core, next to :mod:`accelerators.errors`: standard library only.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+__all__ = ["format_number", "quote", "shorten"]
+
+
+def format_number(value: float) -> str:
+    """Shortest text that reads back as ``value``, never in exponent form (``0.00001``).
+
+    Integers (Python ints of any size, or floats with no fractional part) are written as
+    integers, exactly.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if float(value).is_integer():
+        return str(int(value))
+    return format(Decimal(repr(float(value))), "f")
+
+
+def shorten(text: str, limit: int = 60) -> str:
+    """``text`` itself, or its start and end around ``...`` when longer than ``limit``."""
+    if len(text) <= limit:
+        return text
+    keep = (limit - 3) // 2
+    return f"{text[:keep]}...{text[-keep:]}"
+
+
+def quote(text: str, limit: int = 60) -> str:
+    """``repr(text)``, shortened in the middle when long (messages quote user input)."""
+    return repr(shorten(text, limit))

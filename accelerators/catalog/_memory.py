@@ -1,0 +1,38 @@
+"""A request for device memory (``80GB``, ``80GB+``), checked against catalog entries."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from accelerators._text import format_number
+
+if TYPE_CHECKING:
+    from accelerators.catalog._schema import Accelerator
+
+__all__ = ["MemoryRequest"]
+
+
+class MemoryRequest(BaseModel):
+    """Device memory asked for in GB: exactly ``gb``, or at least ``gb`` when ``at_least``.
+
+    It is compared with what one device shows the scheduler
+    (:attr:`~accelerators.catalog._schema.Accelerator.device_memory_gb`): a K80 board is two
+    12 GB devices, so ``nvidia:12GB`` matches it and ``nvidia:24GB`` does not.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    gb: float = Field(gt=0, allow_inf_nan=False)
+    at_least: bool = False
+
+    def matches(self, accelerator: Accelerator) -> bool:
+        memory = accelerator.device_memory_gb
+        if self.at_least:
+            return memory >= self.gb
+        return math.isclose(memory, self.gb, rel_tol=0, abs_tol=0.5)
+
+    def __str__(self) -> str:
+        return f"{format_number(self.gb)}GB" + ("+" if self.at_least else "")

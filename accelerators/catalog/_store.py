@@ -1,0 +1,143 @@
+"""Loading the catalog data file once, and the plain lookups over it.
+
+The data is read, validated (:mod:`accelerators.catalog._schema`) and indexed on first use,
+under a lock, so threads that race for the first lookup parse the file once between them.
+"""
+
+from __future__ import annotations
+
+import threading
+import tomllib
+from importlib import resources
+from typing import TYPE_CHECKING
+
+from accelerators.errors import CatalogDataError
+
+if TYPE_CHECKING:
+    from accelerators.catalog._schema import Accelerator, CatalogFile, Source
+
+__all__ = ["all", "by_exact_name", "by_model", "catalog_version", "models", "select", "sources"]
+
+_DATA_PACKAGE = "accelerators.data"
+_DATA_FILE = "catalog.toml"
+
+
+def _read_data() -> dict[str, object]:
+    text = resources.files(_DATA_PACKAGE).joinpath(_DATA_FILE).read_text(encoding="utf-8")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogDataError(f"catalog data file {_DATA_FILE} is not valid TOML: {exc}") from exc
+
+
+def _read_data_now() -> dict[str, object]:
+    # Looked up at call time, so tests can swap the reader (``_store._read_data``).
+    return _read_data()
+
+
+class _Loaded:
+    """The validated file and its name index, built once per process (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._file: CatalogFile | None = None
+        self._by_name: dict[str, Accelerator] = {}
+        self.loads = 0  # how many times the file was parsed (tests check it stays 1)
+
+    def file(self) -> CatalogFile:
+        loaded = self._file
+        if loaded is not None:
+            return loaded
+        with self._lock:
+            if self._file is None:
+                self._file = self._parse()
+                self._by_name = {acc.name.casefold(): acc for acc in self._file.accelerators}
+                self.loads += 1
+            return self._file
+
+    def by_name(self) -> dict[str, Accelerator]:
+        self.file()
+        return self._by_name
+
+    def cache_clear(self) -> None:
+        """Forget the loaded file: the next lookup reads it again (tests that edit data)."""
+        self.install(None)
+
+    def install(self, loaded: CatalogFile | None) -> None:
+        """Use ``loaded`` as the catalog (None: read the file on next use)."""
+        with self._lock:
+            self._file = loaded
+            self._by_name = (
+                {acc.name.casefold(): acc for acc in loaded.accelerators} if loaded else {}
+            )
+
+    @staticmethod
+    def _parse() -> CatalogFile:
+        from pydantic import ValidationError
+
+        from accelerators.catalog._schema import CatalogFile
+
+        raw = _read_data_now()
+        try:
+            return CatalogFile.model_validate(raw)
+        except ValidationError as exc:
+            raise CatalogDataError(
+                f"catalog data file {_DATA_FILE} failed validation:\n{exc}"
+            ) from exc
+
+
+LOADED = _Loaded()
+
+
+def all() -> tuple[Accelerator, ...]:  # noqa: A001 - the name the API promises
+    """Every catalog entry, in data-file order."""
+    return LOADED.file().accelerators
+
+
+def catalog_version() -> str:
+    """Version string of the data file (``YYYY.MM.patch``)."""
+    return LOADED.file().catalog_version
+
+
+def sources() -> dict[str, Source]:
+    """Source records keyed as the figures reference them."""
+    return dict(LOADED.file().sources)
+
+
+def by_exact_name(name: str) -> Accelerator | None:
+    """The entry whose SKU name is ``name`` (case-insensitive), or None."""
+    return LOADED.by_name().get(name.casefold())
+
+
+def by_model(model: str) -> tuple[Accelerator, ...]:
+    """Every SKU of ``model`` (e.g. the SXM and PCIe A100 40 GB), default first."""
+    found = [acc for acc in all() if acc.model.casefold() == model.casefold()]
+    found.sort(key=lambda acc: not acc.default_for_model)
+    return tuple(found)
+
+
+def models() -> tuple[str, ...]:
+    """Distinct model names, in data-file order."""
+    return tuple(dict.fromkeys(acc.model for acc in all()))
+
+
+def select(
+    *,
+    vendor: str | None = None,
+    device_class: str | None = None,
+    min_memory_gb: float | None = None,
+    memory_gb: float | None = None,
+) -> tuple[Accelerator, ...]:
+    """Entries matching every given filter (memory compared in GB)."""
+    out = []
+    for acc in all():
+        if vendor is not None and acc.vendor != vendor.lower():
+            continue
+        if device_class is not None and acc.device_class != device_class.lower():
+            continue
+        if min_memory_gb is not None and acc.memory_gb < min_memory_gb:
+            continue
+        if memory_gb is not None and acc.memory_gb != memory_gb:
+            continue
+        out.append(acc)
+    return tuple(out)
