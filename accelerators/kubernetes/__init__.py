@@ -91,6 +91,7 @@ _REGISTRY: dict[str, type[Platform]] = {
 }
 
 _DRA_OPTIONS = ("claim_name", "claim_template_name", "gpu_device_class", "mig_device_class")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
@@ -243,12 +244,18 @@ def build_manifests(
 
     Parameters as for :func:`build_pod`.
     """
-    if len(name) > 253 or not _DNS_SUBDOMAIN.match(name):
+    if not isinstance(name, str) or len(name) > 253 or not _DNS_SUBDOMAIN.match(name):
         raise AcceleratorError(
             f"Pod name {name!r} is not valid: use lowercase letters, digits, '-' and '.', "
             "starting and ending with a letter or digit"
         )
-    if not image.strip():
+    for what, value in (("Namespace", namespace), ("Container name", container_name)):
+        if value is not None and (not isinstance(value, str) or not _DNS_LABEL.match(value)):
+            raise AcceleratorError(
+                f"{what} {value!r} is not valid: use at most 63 lowercase letters, digits and "
+                "'-', starting and ending with a letter or digit"
+            )
+    if not isinstance(image, str) or not image.strip() or image != image.strip():
         raise AcceleratorError(f"Expected a container image name, got {image!r}")
     metadata: dict[str, Any] = {"name": name}
     if namespace:

@@ -14,6 +14,15 @@ this merge is complete:
   are added, other resources kept; the same resource with another value is an error;
 * ``runtimeClassName`` and ``resourceClaims``: set, unless they conflict.
 
+The pod is checked first (:mod:`._podcheck`): a malformed part (containers given as a
+mapping, resources as a string, a ``None`` term) raises :class:`AcceleratorError` naming
+its path. After the merge, every required ``nodeSelectorTerm`` is checked together with the
+``nodeSelector``: terms that no node could match (``gke-accelerator=nvidia-tesla-t4`` and
+``gke-accelerator In (nvidia-h100-80gb)``) are dropped, and if none is left the pod could
+never schedule, which raises :class:`PlacementError` naming the pod's requirement and the
+accelerator's. A resource the pod already sets in ``limits`` or ``requests`` to another
+value than the accelerator needs is a :class:`PlacementError` too.
+
 The input is never mutated. ``kubernetes.client`` models (``V1Pod``, ``V1PodTemplateSpec``,
 ``V1PodSpec``) come back as the same type (needs the ``[k8s]`` extra).
 """
@@ -25,6 +34,14 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from accelerators.errors import AcceleratorError, PlacementError
+from accelerators.kubernetes._podcheck import (
+    PREFERRED,
+    REQUIRED,
+    NodeRequirement,
+    check_pod_shape,
+    describe,
+    unsatisfiable,
+)
 
 __all__ = ["merge_fragment"]
 
@@ -54,12 +71,17 @@ def merge_fragment(pod: T, fragment: Mapping[str, Any], *, container: str | None
             f"got {type(pod).__name__}"
         )
     data = copy.deepcopy(dict(pod))
-    _merge_spec(_pod_spec(data), fragment, container)
+    spec, path = _pod_spec(data, "pod")
+    check_pod_shape(spec, path)
+    _merge_spec(spec, fragment, container)
+    _check_schedulable(spec, fragment)
     return data  # type: ignore[return-value]
 
 
-def _pod_spec(data: dict[str, Any]) -> dict[str, Any]:
-    snake = [k for k in _SNAKE_KEYS if k in data or k in (data.get("spec") or {})]
+def _pod_spec(data: dict[str, Any], path: str) -> tuple[dict[str, Any], str]:
+    """The pod spec inside ``data`` and its path (``pod.spec.template.spec``)."""
+    inner = data.get("spec")
+    snake = [k for k in _SNAKE_KEYS if k in data or (isinstance(inner, dict) and k in inner)]
     if snake:
         raise AcceleratorError(
             f"The pod uses snake_case keys ({', '.join(snake)}), as kubernetes.client's "
@@ -67,18 +89,18 @@ def _pod_spec(data: dict[str, Any]) -> dict[str, Any]:
             "ApiClient().sanitize_for_serialization(obj)"
         )
     if "containers" in data:
-        return data
-    spec = data.get("spec")
-    if isinstance(spec, dict):
-        if "containers" in spec:
-            return spec
-        if isinstance(spec.get("template"), dict):
-            return _pod_spec(spec["template"])
+        return data, path
+    if isinstance(inner, dict):
+        if "containers" in inner:
+            return inner, f"{path}.spec"
+        if isinstance(inner.get("template"), dict):
+            return _pod_spec(inner["template"], f"{path}.spec.template")
     if isinstance(data.get("template"), dict):
-        return _pod_spec(data["template"])
+        return _pod_spec(data["template"], f"{path}.template")
+    keys = sorted(str(k) for k in data)
     raise AcceleratorError(
         "Expected a Pod or PodTemplateSpec (spec.containers), a PodSpec (containers), a "
-        f"PodTemplate (template) or a workload (spec.template); got keys {sorted(data)}"
+        f"PodTemplate (template) or a workload (spec.template); {path} has keys {keys}"
     )
 
 
@@ -136,8 +158,7 @@ def _merge_affinity(existing: Mapping[str, Any], extra: Mapping[str, Any]) -> di
     out = copy.deepcopy(dict(existing))
     ours = extra.get("nodeAffinity") or {}
     node = dict(out.get("nodeAffinity") or {})
-    required_key = "requiredDuringSchedulingIgnoredDuringExecution"
-    preferred_key = "preferredDuringSchedulingIgnoredDuringExecution"
+    required_key, preferred_key = REQUIRED, PREFERRED
     our_terms = (ours.get(required_key) or {}).get("nodeSelectorTerms") or []
     if our_terms:
         old_terms = (node.get(required_key) or {}).get("nodeSelectorTerms") or []
@@ -176,6 +197,62 @@ def _contains(expressions: list[Any], term: Mapping[str, Any]) -> bool:
     return all(expr in expressions for expr in term.get("matchExpressions") or [])
 
 
+def _requirements(term: Mapping[str, Any], path: str) -> list[NodeRequirement]:
+    return [
+        NodeRequirement.read(expr, f"{path}.matchExpressions[{i}]")
+        for i, expr in enumerate(term.get("matchExpressions") or [])
+    ]
+
+
+def _check_schedulable(spec: dict[str, Any], fragment: Mapping[str, Any]) -> None:
+    """Drop required terms no node can match; raise if none is left (module docstring)."""
+    selector = [
+        NodeRequirement(str(key), "In", (str(value),))
+        for key, value in (spec.get("nodeSelector") or {}).items()
+    ]
+    ours = {NodeRequirement(str(k), "In", (str(v),)) for k, v in _selector(fragment).items()}
+    ours |= {r for term in _terms(fragment) for r in _requirements(term, "fragment")}
+    required = (spec.get("affinity") or {}).get("nodeAffinity", {}).get(REQUIRED) or {}
+    terms = list(required.get("nodeSelectorTerms") or [])
+    if not terms:
+        return  # nodeSelector keys are unique, and clashes were caught while merging them
+    kept, conflicts = [], []
+    for i, term in enumerate(terms):
+        bad = unsatisfiable([*selector, *_requirements(term, f"nodeSelectorTerms[{i}]")])
+        if bad is None:
+            kept.append(term)
+        elif bad not in conflicts:
+            conflicts.append(bad)
+    if kept:
+        if len(kept) < len(terms):
+            required["nodeSelectorTerms"] = kept
+        return
+    lines = []
+    for group in conflicts[:3]:
+        pods = [r for r in group if r not in ours]
+        accelerator = [r for r in group if r in ours]
+        lines.append(
+            f"the pod requires {describe(pods) or '(nothing on this key)'}, but the "
+            f"accelerator needs {describe(accelerator) or '(nothing on this key)'}"
+        )
+    more = f" (and {len(conflicts) - 3} more)" if len(conflicts) > 3 else ""
+    raise PlacementError(
+        "The pod could never schedule with this accelerator: "
+        + "; ".join(lines)
+        + more
+        + ". Remove the pod's own requirement or ask for the accelerator it names"
+    )
+
+
+def _selector(fragment: Mapping[str, Any]) -> Mapping[str, Any]:
+    return fragment.get("nodeSelector") or {}
+
+
+def _terms(fragment: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    required = ((fragment.get("affinity") or {}).get("nodeAffinity") or {}).get(REQUIRED) or {}
+    return list(required.get("nodeSelectorTerms") or [])
+
+
 def _container(spec: dict[str, Any], name: str | None) -> dict[str, Any]:
     containers = spec.get("containers") or []
     if not containers:
@@ -197,11 +274,14 @@ def _merge_resources(target: dict[str, Any], resources: Mapping[str, Any]) -> No
             continue
         merged = dict(current.get(section) or {})
         for key, value in values.items():
-            if key in merged and str(merged[key]) != str(value):
-                raise PlacementError(
-                    f"Container {target.get('name')!r} already has {section} {key}: "
-                    f"{merged[key]!r}, which conflicts with the accelerator's {value!r}"
-                )
+            # Extended resources need requests equal to limits: check both sections.
+            for other in ("limits", "requests"):
+                have = (current.get(other) or {}).get(key)
+                if have is not None and str(have) != str(value):
+                    raise PlacementError(
+                        f"Container {target.get('name')!r} already has {other} {key}: "
+                        f"{have!r}, which conflicts with the accelerator's {value!r}"
+                    )
             merged[key] = value
         current[section] = merged
     if resources.get("claims"):

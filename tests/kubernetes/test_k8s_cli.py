@@ -126,3 +126,13 @@ def test_registered_in_the_real_cli() -> None:
     assert json.loads(result.stdout)["spec"]["nodeSelector"] == {
         "cloud.google.com/gke-accelerator": "nvidia-tesla-t4"
     }
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("--namespace", "Not Valid!"), ("-n", "UPPER"), ("--name", "a b")]
+)
+def test_invalid_names_exit_2_without_a_manifest(option: str, value: str) -> None:
+    result = run("T4", "--platform", "gke", option, value)
+    assert result.exit_code == 2, result.output
+    assert "not valid" in result.output
+    assert "apiVersion" not in result.stdout
