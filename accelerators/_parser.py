@@ -42,7 +42,13 @@ from accelerators.errors import (
     close_matches,
 )
 
-__all__ = ["ParsedAlternative", "ParsedSpec", "parse_spec"]
+__all__ = ["MAX_COUNT", "ParsedAlternative", "ParsedSpec", "parse_spec"]
+
+#: The largest device count a spec accepts (2**53: every integer up to it is exact as a
+#: float, so counts survive JSON and the Kubernetes quantity text unchanged).
+MAX_COUNT = 2**53
+#: GB per memory unit (decimal units, as datasheets and ``nvidia-smi`` quote them).
+_UNITS = {"mb": 0.001, "g": 1.0, "gb": 1.0, "tb": 1000.0}
 
 #: Shapes a partition can take (the catalog schema checks the same shapes).
 _MIG_PROFILE = re.compile(r"[1-7]g\.[0-9]+gb(?:[+\-][a-z.]+)?")
@@ -221,16 +227,15 @@ class _Parser:
             tokens.skip_ws()
             memory_allowed = False
         count = self._parse_count(memory_allowed=memory_allowed)
-        value = float(count.text)
-        alternative.fields["count"] = int(value) if value.is_integer() else value
+        alternative.fields["count"] = _count_value(count.text)
         alternative.count_span = count.span
         alternative.follow = []
 
     def _parse_memory(self) -> MemoryRequest:
-        """memory = MEMORY [ "+" ] ;   MEMORY = number ( "GB" | "G" ) ;"""
+        """memory = MEMORY [ "+" ] ;   MEMORY = number ( "GB" | "G" | "MB" | "TB" ) ;"""
         tokens = self.tokens
         token = tokens.expect("MEMORY", expected="a memory size such as '80GB'")
-        gb = float(token.match["gb"])
+        gb = float(token.match["gb"]) * _UNITS[token.match["unit"].lower()]
         if not (math.isfinite(gb) and gb > 0):
             tokens.raise_syntax_error(
                 f"Expected a positive memory size such as '80GB', got {quote(token.text)}",
@@ -249,10 +254,11 @@ class _Parser:
                 expected += " or a memory size (such as 80GB)"
             tokens.raise_syntax_error(f"Expected {expected}, got {tokens.found()}")
         token = tokens.read()
-        value = float(token.text)
-        if not (math.isfinite(value) and value > 0):
+        value = _count_value(token.text)
+        if not (math.isfinite(value) and 0 < value <= MAX_COUNT):
             tokens.raise_syntax_error(
-                f"Expected a positive, finite count after ':', got {quote(token.text)}",
+                f"Expected a positive count of at most 2**53 ({MAX_COUNT}) after ':', got "
+                f"{quote(token.text)}",
                 span=token.span,
             )
         return token
@@ -372,6 +378,14 @@ def _with_caret(source: str, exc: AcceleratorError, span: tuple[int, int]) -> Ac
     if isinstance(exc, UnknownAcceleratorError):
         return UnknownAcceleratorError(rendered, name=exc.name, suggestions=exc.suggestions)
     return SpecSyntaxError(str(exc), source=source, span=span)
+
+
+def _count_value(text: str) -> int | float:
+    """``8`` -> 8 (an exact int, however long), ``0.5`` -> 0.5; beyond 2**53 -> inf."""
+    if "." not in text:
+        return int(text) if len(text) <= 20 else math.inf
+    value = float(text)
+    return int(value) if value.is_integer() and value <= MAX_COUNT else value
 
 
 #: Extra advice for characters that commonly land in the wrong place.

@@ -43,12 +43,25 @@ class SpecSyntaxError(AcceleratorError):
         self.span = span
         super().__init__(self._render())
 
+    #: Characters of the source shown around the failing span (long inputs are cut).
+    WINDOW = 40
+
     def _render(self) -> str:
+        source = self.source
         start, end = self.span
-        start = max(0, min(start, len(self.source)))
-        end = max(start + 1, min(end, len(self.source) + 1))
-        marker = " " * start + "~" * (end - start - 1) + "^"
-        return f"{self.message}\n    {self.source}\n    {marker}"
+        start = max(0, min(start, len(source)))
+        end = max(start + 1, min(end, len(source) + 1))
+        # Show at most WINDOW characters either side of the span, and at most 2*WINDOW of
+        # the span itself, so a megabyte of input gives a message of one line.
+        end = min(end, start + 2 * self.WINDOW)
+        left = max(0, start - self.WINDOW)
+        right = min(len(source), end + self.WINDOW)
+        head = "..." if left > 0 else ""
+        tail = "..." if right < len(source) else ""
+        shown = head + source[left:right] + tail
+        offset = len(head) + start - left
+        marker = " " * offset + "~" * (end - start - 1) + "^"
+        return f"{self.message}\n    {shown}\n    {marker}"
 
 
 class UnknownAcceleratorError(AcceleratorError, LookupError):

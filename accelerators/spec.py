@@ -41,7 +41,7 @@ from pydantic import (
 
 from accelerators import catalog
 from accelerators._factories import VendorFactories
-from accelerators._parser import parse_spec
+from accelerators._parser import MAX_COUNT, parse_spec
 from accelerators._text import format_number, shorten
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._partitions import check_partition
@@ -49,10 +49,6 @@ from accelerators.catalog._schema import Accelerator, MigProfile, TpuTopology
 from accelerators.errors import AcceleratorError, close_matches
 
 __all__ = ["MAX_COUNT", "AcceleratorSpec", "MemoryRequest", "check_partition"]
-
-#: The largest device count a spec accepts (2**53: every integer up to it is exact as a
-#: float, so counts survive JSON and the Kubernetes quantity text unchanged).
-MAX_COUNT = 2**53
 
 
 def _to_accelerator(value: Any) -> Any:

@@ -257,7 +257,7 @@ INVALID: list[tuple[str, type[AcceleratorError], str, str]] = [
     # counts
     ("H100:x", SpecSyntaxError, f"{COUNT_OR_MEMORY}, got 'x'", "     ^"),
     ("H100:", SpecSyntaxError, f"{COUNT_OR_MEMORY}, got the end of the spec", "     ^"),
-    ("H100:0", SpecSyntaxError, "Expected a positive, finite count after ':', got '0'", "     ^"),
+    ("H100:0", SpecSyntaxError, "Expected a positive count of at most 2**53 (9007199254740992) after ':', got '0'", "     ^"),  # noqa: E501
     ("H100:-1", SpecSyntaxError, f"{COUNT_OR_MEMORY}, got '-1'", "     ~^"),
     ("H100:1e3", SpecSyntaxError, f"{COUNT_OR_MEMORY}, got '1e3'", "     ~~^"),
     ("H100:8x", SpecSyntaxError, f"{COUNT_OR_MEMORY}, got '8x'", "     ~^"),
