@@ -165,7 +165,8 @@ class AcceleratorSpec(BaseModel):
         else:
             if self.memory is not None and not self.memory.matches(acc):
                 raise AcceleratorError(
-                    f"{acc.name} has {format_number(acc.memory_gb)} GB, which does not satisfy "
+                    f"{acc.name} has {format_number(acc.device_memory_gb)} GB per device, which "
+                    "does not satisfy "
                     f"the memory request {self.memory}"
                 )
             if self.vendor is not None and self.vendor != acc.vendor:

@@ -78,7 +78,7 @@ def test_documented_examples(build: Any, canonical: str, sku: str):
         (lambda: S.NVIDIA.a100_80gb(), "A100-80GB"),
         (lambda: S.NVIDIA.H100_NVL(), "H100-NVL"),
         (lambda: S.AMD.MI300(version="MI325X"), "MI325X"),
-        (lambda: S.AMD.MI300(memory="192GB"), "MI300X"),
+        (lambda: S.AMD.MI300(memory="256GB"), "MI325X"),
         (lambda: S.Intel.GAUDI2(), "GAUDI2"),
         (lambda: S.Google.TPU_V5E(topology="2x4"), "TPU-V5E@2x4"),
         (lambda: S.AWS.TRAINIUM2(count=16), "TRAINIUM2:16"),
@@ -104,14 +104,15 @@ def test_keywords(build: Any, canonical: str):
         (lambda: S.NVIDIA.A100(form_factor=3), AcceleratorError, r"form_factor must be a string"),
         (lambda: S.AWS.Trainium(version=5), AcceleratorError,
          r"AcceleratorSpec\.AWS\.Trainium has no version 5; versions: 1, 2$"),
-        (lambda: S.Google.TPU("v9"), AcceleratorError, r"versions: v4, v5e, v5p, v6e$"),
+        (lambda: S.Google.TPU("v9"), AcceleratorError, r"versions: v4, v5e, v5p, v6e, v2, v3, v7$"),
         (lambda: S.Google.TPU(version=1.5), AcceleratorError, r"version must be a string"),
         (lambda: S.Intel.Gaudi(), AcceleratorError,
-         r"AcceleratorSpec\.Intel\.Gaudi covers several models \(GAUDI2, GAUDI3\); choose one "
-         r"with version= \(2, 3\), memory= or form_factor="),
+         r"AcceleratorSpec\.Intel\.Gaudi covers several models \(GAUDI2, GAUDI3, GAUDI1\); "
+         r"choose one with version= \(2, 3, 1\), memory= or form_factor="),
         (lambda: S.Google.TPU(), AcceleratorError, r"covers several models"),
         (lambda: S.AMD.MI300(), AcceleratorError,
-         r"covers several models \(MI300X, MI325X\); choose one with version= \(MI300X, MI325X\)"),
+         r"covers several models \(MI300X, MI325X, MI300A, MI308X\); choose one with version= "
+         r"\(MI300X, MI325X, MI300A, MI308X\)"),
         (lambda: S.NVIDIA.A100(partition="1g.20gb"), UnknownPartitionError,
          r"A100-40GB-SXM has no MIG profile '1g\.20gb'.*\(A100-80GB has '1g\.20gb'\.\)"),
         (lambda: S.NVIDIA.A100(topology="2x4"), AcceleratorError,

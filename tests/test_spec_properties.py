@@ -54,7 +54,8 @@ def named_specs(draw: st.DrawFn) -> AcceleratorSpec:
             fields["partition"] = choice
     if draw(st.booleans()):
         at_least = draw(st.booleans())
-        gb = acc.memory_gb if not at_least else draw(st.sampled_from([acc.memory_gb, 1.0]))
+        per_device = acc.device_memory_gb  # what a memory request is compared with
+        gb = per_device if not at_least else draw(st.sampled_from([per_device, 1.0]))
         fields["memory"] = MemoryRequest(gb=gb, at_least=at_least)
     if draw(st.booleans()):
         fields["vendor"] = acc.vendor

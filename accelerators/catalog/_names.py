@@ -109,6 +109,7 @@ _COUNT_PREFIX = re.compile(r"([0-9]{1,9}(?:\.[0-9]{1,9})?)\s*x\s*(?=\S)", re.IGN
 _SPACED_COUNT_SUFFIX = re.compile(r"(?<=\S)\s+x\s*([0-9]{1,9})\Z", re.IGNORECASE)
 _COUNT_SUFFIX = re.compile(r"(?<=\S)x([0-9]{1,9})\Z", re.IGNORECASE)
 _HF_COUNT = re.compile(r"x([0-9]{1,6})\Z", re.IGNORECASE)
+_HF_TOPOLOGY = re.compile(r"-([0-9]{1,3}x[0-9]{1,3}(?:x[0-9]{1,3})?)\Z", re.IGNORECASE)
 _MIG_SUFFIX = re.compile(
     r"(?<=[^\s_\-])[\s_\-]+mig[\s_\-]+([1-7]g\.[0-9]+gb(?:[+\-][a-z.]+)?)\Z", re.IGNORECASE
 )
@@ -143,6 +144,8 @@ class _Spelling:
     source: str
     #: Devices the spelling itself counts (HF ``x2``, TPU ``-8`` in the system's units).
     units: int | None = None
+    #: A TPU topology the spelling itself names (Hugging Face's ``v5e-2x4``).
+    topology: str | None = None
 
 
 _Table = dict[str, list[_Spelling]]
@@ -162,11 +165,18 @@ class _Index:
     loose_display: dict[str, str] = field(default_factory=dict)
     results: dict[str, NameMatch] = field(default_factory=dict)
 
-    def add(self, text: str, accelerator: Accelerator, source: str, units: int | None) -> None:
+    def add(
+        self,
+        text: str,
+        accelerator: Accelerator,
+        source: str,
+        units: int | None,
+        topology: str | None = None,
+    ) -> None:
         text = text.strip()
         if not text:
             return
-        spelling = _Spelling(text, accelerator, source, units)
+        spelling = _Spelling(text, accelerator, source, units, topology)
         tier = 0 if source in _IDENTITY else 1
         for tables, key in (
             (self.exact, _exact_key(text)),
@@ -254,10 +264,16 @@ def _build_index(entries: tuple[Accelerator, ...]) -> _Index:
             value = getattr(acc.names, system)
             for text in (value,) if isinstance(value, str) else value or ():
                 units = _slice_units(acc, text)
+                topology = None
                 if system == "hf":
+                    shape = _HF_TOPOLOGY.search(text) if acc.device_class == "tpu" else None
                     count = _HF_COUNT.search(text)
-                    units = int(count[1]) if count else None
-                index.add(text, acc, system, units)
+                    if shape is not None and acc.tpu_topology(shape[1].lower()) is not None:
+                        topology = shape[1].lower()
+                        units = acc.tpu_topology(topology).chips  # type: ignore[union-attr]
+                    else:
+                        units = int(count[1]) if count else None
+                index.add(text, acc, system, units, topology)
                 sized = _split_size(text) if acc.device_class == "tpu" else None
                 if sized is not None:  # "tpu-v5litepod-8" also teaches "tpu-v5litepod"
                     index.add(sized[0], acc, system, None)
@@ -429,6 +445,8 @@ def _match(spellings: list[_Spelling], text: str) -> NameMatch:
     match = NameMatch(acc, not model_level, None, None, first.source)
     if units is None:
         return match
+    if first.topology is not None:  # the name says the slice itself (HF "v5e-2x4")
+        return NameMatch(acc, match.pinned, units, first.topology, first.source)
     if acc.device_class == "tpu":
         return _tpu_slice(match, units, text)
     return NameMatch(acc, match.pinned, units, None, first.source)
@@ -451,15 +469,15 @@ def _form_factor_words(acc: Accelerator) -> set[str]:
 
 
 def _tpu_slice(match: NameMatch, units: int, text: str) -> NameMatch:
-    """A TPU name with a size: SkyPilot/GCP count chips for v5e/v6e, TensorCores otherwise.
+    """A TPU name with a size: GCP and SkyPilot count TensorCores or chips, per generation.
 
-    Generations with 3-D slice topologies (v4, v5p) have two TensorCores per chip and are
-    sized in TensorCores (``tpu-v5p-8`` is 4 chips); 2-D generations (v5e, v6e) in chips.
+    The catalog's ``tpu_cores_per_chip`` says which: v2, v3, v4 and v5p names count
+    TensorCores, two per chip (``tpu-v5p-8`` is 4 chips); v5e and v6e names count chips.
     The slice topology is the catalog's topology with that many chips, if exactly one.
     """
     acc = match.accelerator
     topologies = acc.tpu_topologies
-    per_chip = 2 if any(t.topology.count("x") == 2 for t in topologies) else 1
+    per_chip = acc.tpu_cores_per_chip or 1
     if units <= 0 or units % per_chip:
         raise UnknownAcceleratorError(
             f"Unknown TPU slice {quote(text)}: {acc.name} slices are sized in "
@@ -509,12 +527,12 @@ def select_by_memory(match: NameMatch, memory: MemoryRequest) -> Accelerator:
         return acc
     family = _family_defaults(acc, lambda other: True)
     variants = ", ".join(
-        f"{other.model} ({format_number(other.memory_gb)} GB)" for other in family
+        f"{other.model} ({format_number(other.device_memory_gb)} GB)" for other in family
     )
     if match.pinned:
         raise AcceleratorError(
-            f"{acc.name} has {format_number(acc.memory_gb)} GB, which does not satisfy the memory "
-            f"request {memory}; {acc.family} models: {variants}"
+            f"{acc.name} has {format_number(acc.device_memory_gb)} GB, which does not satisfy the "
+            f"memory request {memory}; {acc.family} models: {variants}"
         )
     found = _family_defaults(acc, memory.matches)
     if len(found) == 1:

@@ -186,6 +186,9 @@ class Accelerator(BaseModel):
     tdp: Figure | None = Field(default=None, alias="tdp_w")
     tflops_figures: dict[str, Figure] = Field(default_factory=dict, alias="tflops")
     mig: tuple[MigProfile, ...] = ()
+    tpu_cores_per_chip: int | None = Field(default=None, ge=1, le=8)
+    """TPU slice names count TensorCores, this many per chip (``v5p-8`` is 4 chips); None:
+    they count chips (``v5litepod-8`` is 8)."""
     tpu_topologies: tuple[TpuTopology, ...] = ()
     names: Names = Names()
     notes: tuple[str, ...] = ()

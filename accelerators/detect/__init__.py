@@ -96,7 +96,7 @@ class Detected:
         """Memory of device 0 in GiB as reported, else the catalog figure, else ``None``."""
         if self.devices and self.devices[0].memory_bytes:
             return self.devices[0].memory_bytes / 2**30
-        return self.accelerator.memory_gb if self.accelerator is not None else None
+        return self.accelerator.device_memory_gb if self.accelerator is not None else None
 
     def to_spec(self) -> AcceleratorSpec | None:
         """The :class:`~accelerators.spec.AcceleratorSpec` of what this process holds.

@@ -244,18 +244,18 @@ def build_manifests(
 
     Parameters as for :func:`build_pod`.
     """
-    if not isinstance(name, str) or len(name) > 253 or not _DNS_SUBDOMAIN.match(name):
+    if len(name) > 253 or not _DNS_SUBDOMAIN.match(str(name)):
         raise AcceleratorError(
             f"Pod name {name!r} is not valid: use lowercase letters, digits, '-' and '.', "
             "starting and ending with a letter or digit"
         )
     for what, value in (("Namespace", namespace), ("Container name", container_name)):
-        if value is not None and (not isinstance(value, str) or not _DNS_LABEL.match(value)):
+        if value is not None and not _DNS_LABEL.match(str(value)):
             raise AcceleratorError(
                 f"{what} {value!r} is not valid: use at most 63 lowercase letters, digits and "
                 "'-', starting and ending with a letter or digit"
             )
-    if not isinstance(image, str) or not image.strip() or image != image.strip():
+    if not str(image).strip() or str(image) != str(image).strip():
         raise AcceleratorError(f"Expected a container image name, got {image!r}")
     metadata: dict[str, Any] = {"name": name}
     if namespace:

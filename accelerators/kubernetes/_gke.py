@@ -60,6 +60,10 @@ TPU_MAX_CHIPS_PER_HOST: Mapping[str, int] = {
     "tpu7x": 4,
 }
 
+#: Chips per host in a multi-host slice: GKE builds v4, v5e, v5p, v6e and TPU7x multi-host
+#: slices from 4-chip hosts (``ct5lp-hightpu-4t``, ``ct6e-standard-4t``, ...).
+TPU_MULTI_HOST_CHIPS_PER_HOST = 4
+
 #: Values of ``cloud.google.com/gke-gpu-sharing-strategy``.
 GKE_SHARING_STRATEGIES: tuple[str, ...] = ("time-sharing", "mps")
 
@@ -93,6 +97,11 @@ def tpu_chips(platform: Platform, spec: AcceleratorSpec, label: str) -> tuple[in
         )
     if topology is not None:
         chips = topology.chips
+        if count == chips and per_host is not None and chips > per_host:
+            # The whole multi-host slice, as a slice name says it (``tpu-v5litepod-16``):
+            # one pod per host, each with that host's chips.
+            if chips % TPU_MULTI_HOST_CHIPS_PER_HOST == 0:
+                return TPU_MULTI_HOST_CHIPS_PER_HOST, topology.topology
         if count == 1 and chips > 1:
             if per_host is None or chips <= per_host:
                 return chips, topology.topology

@@ -91,9 +91,9 @@ class Karpenter(Platform):
         from accelerators import catalog
 
         accepted = {a.name for a in candidates}
-        sizes = [a.memory_gb for a in candidates]
+        sizes = [a.device_memory_gb for a in candidates]
         others = [
-            a.memory_gb
+            a.device_memory_gb
             for a in catalog.all()
             if a.names.karpenter in values and a.name not in accepted and a.device_class == "gpu"
         ]

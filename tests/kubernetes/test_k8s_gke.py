@@ -33,7 +33,7 @@ def test_gke_mig_table_matches_the_catalog() -> None:
 
 
 def test_tpu_host_table_names_catalog_labels() -> None:
-    labels = {a.names.gke for a in catalog.all() if a.device_class == "tpu"}
+    labels = {a.names.gke for a in catalog.all() if a.device_class == "tpu" and a.names.gke}
     assert labels <= set(TPU_MAX_CHIPS_PER_HOST)
 
 
