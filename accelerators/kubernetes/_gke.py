@@ -97,11 +97,11 @@ def tpu_chips(platform: Platform, spec: AcceleratorSpec, label: str) -> tuple[in
         )
     if topology is not None:
         chips = topology.chips
-        if count == chips and per_host is not None and chips > per_host:
-            # The whole multi-host slice, as a slice name says it (``tpu-v5litepod-16``):
-            # one pod per host, each with that host's chips.
-            if chips % TPU_MULTI_HOST_CHIPS_PER_HOST == 0:
-                return TPU_MULTI_HOST_CHIPS_PER_HOST, topology.topology
+        # The whole multi-host slice, as a slice name says it (``tpu-v5litepod-16``): one
+        # pod per host, each with that host's chips.
+        whole_slice = count == chips and per_host is not None and chips > per_host
+        if whole_slice and chips % TPU_MULTI_HOST_CHIPS_PER_HOST == 0:
+            return TPU_MULTI_HOST_CHIPS_PER_HOST, topology.topology
         if count == 1 and chips > 1:
             if per_host is None or chips <= per_host:
                 return chips, topology.topology
