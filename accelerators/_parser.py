@@ -34,6 +34,7 @@ from accelerators._tokenizer import Token, Tokenizer
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._names import NameMatch, resolve_name, select_by_memory
 from accelerators.catalog._partitions import check_partition
+from accelerators.catalog._store import group_members
 from accelerators.errors import (
     AcceleratorError,
     SpecSyntaxError,
@@ -104,6 +105,8 @@ class _Alternative:
     follow: list[str] = field(default_factory=list)
     memory_span: tuple[int, int] | None = None
     count_span: tuple[int, int] | None = None
+    #: Further models a group name means (Modal's ``B200+`` is B200, then B300).
+    group: tuple[Any, ...] = ()
 
 
 class _Parser:
@@ -124,7 +127,7 @@ class _Parser:
                 f"Expected an accelerator spec {_EXAMPLES}, got an empty string"
             )
         last = self._parse_alternative(after=None)
-        alternatives = [self._build(last)]
+        alternatives = self._build(last)
         while True:
             tokens.skip_ws()
             separator = tokens.consume("PIPE") or tokens.consume("COMMA")
@@ -132,7 +135,7 @@ class _Parser:
                 break
             tokens.skip_ws()
             last = self._parse_alternative(after=separator.text)
-            alternatives.append(self._build(last))
+            alternatives.extend(self._build(last))
         if not tokens.at_end():
             self._unexpected(last)
         return ParsedSpec(self.source, tuple(alternatives))
@@ -177,8 +180,21 @@ class _Parser:
         """named_request = NAME [ "!" ] [ "@" partition ] [ ":" memory ] [ ":" count ] ;"""
         tokens = self.tokens
         name = tokens.expect("NAME", expected="an accelerator name")
-        match = self._resolve(name)
-        alternative = _Alternative({}, name.position)
+        start = name.position
+        if name.text.casefold() == "gpu" and tokens.check("COLON", peek=True):
+            # Slurm's GRES form "gpu:TYPE:COUNT" (--gres=gpu:a100:8).
+            tokens.consume("COLON")
+            tokens.skip_ws()
+            name = tokens.expect("NAME", expected="a GPU type after 'gpu:' (Slurm GRES)")
+        group = group_members(name.text) if name.text.endswith("+") else None
+        if name.text.endswith("+") and group is None:
+            tokens.raise_syntax_error(
+                f"Unexpected '+' after {quote(name.text[:-1])}; " + _HINTS["+"].strip(" ()"),
+                span=(name.span[1] - 1, name.span[1]),
+            )
+        match = NameMatch(group[0], False, source="group") if group else self._resolve(name)
+        alternative = _Alternative({}, start)
+        alternative.group = group[1:] if group else ()
         alternative.follow = [_SAY["BANG"], _SAY["AT"], _SAY["COLON"]]
         tokens.skip_ws()
         bang = tokens.consume("BANG")
@@ -348,8 +364,12 @@ class _Parser:
             fields["partition"] = chosen
 
     @staticmethod
-    def _build(alternative: _Alternative) -> ParsedAlternative:
-        return ParsedAlternative(alternative.fields, (alternative.start, alternative.end))
+    def _build(alternative: _Alternative) -> list[ParsedAlternative]:
+        span = (alternative.start, alternative.end)
+        built = [ParsedAlternative(alternative.fields, span)]
+        for member in alternative.group:  # a group name: its other models, as fallbacks
+            built.append(ParsedAlternative({**alternative.fields, "accelerator": member}, span))
+        return built
 
     def _with_caret(self, exc: AcceleratorError, span: tuple[int, int]) -> AcceleratorError:
         return _with_caret(self.source, exc, span)

@@ -29,7 +29,10 @@ _BOUNDARY = r"(?![A-Za-z0-9_.\-])"
 _WS = r"[ \t\r\n]"
 #: One word of an accelerator name: letters, digits and ``. _ - / #``, a ``+`` followed by a
 #: letter (``MIG 1g.10gb+me``), and balanced parenthesised qualifiers such as ``Intel(R)``.
-_WORD = r"(?:[A-Za-z0-9_.\-/#]|\+(?=[A-Za-z])|\([A-Za-z0-9_.\-/# ]*\))+"
+_WORD = (
+    r"(?:[A-Za-z0-9_.\-/#]|\+(?=[A-Za-z])|\([A-Za-z0-9_.\-/# ]*\))+"
+    r"(?:\+(?=[ \t]*(?:[:|,]|\Z)))?"  # a trailing '+' (Modal's "B200+"): a group name
+)
 
 DEFAULT_RULES: Mapping[str, re.Pattern[str]] = {
     "WS": re.compile(rf"{_WS}+"),

@@ -583,7 +583,15 @@ def test_every_source_is_used():
     for acc in catalog.all():
         used |= {fig.source for _, fig in figures(acc)}
         used |= {m.source for m in acc.mig} | {t.source for t in acc.tpu_topologies}
+    used |= {group.source for group in _store.LOADED.file().groups}
     assert used == set(catalog.sources())
+
+
+def test_group_names_read_as_fallback_chains():
+    (group,) = _store.LOADED.file().groups
+    assert (group.name, group.system, group.members) == ("B200+", "modal", ("B200", "B300"))
+    assert [a.model for a in _store.group_members("b200+")] == ["B200", "B300"]
+    assert _store.group_members("H100+") is None
 
 
 @pytest.mark.parametrize("name", ALL_NAMES)

@@ -158,6 +158,14 @@ VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
     ("Gaudi 2", "GAUDI2", ("GAUDI2",)),
     ("Intel(R) Gaudi 2", "GAUDI2", ("GAUDI2",)),
     ("NVIDIA H100 (80GB):8", "H100:8", ("H100-SXM",)),
+    # a group name (Modal's "B200+": a B200 or a B300) reads as a fallback chain
+    ("B200+", "B200 | B300", ("B200", "B300")),
+    ("b200+:8", "B200:8 | B300:8", ("B200", "B300")),
+    # Slurm's GRES form
+    ("gpu:a100:8", "A100-40GB:8", ("A100-40GB-SXM",)),
+    ("gpu:tesla_v100:2", "V100-16GB:2", ("V100-16GB-SXM2",)),
+    # memory in MB and TB (decimal)
+    ("nvidia:24000MB", "nvidia:24GB", (None,)),
 ]
 
 
@@ -274,8 +282,8 @@ INVALID: list[tuple[str, type[AcceleratorError], str, str]] = [
      "^"),
     ("H100 ; A100", SpecSyntaxError, "Unexpected ';' after 'H100'; expected '!', '@', ':', '|' "
      "or the end of the spec", "     ^"),
-    ("B200+", SpecSyntaxError, "Unexpected '+' after 'B200'; expected '!', '@', ':', '|' or the "
-     f"end of the spec{PLUS}", "    ^"),
+    ("H100+", SpecSyntaxError, "Unexpected '+' after 'H100'; '+' follows a memory size, as in "
+     "'80GB+'; for 'this or better', list fallbacks: 'H100 | H200'", "    ^"),
     ("A100@1g.5gb!", SpecSyntaxError, "Unexpected '!' after 'A100@1g.5gb'; expected ':', '|' or "
      "the end of the spec ('!' goes right after the name, as in 'H100!:8')", "           ^"),
     ("H100:8!", SpecSyntaxError, "Unexpected '!' after 'H100:8'; expected '|' or the end of the "

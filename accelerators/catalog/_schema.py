@@ -20,6 +20,7 @@ __all__ = [
     "CatalogFile",
     "Figure",
     "MigProfile",
+    "NameGroup",
     "Names",
     "Source",
     "TpuTopology",
@@ -294,6 +295,20 @@ class Accelerator(BaseModel):
         return self.name
 
 
+class NameGroup(BaseModel):
+    """A name another system gives to a choice of models (Modal's ``B200+``: B200 or B300).
+
+    It reads as a fallback chain of ``members``, in order.
+    """
+
+    model_config = _STRICT
+
+    name: str
+    system: str
+    members: tuple[str, ...] = Field(min_length=2)
+    source: str
+
+
 class CatalogFile(BaseModel):
     """The whole data file."""
 
@@ -303,6 +318,7 @@ class CatalogFile(BaseModel):
     catalog_version: str
     sources: dict[str, Source]
     accelerators: tuple[Accelerator, ...]
+    groups: tuple[NameGroup, ...] = ()
 
     @model_validator(mode="after")
     def _check_references(self) -> CatalogFile:
@@ -337,6 +353,12 @@ class CatalogFile(BaseModel):
             for ref in refs:
                 if ref not in self.sources:
                     problems.append(f"{acc.name}: unknown source key {ref!r}")
+        models = set(defaults)
+        for group in self.groups:
+            unknown = [m for m in group.members if m not in models]
+            problems += [f"group {group.name!r}: unknown model {m!r}" for m in unknown]
+            if group.source not in self.sources:
+                problems.append(f"group {group.name!r}: unknown source key {group.source!r}")
         for model, names in defaults.items():
             if len(names) != 1:
                 problems.append(

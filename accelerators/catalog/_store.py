@@ -16,7 +16,16 @@ from accelerators.errors import CatalogDataError
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator, CatalogFile, Source
 
-__all__ = ["all", "by_exact_name", "by_model", "catalog_version", "models", "select", "sources"]
+__all__ = [
+    "all",
+    "by_exact_name",
+    "by_model",
+    "catalog_version",
+    "group_members",
+    "models",
+    "select",
+    "sources",
+]
 
 _DATA_PACKAGE = "accelerators.data"
 _DATA_FILE = "catalog.toml"
@@ -102,6 +111,15 @@ def catalog_version() -> str:
 def sources() -> dict[str, Source]:
     """Source records keyed as the figures reference them."""
     return dict(LOADED.file().sources)
+
+
+def group_members(name: str) -> tuple[Accelerator, ...] | None:
+    """Default SKUs of the models a group name means (``B200+``), in order; None if no group."""
+    folded = name.strip().casefold()
+    for group in LOADED.file().groups:
+        if group.name.casefold() == folded:
+            return tuple(by_model(model)[0] for model in group.members)
+    return None
 
 
 def by_exact_name(name: str) -> Accelerator | None:
