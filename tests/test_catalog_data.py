@@ -118,6 +118,12 @@ REQUIRED = {
     "TPU-V3": ("TPU-V3", "V3", True, "google", "tpu"),
     "TPU-V7": ("TPU-V7", "V7", True, "google", "tpu"),
     "INFERENTIA1": ("INFERENTIA1", "INFERENTIA1", True, "aws", "neuron"),
+    "P40": ("P40", "P40", True, "nvidia", "gpu"),
+    "QUADRO-RTX-4000": ("QUADRO-RTX-4000", "QUADRO_RTX_4000", True, "nvidia", "gpu"),
+    "QUADRO-RTX-5000": ("QUADRO-RTX-5000", "QUADRO_RTX_5000", True, "nvidia", "gpu"),
+    "QUADRO-RTX-6000": ("QUADRO-RTX-6000", "QUADRO_RTX_6000", True, "nvidia", "gpu"),
+    "QUADRO-RTX-8000": ("QUADRO-RTX-8000", "QUADRO_RTX_8000", True, "nvidia", "gpu"),
+    "RTX-2080-TI": ("RTX-2080-TI", "RTX_2080_TI", True, "nvidia", "gpu"),
 }
 
 # -- flytekit 1.16.31 constants and the device strings they send (reference: flyte.md §1) --
@@ -396,6 +402,12 @@ UNCONFIRMED = {
     "GAUDI1": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.bf16"},
     "TPU-V2": {"bandwidth_tbps", "memory_gb", "tflops.bf16"},
     "TPU-V7": {"bandwidth_tbps", "memory_gb", "tflops.bf16", "tflops.fp8"},
+    "P40": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
+    "QUADRO-RTX-4000": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
+    "QUADRO-RTX-5000": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
+    "QUADRO-RTX-6000": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
+    "QUADRO-RTX-8000": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
+    "RTX-2080-TI": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
 }
 
 FIGURE_KEYS = ("memory_gb", "bandwidth_tbps", "tdp_w", *(f"tflops.{d}" for d in DTYPES))
@@ -632,7 +644,7 @@ def test_basic_figures_present_and_plausible(name):
 TENSOR_LEFT_OUT = {
     n for n in ALL_NAMES
     if REQUIRED[n][3] == "nvidia" and n.startswith(("RTX-2", "RTX-3", "RTX-4", "RTX-5", "RTX-6000-",
-                                                   "RTX-PRO-4", "RTX-PRO-6000-"))
+                                                   "RTX-PRO-4", "RTX-PRO-6000-", "QUADRO-", "P40"))
 }  # fmt: skip
 NVIDIA_TENSOR = [
     n
