@@ -152,6 +152,8 @@ class Names(BaseModel):
     """Hugging Face Jobs / Spaces flavors that carry this accelerator."""
     rocm: tuple[str, ...] = ()
     """AMD ``amd.com/gpu.product-name`` label values / rocm-smi product names."""
+    intel: str | None = None
+    """Intel GPU ``gpu.intel.com/product`` label value (the device plugin's NFD rules)."""
     other: tuple[str, ...] = ()
     """Further spellings seen in the wild (marketing names, EC2 instance families…)."""
 

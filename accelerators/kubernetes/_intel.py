@@ -1,15 +1,18 @@
 """Intel GPU device plugin: ``gpu.intel.com/i915`` (legacy KMD) or ``gpu.intel.com/xe``.
 
-Resource and toleration only. Source: intel/intel-device-plugins-for-kubernetes
-``cmd/gpu_plugin/README.md``.
+The resource and its toleration, and for a named GPU the NFD product label
+``gpu.intel.com/product`` (``Max_1550``; catalog ``names.intel``) as a required ``In``, so a
+Max 1550 pod does not land on a Flex node. Source: intel/intel-device-plugins-for-kubernetes
+``cmd/gpu_plugin/README.md`` and its NFD rules.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from accelerators.errors import AcceleratorError
-from accelerators.kubernetes._base import Placement, Platform, toleration
+from accelerators.kubernetes._base import Placement, Platform, Requirement, toleration
 
 if TYPE_CHECKING:
     from accelerators.spec import AcceleratorSpec
@@ -29,6 +32,7 @@ class Intel(Platform):
     name = "intel"
     summary = "Intel GPU device plugin: gpu.intel.com/i915 or gpu.intel.com/xe"
     options = ("driver",)
+    labels: ClassVar[Mapping[str, str]] = {"product": "gpu.intel.com/product"}
 
     def configure(self, *, driver: str = "i915", **_: Any) -> None:
         if driver not in _DRIVERS:
@@ -47,7 +51,11 @@ class Intel(Platform):
             raise self.fail(
                 spec, f"the Intel GPU device plugin hosts Intel GPUs; {what} is not one{hint}"
             )
+        candidates = [a for a in spec.candidates if (a.vendor, a.device_class) == ("intel", "gpu")]
+        values = self.label_values_for(candidates, lambda a: a.names.intel)
+        requirements = (Requirement(self.key("product"), "In", values),) if values else ()
         return Placement(
             resources={self.resource: self.whole_count(spec, "GPUs")},
+            requirements=requirements,
             tolerations=(toleration(self.resource),),
         )

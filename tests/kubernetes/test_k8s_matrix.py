@@ -73,6 +73,8 @@ def _expected_label(acc: Accelerator, platform: str) -> tuple[str, set[str]] | N
         return f"karpenter.k8s.aws/{key}", {acc.names.karpenter or ""}
     if platform == "eks":
         return "k8s.amazonaws.com/accelerator", {acc.names.eks or ""}
+    if platform == "intel" and acc.names.intel:
+        return "gpu.intel.com/product", {acc.names.intel}
     if platform == "flyte":
         key = (
             "cloud.google.com/gke-tpu-accelerator"

@@ -115,3 +115,26 @@ def test_generic_refusals(spec: str, message: str) -> None:
 
 def test_generic_tpu_without_topology() -> None:
     assert frag("V5E:4", "generic")["resources"]["limits"] == {"google.com/tpu": "4"}
+
+
+@pytest.mark.parametrize(
+    ("spec", "values"),
+    [("MAX-1550:2", ["Max_1550"]), ("Max 1100", ["Max_1100"]), ("FLEX-170", ["Flex_170"])],
+)
+def test_intel_selects_the_product_label(spec: str, values: list[str]) -> None:
+    fragment = frag(spec, "intel")
+    assert fragment["nodeSelector"] == {"gpu.intel.com/product": values[0]}
+    assert set(fragment["resources"]["limits"]) == {"gpu.intel.com/i915"}
+
+
+def test_intel_fallbacks_become_required_in_plus_preferences() -> None:
+    fragment = frag("Max 1550 | Max 1100", "intel")
+    required = fragment["affinity"]["nodeAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ]["nodeSelectorTerms"]
+    assert required[0]["matchExpressions"][0]["values"] == ["Max_1550", "Max_1100"]
+
+
+def test_intel_xe_driver() -> None:
+    fragment = frag("FLEX-140", "intel", driver="xe")
+    assert fragment["resources"]["limits"] == {"gpu.intel.com/xe": "1"}
