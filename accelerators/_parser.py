@@ -35,13 +35,7 @@ from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._names import NameMatch, resolve_name, select_by_memory
 from accelerators.catalog._partitions import check_partition
 from accelerators.catalog._store import group_members
-from accelerators.errors import (
-    AcceleratorError,
-    SpecSyntaxError,
-    UnknownAcceleratorError,
-    UnknownPartitionError,
-    close_matches,
-)
+from accelerators.errors import AcceleratorError, close_matches, with_caret
 
 __all__ = ["MAX_COUNT", "ParsedAlternative", "ParsedSpec", "parse_spec"]
 
@@ -76,7 +70,7 @@ class ParsedSpec:
 
     def error_at(self, exc: AcceleratorError, span: tuple[int, int]) -> AcceleratorError:
         """The same error, its message followed by the source and a caret under ``span``."""
-        return _with_caret(self.source, exc, span)
+        return with_caret(exc, self.source, span)
 
 
 def parse_spec(text: str) -> ParsedSpec:
@@ -372,7 +366,7 @@ class _Parser:
         return built
 
     def _with_caret(self, exc: AcceleratorError, span: tuple[int, int]) -> AcceleratorError:
-        return _with_caret(self.source, exc, span)
+        return with_caret(exc, self.source, span)
 
     def _unexpected(self, alternative: _Alternative) -> None:
         """Raise for whatever stands after a complete alternative."""
@@ -384,20 +378,6 @@ class _Parser:
         tokens.raise_syntax_error(
             f"Unexpected {tokens.found()} after {quote(text)}; expected {listed}{hint}"
         )
-
-
-def _with_caret(source: str, exc: AcceleratorError, span: tuple[int, int]) -> AcceleratorError:
-    """``exc`` again, its message followed by ``source`` and a caret under ``span``."""
-    if isinstance(exc, SpecSyntaxError):
-        return exc
-    rendered = str(SpecSyntaxError(str(exc), source=source, span=span))
-    if isinstance(exc, UnknownPartitionError):
-        return UnknownPartitionError(
-            rendered, accelerator=exc.accelerator, partition=exc.partition, valid=exc.valid
-        )
-    if isinstance(exc, UnknownAcceleratorError):
-        return UnknownAcceleratorError(rendered, name=exc.name, suggestions=exc.suggestions)
-    return SpecSyntaxError(str(exc), source=source, span=span)
 
 
 def _count_value(text: str) -> int | float:

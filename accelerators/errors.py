@@ -20,6 +20,7 @@ __all__ = [
     "UnknownAcceleratorError",
     "UnknownPartitionError",
     "close_matches",
+    "with_caret",
 ]
 
 
@@ -105,3 +106,17 @@ def close_matches(
         by_folded.setdefault(candidate.casefold(), candidate)
     found = difflib.get_close_matches(word.casefold(), list(by_folded), n=n, cutoff=cutoff)
     return [by_folded[f] for f in found]
+
+
+def with_caret(exc: AcceleratorError, source: str, span: tuple[int, int]) -> AcceleratorError:
+    """``exc`` again (same type), its message followed by ``source`` and a caret at ``span``."""
+    if isinstance(exc, SpecSyntaxError):
+        return exc
+    rendered = str(SpecSyntaxError(str(exc), source=source, span=span))
+    if isinstance(exc, UnknownPartitionError):
+        return UnknownPartitionError(
+            rendered, accelerator=exc.accelerator, partition=exc.partition, valid=exc.valid
+        )
+    if isinstance(exc, UnknownAcceleratorError):
+        return UnknownAcceleratorError(rendered, name=exc.name, suggestions=exc.suggestions)
+    return SpecSyntaxError(str(exc), source=source, span=span)

@@ -834,3 +834,15 @@ def test_two_default_skus_for_a_model_are_rejected(broken_catalog):
 def test_catalog_loads_again_after_the_broken_file_tests():
     assert len(catalog.all()) == len(REQUIRED)
     assert catalog.all()[0] is catalog.get(catalog.all()[0].name)
+
+
+def test_figures_citing_a_source_without_url_are_unconfirmed():
+    """A figure is confirmed only against a source one can open (issue 10)."""
+    sources = catalog.sources()
+    loose = [
+        (acc.name, key)
+        for acc in catalog.all()
+        for key, fig in figures(acc)
+        if sources[fig.source].url is None and fig.confidence != "unconfirmed"
+    ]
+    assert loose == []

@@ -233,7 +233,7 @@ def test_memory_requests_list_their_candidates():
 # -- invalid: (input, error type, message, caret line) ---------------------------------------
 SYSTEMS = (
     "nvidia-smi, GPU Feature Discovery, GKE, Karpenter, EKS, Flyte, Flyte 2, Ray, SkyPilot, "
-    "Modal, Hugging Face, ROCm, other"
+    "Modal, Hugging Face, ROCm, Intel GPU plugin, other"
 )
 UNKNOWN_TAIL = (
     f"Expected the name of a catalog model or SKU (accelerators.catalog.models() lists the "

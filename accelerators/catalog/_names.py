@@ -45,15 +45,30 @@ the data: the words of its name that its model name lacks, plus its ``form_facto
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from accelerators._text import format_number, quote
 from accelerators.catalog import _store as catalog
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._partitions import check_partition
+from accelerators.catalog._spellings import (
+    DEVICE_REPORTED,
+    MEMORY_WORD,
+    Index,
+    NameMatch,
+    Spelling,
+    Table,
+    cache_clear,
+    current_index,
+    exact_key,
+    is_vendor_word,
+    known_spellings,
+    loose_key,
+    split_size,
+    words,
+    words_key,
+)
 from accelerators.errors import AcceleratorError, UnknownAcceleratorError, close_matches
 
 if TYPE_CHECKING:
@@ -70,18 +85,6 @@ __all__ = [
     "words",
 ]
 
-# -- generic vocabulary (no per-accelerator facts here) ----------------------------------
-#: Words that name a vendor or a product line rather than the accelerator itself.
-_VENDOR_WORDS = frozenset(
-    {
-        "nvidia", "amd", "intel", "google", "aws", "amazon", "habana",
-        "tesla", "instinct", "radeon", "geforce",
-    }
-)  # fmt: skip
-#: Catalog sources that are the catalog's own identity spellings, tried first in each tier.
-_IDENTITY = ("name", "model", "constant", "alias")
-#: ``names.*`` systems whose values the device itself reports: they name the exact board.
-_DEVICE_REPORTED = frozenset({"nvml", "gfd", "rocm"})
 #: How each naming system is called in messages (unlisted systems use their field name).
 _SYSTEM_LABELS = {
     "nvml": "nvidia-smi",
@@ -96,209 +99,17 @@ _SYSTEM_LABELS = {
     "modal": "Modal",
     "hf": "Hugging Face",
     "rocm": "ROCm",
+    "intel": "Intel GPU plugin",
 }
-
-_SEPARATORS = re.compile(r"[\s_\-]+")
-_WORD_SPLIT = re.compile(r"[\s_\-/,]+")
-_PARENTHESISED = re.compile(r"\([^()]*\)")
-_MEMORY_WORD = re.compile(r"([0-9]+(?:\.[0-9]+)?)(?:g|gb|gib)")
-_FORM_FACTOR_GENERATION = re.compile(r"(sxm|oam)[0-9]")
 # Decorations read off a name (the name is what is left). Suffixes are searched for at the
 # end; their look-behinds keep the searches linear on long runs of blanks or separators.
 _COUNT_PREFIX = re.compile(r"([0-9]{1,9}(?:\.[0-9]{1,9})?)\s*x\s*(?=\S)", re.IGNORECASE)
 _SPACED_COUNT_SUFFIX = re.compile(r"(?<=\S)\s+x\s*([0-9]{1,9})\Z", re.IGNORECASE)
 _COUNT_SUFFIX = re.compile(r"(?<=\S)x([0-9]{1,9})\Z", re.IGNORECASE)
-_HF_COUNT = re.compile(r"x([0-9]{1,6})\Z", re.IGNORECASE)
-_HF_TOPOLOGY = re.compile(r"-([0-9]{1,3}x[0-9]{1,3}(?:x[0-9]{1,3})?)\Z", re.IGNORECASE)
 _MIG_SUFFIX = re.compile(
     r"(?<=[^\s_\-])[\s_\-]+mig[\s_\-]+([1-7]g\.[0-9]+gb(?:[+\-][a-z.]+)?)\Z", re.IGNORECASE
 )
-_SIZE_SUFFIX = re.compile(r"(?<![\s_\-])[\s_\-]+([0-9]{1,6})\Z")
-_LETTER = re.compile(r"[A-Za-z]")
 _RESULT_MEMO_SIZE = 4096
-
-
-@dataclass(frozen=True, slots=True)
-class NameMatch:
-    """What a name resolved to.
-
-    ``accelerator`` is the catalog entry: the SKU the name pins, or the model's default SKU
-    when the name is model-level (``pinned`` false). ``count`` and ``partition`` are set when
-    the name itself implies them (``a10g-largex2`` is 2 devices; ``tpu-v5litepod-8`` is 8
-    chips in a ``2x4`` slice; GFD's ``…-MIG-1g.5gb`` is a ``1g.5gb`` slice). ``source`` says
-    which kind of spelling matched: ``name``, ``model``, ``constant``, ``alias`` or a
-    ``names.*`` system (``nvml``, ``gke``, ``hf``…).
-    """
-
-    accelerator: Accelerator
-    pinned: bool
-    count: float | None = None
-    partition: str | None = None
-    source: str = "name"
-
-
-@dataclass(frozen=True, slots=True)
-class _Spelling:
-    text: str
-    accelerator: Accelerator
-    source: str
-    #: Devices the spelling itself counts (HF ``x2``, TPU ``-8`` in the system's units).
-    units: int | None = None
-    #: A TPU topology the spelling itself names (Hugging Face's ``v5e-2x4``).
-    topology: str | None = None
-
-
-_Table = dict[str, list[_Spelling]]
-
-
-@dataclass
-class _Index:
-    """Every spelling of every entry, keyed three ways, identity spellings apart."""
-
-    entries: tuple[Accelerator, ...]
-    exact: tuple[_Table, _Table] = field(default_factory=lambda: ({}, {}))
-    loose: tuple[_Table, _Table] = field(default_factory=lambda: ({}, {}))
-    words: tuple[_Table, _Table] = field(default_factory=lambda: ({}, {}))
-    #: Catalog spellings for "did you mean", preferred (models, SKUs) first (an ordered set).
-    displays: dict[str, None] = field(default_factory=dict)
-    #: Loose key -> the spelling to suggest for it.
-    loose_display: dict[str, str] = field(default_factory=dict)
-    results: dict[str, NameMatch] = field(default_factory=dict)
-
-    def add(
-        self,
-        text: str,
-        accelerator: Accelerator,
-        source: str,
-        units: int | None,
-        topology: str | None = None,
-    ) -> None:
-        text = text.strip()
-        if not text:
-            return
-        spelling = _Spelling(text, accelerator, source, units, topology)
-        tier = 0 if source in _IDENTITY else 1
-        for tables, key in (
-            (self.exact, _exact_key(text)),
-            (self.loose, loose_key(text)),
-            (self.words, _words_key(text)),
-        ):
-            if key:
-                bucket = tables[tier].setdefault(key, [])
-                if spelling not in bucket:
-                    bucket.append(spelling)
-        self.displays.setdefault(text)
-        self.loose_display.setdefault(loose_key(text), text)
-
-
-# -- normalisation -------------------------------------------------------------------------
-def _exact_key(text: str) -> str:
-    return _SEPARATORS.sub("-", text.casefold()).strip("-")
-
-
-def words(text: str) -> list[str]:
-    """Lower-case words without vendor words and qualifiers, sizes and form factors unified."""
-    found = []
-    for word in _WORD_SPLIT.split(_PARENTHESISED.sub(" ", text.casefold())):
-        if not word or word in _VENDOR_WORDS:
-            continue
-        memory = _MEMORY_WORD.fullmatch(word)
-        if memory:
-            word = f"{format_number(float(memory[1]))}gb"
-        else:
-            word = _FORM_FACTOR_GENERATION.sub(r"\1", word)
-        found.append(word)
-    return found
-
-
-def loose_key(text: str) -> str:
-    """``NVIDIA A100 80G`` -> ``a10080gb``: the words of :func:`words`, squashed."""
-    return "".join(words(text))
-
-
-def is_vendor_word(word: str) -> bool:
-    """Whether ``word`` names a vendor or product line (``NVIDIA``, ``Tesla``, ``Instinct``)."""
-    return word.casefold() in _VENDOR_WORDS
-
-
-def _words_key(text: str) -> str:
-    return " ".join(sorted(words(text)))
-
-
-# -- the index -------------------------------------------------------------------------------
-_state: list[_Index] = []
-_state_lock = threading.Lock()
-
-
-def _index() -> _Index:
-    """The index for the catalog now loaded (rebuilt when the catalog object changes)."""
-    entries = catalog.all()
-    if _state and _state[0].entries is entries:
-        return _state[0]
-    with _state_lock:  # threads racing for the first lookup build the index once
-        if not (_state and _state[0].entries is entries):
-            _state[:] = [_build_index(entries)]
-        return _state[0]
-
-
-def cache_clear() -> None:
-    """Forget the name index (tests that swap catalogs call this)."""
-    _state.clear()
-
-
-def _build_index(entries: tuple[Accelerator, ...]) -> _Index:
-    from accelerators.catalog._schema import Names
-
-    index = _Index(entries)
-    for acc in entries:  # identity spellings first: they lead the suggestions
-        if acc.default_for_model:
-            index.add(acc.model, acc, "model", None)
-    for acc in entries:
-        index.add(acc.name, acc, "name", None)
-        for alias in acc.aliases:
-            index.add(alias, acc, "alias", _slice_units(acc, alias))
-        if acc.constant:
-            index.add(acc.constant, acc, "constant", None)
-    for acc in entries:
-        for system in Names.model_fields:
-            value = getattr(acc.names, system)
-            for text in (value,) if isinstance(value, str) else value or ():
-                units = _slice_units(acc, text)
-                topology = None
-                if system == "hf":
-                    shape = _HF_TOPOLOGY.search(text) if acc.device_class == "tpu" else None
-                    count = _HF_COUNT.search(text)
-                    if shape is not None and acc.tpu_topology(shape[1].lower()) is not None:
-                        topology = shape[1].lower()
-                        units = acc.tpu_topology(topology).chips  # type: ignore[union-attr]
-                    else:
-                        units = int(count[1]) if count else None
-                index.add(text, acc, system, units, topology)
-                sized = _split_size(text) if acc.device_class == "tpu" else None
-                if sized is not None:  # "tpu-v5litepod-8" also teaches "tpu-v5litepod"
-                    index.add(sized[0], acc, system, None)
-    return index
-
-
-def _slice_units(acc: Accelerator, text: str) -> int | None:
-    """The size in a TPU spelling such as ``tpu-v5litepod-8`` (None for other spellings)."""
-    if acc.device_class != "tpu":
-        return None
-    sized = _split_size(text.strip())
-    return sized[1] if sized else None
-
-
-def _split_size(text: str) -> tuple[str, int] | None:
-    """``tpu-v5litepod-8`` -> ``("tpu-v5litepod", 8)``; None without a size or a letter."""
-    size = _SIZE_SUFFIX.search(text)
-    if size is None or not _LETTER.search(text, 0, size.start()):
-        return None
-    return text[: size.start()], int(size[1])
-
-
-def known_spellings() -> tuple[str, ...]:
-    """Every spelling the catalog knows, models and SKU names first."""
-    return tuple(_index().displays)
 
 
 # -- resolution ------------------------------------------------------------------------------
@@ -322,7 +133,7 @@ def resolve_name(text: str) -> NameMatch:
             f"{odd!r} (U+{ord(odd):04X}); accelerator names are ASCII",
             name=text,
         )
-    index = _index()
+    index = current_index()
     found = index.results.get(text)
     if found is None:
         found = _resolve(index, text)
@@ -331,7 +142,7 @@ def resolve_name(text: str) -> NameMatch:
     return found
 
 
-def _resolve(index: _Index, text: str) -> NameMatch:
+def _resolve(index: Index, text: str) -> NameMatch:
     stripped = text.strip()
     if not stripped:
         raise UnknownAcceleratorError(
@@ -354,7 +165,7 @@ def _without(text: str, decoration: re.Match[str]) -> str:
     return text[decoration.end() :] if decoration.start() == 0 else text[: decoration.start()]
 
 
-def _with_count(index: _Index, text: str, decoration: re.Match[str] | None) -> NameMatch | None:
+def _with_count(index: Index, text: str, decoration: re.Match[str] | None) -> NameMatch | None:
     """``8x H100`` / ``H100 x8`` / ``l40sx4``: the name with the count it was written with."""
     if decoration is None:
         return None
@@ -365,7 +176,7 @@ def _with_count(index: _Index, text: str, decoration: re.Match[str] | None) -> N
     return NameMatch(rest.accelerator, rest.pinned, _as_count(count), rest.partition, rest.source)
 
 
-def _resolve_decorated(index: _Index, text: str) -> NameMatch | None:
+def _resolve_decorated(index: Index, text: str) -> NameMatch | None:
     """A plain name, or one with a GFD MIG suffix or a TPU slice size."""
     found = _lookup(index, text)
     if found is not None:
@@ -377,7 +188,7 @@ def _resolve_decorated(index: _Index, text: str) -> NameMatch | None:
             partition = mig[1].lower()
             check_partition(base.accelerator, partition)
             return NameMatch(base.accelerator, base.pinned, base.count, partition, base.source)
-    sized = _split_size(text)
+    sized = split_size(text)
     if sized is not None:
         base = _lookup(index, sized[0])
         if base is not None and base.count is None and base.accelerator.device_class == "tpu":
@@ -385,20 +196,20 @@ def _resolve_decorated(index: _Index, text: str) -> NameMatch | None:
     return None
 
 
-def _lookup(index: _Index, text: str) -> NameMatch | None:
+def _lookup(index: Index, text: str) -> NameMatch | None:
     """Tiers 1-4 of the module docstring."""
     found = _in_tables(
         index,
         text,
-        (index.exact, _exact_key(text)),
+        (index.exact, exact_key(text)),
         (index.loose, loose_key(text)),
-        (index.words, _words_key(text)),
+        (index.words, words_key(text)),
     )
     return found if found is not None else _lookup_with_memory(index, text)
 
 
 def _in_tables(
-    index: _Index, text: str, *tiers: tuple[tuple[_Table, _Table], str]
+    index: Index, text: str, *tiers: tuple[tuple[Table, Table], str]
 ) -> NameMatch | None:
     """The first tier whose identity (then other systems') table has the key."""
     for tables, key in tiers:
@@ -409,10 +220,10 @@ def _in_tables(
     return None
 
 
-def _lookup_with_memory(index: _Index, text: str) -> NameMatch | None:
+def _lookup_with_memory(index: Index, text: str) -> NameMatch | None:
     """``H100 94GB``: the name without its memory word, then the family member with it."""
     parts = words(text)
-    sizes = [w for w in parts if _MEMORY_WORD.fullmatch(w)]
+    sizes = [w for w in parts if MEMORY_WORD.fullmatch(w)]
     if len(sizes) != 1 or len(parts) < 2 or float(sizes[0][:-2]) <= 0:
         return None
     rest = [w for w in parts if w != sizes[0]]
@@ -428,7 +239,7 @@ def _lookup_with_memory(index: _Index, text: str) -> NameMatch | None:
     return base if acc is base.accelerator else NameMatch(acc, False, None, None, base.source)
 
 
-def _match(spellings: list[_Spelling], text: str) -> NameMatch:
+def _match(spellings: list[Spelling], text: str) -> NameMatch:
     """Turn the spellings one key matched into a match, or raise if they disagree on model."""
     models = list(dict.fromkeys(s.accelerator.model for s in spellings))
     if len(models) > 1:
@@ -452,13 +263,13 @@ def _match(spellings: list[_Spelling], text: str) -> NameMatch:
     return NameMatch(acc, match.pinned, units, None, first.source)
 
 
-def _is_model_level(spelling: _Spelling) -> bool:
+def _is_model_level(spelling: Spelling) -> bool:
     acc = spelling.accelerator
     if spelling.source == "model":
         return True
     if spelling.source == "name":
-        return _exact_key(acc.name) == _exact_key(acc.model)
-    if not acc.default_for_model or spelling.source in _DEVICE_REPORTED:
+        return exact_key(acc.name) == exact_key(acc.model)
+    if not acc.default_for_model or spelling.source in DEVICE_REPORTED:
         return False
     return not (set(words(spelling.text)) & _form_factor_words(acc))
 
@@ -565,7 +376,7 @@ def _ambiguous(
     )
 
 
-def _unknown(index: _Index, text: str) -> UnknownAcceleratorError:
+def _unknown(index: Index, text: str) -> UnknownAcceleratorError:
     from accelerators.catalog._schema import Names
 
     hints = close_matches(text.strip(), index.displays)

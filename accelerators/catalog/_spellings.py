@@ -1,0 +1,243 @@
+"""Every spelling of every catalog entry, normalised and indexed three ways.
+
+Part of the name resolution of :mod:`accelerators.catalog._names`: the vocabulary and
+normalisation (:func:`words`, :func:`loose_key`) and the index of spellings (built once per
+loaded catalog, under a lock). See that module's docstring for the tiers that use it.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from accelerators._text import format_number
+from accelerators.catalog import _store as catalog
+
+if TYPE_CHECKING:
+    from accelerators.catalog._schema import Accelerator
+
+__all__ = [
+    "DEVICE_REPORTED",
+    "IDENTITY",
+    "MEMORY_WORD",
+    "Index",
+    "NameMatch",
+    "Spelling",
+    "Table",
+    "cache_clear",
+    "current_index",
+    "exact_key",
+    "is_vendor_word",
+    "known_spellings",
+    "loose_key",
+    "split_size",
+    "words",
+    "words_key",
+]
+
+# -- generic vocabulary (no per-accelerator facts here) ----------------------------------
+#: Words that name a vendor or a product line rather than the accelerator itself.
+_VENDOR_WORDS = frozenset(
+    {
+        "nvidia", "amd", "intel", "google", "aws", "amazon", "habana",
+        "tesla", "instinct", "radeon", "geforce",
+    }
+)  # fmt: skip
+#: Catalog sources that are the catalog's own identity spellings, tried first in each tier.
+IDENTITY = ("name", "model", "constant", "alias")
+#: ``names.*`` systems whose values the device itself reports: they name the exact board.
+DEVICE_REPORTED = frozenset({"nvml", "gfd", "rocm"})
+_SEPARATORS = re.compile(r"[\s_\-]+")
+_WORD_SPLIT = re.compile(r"[\s_\-/,]+")
+_PARENTHESISED = re.compile(r"\([^()]*\)")
+MEMORY_WORD = re.compile(r"([0-9]+(?:\.[0-9]+)?)(?:g|gb|gib)")
+_FORM_FACTOR_GENERATION = re.compile(r"(sxm|oam)[0-9]")
+_HF_COUNT = re.compile(r"x([0-9]{1,6})\Z", re.IGNORECASE)
+_HF_TOPOLOGY = re.compile(r"-([0-9]{1,3}x[0-9]{1,3}(?:x[0-9]{1,3})?)\Z", re.IGNORECASE)
+_SIZE_SUFFIX = re.compile(r"(?<![\s_\-])[\s_\-]+([0-9]{1,6})\Z")
+_LETTER = re.compile(r"[A-Za-z]")
+
+
+@dataclass(frozen=True, slots=True)
+class NameMatch:
+    """What a name resolved to.
+
+    ``accelerator`` is the catalog entry: the SKU the name pins, or the model's default SKU
+    when the name is model-level (``pinned`` false). ``count`` and ``partition`` are set when
+    the name itself implies them (``a10g-largex2`` is 2 devices; ``tpu-v5litepod-8`` is 8
+    chips in a ``2x4`` slice; GFD's ``…-MIG-1g.5gb`` is a ``1g.5gb`` slice). ``source`` says
+    which kind of spelling matched: ``name``, ``model``, ``constant``, ``alias`` or a
+    ``names.*`` system (``nvml``, ``gke``, ``hf``…).
+    """
+
+    accelerator: Accelerator
+    pinned: bool
+    count: float | None = None
+    partition: str | None = None
+    source: str = "name"
+
+
+@dataclass(frozen=True, slots=True)
+class Spelling:
+    text: str
+    accelerator: Accelerator
+    source: str
+    #: Devices the spelling itself counts (HF ``x2``, TPU ``-8`` in the system's units).
+    units: int | None = None
+    #: A TPU topology the spelling itself names (Hugging Face's ``v5e-2x4``).
+    topology: str | None = None
+
+
+Table = dict[str, list[Spelling]]
+
+
+@dataclass
+class Index:
+    """Every spelling of every entry, keyed three ways, identity spellings apart."""
+
+    entries: tuple[Accelerator, ...]
+    exact: tuple[Table, Table] = field(default_factory=lambda: ({}, {}))
+    loose: tuple[Table, Table] = field(default_factory=lambda: ({}, {}))
+    words: tuple[Table, Table] = field(default_factory=lambda: ({}, {}))
+    #: Catalog spellings for "did you mean", preferred (models, SKUs) first (an ordered set).
+    displays: dict[str, None] = field(default_factory=dict)
+    #: Loose key -> the spelling to suggest for it.
+    loose_display: dict[str, str] = field(default_factory=dict)
+    results: dict[str, NameMatch] = field(default_factory=dict)
+
+    def add(
+        self,
+        text: str,
+        accelerator: Accelerator,
+        source: str,
+        units: int | None,
+        topology: str | None = None,
+    ) -> None:
+        text = text.strip()
+        if not text:
+            return
+        spelling = Spelling(text, accelerator, source, units, topology)
+        tier = 0 if source in IDENTITY else 1
+        for tables, key in (
+            (self.exact, exact_key(text)),
+            (self.loose, loose_key(text)),
+            (self.words, words_key(text)),
+        ):
+            if key:
+                bucket = tables[tier].setdefault(key, [])
+                if spelling not in bucket:
+                    bucket.append(spelling)
+        self.displays.setdefault(text)
+        self.loose_display.setdefault(loose_key(text), text)
+
+
+# -- normalisation -------------------------------------------------------------------------
+def exact_key(text: str) -> str:
+    return _SEPARATORS.sub("-", text.casefold()).strip("-")
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words without vendor words and qualifiers, sizes and form factors unified."""
+    found = []
+    for word in _WORD_SPLIT.split(_PARENTHESISED.sub(" ", text.casefold())):
+        if not word or word in _VENDOR_WORDS:
+            continue
+        memory = MEMORY_WORD.fullmatch(word)
+        if memory:
+            word = f"{format_number(float(memory[1]))}gb"
+        else:
+            word = _FORM_FACTOR_GENERATION.sub(r"\1", word)
+        found.append(word)
+    return found
+
+
+def loose_key(text: str) -> str:
+    """``NVIDIA A100 80G`` -> ``a10080gb``: the words of :func:`words`, squashed."""
+    return "".join(words(text))
+
+
+def is_vendor_word(word: str) -> bool:
+    """Whether ``word`` names a vendor or product line (``NVIDIA``, ``Tesla``, ``Instinct``)."""
+    return word.casefold() in _VENDOR_WORDS
+
+
+def words_key(text: str) -> str:
+    return " ".join(sorted(words(text)))
+
+
+# -- the index -------------------------------------------------------------------------------
+_state: list[Index] = []
+_state_lock = threading.Lock()
+
+
+def current_index() -> Index:
+    """The index for the catalog now loaded (rebuilt when the catalog object changes)."""
+    entries = catalog.all()
+    if _state and _state[0].entries is entries:
+        return _state[0]
+    with _state_lock:  # threads racing for the first lookup build the index once
+        if not (_state and _state[0].entries is entries):
+            _state[:] = [_build_index(entries)]
+        return _state[0]
+
+
+def cache_clear() -> None:
+    """Forget the name index (tests that swap catalogs call this)."""
+    _state.clear()
+
+
+def _build_index(entries: tuple[Accelerator, ...]) -> Index:
+    from accelerators.catalog._schema import Names
+
+    index = Index(entries)
+    for acc in entries:  # identity spellings first: they lead the suggestions
+        if acc.default_for_model:
+            index.add(acc.model, acc, "model", None)
+    for acc in entries:
+        index.add(acc.name, acc, "name", None)
+        for alias in acc.aliases:
+            index.add(alias, acc, "alias", _slice_units(acc, alias))
+        if acc.constant:
+            index.add(acc.constant, acc, "constant", None)
+    for acc in entries:
+        for system in Names.model_fields:
+            value = getattr(acc.names, system)
+            for text in (value,) if isinstance(value, str) else value or ():
+                units = _slice_units(acc, text)
+                topology = None
+                if system == "hf":
+                    shape = _HF_TOPOLOGY.search(text) if acc.device_class == "tpu" else None
+                    count = _HF_COUNT.search(text)
+                    if shape is not None and acc.tpu_topology(shape[1].lower()) is not None:
+                        topology = shape[1].lower()
+                        units = acc.tpu_topology(topology).chips  # type: ignore[union-attr]
+                    else:
+                        units = int(count[1]) if count else None
+                index.add(text, acc, system, units, topology)
+                sized = split_size(text) if acc.device_class == "tpu" else None
+                if sized is not None:  # "tpu-v5litepod-8" also teaches "tpu-v5litepod"
+                    index.add(sized[0], acc, system, None)
+    return index
+
+
+def _slice_units(acc: Accelerator, text: str) -> int | None:
+    """The size in a TPU spelling such as ``tpu-v5litepod-8`` (None for other spellings)."""
+    if acc.device_class != "tpu":
+        return None
+    sized = split_size(text.strip())
+    return sized[1] if sized else None
+
+
+def split_size(text: str) -> tuple[str, int] | None:
+    """``tpu-v5litepod-8`` -> ``("tpu-v5litepod", 8)``; None without a size or a letter."""
+    size = _SIZE_SUFFIX.search(text)
+    if size is None or not _LETTER.search(text, 0, size.start()):
+        return None
+    return text[: size.start()], int(size[1])
+
+
+def known_spellings() -> tuple[str, ...]:
+    """Every spelling the catalog knows, models and SKU names first."""
+    return tuple(current_index().displays)
