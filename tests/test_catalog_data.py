@@ -399,7 +399,6 @@ UNCONFIRMED = {
     "MAX-1100": {"bandwidth_tbps", "tflops.bf16", "tflops.fp16", "tflops.fp32", "tflops.fp64", "tflops.int8", "tflops.tf32"},
     "FLEX-170": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.bf16", "tflops.fp16", "tflops.fp32", "tflops.int8"},
     "FLEX-140": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp16", "tflops.fp32", "tflops.int8"},
-    "GAUDI1": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.bf16"},
     "TPU-V2": {"bandwidth_tbps", "memory_gb", "tflops.bf16"},
     "TPU-V7": {"bandwidth_tbps", "memory_gb", "tflops.bf16", "tflops.fp8"},
     "P40": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
