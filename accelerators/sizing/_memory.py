@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from accelerators.errors import close_matches
 from accelerators.sizing._model import ModelShape, SizingError
 
 __all__ = [
@@ -169,7 +170,9 @@ def estimate_memory(
     if not isinstance(model, ModelShape):
         raise SizingError(f"Expected a ModelShape, got {type(model).__name__}: {model!r}")
     if method not in METHODS:
-        raise SizingError(f"Unknown method {method!r}: expected one of {METHODS}")
+        hint = close_matches(str(method), METHODS)
+        extra = f"; did you mean {hint[0]!r}?" if hint else ""
+        raise SizingError(f"Unknown method {method!r}: expected one of {METHODS}{extra}")
     weight_bytes = _bytes(dtype)
     notes: list[str] = []
     if method == "inference":
