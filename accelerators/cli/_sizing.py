@@ -88,7 +88,8 @@ def recommend_command(
         )
         return
     if estimate is not None:
-        table = Table(title=f"{method} memory, {dtype}: {estimate.total_gb:.1f} GB", box=None)
+        console.print(f"[bold]{method} memory, {dtype}: {estimate.total_gb:.1f} GB[/bold]")
+        table = Table(box=None)
         table.add_column("Component", style="bold")
         table.add_column("GB", justify="right")
         for name, gb in estimate.components():

@@ -6,10 +6,11 @@
 
 Prices come from ``accelerators/data/prices.toml`` (dated, sourced) and, when a live AWS
 refresh has run, from its local cache (:mod:`accelerators.sizing.aws`). You pay for whole
-instances: 16 H100s on AWS are two ``p5.48xlarge``. A MIG slice or a fractional count is
-charged its share of one device-hour (``count`` of a device; for a MIG profile the larger of
-its compute share and its memory share, ``memory_slices / 8``): what it costs when the rest of
-the GPU is used by others, as on your own partitioned nodes.
+instances: 16 H100s on AWS are two ``p5.48xlarge``, and 2 L4s need one instance with at least
+two (tensor parallelism stays within a node; beyond 8 devices, instances of 8 or more). A MIG
+slice or a fractional count is charged its share of one device-hour (``count`` of a device;
+for a MIG profile the larger of its compute share and its memory share, ``memory_slices / 8``):
+what it costs when the rest of the GPU is used by others, as on your own partitioned nodes.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ __all__ = [
 ]
 
 KINDS = ("on-demand", "spot")
+#: Devices of one tensor-parallel group: one node.
+_NODE = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,8 +142,11 @@ def instances(spec: Any, cloud: str | None = None) -> tuple[InstanceOffer, ...]:
                 continue
             if acc.model not in models or not _partition_fits(alternative, row):
                 continue
+            needed = _needed(alternative, row, acc)
+            if needed is None:
+                continue
             own = tuple(p for p in prices if p.instance.casefold() == row.name.casefold())
-            found.append(InstanceOffer(row, acc, own, _needed(alternative, row, acc)))
+            found.append(InstanceOffer(row, acc, own, needed))
     return tuple(sorted(found, key=_offer_order))
 
 
@@ -277,8 +283,12 @@ def _partition_fits(spec: AcceleratorSpec, row: Instance) -> bool:
     return True
 
 
-def _needed(spec: AcceleratorSpec, row: Instance, acc: Accelerator) -> float:
-    """Instances (or a share of one) the spec needs on ``row``."""
+def _needed(spec: AcceleratorSpec, row: Instance, acc: Accelerator) -> float | None:
+    """Instances (or a share of one) the spec needs on ``row``; ``None`` if it cannot host it.
+
+    Up to 8 devices form one tensor-parallel group and must share an instance; more than 8
+    span instances of at least 8 devices each (pipeline stages between them).
+    """
     if spec.tpu_topology is not None:
         return 1.0
     profile = acc.mig_profile(spec.partition) if spec.partition else None
@@ -288,6 +298,8 @@ def _needed(spec: AcceleratorSpec, row: Instance, acc: Accelerator) -> float:
     devices = float(spec.count) * share
     if devices < 1 or spec.is_fractional or profile is not None:
         return devices / row.count
+    if devices > row.count and (devices <= _NODE or row.count < _NODE):
+        return None
     return float(math.ceil(devices / row.count))
 
 

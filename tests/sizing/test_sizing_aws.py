@@ -47,7 +47,8 @@ def test_refresh_writes_a_timestamped_cache_of_instances_and_spot_prices(
     endpoint: str, session: object, private_cache: Path
 ) -> None:
     result = aws.refresh("us-east-1", endpoint_url=endpoint, session=session)
-    assert result.source == "live" and result.fetched_at is not None
+    assert result.source == "live"
+    assert result.fetched_at is not None
     assert result.path == private_cache / "aws-us-east-1.json"
     payload = json.loads(result.path.read_text(encoding="utf-8"))
     assert payload["region"] == "us-east-1"
@@ -55,14 +56,18 @@ def test_refresh_writes_a_timestamped_cache_of_instances_and_spot_prices(
     names = {row.name for row in result.instances}
     assert {"p5.48xlarge", "g5.xlarge", "trn1.32xlarge", "inf2.xlarge"} <= names
     assert all(n.split(".")[0] in aws.FAMILIES for n in names)
-    assert result.spot and all(p.kind == "spot" and p.cloud == "aws" for p in result.spot)
+    assert result.spot
+    assert all(p.kind == "spot" and p.cloud == "aws" for p in result.spot)
     assert {p.instance for p in result.spot} <= names
     assert aws.cached_instances() == tuple(sorted(result.instances, key=lambda r: r.name))
     assert set(aws.cached_prices()) == set(result.spot)
 
 
 def test_the_api_agrees_with_every_shipped_aws_row(endpoint: str, session: object) -> None:
-    live = {r.name: r for r in aws.refresh("us-east-1", endpoint_url=endpoint, session=session).instances}
+    live = {
+        r.name: r
+        for r in aws.refresh("us-east-1", endpoint_url=endpoint, session=session).instances
+    }
     for row in _instances.instances("aws"):
         if row.name not in live:
             continue  # moto's copy may lag AWS; the shipped row stays
@@ -74,14 +79,19 @@ def test_the_api_agrees_with_every_shipped_aws_row(endpoint: str, session: objec
     assert len(checked) >= 25
 
 
-def test_cached_spot_prices_feed_costs_and_instance_listings(endpoint: str, session: object) -> None:
+def test_cached_spot_prices_feed_costs_and_instance_listings(
+    endpoint: str, session: object
+) -> None:
     with pytest.raises(SizingError, match="No spot price"):
         estimate_cost("L40S", 2, cloud="aws", kind="spot")
     result = aws.refresh("us-east-1", endpoint_url=endpoint, session=session)
     spot = estimate_cost("L40S", 2, cloud="aws", kind="spot")
     quoted = [p for p in result.spot if p.instance == spot.instance]
-    assert spot.price in quoted and spot.price.source == "aws-api"
-    assert spot.usd == pytest.approx(2 * spot.instances_needed * min(p.usd_per_hour for p in quoted))
+    assert spot.price in quoted
+    assert spot.price.source == "aws-api"
+    assert spot.usd == pytest.approx(
+        2 * spot.instances_needed * min(p.usd_per_hour for p in quoted)
+    )
     assert set(result.spot) <= set(all_prices())
     listed = {o.instance.name for o in instances("L40S", cloud="aws")}
     assert {r.name for r in result.instances if r.accelerator == "L40S"} <= listed
@@ -96,18 +106,23 @@ def test_without_credentials_the_shipped_table_is_used_and_said(
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     result = aws.refresh("us-east-1", session=boto3.Session(region_name="us-east-1"))
-    assert result.source == "shipped" and "No AWS credentials" in result.message
-    assert result.path is None and not result.instances
+    assert result.source == "shipped"
+    assert "No AWS credentials" in result.message
+    assert result.path is None
+    assert not result.instances
     assert aws.cached_prices() == ()
 
 
 def test_a_damaged_cache_is_ignored(private_cache: Path) -> None:
     private_cache.mkdir(parents=True)
     (private_cache / "aws-us-east-1.json").write_text("{broken", encoding="utf-8")
-    assert aws.cached_prices() == () and aws.cached_instances() == ()
+    assert aws.cached_prices() == ()
+    assert aws.cached_instances() == ()
 
 
 def test_importing_sizing_loads_no_boto3() -> None:
-    code = "import accelerators.sizing, sys; print('boto3' in sys.modules, 'botocore' in sys.modules)"
+    code = (
+        "import accelerators.sizing, sys; print('boto3' in sys.modules, 'botocore' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]

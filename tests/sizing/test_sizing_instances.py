@@ -65,7 +65,12 @@ def test_every_row_has_a_source_with_a_date() -> None:
         assert price.date <= SHIPPED_TODAY
         assert _instances.get_instance(price.instance) is not None
     kinds = {(p.cloud, p.kind) for p in _instances.prices()}
-    assert {("aws", "on-demand"), ("gcp", "spot"), ("azure", "on-demand"), ("hf", "on-demand")} <= kinds
+    assert {
+        ("aws", "on-demand"),
+        ("gcp", "spot"),
+        ("azure", "on-demand"),
+        ("hf", "on-demand"),
+    } <= kinds
 
 
 @pytest.mark.parametrize(
@@ -104,13 +109,14 @@ def test_instance_names_never_shadow_accelerator_names() -> None:
 def test_an_instance_whose_accelerator_the_catalog_lacks_says_so() -> None:
     if _resolves("INFERENTIA1"):
         pytest.skip("the catalog lists Inferentia 1 now")
-    with pytest.raises(UnknownAcceleratorError, match="inf1.xlarge.*INFERENTIA1.*does not list"):
+    with pytest.raises(UnknownAcceleratorError, match=r"inf1\.xlarge.*INFERENTIA1.*does not list"):
         AcceleratorSpec.parse("inf1.xlarge")
 
 
 def test_instances_lists_the_hosts_of_a_spec() -> None:
     aws = instances("H100:8", cloud="aws")
-    assert aws[0].instance.name == "p5.48xlarge" and aws[0].needed == 1
+    assert aws[0].instance.name == "p5.48xlarge"
+    assert aws[0].needed == 1
     assert str(aws[0].spec) == "H100:8"
     everywhere = {o.instance.cloud for o in instances("H100:8")}
     assert {"aws", "gcp", "azure"} <= everywhere
@@ -131,12 +137,15 @@ def test_estimate_cost_pays_for_whole_instances() -> None:
     assert (eight.instance, eight.instances_needed) == ("p5.48xlarge", 1)
     assert eight.usd == pytest.approx(10 * p5)
     sixteen = estimate_cost("H100:16", 10, cloud="aws")
-    assert sixteen.instances_needed == 2 and sixteen.usd == pytest.approx(20 * p5)
+    assert sixteen.instances_needed == 2
+    assert sixteen.usd == pytest.approx(20 * p5)
     one = estimate_cost("H100", 1, cloud="aws")  # p5.4xlarge has no price in the table
-    assert one.instance == "p5.48xlarge" and one.usd == pytest.approx(p5)
+    assert one.instance == "p5.48xlarge"
+    assert one.usd == pytest.approx(p5)
     hf = estimate_cost("H200:2", 3, cloud="hf")
     assert (hf.instance, hf.usd) == ("h200x2", pytest.approx(3 * _price("h200x2")))
-    assert hf.price.source == "hf-jobs-pricing" and hf.price.date == SHIPPED_TODAY
+    assert hf.price.source == "hf-jobs-pricing"
+    assert hf.price.date == SHIPPED_TODAY
 
 
 def test_slices_are_charged_their_share_of_a_device() -> None:
@@ -150,7 +159,7 @@ def test_slices_are_charged_their_share_of_a_device() -> None:
 
 
 def test_estimate_cost_without_a_price_says_what_is_missing() -> None:
-    with pytest.raises(SizingError, match="No on-demand price on gcp is known.*a3-ultragpu-8g"):
+    with pytest.raises(SizingError, match=r"No on-demand price on gcp is known.*a3-ultragpu-8g"):
         estimate_cost("H200:8", 1, cloud="gcp")
     with pytest.raises(SizingError, match="No instance type on hf carries MI300X"):
         estimate_cost("MI300X", 1, cloud="hf")
@@ -185,7 +194,7 @@ def test_cost_of_throughput_from_a_number_and_from_a_bench_report() -> None:
     )
     from_report = cost_of_throughput(SimpleNamespace(gemm=gemm), "p5.48xlarge")
     assert from_report.measured_tflops == pytest.approx(700.0)  # bf16: the fastest dtype
-    with pytest.raises(SizingError, match="did you mean 'p5.48xlarge'"):
+    with pytest.raises(SizingError, match=r"did you mean 'p5\.48xlarge'"):
         cost_of_throughput(700.0, "p5.48xlarg")
     with pytest.raises(SizingError, match="fp8 GEMM results"):
         cost_of_throughput(SimpleNamespace(gemm=gemm), "p5.48xlarge", dtype="fp8")

@@ -40,7 +40,8 @@ def test_mig_and_tpu_slices_are_offered_where_they_fit() -> None:
 def test_a_70b_model_needs_tensor_parallelism_and_405b_pipeline_stages() -> None:
     seventy = recommend(ModelShape.like(70e9), dtype="bf16", vendors=["nvidia"], top=None)
     h100 = next(r for r in seventy if r.spec.accelerator.model == "H100")
-    assert h100.spec.count == 4 and h100.parallelism == "tensor parallel x4"
+    assert h100.spec.count == 4
+    assert h100.parallelism == "tensor parallel x4"
     big = recommend(memory_gb=405e9 * 2 / 1e9 * 1.2, vendors=["nvidia"], top=None)
     h100_big = next(r for r in big if r.spec.accelerator.model == "H100")
     assert h100_big.spec.count == 16
@@ -50,14 +51,21 @@ def test_a_70b_model_needs_tensor_parallelism_and_405b_pipeline_stages() -> None
 def test_filters_budget_vendor_cloud_and_dtype() -> None:
     cheap = recommend(memory_gb=20, budget_usd_per_hour=1.0, top=None)
     assert all(r.usd_per_hour is None or r.usd_per_hour <= 1.0 for r in cheap)
-    assert any("not checked against the budget" in r.reason for r in cheap if r.usd_per_hour is None)
+    assert any(
+        "not checked against the budget" in r.reason for r in cheap if r.usd_per_hour is None
+    )
     amd = recommend(memory_gb=100, vendors=["AMD"], top=None)
-    assert amd and {r.spec.accelerator.vendor for r in amd} == {"amd"}
+    assert amd
+    assert {r.spec.accelerator.vendor for r in amd} == {"amd"}
     azure = recommend(memory_gb=100, clouds=["azure"], top=None)
-    assert azure and all(r.spec.accelerator.model in {"A100-80GB", "H100", "H200", "MI300X",
-                                                      "A100-40GB", "H100-NVL"} for r in azure)
+    assert azure
+    assert all(
+        r.spec.accelerator.model in {"A100-80GB", "H100", "H200", "MI300X", "A100-40GB", "H100-NVL"}
+        for r in azure
+    )
     bf16 = {r.spec.accelerator.model for r in recommend(memory_gb=10, dtype="bf16", top=None)}
-    assert "V100-16GB" not in bf16 and "T4" not in bf16  # no bf16 tensor cores
+    assert "V100-16GB" not in bf16
+    assert "T4" not in bf16
     fp16 = {r.spec.accelerator.model for r in recommend(memory_gb=10, dtype="fp16", top=None)}
     assert "T4" in fp16
 
