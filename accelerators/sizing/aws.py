@@ -23,7 +23,9 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
 
 from accelerators.catalog._instances import Instance, Price
 from accelerators.errors import AcceleratorError
@@ -44,6 +46,7 @@ FAMILIES: tuple[str, ...] = (
     "trn1", "trn1n", "trn2", "inf1", "inf2",
 )  # fmt: skip
 _CACHE_VERSION = 1
+_Row = TypeVar("_Row", Instance, Price)
 _SOURCE = "aws-api"
 
 
@@ -129,15 +132,25 @@ def cached_instances() -> tuple[Instance, ...]:
     """Instance rows from every cached refresh (newest file wins per name)."""
     seen: dict[str, Instance] = {}
     for payload in _read_cache():
-        for raw in payload.get("instances", ()):
-            row = Instance.model_validate(raw)
+        for row in _valid(Instance, payload.get("instances")):
             seen.setdefault(row.name.casefold(), row)
     return tuple(seen.values())
 
 
 def cached_prices() -> tuple[Price, ...]:
     """Spot price rows from every cached refresh."""
-    return tuple(Price.model_validate(raw) for p in _read_cache() for raw in p.get("spot", ()))
+    return tuple(row for payload in _read_cache() for row in _valid(Price, payload.get("spot")))
+
+
+def _valid(model: type[_Row], raws: object) -> list[_Row]:
+    """The rows of a cache list that validate; anything else in the file is ignored."""
+    rows = []
+    for raw in raws if isinstance(raws, list) else ():
+        try:
+            rows.append(model.model_validate(raw))
+        except ValidationError:
+            continue
+    return rows
 
 
 @functools.cache
@@ -173,7 +186,8 @@ def _instance_types(client: Any, families: tuple[str, ...]) -> tuple[list[Instan
     wanted = set(families)
     rows: list[Instance] = []
     skipped: list[str] = []
-    for page in client.get_paginator("describe_instance_types").paginate():
+    wildcards = [{"Name": "instance-type", "Values": [f"{family}.*" for family in families]}]
+    for page in client.get_paginator("describe_instance_types").paginate(Filters=wildcards):
         for info in page.get("InstanceTypes", ()):
             name = str(info.get("InstanceType", ""))
             if name.split(".")[0] not in wanted:

@@ -36,6 +36,18 @@ def endpoint() -> Iterator[str]:
         server.stop()
 
 
+@pytest.fixture(scope="module")
+def live(endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[aws.AwsRefresh, Path]:
+    """One refresh for the tests that only read its result, cached in its own directory."""
+    directory = tmp_path_factory.mktemp("live-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ACCELERATORS_CACHE_DIR", str(directory))
+        session = boto3.Session(
+            aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1"
+        )
+        return aws.refresh("us-east-1", endpoint_url=endpoint, session=session), directory
+
+
 @pytest.fixture
 def session() -> object:
     return boto3.Session(
@@ -63,28 +75,26 @@ def test_refresh_writes_a_timestamped_cache_of_instances_and_spot_prices(
     assert set(aws.cached_prices()) == set(result.spot)
 
 
-def test_the_api_agrees_with_every_shipped_aws_row(endpoint: str, session: object) -> None:
-    live = {
-        r.name: r
-        for r in aws.refresh("us-east-1", endpoint_url=endpoint, session=session).instances
-    }
+def test_the_api_agrees_with_every_shipped_aws_row(live: tuple[aws.AwsRefresh, Path]) -> None:
+    live_rows = {r.name: r for r in live[0].instances}
     for row in _instances.instances("aws"):
-        if row.name not in live:
+        if row.name not in live_rows:
             continue  # moto's copy may lag AWS; the shipped row stays
-        api = live[row.name]
+        api = live_rows[row.name]
         assert api.count == row.count, row.name
         shipped_model = catalog.get(row.accelerator).model
         assert api.accelerator == shipped_model, (row.name, api.accelerator, shipped_model)
-    checked = [r.name for r in _instances.instances("aws") if r.name in live]
+    checked = [r.name for r in _instances.instances("aws") if r.name in live_rows]
     assert len(checked) >= 25
 
 
 def test_cached_spot_prices_feed_costs_and_instance_listings(
-    endpoint: str, session: object
+    live: tuple[aws.AwsRefresh, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with pytest.raises(SizingError, match="No spot price"):
         estimate_cost("L40S", 2, cloud="aws", kind="spot")
-    result = aws.refresh("us-east-1", endpoint_url=endpoint, session=session)
+    result, directory = live
+    monkeypatch.setenv("ACCELERATORS_CACHE_DIR", str(directory))
     spot = estimate_cost("L40S", 2, cloud="aws", kind="spot")
     quoted = [p for p in result.spot if p.instance == spot.instance]
     assert spot.price in quoted
@@ -116,6 +126,9 @@ def test_without_credentials_the_shipped_table_is_used_and_said(
 def test_a_damaged_cache_is_ignored(private_cache: Path) -> None:
     private_cache.mkdir(parents=True)
     (private_cache / "aws-us-east-1.json").write_text("{broken", encoding="utf-8")
+    wrong = {"version": 1, "fetched_at": "2026-11-23T00:00:00+00:00", "instances": [{"name": 3}],
+             "spot": [{"cloud": "aws", "usd_per_hour": -1}, "x"]}  # fmt: skip
+    (private_cache / "aws-eu-west-1.json").write_text(json.dumps(wrong), encoding="utf-8")
     assert aws.cached_prices() == ()
     assert aws.cached_instances() == ()
 
