@@ -196,7 +196,10 @@ def count_params(
 
 
 def _int(value: Any) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+    """A positive, finite number as an int; anything else (text, NaN, inf, 0) as None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not math.isfinite(value) or value < 1:
         return None
     return int(value)
 

@@ -78,8 +78,10 @@ def recommend(
     needed = _needed_gb(workload, memory_gb, dtype)
     if not 0 <= min_headroom < 1:
         raise SizingError(f"Expected min_headroom in [0, 1), got {min_headroom!r}")
-    vendor_set = _vendors(vendors)
-    cloud_list = [c.strip().lower() for c in clouds] if clouds is not None else None
+    vendor_set = _vendors([vendors] if isinstance(vendors, str) else vendors)
+    if isinstance(clouds, str):
+        clouds = [clouds]
+    cloud_list = [str(c).strip().lower() for c in clouds] if clouds is not None else None
     found: list[Recommendation] = []
     for acc in catalog.all():
         if not acc.default_for_model or (vendor_set and acc.vendor not in vendor_set):
@@ -130,7 +132,7 @@ def _needed_gb(
 def _vendors(vendors: Iterable[str] | None) -> set[str]:
     if vendors is None:
         return set()
-    chosen = {v.strip().lower() for v in vendors}
+    chosen = {str(v).strip().lower() for v in vendors}
     for vendor in chosen - set(_VENDORS):
         hint = close_matches(vendor, _VENDORS)
         extra = f"; did you mean {hint[0]!r}?" if hint else ""
