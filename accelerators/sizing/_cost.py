@@ -229,7 +229,7 @@ def cost_of_throughput(
 
     ``measured`` is TFLOPS per device, or a bench report (``accelerators.bench`` ``BenchReport``
     or anything with ``gemm`` results carrying ``dtype`` and ``tflops``): then the mean over
-    devices of the ``dtype`` results (default: the fastest dtype measured) is used.
+    devices of the ``dtype`` results (default: bf16 if measured, else the fastest dtype) is used.
     """
     raw: object = instance
     row = _instances.get_instance(raw) if isinstance(raw, str) else None
@@ -326,7 +326,7 @@ def _measured_tflops(measured: Any, dtype: str | None) -> tuple[float, str | Non
             f"got {type(measured).__name__}"
         )
     means = {d: sum(v) / len(v) for d, v in by_dtype.items()}
-    chosen = dtype or max(means, key=lambda d: means[d])
+    chosen = dtype or ("bf16" if "bf16" in means else max(means, key=lambda d: means[d]))
     return means[chosen], chosen
 
 

@@ -193,7 +193,7 @@ def test_cost_of_throughput_from_a_number_and_from_a_bench_report() -> None:
         for i, (dtype, rate) in enumerate([("bf16", 650.0), ("bf16", 750.0), ("fp32", 50.0)])
     )
     from_report = cost_of_throughput(SimpleNamespace(gemm=gemm), "p5.48xlarge")
-    assert from_report.measured_tflops == pytest.approx(700.0)  # bf16: the fastest dtype
+    assert from_report.measured_tflops == pytest.approx(700.0)  # bf16 by default
     with pytest.raises(SizingError, match=r"did you mean 'p5\.48xlarge'"):
         cost_of_throughput(700.0, "p5.48xlarg")
     with pytest.raises(SizingError, match="fp8 GEMM results"):
@@ -202,3 +202,18 @@ def test_cost_of_throughput_from_a_number_and_from_a_bench_report() -> None:
         cost_of_throughput(math.inf, "p5.48xlarge")
     with pytest.raises(SizingError, match="No on-demand price"):
         cost_of_throughput(100.0, "g6.xlarge")
+
+
+def test_cost_of_throughput_reads_a_real_bench_report() -> None:
+    from accelerators.bench import run
+    from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
+
+    report = run("H100", backend=FakeBackend([FakeDevice()]), detected=fake_detected("H100-SXM"))
+    bf16 = [g.tflops for g in report.gemm if g.dtype == "bf16" and g.tflops]
+    cost = cost_of_throughput(report, "p5.48xlarge")
+    assert cost.measured_tflops == pytest.approx(sum(bf16) / len(bf16))
+    assert cost.usd_per_tflop_hour == pytest.approx(
+        _price("p5.48xlarge") / 8 / cost.measured_tflops
+    )
+    fp8 = cost_of_throughput(report, "p5.48xlarge", dtype="fp8")
+    assert fp8.usd_per_tflop_hour < cost.usd_per_tflop_hour
