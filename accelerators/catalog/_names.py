@@ -155,9 +155,27 @@ def _resolve(index: Index, text: str) -> NameMatch:
     found = found or _with_count(index, stripped, _SPACED_COUNT_SUFFIX.search(stripped))
     found = found or _resolve_decorated(index, stripped)
     found = found or _with_count(index, stripped, _COUNT_SUFFIX.search(stripped))
+    found = found or _instance_type(index, stripped)
     if found is None:
         raise _unknown(index, text)
     return found
+
+
+def _instance_type(index: _Index, text: str) -> NameMatch | None:
+    """A cloud instance type (``p5.48xlarge`` is 8 H100s), tried after every accelerator name."""
+    from accelerators.catalog._instances import get_instance
+
+    row = get_instance(text)
+    if row is None:
+        return None
+    base = _lookup(index, row.accelerator)
+    if base is None:
+        raise UnknownAcceleratorError(
+            f"{row.cloud} instance type {quote(text)} carries {row.accelerator}, which the "
+            "catalog does not list yet",
+            name=text,
+        )
+    return NameMatch(base.accelerator, base.pinned, row.count, row.partition, "instance")
 
 
 def _without(text: str, decoration: re.Match[str]) -> str:

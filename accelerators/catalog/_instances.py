@@ -1,0 +1,207 @@
+"""Cloud instance types and their hourly prices: two dated, sourced data files.
+
+>>> from accelerators.catalog import _instances
+>>> row = _instances.get_instance("p5.48xlarge")
+>>> row.cloud, row.accelerator, row.count
+('aws', 'H100', 8)
+
+``accelerators/data/instances.toml`` says which accelerator, how many and (for TPU machine
+types) which slice topology each instance type carries; ``accelerators/data/prices.toml``
+holds hourly prices with region, on-demand or spot, date and source. Both are loaded on first
+use and validated here. This module knows names only: resolving ``accelerator`` to a catalog
+entry, and everything about specs, lives above it (:mod:`accelerators.sizing`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import tomllib
+from importlib import resources
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from accelerators.errors import CatalogDataError
+
+__all__ = [
+    "CLOUDS",
+    "Instance",
+    "Price",
+    "TableSource",
+    "get_instance",
+    "instance_sources",
+    "instances",
+    "price_sources",
+    "prices",
+]
+
+#: Clouds the tables know, in display order. ``hf`` is Hugging Face Jobs.
+CLOUDS: tuple[str, ...] = ("aws", "gcp", "azure", "hf")
+
+Cloud = Literal["aws", "gcp", "azure", "hf"]
+_STRICT = ConfigDict(extra="forbid", frozen=True)
+
+
+class TableSource(BaseModel):
+    """Where rows come from, and when the page was read."""
+
+    model_config = _STRICT
+
+    title: str
+    url: str | None = None
+    retrieved: dt.date
+
+
+class Instance(BaseModel):
+    """One instance or machine type and the accelerators it carries."""
+
+    model_config = _STRICT
+
+    cloud: Cloud
+    name: str = Field(min_length=1)
+    accelerator: str
+    """A catalog name (model, or SKU where the instance pins a form factor)."""
+    count: int = Field(ge=1)
+    partition: str | None = None
+    """TPU topology of the host's slice (TPU machine types only)."""
+    source: str
+    confidence: Literal["source", "derived", "unconfirmed"] = "source"
+    note: str | None = None
+
+    @property
+    def spec_text(self) -> str:
+        """The spec this instance provides, in the grammar (``H100:8``, ``TPU-V5E@2x2:4``)."""
+        text = self.accelerator + (f"@{self.partition}" if self.partition else "")
+        return text + (f":{self.count}" if self.count != 1 else "")
+
+
+class Price(BaseModel):
+    """One hourly price of one whole instance."""
+
+    model_config = _STRICT
+
+    cloud: Cloud
+    instance: str
+    region: str | None = None
+    kind: Literal["on-demand", "spot"]
+    usd_per_hour: float = Field(gt=0)
+    date: dt.date
+    source: str
+    confidence: Literal["source", "third-party", "derived", "unconfirmed"] = "source"
+    note: str | None = None
+
+
+class _InstanceFile(BaseModel):
+    model_config = _STRICT
+
+    schema_version: Literal[1]
+    table_version: str
+    sources: dict[str, TableSource]
+    instance: tuple[Instance, ...]
+
+    @model_validator(mode="after")
+    def _check(self) -> _InstanceFile:
+        problems: list[str] = []
+        seen: set[str] = set()
+        for row in self.instance:
+            key = row.name.casefold()
+            if key in seen:
+                problems.append(f"instance {row.name!r} is listed twice")
+            seen.add(key)
+            if row.source not in self.sources:
+                problems.append(f"instance {row.name}: unknown source key {row.source!r}")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+
+class _PriceFile(BaseModel):
+    model_config = _STRICT
+
+    schema_version: Literal[1]
+    table_version: str
+    sources: dict[str, TableSource]
+    price: tuple[Price, ...]
+
+    @model_validator(mode="after")
+    def _check(self) -> _PriceFile:
+        problems: list[str] = []
+        seen: set[tuple[str, str, str | None, str]] = set()
+        for row in self.price:
+            key = (row.cloud, row.instance.casefold(), row.region, row.kind)
+            if key in seen:
+                problems.append(f"price {key} is listed twice")
+            seen.add(key)
+            if row.source not in self.sources:
+                problems.append(f"price of {row.instance}: unknown source key {row.source!r}")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+
+def _read(file_name: str) -> dict[str, object]:
+    text = resources.files("accelerators.data").joinpath(file_name).read_text(encoding="utf-8")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogDataError(f"data file {file_name} is not valid TOML: {exc}") from exc
+
+
+@functools.cache
+def _instance_file() -> _InstanceFile:
+    try:
+        return _InstanceFile.model_validate(_read("instances.toml"))
+    except ValidationError as exc:
+        raise CatalogDataError(f"data file instances.toml failed validation:\n{exc}") from exc
+
+
+@functools.cache
+def _price_file() -> _PriceFile:
+    try:
+        table = _PriceFile.model_validate(_read("prices.toml"))
+    except ValidationError as exc:
+        raise CatalogDataError(f"data file prices.toml failed validation:\n{exc}") from exc
+    by_name = _by_name()
+    for row in table.price:
+        known = by_name.get(row.instance.casefold())
+        if known is None or known.cloud != row.cloud:
+            raise CatalogDataError(
+                f"prices.toml: {row.cloud} instance {row.instance!r} is not in instances.toml"
+            )
+    return table
+
+
+@functools.cache
+def _by_name() -> dict[str, Instance]:
+    return {row.name.casefold(): row for row in _instance_file().instance}
+
+
+def instances(cloud: str | None = None) -> tuple[Instance, ...]:
+    """Every instance row (of one cloud), in data-file order."""
+    rows = _instance_file().instance
+    return rows if cloud is None else tuple(r for r in rows if r.cloud == cloud.lower())
+
+
+def get_instance(name: str) -> Instance | None:
+    """The row whose name is ``name`` (case-insensitive, surrounding blanks ignored)."""
+    return _by_name().get(name.strip().casefold())
+
+
+def prices(cloud: str | None = None) -> tuple[Price, ...]:
+    """Every shipped price row (of one cloud), in data-file order."""
+    rows = _price_file().price
+    return rows if cloud is None else tuple(r for r in rows if r.cloud == cloud.lower())
+
+
+def instance_sources() -> dict[str, TableSource]:
+    return dict(_instance_file().sources)
+
+
+def price_sources() -> dict[str, TableSource]:
+    return dict(_price_file().sources)
+
+
+def table_versions() -> tuple[str, str]:
+    """Versions of the instance and price tables."""
+    return _instance_file().table_version, _price_file().table_version

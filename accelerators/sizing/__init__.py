@@ -1,0 +1,63 @@
+"""Sizing: how much memory a model needs, which accelerator holds it, what it costs.
+
+>>> from accelerators.sizing import ModelShape, estimate_memory, recommend
+>>> need = estimate_memory(ModelShape.from_params(7e9), method="inference", dtype="bf16")
+>>> round(need.weights_gb, 1)
+14.0
+
+* :class:`ModelShape` and :func:`estimate_memory`: inference, full fine-tuning, LoRA and
+  QLoRA memory, each rule sourced (``docs/sizing.md``); a Hugging Face ``config.json`` is
+  read from a file or dict, never downloaded.
+* :func:`recommend`: ranked :class:`~accelerators.AcceleratorSpec` answers (MIG slices, TPU
+  slices, multi-device counts) with their headroom and price.
+* :func:`instances`, :func:`estimate_cost`, :func:`unit_price`, :func:`cost_of_throughput`:
+  the instance types that carry a spec, and prices from the dated table
+  (``accelerators/data/prices.toml``) or a live AWS refresh (:mod:`accelerators.sizing.aws`).
+
+Bad input raises :class:`SizingError`, an :class:`~accelerators.AcceleratorError`.
+"""
+
+from accelerators.sizing._cost import (
+    CostEstimate,
+    InstanceOffer,
+    ThroughputCost,
+    UnitPrice,
+    all_prices,
+    cost_of_throughput,
+    estimate_cost,
+    instances,
+    unit_price,
+)
+from accelerators.sizing._memory import (
+    DTYPE_BYTES,
+    MemoryEstimate,
+    activation_bytes,
+    estimate_memory,
+    kv_cache_bytes_per_token,
+    lora_params,
+)
+from accelerators.sizing._model import ModelShape, SizingError, count_params
+from accelerators.sizing._recommend import Recommendation, recommend
+
+__all__ = [
+    "DTYPE_BYTES",
+    "CostEstimate",
+    "InstanceOffer",
+    "MemoryEstimate",
+    "ModelShape",
+    "Recommendation",
+    "SizingError",
+    "ThroughputCost",
+    "UnitPrice",
+    "activation_bytes",
+    "all_prices",
+    "cost_of_throughput",
+    "count_params",
+    "estimate_cost",
+    "estimate_memory",
+    "instances",
+    "kv_cache_bytes_per_token",
+    "lora_params",
+    "recommend",
+    "unit_price",
+]

@@ -1,0 +1,252 @@
+"""Live AWS data: accelerator instance types and spot prices through boto3, kept in a dated cache.
+
+>>> from accelerators.sizing import aws
+>>> result = aws.refresh("us-east-1")  # doctest: +SKIP
+>>> result.source, len(result.spot)  # doctest: +SKIP
+('live', 212)
+
+``refresh()`` calls EC2 ``DescribeInstanceTypes`` (GPU and Neuron devices of the families in
+:data:`FAMILIES`) and ``DescribeSpotPriceHistory`` (the current Linux spot price per
+availability zone), then writes ``aws-<region>.json`` with a UTC timestamp to the user cache
+directory (``$ACCELERATORS_CACHE_DIR``, else ``$XDG_CACHE_HOME/accelerators``, else
+``~/.cache/accelerators``). :func:`cached_instances` and :func:`cached_prices` read it back;
+the sizing functions merge them with the shipped tables. Without credentials nothing is
+called: ``refresh()`` returns ``source="shipped"`` and says so. boto3 (the ``[aws]`` extra)
+is imported only inside :func:`refresh`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from accelerators.catalog._instances import Instance, Price
+from accelerators.errors import AcceleratorError
+from accelerators.sizing._model import SizingError
+
+__all__ = [
+    "FAMILIES",
+    "AwsRefresh",
+    "cache_dir",
+    "cached_instances",
+    "cached_prices",
+    "refresh",
+]
+
+#: Instance families the refresh keeps (issue 12's list).
+FAMILIES: tuple[str, ...] = (
+    "p4d", "p4de", "p5", "p5e", "p5en", "p6-b200", "g4dn", "g5", "g5g", "g6", "g6e",
+    "trn1", "trn1n", "trn2", "inf1", "inf2",
+)  # fmt: skip
+_CACHE_VERSION = 1
+_Row = TypeVar("_Row", Instance, Price)
+_SOURCE = "aws-api"
+
+
+@dataclass(frozen=True, slots=True)
+class AwsRefresh:
+    """What a refresh did: ``source`` is ``live`` (API answered) or ``shipped`` (no credentials)."""
+
+    region: str
+    source: str
+    message: str
+    fetched_at: dt.datetime | None = None
+    path: Path | None = None
+    instances: tuple[Instance, ...] = ()
+    spot: tuple[Price, ...] = ()
+    skipped: tuple[str, ...] = field(default=())
+    """Instance types whose device the catalog does not know (``name: device``)."""
+
+
+def cache_dir() -> Path:
+    """Where live data is cached (see the module docstring)."""
+    explicit = os.environ.get("ACCELERATORS_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "accelerators"
+
+
+def refresh(
+    region: str = "us-east-1",
+    *,
+    families: tuple[str, ...] = FAMILIES,
+    endpoint_url: str | None = None,
+    session: Any = None,
+) -> AwsRefresh:
+    """Fetch instance types and spot prices for ``region`` and write the cache.
+
+    ``session`` is a ``boto3.Session`` (default: a new one, reading the usual AWS credential
+    chain); ``endpoint_url`` points EC2 elsewhere (a local moto server in the tests).
+    """
+    try:
+        import boto3
+        from botocore.exceptions import BotoCoreError, ClientError
+    except ModuleNotFoundError:
+        raise SizingError(
+            'The live AWS refresh needs boto3: pip install "accelerators[aws]"'
+        ) from None
+    session = session or boto3.Session()
+    if session.get_credentials() is None:
+        return AwsRefresh(
+            region, "shipped",
+            "No AWS credentials found: using the shipped instance and price tables "
+            "(accelerators/data/instances.toml, prices.toml), which are dated and may be stale.",
+        )  # fmt: skip
+    client = session.client("ec2", region_name=region, endpoint_url=endpoint_url)
+    try:
+        rows, skipped = _instance_types(client, families)
+        spot = _spot_prices(client, [r.name for r in rows], region)
+    except (BotoCoreError, ClientError) as exc:
+        raise SizingError(f"AWS refresh in {region} failed: {exc}") from exc
+    fetched_at = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    path = cache_dir() / f"aws-{region}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "version": _CACHE_VERSION,
+        "region": region,
+        "fetched_at": fetched_at.isoformat(),
+        "instances": [r.model_dump(mode="json") for r in rows],
+        "spot": [p.model_dump(mode="json") for p in spot],
+    }
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(payload, indent=1), encoding="utf-8")
+    tmp.replace(path)
+    _read_cache_at.cache_clear()
+    return AwsRefresh(
+        region, "live",
+        f"Fetched {len(rows)} instance types and {len(spot)} spot prices from AWS {region} at "
+        f"{fetched_at.isoformat()}; cached in {path}",
+        fetched_at, path, tuple(rows), tuple(spot), tuple(skipped),
+    )  # fmt: skip
+
+
+def cached_instances() -> tuple[Instance, ...]:
+    """Instance rows from every cached refresh (newest file wins per name)."""
+    seen: dict[str, Instance] = {}
+    for payload in _read_cache():
+        for row in _valid(Instance, payload.get("instances")):
+            seen.setdefault(row.name.casefold(), row)
+    return tuple(seen.values())
+
+
+def cached_prices() -> tuple[Price, ...]:
+    """Spot price rows from every cached refresh."""
+    return tuple(row for payload in _read_cache() for row in _valid(Price, payload.get("spot")))
+
+
+def _valid(model: type[_Row], raws: object) -> list[_Row]:
+    """The rows of a cache list that validate; anything else in the file is ignored."""
+    rows = []
+    for raw in raws if isinstance(raws, list) else ():
+        try:
+            rows.append(model.model_validate(raw))
+        except ValidationError:
+            continue
+    return rows
+
+
+@functools.cache
+def _read_cache_at(
+    directory: str, stamp: tuple[tuple[str, float], ...]
+) -> tuple[dict[str, Any], ...]:
+    payloads = []
+    for name, _mtime in stamp:
+        try:
+            payload = json.loads((Path(directory) / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # a damaged cache is ignored, never fatal
+        if isinstance(payload, dict) and payload.get("version") == _CACHE_VERSION:
+            payloads.append(payload)
+    payloads.sort(key=lambda p: str(p.get("fetched_at", "")), reverse=True)
+    return tuple(payloads)
+
+
+def _read_cache() -> tuple[dict[str, Any], ...]:
+    directory = cache_dir()
+    try:
+        files = sorted(directory.glob("aws-*.json"))
+        stamp = tuple((f.name, f.stat().st_mtime) for f in files)
+    except OSError:
+        return ()
+    return _read_cache_at(str(directory), stamp)
+
+
+def _instance_types(client: Any, families: tuple[str, ...]) -> tuple[list[Instance], list[str]]:
+    """GPU and Neuron instance types of ``families`` as instance rows."""
+    from accelerators import catalog
+
+    wanted = set(families)
+    rows: list[Instance] = []
+    skipped: list[str] = []
+    wildcards = [{"Name": "instance-type", "Values": [f"{family}.*" for family in families]}]
+    for page in client.get_paginator("describe_instance_types").paginate(Filters=wildcards):
+        for info in page.get("InstanceTypes", ()):
+            name = str(info.get("InstanceType", ""))
+            if name.split(".")[0] not in wanted:
+                continue
+            devices = (info.get("GpuInfo") or {}).get("Gpus") or (info.get("NeuronInfo") or {}).get(
+                "NeuronDevices"
+            )
+            if not devices:
+                continue
+            device = devices[0]
+            label = str(device.get("Name", ""))
+            mib = (device.get("MemoryInfo") or {}).get("SizeInMiB")
+            accelerator = None
+            for text in (f"{label} {round(mib / 1024)}GB" if mib else None, label):
+                try:
+                    accelerator = catalog.get(text).model if text else None
+                except AcceleratorError:
+                    continue
+                if accelerator:
+                    break
+            if accelerator is None:
+                skipped.append(f"{name}: {label}")
+                continue
+            rows.append(
+                Instance(cloud="aws", name=name, accelerator=accelerator,
+                         count=int(device.get("Count", 1)), source=_SOURCE)
+            )  # fmt: skip
+    rows.sort(key=lambda r: r.name)
+    return rows, skipped
+
+
+def _spot_prices(client: Any, names: list[str], region: str) -> list[Price]:
+    """The newest Linux spot price per instance type and availability zone."""
+    if not names:
+        return []
+    newest: dict[tuple[str, str], dict[str, Any]] = {}
+    now = dt.datetime.now(dt.UTC)
+    for start in range(0, len(names), 100):
+        pages = client.get_paginator("describe_spot_price_history").paginate(
+            InstanceTypes=names[start : start + 100],
+            ProductDescriptions=["Linux/UNIX"],
+            StartTime=now,
+        )
+        for page in pages:
+            for item in page.get("SpotPriceHistory", ()):
+                key = (str(item.get("InstanceType")), str(item.get("AvailabilityZone") or region))
+                stamp = item.get("Timestamp") or now
+                if key not in newest or stamp > (newest[key].get("Timestamp") or now):
+                    newest[key] = item
+    prices = []
+    for (name, zone), item in sorted(newest.items()):
+        try:
+            usd = float(item.get("SpotPrice", "nan"))
+        except ValueError:
+            continue
+        if usd > 0:
+            prices.append(
+                Price(cloud="aws", instance=name, region=zone, kind="spot", usd_per_hour=usd,
+                      date=now.date(), source=_SOURCE,
+                      note="DescribeSpotPriceHistory, Linux/UNIX, newest per availability zone")
+            )  # fmt: skip
+    return prices

@@ -1,0 +1,219 @@
+"""The instance and price tables: data checks, spec parsing of instance names, costs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from types import SimpleNamespace
+
+import pytest
+
+from accelerators import AcceleratorSpec, catalog
+from accelerators._names import known_spellings
+from accelerators.catalog import _instances
+from accelerators.errors import AcceleratorError, UnknownAcceleratorError
+from accelerators.sizing import (
+    SizingError,
+    cost_of_throughput,
+    estimate_cost,
+    instances,
+    unit_price,
+)
+
+#: Accelerators instance rows name that the catalog does not list yet.
+PENDING = {"T4G", "INFERENTIA1"}
+ROWS = _instances.instances()
+SHIPPED_TODAY = dt.date(2026, 11, 23)
+
+
+def _resolves(name: str) -> bool:
+    try:
+        catalog.get(name)
+    except UnknownAcceleratorError:
+        return False
+    return True
+
+
+def test_every_row_names_a_catalog_accelerator_or_a_pending_one() -> None:
+    unresolved = {row.accelerator for row in ROWS if not _resolves(row.accelerator)}
+    assert unresolved <= PENDING, unresolved
+    for row in ROWS:
+        if row.partition is not None:
+            assert row.partition in catalog.get(row.accelerator).partitions, row.name
+            assert catalog.get(row.accelerator).tpu_topology(row.partition).chips == row.count
+
+
+def test_the_tables_cover_the_issue_families() -> None:
+    names = {row.name for row in ROWS}
+    for prefix in ("p4d.", "p4de.", "p5.", "p5e.", "p5en.", "p6-b200.", "g4dn.", "g5.", "g5g.",
+                   "g6.", "g6e.", "trn1.", "trn1n.", "trn2.", "inf1.", "inf2.",
+                   "a2-highgpu", "a2-ultragpu", "a3-highgpu", "a3-megagpu", "a3-ultragpu", "a4-",
+                   "g2-", "ct5lp-", "ct5p-", "ct6e-", "Standard_ND96asr", "Standard_ND96isr_H100",
+                   "Standard_ND96isr_H200", "Standard_ND96isr_MI300X", "Standard_NC24ads_A100",
+                   "Standard_NC40ads_H100"):  # fmt: skip
+        assert any(n.startswith(prefix) for n in names), prefix
+    assert {row.cloud for row in ROWS} == {"aws", "gcp", "azure", "hf"}
+
+
+def test_every_row_has_a_source_with_a_date() -> None:
+    instance_sources, price_sources = _instances.instance_sources(), _instances.price_sources()
+    for row in ROWS:
+        assert instance_sources[row.source].retrieved <= SHIPPED_TODAY
+        assert instance_sources[row.source].url or row.confidence == "unconfirmed"
+    for price in _instances.prices():
+        assert price_sources[price.source].url, price
+        assert price.date <= SHIPPED_TODAY
+        assert _instances.get_instance(price.instance) is not None
+    kinds = {(p.cloud, p.kind) for p in _instances.prices()}
+    assert {
+        ("aws", "on-demand"),
+        ("gcp", "spot"),
+        ("azure", "on-demand"),
+        ("hf", "on-demand"),
+    } <= kinds
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("p5.48xlarge", "H100:8"),
+        ("P5.48XLARGE", "H100:8"),
+        ("p4de.24xlarge", "A100-80GB:8"),
+        ("a3-highgpu-8g", "H100:8"),
+        ("Standard_ND96isr_MI300X_v5", "MI300X:8"),
+        ("ct5lp-hightpu-4t", "TPU-V5E@2x2:4"),
+        ("trn2.48xlarge", "TRAINIUM2:16"),
+        ("p5.48xlarge | a3-ultragpu-8g", "H100:8 | H200:8"),
+    ],
+)
+def test_instance_names_parse_as_specs(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name)) == expected
+
+
+def test_instance_names_never_shadow_accelerator_names() -> None:
+    spellings = {s.casefold() for s in known_spellings()}
+    shadowed = {row.name for row in ROWS if row.name.casefold() in spellings}
+    # Hugging Face flavors are catalog spellings (names.hf) on purpose; the catalog also
+    # names the A3 Mega machine type after its GPU. Both resolve as accelerator names first.
+    assert {n for n in shadowed if _instances.get_instance(n).cloud != "hf"} <= {"a3-megagpu-8g"}
+    for row in ROWS:
+        if row.accelerator in PENDING:
+            continue
+        parsed = AcceleratorSpec.parse(row.name)
+        if row.name in shadowed and row.cloud != "hf":
+            continue
+        # Both data files must agree: the row's spec and what the grammar reads for its name.
+        assert parsed == AcceleratorSpec.parse(row.spec_text), row.name
+
+
+def test_an_instance_whose_accelerator_the_catalog_lacks_says_so() -> None:
+    if _resolves("INFERENTIA1"):
+        pytest.skip("the catalog lists Inferentia 1 now")
+    with pytest.raises(UnknownAcceleratorError, match=r"inf1\.xlarge.*INFERENTIA1.*does not list"):
+        AcceleratorSpec.parse("inf1.xlarge")
+
+
+def test_instances_lists_the_hosts_of_a_spec() -> None:
+    aws = instances("H100:8", cloud="aws")
+    assert aws[0].instance.name == "p5.48xlarge"
+    assert aws[0].needed == 1
+    assert str(aws[0].spec) == "H100:8"
+    everywhere = {o.instance.cloud for o in instances("H100:8")}
+    assert {"aws", "gcp", "azure"} <= everywhere
+    assert [o.instance.name for o in instances("TPU-V5E@2x2:4")] == ["ct5lp-hightpu-4t"]
+    with pytest.raises(SizingError, match="did you mean 'aws'"):
+        instances("H100", cloud="awz")
+    with pytest.raises(AcceleratorError):
+        instances("H1OO:8")
+
+
+def _price(name: str, kind: str = "on-demand") -> float:
+    return min(p.usd_per_hour for p in _instances.prices() if p.instance == name and p.kind == kind)
+
+
+def test_estimate_cost_pays_for_whole_instances() -> None:
+    p5 = _price("p5.48xlarge")
+    eight = estimate_cost("H100:8", 10, cloud="aws")
+    assert (eight.instance, eight.instances_needed) == ("p5.48xlarge", 1)
+    assert eight.usd == pytest.approx(10 * p5)
+    sixteen = estimate_cost("H100:16", 10, cloud="aws")
+    assert sixteen.instances_needed == 2
+    assert sixteen.usd == pytest.approx(20 * p5)
+    one = estimate_cost("H100", 1, cloud="aws")  # p5.4xlarge has no price in the table
+    assert one.instance == "p5.48xlarge"
+    assert one.usd == pytest.approx(p5)
+    hf = estimate_cost("H200:2", 3, cloud="hf")
+    assert (hf.instance, hf.usd) == ("h200x2", pytest.approx(3 * _price("h200x2")))
+    assert hf.price.source == "hf-jobs-pricing"
+    assert hf.price.date == SHIPPED_TODAY
+
+
+def test_slices_are_charged_their_share_of_a_device() -> None:
+    per_gpu = _price("a100x8") / 8
+    slice_cost = estimate_cost("A100-80GB@3g.40gb", 1, cloud="hf")
+    profile = catalog.get("A100-80GB").mig_profile("3g.40gb")
+    share = max(profile.sm_fraction, profile.memory_slices / 8)
+    assert slice_cost.usd_per_hour == pytest.approx(per_gpu * share)
+    half = estimate_cost("L4:0.5", 1, cloud="hf")
+    assert half.usd_per_hour == pytest.approx(_price("l4x1") / 2)
+
+
+def test_estimate_cost_without_a_price_says_what_is_missing() -> None:
+    with pytest.raises(SizingError, match=r"No on-demand price on gcp is known.*a3-ultragpu-8g"):
+        estimate_cost("H200:8", 1, cloud="gcp")
+    with pytest.raises(SizingError, match="No instance type on hf carries MI300X"):
+        estimate_cost("MI300X", 1, cloud="hf")
+    with pytest.raises(SizingError, match="hours"):
+        estimate_cost("H100:8", -1)
+    with pytest.raises(SizingError, match="kind"):
+        estimate_cost("H100:8", 1, kind="reserved")
+
+
+def test_unit_prices_divide_the_device_hour_by_datasheet_figures() -> None:
+    unit = unit_price("H200", "bf16", cloud="hf")
+    h200 = catalog.get("H200")
+    assert unit.usd_per_device_hour == pytest.approx(_price("h200"))
+    assert unit.usd_per_tflop_hour == pytest.approx(_price("h200") / h200.tflops["bf16"])
+    assert unit.usd_per_gbps_hour == pytest.approx(_price("h200") / (h200.bandwidth_tbps * 1000))
+    assert unit_price("H200", "int4", cloud="hf").usd_per_tflop_hour is None
+
+
+def test_cost_of_throughput_from_a_number_and_from_a_bench_report() -> None:
+    p5 = _price("p5.48xlarge")
+    cost = cost_of_throughput(700.0, "p5.48xlarge", dtype="bf16")
+    assert cost.usd_per_device_hour == pytest.approx(p5 / 8)
+    assert cost.usd_per_tflop_hour == pytest.approx(p5 / 8 / 700)
+    assert cost.usd_per_pflop == pytest.approx(p5 / 8 / (700 * 3600 / 1000))
+    peak = catalog.get("H100").tflops["bf16"]
+    assert cost.datasheet_usd_per_tflop_hour == pytest.approx(p5 / 8 / peak)
+    from accelerators.bench import GemmResult
+
+    gemm = tuple(
+        GemmResult(dtype=dtype, device_index=i, tflops=rate)
+        for i, (dtype, rate) in enumerate([("bf16", 650.0), ("bf16", 750.0), ("fp32", 50.0)])
+    )
+    from_report = cost_of_throughput(SimpleNamespace(gemm=gemm), "p5.48xlarge")
+    assert from_report.measured_tflops == pytest.approx(700.0)  # bf16 by default
+    with pytest.raises(SizingError, match=r"did you mean 'p5\.48xlarge'"):
+        cost_of_throughput(700.0, "p5.48xlarg")
+    with pytest.raises(SizingError, match="fp8 GEMM results"):
+        cost_of_throughput(SimpleNamespace(gemm=gemm), "p5.48xlarge", dtype="fp8")
+    with pytest.raises(SizingError, match="positive measured"):
+        cost_of_throughput(math.inf, "p5.48xlarge")
+    with pytest.raises(SizingError, match="No on-demand price"):
+        cost_of_throughput(100.0, "g6.xlarge")
+
+
+def test_cost_of_throughput_reads_a_real_bench_report() -> None:
+    from accelerators.bench import run
+    from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
+
+    report = run("H100", backend=FakeBackend([FakeDevice()]), detected=fake_detected("H100-SXM"))
+    bf16 = [g.tflops for g in report.gemm if g.dtype == "bf16" and g.tflops]
+    cost = cost_of_throughput(report, "p5.48xlarge")
+    assert cost.measured_tflops == pytest.approx(sum(bf16) / len(bf16))
+    assert cost.usd_per_tflop_hour == pytest.approx(
+        _price("p5.48xlarge") / 8 / cost.measured_tflops
+    )
+    fp8 = cost_of_throughput(report, "p5.48xlarge", dtype="fp8")
+    assert fp8.usd_per_tflop_hour < cost.usd_per_tflop_hour
