@@ -161,7 +161,7 @@ def _resolve(index: Index, text: str) -> NameMatch:
     return found
 
 
-def _instance_type(index: _Index, text: str) -> NameMatch | None:
+def _instance_type(index: Index, text: str) -> NameMatch | None:
     """A cloud instance type (``p5.48xlarge`` is 8 H100s), tried after every accelerator name."""
     from accelerators.catalog._instances import get_instance
 
