@@ -158,7 +158,7 @@ def test_pinned_or_model_level(text: str, sku: str, pinned: bool):
         ("a10g-largex2", "hf"),
         ("RTXPRO6000", "skypilot"),
         ("AMD Instinct MI355X", "rocm"),
-        ("a3-megagpu-8g", "other"),
+        ("nvidia-tesla-h100", "other"),
         ("A100_80G", "flyte2"),  # also Ray's A100-80G: the first system in Names order
         ("nvidia a100 80 gb", "model"),  # a loose match reports the spelling it matched
     ],

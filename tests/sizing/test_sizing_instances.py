@@ -91,9 +91,9 @@ def test_instance_names_parse_as_specs(name: str, expected: str) -> None:
 def test_instance_names_never_shadow_accelerator_names() -> None:
     spellings = {s.casefold() for s in known_spellings()}
     shadowed = {row.name for row in ROWS if row.name.casefold() in spellings}
-    # Hugging Face flavors are catalog spellings (names.hf) on purpose; the catalog also
-    # names the A3 Mega machine type after its GPU. Both resolve as accelerator names first.
-    assert {n for n in shadowed if _instances.get_instance(n).cloud != "hf"} <= {"a3-megagpu-8g"}
+    # Hugging Face flavors are catalog spellings (names.hf) on purpose and resolve as
+    # accelerator names first; no other cloud's instance name may be one.
+    assert {n for n in shadowed if _instances.get_instance(n).cloud != "hf"} == set()
     for row in ROWS:
         parsed = AcceleratorSpec.parse(row.name)
         if row.name in shadowed and row.cloud != "hf":
