@@ -7,7 +7,8 @@ Builds this project's wheel (hatchling, offline), then for each variant makes a 
 temporary folder and installs ``<wheel>[bench]`` the way the README tells a user to:
 
 * ``cpu``: first ``pip install torch==2.13.0+cpu`` from ``--torch-from`` (a folder with the
-  wheel, used as ``--find-links``, or an index URL such as https://download.pytorch.org/whl/cpu),
+  wheel, used as ``--find-links`` with PyPI for torch's own dependencies, or an index URL such as
+  https://download.pytorch.org/whl/cpu),
   then ``pip install "<wheel>[bench]"``, which keeps that torch;
 * ``cuda``: ``pip install "<wheel>[bench]" torch==2.13.0`` from PyPI alone: the CUDA build with
   its nvidia-* libraries.
@@ -64,7 +65,7 @@ def measure(variant: str, wheel: Path, torch_from: str, workdir: Path) -> dict[s
     seconds = 0.0
     if variant == "cpu":
         source = (
-            ["--find-links", torch_from, "--no-index"]
+            ["--find-links", torch_from]
             if Path(torch_from).is_dir()
             else ["--index-url", torch_from]
         )
