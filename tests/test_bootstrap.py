@@ -270,3 +270,46 @@ def test_cpu_path_with_the_local_wheel_folder_hidden(tmp_path: Path) -> None:
     )  # fmt: skip
     assert check.returncode == 0, check.stderr
     assert check.stdout.strip() == "2.13.0+cpu"
+
+
+def _local_cpu_torch_wheel() -> Path | None:
+    folders = [Path("/opt/wheels")]
+    folders += [Path(p) for p in os.environ.get("PIP_FIND_LINKS", "").split() if p]
+    for folder in folders:
+        wheels = sorted(folder.glob("torch-2.13.0+cpu-cp311-*.whl")) if folder.is_dir() else []
+        if wheels:
+            return wheels[0]
+    return None
+
+
+@pytest.mark.slow
+def test_cpu_path_through_an_index_mirror(tmp_path: Path) -> None:
+    """The same path through a local PEP 503 mirror of PyTorch's CPU index (PyPI for the rest)."""
+    wheel = _local_cpu_torch_wheel()
+    if wheel is None:
+        pytest.skip("no torch-2.13.0+cpu wheel on this machine to build a local index mirror from")
+    project = tmp_path / "index" / "torch"
+    project.mkdir(parents=True)
+    (project / wheel.name).symlink_to(wheel)
+    (project / "index.html").write_text(
+        f'<html><body><a href="{wheel.name}">{wheel.name}</a></body></html>\n', encoding="utf-8"
+    )
+    lock = tmp_path / "mini-cpu.lock"
+    _mini_cpu_lock(lock)
+    _fake_nvidia_smi(tmp_path / "bin", "", 0)
+    index = (tmp_path / "index").as_uri()
+    env = _env(tmp_path, ACCELERATORS_LOCK=str(lock), ACCELERATORS_TORCH_CPU_INDEX=index)
+    proc = _bootstrap(env, timeout=900)
+    if proc.returncode == 3:
+        pytest.skip(f"PyPI, needed for torch's dependencies, is unreachable: {proc.stderr[-300:]}")
+    assert proc.returncode == 0, proc.stderr
+    assert f"fetching it from {index}" in proc.stderr
+    python = tmp_path / "venv" / "bin" / "python"
+    check = subprocess.run(
+        [str(python), "-c", "import torch, accelerators; print(torch.__version__)"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert check.returncode == 0, check.stderr
+    assert check.stdout.strip() == "2.13.0+cpu"
+    assert (tmp_path / "venv" / ".accelerators-bootstrap").is_file()
+    assert not (tmp_path / "venv" / ".accelerators-partial").exists()
