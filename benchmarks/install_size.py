@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -32,6 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TORCH = "2.13.0"
+_CUDA_ONLY = re.compile(r"^(nvidia-(?!ml-py$)[a-z0-9-]+|triton|cuda-[a-z0-9-]+)$")  # not NVML
 _BUILD = "import sys, hatchling.build as b; print(b.build_wheel(sys.argv[1]))"
 
 
@@ -91,7 +93,7 @@ def measure(variant: str, wheel: Path, torch_from: str, workdir: Path) -> dict[s
         "seconds": seconds,
         "bytes": _size(venv),
         "dists": len(dists),
-        "nvidia": sum(1 for d in dists if d.lower().startswith(("nvidia-", "triton", "cuda-"))),
+        "nvidia": sum(1 for d in dists if _CUDA_ONLY.match(d.split("==")[0].lower())),
         "torch": probe.stdout.strip() or probe.stderr.strip().splitlines()[-1],
         "bench_help": helped.returncode == 0,
     }
