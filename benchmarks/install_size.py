@@ -2,6 +2,7 @@
 
     python benchmarks/install_size.py                       # both variants, side by side
     python benchmarks/install_size.py --variant cpu         # the CPU one only
+    python benchmarks/install_size.py --variant cuda --variant cpu   # both, CUDA first
 
 Builds this project's wheel (hatchling, offline), then for each variant makes a fresh venv in a
 temporary folder and installs ``<wheel>[bench]`` the way the README tells a user to:
@@ -125,8 +126,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"torch {result['torch']}  bench --help ok: {result['bench_help']}",
                 flush=True,
             )
-    if len(results) == 2:
-        cpu, cuda = results
+    by_variant = {r["variant"]: r for r in results}
+    if len(by_variant) == 2:
+        cpu, cuda = by_variant["cpu"], by_variant["cuda"]
         print(
             f"cpu/cuda: time {cpu['seconds'] / cuda['seconds']:.3f}, "  # type: ignore[operator]
             f"size {cpu['bytes'] / cuda['bytes']:.3f}"  # type: ignore[operator]
