@@ -59,12 +59,27 @@ def _import(module_name: str) -> Any:
     return sys.modules[module_name]
 
 
+def _is_constant_name(name: str) -> bool:
+    return name.isupper() or (name[:1].isupper() and "_" in name)
+
+
+def _public_names() -> list[str]:
+    """``__all__``: the API names above, then every catalog constant (``A100``, ``H100``...)."""
+    constants = _import("accelerators.constants")
+    return [*_LAZY, *(name for name in constants.__all__ if _is_constant_name(name))]
+
+
 def __getattr__(name: str) -> Any:
     module_name = _LAZY.get(name)
-    if module_name is not None:
+    if name == "__all__":
+        # Computed on first use, like the constants it lists: they come from the catalog's data
+        # file, so a static list here would repeat the data. `from accelerators import *` and
+        # dir() read it; tests/test_public_api.py checks that every name resolves.
+        value: Any = _public_names()
+    elif module_name is not None:
         module = _import(module_name)
         value = module if module_name.endswith("." + name) else getattr(module, name)
-    elif name.isupper() or (name[:1].isupper() and "_" in name):
+    elif _is_constant_name(name):
         constants = _import("accelerators.constants")
         try:
             value = getattr(constants, name)
