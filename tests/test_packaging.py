@@ -1,7 +1,8 @@
 """The wheel ships the data files, the typing marker and the console script.
 
 The wheel is built through hatchling's PEP 517 hook (what pip calls), in a subprocess, from the
-repository root; hatchling comes from the lock (requirements/dev-cpu.lock or dev-cuda.lock), so no network is needed.
+repository root; hatchling comes from the lock (requirements/dev-cpu.lock or dev-cuda.lock), so
+no network is needed.
 """
 
 from __future__ import annotations
