@@ -48,13 +48,24 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from accelerators import catalog
-from accelerators.errors import AcceleratorError, PlacementError, close_matches
+from accelerators.errors import (
+    AcceleratorError,
+    PlacementError,
+    UnknownAcceleratorError,
+    close_matches,
+)
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
     from accelerators.spec import AcceleratorSpec
 
-_STATIC_NAMES: tuple[str, ...] = ("Device", "Partition", "constant_for", "flyte_device")
+_STATIC_NAMES: tuple[str, ...] = (
+    "Device",
+    "Partition",
+    "constant_for",
+    "flyte_device",
+    "from_flyte_device",
+)
 _MAX_LISTED = 6  # constants named in an error message before "and N more"
 
 _CONSTANT_LINE = re.compile(r"""^[ \t]*constant[ \t]*=[ \t]*["']([A-Z][A-Z0-9_]*)["']""", re.M)
@@ -438,6 +449,40 @@ def constant_for(spec: AcceleratorSpec | str) -> Device | Partition:
     if spec.unpartitioned:
         return Partition(accelerator, unpartitioned=True)
     return device
+
+
+def from_flyte_device(
+    device: str, partition: str | None = None, *, unpartitioned: bool = False
+) -> Device | Partition:
+    """The constant a Flyte ``GPUAccelerator`` message stands for: the inverse of ``.device``.
+
+    :param device: ``GPUAccelerator.device`` (``"nvidia-tesla-a100"``).
+    :param partition: ``partition_size``, if set.
+    :param unpartitioned: ``unpartitioned``, if set.
+    :raises UnknownAcceleratorError: no catalog entry has this device string.
+    :raises UnknownPartitionError: the device has no such MIG profile or TPU topology.
+    """
+    by_device = _by_flyte_device()
+    accelerator = by_device.get(device)
+    if accelerator is None:
+        hints = tuple(close_matches(device, by_device))
+        hint = f"; did you mean {' or '.join(repr(h) for h in hints)}?" if hints else ""
+        raise UnknownAcceleratorError(
+            f"No accelerator has the Flyte device string {device!r}{hint}",
+            name=device,
+            suggestions=hints,
+        )
+    value = _constant_object(accelerator)
+    if partition:
+        return value.partitioned(partition)
+    if unpartitioned:
+        return Partition(accelerator, unpartitioned=True)
+    return value
+
+
+@functools.cache
+def _by_flyte_device() -> dict[str, Accelerator]:
+    return {flyte_device(acc): acc for acc in catalog.all()}
 
 
 def _constant_object(accelerator: Accelerator) -> Device:

@@ -15,8 +15,19 @@ import pytest
 
 import accelerators
 from accelerators import catalog, constants
-from accelerators.constants import Device, Partition, constant_for, flyte_device
-from accelerators.errors import AcceleratorError, PlacementError, UnknownPartitionError
+from accelerators.constants import (
+    Device,
+    Partition,
+    constant_for,
+    flyte_device,
+    from_flyte_device,
+)
+from accelerators.errors import (
+    AcceleratorError,
+    PlacementError,
+    UnknownAcceleratorError,
+    UnknownPartitionError,
+)
 from accelerators.spec import AcceleratorSpec, MemoryRequest
 
 ENTRIES = catalog.all()
@@ -64,6 +75,7 @@ def test_scanned_names_match_the_validated_catalog() -> None:
         "Partition",
         "constant_for",
         "flyte_device",
+        "from_flyte_device",
         *CONSTANT_NAMES,
     ]
     assert dir(constants) == sorted(constants.__all__)
@@ -387,3 +399,21 @@ def _child_env() -> dict[str, str]:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
     return {**os.environ, "PYTHONPATH": path}
+
+
+@pytest.mark.parametrize("name", CONSTANT_NAMES)
+def test_from_flyte_device_inverts_device(name: str) -> None:
+    device = _constant(name)
+    assert from_flyte_device(device.device) == device
+    for attribute in sorted(_partition_attributes(device))[:2]:
+        part = getattr(device, attribute)
+        assert from_flyte_device(part.device, part.partition) == part
+    if device.accelerator.partitions:
+        assert from_flyte_device(device.device, unpartitioned=True) == device.unpartitioned
+
+
+def test_from_flyte_device_names_what_is_wrong() -> None:
+    with pytest.raises(UnknownAcceleratorError, match="did you mean 'nvidia-tesla-a100'"):
+        from_flyte_device("nvidia-tesla-a10O")
+    with pytest.raises(UnknownPartitionError, match=r"has no MIG profile '1g\.20gb'"):
+        from_flyte_device("nvidia-tesla-a100", "1g.20gb")

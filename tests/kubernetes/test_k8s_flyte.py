@@ -213,3 +213,54 @@ def test_fraction_is_refused() -> None:
 
 def test_never_a_node_selector() -> None:
     assert "nodeSelector" not in frag("H100-SXM!:8")
+
+
+# -- node pinning and placement problems (public helpers the Flyte plugin uses) --------------
+def test_pin_to_node_merges_into_propeller_style_affinity() -> None:
+    from accelerators.kubernetes import merge_fragment, node_name_env, pin_to_node
+
+    pod = {"spec": {"containers": [{"name": "main", "env": [node_name_env()]}]}}
+    pinned = merge_fragment(merge_fragment(pod, frag("A100@1g.5gb")), pin_to_node("gpu-node-7"))
+    [term] = pinned["spec"]["affinity"]["nodeAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ]["nodeSelectorTerms"]
+    assert {"key": "kubernetes.io/hostname", "operator": "In", "values": ["gpu-node-7"]} in term[
+        "matchExpressions"
+    ]
+    assert len(term["matchExpressions"]) == 3
+    env = pinned["spec"]["containers"][0]["env"]
+    assert env == [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}]
+
+
+@pytest.mark.parametrize("node", [None, "", "Node_1", "x" * 254])
+def test_pin_to_node_rejects_what_is_not_a_node_name(node: Any) -> None:
+    from accelerators.errors import AcceleratorError
+    from accelerators.kubernetes import pin_to_node
+
+    with pytest.raises(AcceleratorError, match="Expected a Kubernetes node name"):
+        pin_to_node(node)
+
+
+@pytest.mark.parametrize(
+    ("spec", "needle"),
+    [
+        ("A100@1g.5gb:2", "only one MIG device"),
+        ("V5P@2x2x2:3", "does not fit"),
+        ("A100@1g.5gb+me", "not a valid node label value"),
+        ("T4:0.5", "fractional count"),
+    ],
+)
+def test_placement_problems_explain(spec: str, needle: str) -> None:
+    from accelerators.kubernetes import placement_problems
+
+    problems = placement_problems(spec)
+    assert len(problems) == 1
+    assert needle in problems[0]
+
+
+def test_placement_problems_empty_when_placeable() -> None:
+    from accelerators.kubernetes import placement_problems
+
+    assert placement_problems("H100:8") == ()
+    assert placement_problems(["H100", "A100-80GB"]) == ()
+    assert placement_problems("A100@1g.5gb:2", platform="nvidia") != ()
