@@ -16,7 +16,8 @@ Which argument says what (``docs/flyte.md`` has the table):
   always becomes propeller's GPU resource name, so everything, resources included, goes
   into the pod template, and :class:`DeviceClassWarning` says so.
 
-A user's own pod template is merged, never replaced (:func:`accelerators.kubernetes.merge_fragment`).
+A user's own pod template is merged, never replaced
+(:func:`accelerators.kubernetes.merge_fragment`).
 """
 
 from __future__ import annotations
@@ -110,9 +111,7 @@ def task_args(
         _warn_device_class(parsed, resource)
         extra = dict(fragment)
         extra["resources"] = _container_resources(fragment["resources"], requests, limits)
-    template = pod_template_for(
-        extra, pod_template, node_name_env=node_name_env, pin_node=pin_node
-    )
+    template = pod_template_for(extra, pod_template, node_name_env=node_name_env, pin_node=pin_node)
     if template is not None:
         out["pod_template"] = template
     return out
@@ -181,7 +180,9 @@ def _with_gpu(resources: Resources | None, count: str) -> Resources:
             f"Resources(gpu={base.gpu!r}) disagrees with the accelerator spec's count {count}; "
             "leave gpu out, the spec sets it"
         )
-    return Resources(cpu=base.cpu, mem=base.mem, gpu=count, ephemeral_storage=base.ephemeral_storage)
+    return Resources(
+        cpu=base.cpu, mem=base.mem, gpu=count, ephemeral_storage=base.ephemeral_storage
+    )
 
 
 def _beyond_propeller(spec: AcceleratorSpec, fragment: Mapping[str, Any]) -> dict[str, Any]:

@@ -217,7 +217,6 @@ def last_gate_result(spec: Any = None) -> GateResult | None:
 def render_deck(result: GateResult) -> None:
     """Show ``result`` as the task's "Accelerator gate" Deck (needs ``enable_deck=True``)."""
     from flytekit import Deck
-
     from flytekitplugins.accelerators._deck import report_html
 
     Deck("Accelerator gate", report_html(result.report(), note=result.note))

@@ -21,8 +21,6 @@ from collections.abc import Callable
 from typing import Any
 
 from flytekit import PodTemplate, Resources, task
-
-from accelerators import AcceleratorError, AcceleratorSpec
 from flytekitplugins.accelerators._args import pod_template_for, task_args
 from flytekitplugins.accelerators._gate import (
     GateResult,
@@ -30,6 +28,8 @@ from flytekitplugins.accelerators._gate import (
     render_deck,
     run_gate,
 )
+
+from accelerators import AcceleratorError, AcceleratorSpec
 
 __all__ = ["GATED_ATTRIBUTE", "accelerator_task", "benchmark_gate", "gate", "pinned"]
 
