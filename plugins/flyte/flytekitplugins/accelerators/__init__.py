@@ -64,7 +64,10 @@ _WHERE = {
 
 
 def _register_constants() -> None:
-    from flytekit.extras.accelerators import BaseAccelerator
+    try:
+        from flytekit.extras.accelerators import BaseAccelerator
+    except ImportError:  # a Flyte 2 environment without flytekit
+        return
 
     from accelerators.constants import Device, Partition
 

@@ -35,6 +35,8 @@ __all__ = ["GATED_ATTRIBUTE", "accelerator_task", "benchmark_gate", "gate", "pin
 
 #: Set on a task function that gates itself; the linter reads it.
 GATED_ATTRIBUTE = "__accelerators_gate__"
+#: Set on every accelerator_task function: the spec text, for the linter.
+SPEC_ATTRIBUTE = "__accelerators_spec__"
 
 _GATE_PROCESS_CACHE: dict[tuple[str, str], GateResult] = {}
 
@@ -144,6 +146,7 @@ def accelerator_task(
 
     def decorator(function: Callable[..., Any]) -> Any:
         target = _gated(function, text, gate_policy, gate_profile) if gate else function
+        setattr(target, SPEC_ATTRIBUTE, text)
         return task(**args, **task_kwargs)(target)
 
     return decorator
