@@ -27,6 +27,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "accelerators.cli._catalog",
     "accelerators.cli._bench",
     "accelerators.cli._k8s",
+    "accelerators.cli._flyte",
 )
 
 _CLI_REQUIREMENTS: tuple[str, ...] = ("typer", "rich")

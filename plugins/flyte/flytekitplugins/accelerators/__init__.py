@@ -11,7 +11,7 @@ Public names (``docs/flyte.md``):
 * the gate: :data:`benchmark_gate` (a task), :func:`gate` (a workflow node), :func:`pinned`,
   :class:`GateResult`, :func:`run_gate`, :func:`last_gate_result`, :func:`is_local_execution`,
   :data:`LOCAL_EXPECT_ENV`;
-* the linter: :func:`check`, :class:`Finding`;
+* the linter: :func:`check`, :func:`check_file`, :class:`Finding`;
 * Flyte 2: :func:`flyte2_device`, :func:`flyte2_resources`.
 
 flytekit loads this package through its ``flytekit.plugins`` entry point; that import only
@@ -32,6 +32,7 @@ __all__ = [
     "accelerator_task",
     "benchmark_gate",
     "check",
+    "check_file",
     "flyte2_device",
     "flyte2_resources",
     "gate",
@@ -58,6 +59,7 @@ _WHERE = {
     "pinned": "_tasks",
     "Finding": "_check",
     "check": "_check",
+    "check_file": "_check",
     "flyte2_device": "_flyte2",
     "flyte2_resources": "_flyte2",
 }

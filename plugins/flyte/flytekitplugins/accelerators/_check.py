@@ -24,7 +24,7 @@ from accelerators import AcceleratorError, AcceleratorSpec, UnknownPartitionErro
 from accelerators.constants import from_flyte_device
 from accelerators.kubernetes import placement_problems
 
-__all__ = ["Finding", "check"]
+__all__ = ["Finding", "check", "check_file"]
 
 _GATED_ATTRIBUTE = "__accelerators_gate__"
 _SPEC_ATTRIBUTE = "__accelerators_spec__"
@@ -200,3 +200,43 @@ def _spec_of(task: Any, idl: Any, count: float | None, add: Any) -> AcceleratorS
         add("unknown-device", str(exc))
         return None
     return value.to_spec(count or 1)
+
+
+def check_file(
+    path: str, *, platform: str = "flyte", require_gate: bool = True
+) -> dict[str, list[Finding]]:
+    """Import the Python file at ``path`` and :func:`check` every workflow it defines.
+
+    :param path: a ``.py`` file (its folder goes on ``sys.path`` while it is imported).
+    :param platform: as for :func:`check`.
+    :param require_gate: as for :func:`check`.
+    :returns: workflow name -> findings, for each workflow defined at module level.
+    :raises AcceleratorError: the file is missing, is not Python, or defines no workflow.
+    """
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    from flytekit.core.workflow import WorkflowBase
+
+    file = Path(path)
+    if not file.is_file() or file.suffix != ".py":
+        raise AcceleratorError(f"Expected a Python file with Flyte workflows, got {path!r}")
+    name = f"_accelerators_check_{file.stem}"
+    spec = importlib.util.spec_from_file_location(name, file)
+    if spec is None or spec.loader is None:  # pragma: no cover - is_file() checked
+        raise AcceleratorError(f"Cannot import {path!r}")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(file.parent.resolve()))
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(file.parent.resolve()))
+    workflows = {attr: v for attr, v in vars(module).items() if isinstance(v, WorkflowBase)}
+    if not workflows:
+        raise AcceleratorError(f"{path!r} defines no flytekit workflow at module level")
+    return {
+        attr: check(wf, platform=platform, require_gate=require_gate)
+        for attr, wf in workflows.items()
+    }
