@@ -236,3 +236,9 @@ def test_unplaceable_specs_fail_at_decoration(text: str, needle: str) -> None:
 def test_gpu_resource_that_disagrees_with_the_spec_is_refused() -> None:
     with pytest.raises(PlacementError, match="disagrees with the accelerator spec's count 8"):
         task_args("H100:8", requests=Resources(gpu="1"))
+
+
+def test_importing_the_plugin_registers_our_constants_with_flytekit() -> None:
+    # flytekit imports the plugin through its flytekit.plugins entry point once installed.
+    assert isinstance(constants.A100, BaseAccelerator)
+    assert isinstance(constants.A100.partition_1g_5gb, BaseAccelerator)
