@@ -94,7 +94,7 @@ def task_args(
         raise PlacementError(
             f"Cannot use {str(parsed)!r} as a Flyte task's accelerator: " + "; ".join(problems)
         )
-    fragment = dict(to_pod_fragment(parsed, platform=platform, **platform_options))
+    fragment: dict[str, Any] = dict(to_pod_fragment(parsed, platform=platform, **platform_options))
     [(resource, count)] = fragment["resources"]["limits"].items()
     out: dict[str, Any] = {}
     extra: dict[str, Any] = {}

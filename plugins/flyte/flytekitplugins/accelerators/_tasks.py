@@ -41,7 +41,7 @@ SPEC_ATTRIBUTE = "__accelerators_spec__"
 _GATE_PROCESS_CACHE: dict[tuple[str, str], GateResult] = {}
 
 
-@task(enable_deck=True, pod_template=pod_template_for({}, node_name_env=True), cache=False)
+@task(enable_deck=True, pod_template=pod_template_for({}, node_name_env=True), cache=False)  # type: ignore[untyped-decorator]
 def benchmark_gate(expect: str, profile: str = "quick", policy: str = "fail") -> GateResult:
     """Run ``accelerators.bench`` on this pod's accelerator; return the typed result.
 
