@@ -20,8 +20,7 @@ functions :func:`to_pod_fragment`, :func:`to_dra_fragment`, :func:`apply_to_pod`
 :func:`validate_fragment`, :func:`validate_claim_template`, :func:`get_platform`,
 :func:`platforms`, :func:`register_platform`, :func:`fragment_models`, :func:`pod_model`;
 defaults :data:`DEFAULT_IMAGE`, :data:`DEFAULT_COMMAND`; node pinning :func:`pin_to_node`,
-:func:`node_name_env`, :data:`HOSTNAME_LABEL`, :data:`NODE_NAME_ENV`; linting
-:func:`placement_problems`.
+:func:`node_name_env`; linting :func:`placement_problems`.
 
 Importing this module imports neither ``kubernetes`` nor ``pydantic``.
 """
@@ -53,12 +52,7 @@ from accelerators.kubernetes._merge import merge_fragment
 from accelerators.kubernetes._models import FragmentModels, fragment_models, pod_model
 from accelerators.kubernetes._neuron import Neuron
 from accelerators.kubernetes._nvidia import Nvidia
-from accelerators.kubernetes._pinning import (
-    HOSTNAME_LABEL,
-    NODE_NAME_ENV,
-    node_name_env,
-    pin_to_node,
-)
+from accelerators.kubernetes._pinning import node_name_env, pin_to_node
 from accelerators.kubernetes._validate import validate_claim_template, validate_fragment
 
 if TYPE_CHECKING:
@@ -67,8 +61,6 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_COMMAND",
     "DEFAULT_IMAGE",
-    "HOSTNAME_LABEL",
-    "NODE_NAME_ENV",
     "DraFragment",
     "FragmentModels",
     "Placement",

@@ -37,16 +37,17 @@ from kubernetes.client import (
 
 from accelerators import AcceleratorSpec, PlacementError
 from accelerators.kubernetes import (
-    NODE_NAME_ENV,
     merge_fragment,
     pin_to_node,
     placement_problems,
     to_pod_fragment,
 )
+from accelerators.kubernetes import node_name_env as _downward_node_name
 
 __all__ = ["DeviceClassWarning", "pod_template_for", "task_args"]
 
 _GPU = "nvidia.com/gpu"
+_NODE_NAME_ENV: str = _downward_node_name()["name"]
 _PRIMARY = "primary"
 _SELECTION_KEYS = ("nodeSelector", "affinity", "tolerations", "runtimeClassName")
 
@@ -150,10 +151,10 @@ def pod_template_for(
         spec = merge_fragment(spec, pin_to_node(pin_node), container=primary)
     if node_name_env:
         container = next(c for c in spec.containers if c.name == primary)
-        env = [e for e in container.env or [] if e.name != NODE_NAME_ENV]
+        env = [e for e in container.env or [] if e.name != _NODE_NAME_ENV]
         env.append(
             V1EnvVar(
-                name=NODE_NAME_ENV,
+                name=_NODE_NAME_ENV,
                 value_from=V1EnvVarSource(
                     field_ref=V1ObjectFieldSelector(field_path="spec.nodeName")
                 ),
