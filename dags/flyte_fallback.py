@@ -42,12 +42,13 @@ def finetune(steps: int, gate_result: GateResult) -> FinetuneResult:
     left = torch.randn(64, 8, device=device, requires_grad=True)
     right = torch.randn(8, 64, device=device, requires_grad=True)
     target = torch.eye(64, device=device)
-    optimiser = torch.optim.SGD([left, right], lr=0.01)
-    for _ in range(steps):
-        optimiser.zero_grad()
+    for _ in range(steps):  # plain gradient descent: torch.optim imports torch._dynamo
         loss = ((left @ right - target) ** 2).mean()
         loss.backward()
-        optimiser.step()
+        with torch.no_grad():
+            for tensor in (left, right):
+                tensor.sub_(0.5 * tensor.grad)
+                tensor.grad = None
     return FinetuneResult(
         accelerator=gate_result.matched or gate_result.checked,
         gate_verdict=gate_result.verdict,
