@@ -90,3 +90,10 @@ def test_cli_exit_codes() -> None:
     assert "wf_gated: 0 finding(s)" in dirty.output
     bad = runner.invoke(app, ["flyte", "check", "no/such/file.py"])
     assert bad.exit_code == 2
+
+
+def test_gpu_resource_enum_value_matches_flyteidl() -> None:
+    from flytekit.models.task import Resources as ResourceModel
+    from flytekitplugins.accelerators import _check
+
+    assert ResourceModel.ResourceName.GPU == _check._GPU_NAME

@@ -29,6 +29,7 @@ __all__ = ["Finding", "check", "check_file"]
 _GATED_ATTRIBUTE = "__accelerators_gate__"
 _SPEC_ATTRIBUTE = "__accelerators_spec__"
 _GATE_TASK_SUFFIX = "._tasks.benchmark_gate"
+_GPU_NAME = 3  # flyteidl.core.Resources.ResourceName.GPU (checked in the tests)
 _GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu", "google.com/tpu", "aws.amazon.com/neuron")
 
 
@@ -163,7 +164,7 @@ def _gpu_count(task: Any, node: Any) -> float | None:
     resources = getattr(node, "_resources", None) if node is not None else None
     if resources is not None:
         for entry in [*resources.limits, *resources.requests]:
-            if entry.name == 3:  # ResourceName.GPU
+            if entry.name == _GPU_NAME:
                 return float(entry.value)
     spec = getattr(task, "resources", None)
     for side in (getattr(spec, "limits", None), getattr(spec, "requests", None)):
