@@ -95,3 +95,18 @@ def wf_gated() -> None:
 @workflow
 def wf_sub() -> None:
     wf_ungated()
+
+
+@task
+def plain() -> None:
+    return None
+
+
+@workflow
+def wf_count_on_node() -> None:
+    no_gpu_count().with_overrides(requests=Resources(gpu="1"), limits=Resources(gpu="1"))
+
+
+@workflow
+def wf_accelerator_on_node() -> None:
+    plain().with_overrides(accelerator=constants.L4)

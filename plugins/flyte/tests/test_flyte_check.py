@@ -92,8 +92,8 @@ def test_cli_exit_codes() -> None:
     assert bad.exit_code == 2
 
 
-def test_gpu_resource_enum_value_matches_flyteidl() -> None:
-    from flytekit.models.task import Resources as ResourceModel
-    from flytekitplugins.accelerators import _check
-
-    assert ResourceModel.ResourceName.GPU == _check._GPU_NAME
+def test_node_overrides_are_read() -> None:
+    # the count given on the node satisfies the task's accelerator; an accelerator given on
+    # the node without a count is flagged
+    assert [f.code for f in check(cases.wf_count_on_node)] == ["no-gate"]
+    assert [f.code for f in check(cases.wf_accelerator_on_node)] == ["no-gpu-count", "no-gate"]

@@ -29,7 +29,6 @@ __all__ = ["Finding", "check", "check_file"]
 _GATED_ATTRIBUTE = "__accelerators_gate__"
 _SPEC_ATTRIBUTE = "__accelerators_spec__"
 _GATE_TASK_SUFFIX = "._tasks.benchmark_gate"
-_GPU_NAME = 3  # flyteidl.core.Resources.ResourceName.GPU (checked in the tests)
 _GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu", "google.com/tpu", "aws.amazon.com/neuron")
 
 
@@ -161,10 +160,12 @@ def _accelerator_idl(task: Any, node: Any) -> Any:
 
 def _gpu_count(task: Any, node: Any) -> float | None:
     """The GPU count from node overrides, the task's resources or its pod template."""
+    from flytekit.models.task import Resources as ResourceModel
+
     resources = getattr(node, "_resources", None) if node is not None else None
     if resources is not None:
         for entry in [*resources.limits, *resources.requests]:
-            if entry.name == _GPU_NAME:
+            if entry.name == ResourceModel.ResourceName.GPU:
                 return float(entry.value)
     spec = getattr(task, "resources", None)
     for side in (getattr(spec, "limits", None), getattr(spec, "requests", None)):
