@@ -90,7 +90,7 @@ def pinned(
     :param kwargs: as for :func:`task_args` (``requests``, ``pod_template``…).
     :raises AcceleratorError: in a cluster, the gate did not report a node name.
     """
-    chosen = AcceleratorSpec.parse(result.matched or spec) if result.matched else spec
+    chosen = result.matched or spec
     if not result.node:
         if not result.local:
             raise AcceleratorError(
