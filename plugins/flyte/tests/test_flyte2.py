@@ -11,6 +11,8 @@ Elsewhere it is skipped.
 
 from __future__ import annotations
 
+import functools
+import os
 from typing import Any
 
 import pytest
@@ -21,7 +23,13 @@ from flyte._internal.runtime.resources_serde import (  # noqa: E402
     get_proto_extended_resources,
     get_proto_resources,
 )
-from flytekitplugins.accelerators import flyte2_device, flyte2_resources  # noqa: E402
+from flytekitplugins.accelerators import (  # noqa: E402
+    LOCAL_EXPECT_ENV,
+    GateResult,
+    flyte2_device,
+    flyte2_resources,
+    flyte2_run_gate,
+)
 
 from accelerators import PlacementError, catalog  # noqa: E402
 from accelerators.constants import flyte_device  # noqa: E402
@@ -104,3 +112,48 @@ def test_task_environment_and_override_take_them() -> None:
 def test_what_flyte2_cannot_say_is_refused(text: str, needle: str) -> None:
     with pytest.raises(PlacementError, match=needle):
         flyte2_device(text)
+
+
+# -- the gate in a Flyte 2 task -------------------------------------------------------------------
+gate_env = flyte.TaskEnvironment(name="accelerators-gate-test", resources=flyte2_resources("H100"))
+
+
+@gate_env.task
+async def gated(expect: str) -> GateResult:
+    """A module-level Flyte 2 task that gates its own pod."""
+    return flyte2_run_gate(expect)
+
+
+def _on(sku: str) -> Any:
+    from accelerators.bench import run
+    from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
+
+    return functools.partial(run, backend=FakeBackend([FakeDevice()]), detected=fake_detected(sku))
+
+
+def test_flyte2_gate_policies_map_to_flyte_errors() -> None:
+    import flyte.errors
+
+    # outside a task context the local rule applies; the override makes it strict here
+    os.environ[LOCAL_EXPECT_ENV] = "H100"
+    try:
+        assert flyte2_run_gate("H100", run=_on("H100-SXM")).passed
+        with pytest.raises(flyte.errors.NonRecoverableError, match="wrong_accelerator"):
+            flyte2_run_gate("H100", run=_on("A100-80GB-SXM"))
+        with pytest.raises(flyte.errors.RuntimeUserError) as caught:
+            flyte2_run_gate("H100", policy="retry", run=_on("A100-80GB-SXM"))
+        assert not isinstance(caught.value, flyte.errors.NonRecoverableError)
+    finally:
+        del os.environ[LOCAL_EXPECT_ENV]
+
+
+def test_flyte2_task_runs_the_real_gate_locally() -> None:
+    pytest.importorskip("torch", reason="the gate needs torch (the [bench] extra)")
+    flyte.init()
+    run = flyte.with_runcontext(mode="local").run(gated, expect="H100")
+    result = run.outputs()
+    result = result[0] if isinstance(result, tuple) else result
+    assert isinstance(result, GateResult)
+    assert result.local
+    assert result.expected == "H100"
+    assert "H100 is not on this machine" in result.note

@@ -12,7 +12,7 @@ Public names (``docs/flyte.md``):
   :class:`GateResult`, :func:`run_gate`, :func:`last_gate_result`, :func:`is_local_execution`,
   :data:`LOCAL_EXPECT_ENV`;
 * the linter: :func:`check`, :func:`check_file`, :class:`Finding`;
-* Flyte 2: :func:`flyte2_device`, :func:`flyte2_resources`.
+* Flyte 2: :func:`flyte2_device`, :func:`flyte2_resources`, :func:`flyte2_run_gate`.
 
 flytekit loads this package through its ``flytekit.plugins`` entry point; that import only
 registers our constants as virtual subclasses of flytekit's ``BaseAccelerator`` (so
@@ -35,6 +35,7 @@ __all__ = [
     "check_file",
     "flyte2_device",
     "flyte2_resources",
+    "flyte2_run_gate",
     "gate",
     "is_local_execution",
     "last_gate_result",
@@ -62,6 +63,7 @@ _WHERE = {
     "check_file": "_check",
     "flyte2_device": "_flyte2",
     "flyte2_resources": "_flyte2",
+    "flyte2_run_gate": "_flyte2",
 }
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from accelerators import AcceleratorSpec, PlacementError
 from accelerators.kubernetes import placement_problems, to_pod_fragment
 
-__all__ = ["flyte2_device", "flyte2_resources"]
+__all__ = ["flyte2_device", "flyte2_resources", "flyte2_run_gate"]
 
 #: (vendor, catalog device class) -> Flyte 2 ``DeviceClass``.
 _DEVICE_CLASS = {
@@ -82,3 +82,48 @@ def flyte2_resources(spec: Any, **resources: Any) -> Any:
     if "gpu" in resources:
         raise PlacementError("flyte2_resources sets gpu from the spec; leave gpu out")
     return flyte.Resources(gpu=flyte2_device(spec), **resources)
+
+
+def flyte2_run_gate(
+    expect: Any, *, profile: str = "quick", policy: str = "fail", run: Any = None
+) -> Any:
+    """The benchmark gate inside a Flyte 2 task; returns a :class:`GateResult`.
+
+    Use it in a task of the ``TaskEnvironment`` whose resources are ``flyte2_resources(spec)``,
+    first in the task that needs the accelerator, or as its own task (a module-level task, so
+    a cluster can load it)::
+
+        env = flyte.TaskEnvironment("train", resources=flyte2_resources("H100:8"))
+
+        @env.task
+        async def train() -> float:
+            flyte2_run_gate("H100:8")   # raises unless the devices are right
+            ...
+
+    The expectation follows the same rule as the flytekit gate (docs/flyte.md): strict when
+    ``flyte.ctx().is_in_cluster()``, the local-run rule otherwise. Policies: ``"fail"``
+    raises ``flyte.errors.NonRecoverableError`` (no retry); ``"retry"`` raises
+    ``flyte.errors.RuntimeUserError``, which the task's ``retries`` retry in a new pod.
+
+    :param expect: the spec the task runs on.
+    :param profile: the bench profile.
+    :param policy: ``"fail"`` or ``"retry"``.
+    :param run: ``accelerators.bench.run`` or a stand-in with its signature (tests).
+    """
+    import flyte
+    import flyte.errors
+    from flytekitplugins.accelerators._gate import POLICIES, run_gate
+
+    from accelerators import AcceleratorError, AcceleratorGateError
+
+    if policy not in POLICIES:
+        raise AcceleratorError(
+            f"Unknown gate policy {policy!r}: expected one of {', '.join(POLICIES)}"
+        )
+    in_cluster = bool(flyte.ctx()) and flyte.ctx().is_in_cluster()
+    try:
+        return run_gate(expect, profile=profile, policy="fail", local=not in_cluster, run=run)
+    except AcceleratorGateError as error:
+        if policy == "retry":
+            raise flyte.errors.RuntimeUserError("AcceleratorGateFailed", str(error)) from error
+        raise flyte.errors.NonRecoverableError(str(error), code="AcceleratorGateFailed") from error
