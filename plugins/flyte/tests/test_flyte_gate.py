@@ -137,3 +137,51 @@ def test_pinned_refuses_a_cluster_gate_without_a_node() -> None:
         pinned("H100", result)
     result.local = True  # locally there is no node to pin to: plain task arguments
     assert "pod_template" not in pinned("H100", result)
+
+
+# -- in-pod gating: the gate runs before the function, and a failed gate stops it ------------------
+def _cluster_gate_on(monkeypatch: pytest.MonkeyPatch, sku: str) -> None:
+    """Make accelerator_task's gate see a fake ``sku`` as if in a cluster pod."""
+    from flytekitplugins.accelerators import _tasks
+
+    def on_fake(expect: Any, **kwargs: Any) -> GateResult:
+        kwargs.update(local=False, run=_on(sku))
+        return run_gate(expect, **kwargs)
+
+    monkeypatch.setattr(_tasks, "run_gate", on_fake)
+    monkeypatch.setattr(_tasks, "is_local_execution", lambda: False)
+
+
+def test_in_pod_gate_runs_before_the_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    from flytekitplugins.accelerators import accelerator_task, last_gate_result
+
+    _cluster_gate_on(monkeypatch, "H100-SXM")
+    seen: list[Any] = []
+
+    @accelerator_task("H100:1")
+    def train(a: int) -> int:
+        seen.append(last_gate_result("H100"))
+        return a + 1
+
+    assert train(a=1) == 2
+    [result] = seen
+    assert result is not None
+    assert (result.expected, result.checked, result.local) == ("H100", "H100", False)
+
+
+def test_in_pod_gate_failure_keeps_the_function_from_running(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from flytekitplugins.accelerators import accelerator_task
+
+    _cluster_gate_on(monkeypatch, "A100-80GB-SXM")
+    ran: list[int] = []
+
+    @accelerator_task("H100:1")
+    def train(a: int) -> int:
+        ran.append(a)
+        return a
+
+    with pytest.raises(Exception, match="wrong_accelerator"):
+        train(a=1)
+    assert ran == []
