@@ -66,11 +66,6 @@ def _gpu_entries(entries: Any) -> list[str]:
     return [e.value for e in entries if e.name == GPU]
 
 
-def _idl_is_nvidia_gpu(name: str) -> bool:
-    acc = constants.__getattr__(name).accelerator
-    return (acc.vendor, acc.device_class) == ("nvidia", "gpu")
-
-
 # -- the same ExtendedResources flytekit's own constants give ------------------------------------
 @pytest.mark.parametrize(("name", "attribute"), THEIR_VALUES)
 def test_spec_of_every_flytekit_value_serialises_like_it(name: str, attribute: str) -> None:
@@ -89,7 +84,7 @@ def test_spec_of_every_flytekit_value_serialises_like_it(name: str, attribute: s
 
 @pytest.mark.parametrize("name", NVIDIA_CONSTANTS)
 def test_every_nvidia_constant_and_partition_gets_idl_and_gpu_count(name: str) -> None:
-    device = constants.__getattr__(name)
+    device = getattr(constants, name)
     values = [device] + [getattr(device, a) for a in dir(device) if a.startswith("partition_")]
     for value in values:
         for count in (1, 2) if value is device else (1,):
