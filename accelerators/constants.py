@@ -29,6 +29,13 @@ pydantic); the first access to a constant loads and validates the catalog.
 
 Entries without a ``constant`` still get a :class:`Device` from :func:`constant_for`; its
 ``name`` is ``None`` (an anonymous device).
+
+Every value serialises (no constant is accepted by ``@task`` and fails only at
+serialisation): :func:`flyte_device` gives each entry a device string — flytekit's own where
+flytekit has the device, else a derived ``<vendor>-<name>`` label value that names exactly
+that entry, never a wider one. MIG profiles whose name is not a valid Kubernetes label value
+(``+me``, ``+gfx``, ``+me.all``: ``+`` is not allowed) are not attributes and cannot be a
+:class:`Partition`: asking for one raises at once, naming the spec route that can place it.
 """
 
 from __future__ import annotations
@@ -41,16 +48,40 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from accelerators import catalog
-from accelerators.errors import AcceleratorError, PlacementError, close_matches
+from accelerators.errors import (
+    AcceleratorError,
+    PlacementError,
+    UnknownAcceleratorError,
+    close_matches,
+)
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
     from accelerators.spec import AcceleratorSpec
 
-_STATIC_NAMES: tuple[str, ...] = ("Device", "Partition", "constant_for")
+_STATIC_NAMES: tuple[str, ...] = (
+    "Device",
+    "Partition",
+    "constant_for",
+    "flyte_device",
+    "from_flyte_device",
+)
 _MAX_LISTED = 6  # constants named in an error message before "and N more"
 
 _CONSTANT_LINE = re.compile(r"""^[ \t]*constant[ \t]*=[ \t]*["']([A-Z][A-Z0-9_]*)["']""", re.M)
+
+#: A Kubernetes label value (``validation.IsValidLabelValue``), without the 63-character cap.
+_LABEL_VALUE = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+
+#: Prefix of a derived device string, per (vendor, device class).
+_DEVICE_PREFIX: dict[tuple[str, str], str] = {
+    ("nvidia", "gpu"): "nvidia-",
+    ("amd", "gpu"): "amd-",
+    ("intel", "hpu"): "habana-",
+    ("intel", "gpu"): "intel-",
+    ("google", "tpu"): "tpu-",
+    ("aws", "neuron"): "aws-neuron-",
+}
 
 _FLYTE_IMPORT_ERROR_MESSAGE = (
     "to_flyte_idl() needs flyteidl, which comes with flytekit. Install it with: "
@@ -64,12 +95,55 @@ def _label(accelerator: Accelerator) -> str:
     return accelerator.model if accelerator.default_for_model else accelerator.name
 
 
+def flyte_device(accelerator: Accelerator) -> str:
+    """The ``GPUAccelerator.device`` string for a catalog entry: the node label value.
+
+    flytekit's own string where flytekit has the device (catalog ``names.flyte``); else one
+    derived from the vendor and the entry (``nvidia-a30``, ``nvidia-a100-40gb-pcie``,
+    ``habana-gaudi2``): the model's name for a model's default SKU, the SKU's name for any
+    other, so the value never stands for more than the constant does. Label your nodes
+    with it (``docs/flyte.md`` lists every value).
+
+    :param accelerator: a catalog entry (``accelerators.catalog.get(name)``).
+    """
+    _check_entry("flyte_device", accelerator)
+    if accelerator.names.flyte:
+        return accelerator.names.flyte
+    prefix = _DEVICE_PREFIX.get(
+        (accelerator.vendor, accelerator.device_class), f"{accelerator.vendor}-"
+    )
+    stem = re.sub(r"[^0-9a-z]+", "-", _label(accelerator).lower()).strip("-")
+    return prefix + stem.removeprefix(prefix)
+
+
+def _is_label_value(partition: str) -> bool:
+    return bool(_LABEL_VALUE.match(partition))
+
+
 @functools.cache
 def _partition_attributes(accelerator: Accelerator) -> dict[str, str]:
-    """``{"partition_1g_5gb": "1g.5gb", "slice_2x4": "2x4", ...}`` for one entry."""
-    found = {m.attribute: m.profile for m in accelerator.mig}
+    """``{"partition_1g_5gb": "1g.5gb", "slice_2x4": "2x4", ...}`` for one entry.
+
+    Only partitions a Flyte node label can carry: ``+me``/``+gfx`` profiles are left out.
+    """
+    found = {m.attribute: m.profile for m in accelerator.mig if _is_label_value(m.profile)}
     found.update({t.attribute: t.topology for t in accelerator.tpu_topologies})
     return found
+
+
+def _unlabelable_attributes(accelerator: Accelerator) -> dict[str, str]:
+    """The ``+me``/``+gfx`` profiles' would-be attribute names, for error messages."""
+    return {m.attribute: m.profile for m in accelerator.mig if not _is_label_value(m.profile)}
+
+
+def _unlabelable_message(accelerator: Accelerator, partition: str) -> str:
+    return (
+        f"MIG profile {partition!r} of {accelerator.name} cannot be a Flyte constant: Flyte "
+        "selects partitions by node label and '+' is not allowed in a Kubernetes label value, "
+        f"so the task would fail at serialisation or never schedule. Use the spec "
+        f"AcceleratorSpec.parse('{_label(accelerator)}@{partition}') with platform 'nvidia' "
+        f"(resource nvidia.com/mig-{partition}) in a pod template instead"
+    )
 
 
 def _check_entry(owner: str, value: object) -> None:
@@ -82,13 +156,8 @@ def _check_entry(owner: str, value: object) -> None:
         )
 
 
-def _gpu_accelerator_idl(device: str | None, accelerator: Accelerator, **partition: Any) -> Any:
+def _gpu_accelerator_idl(device: str, **partition: Any) -> Any:
     """Build ``flyteidl.core.tasks_pb2.GPUAccelerator`` the way flytekit does."""
-    if device is None:
-        raise PlacementError(
-            f"{accelerator.name} has no flytekit device string (the catalog's names.flyte is "
-            "empty), so Flyte cannot select it by node label; use a pod_template instead"
-        )
     try:
         tasks_pb2 = importlib.import_module("flyteidl.core.tasks_pb2")
     except ImportError as exc:
@@ -127,18 +196,17 @@ class Device:
         return self.accelerator.constant
 
     @property
-    def device(self) -> str | None:
-        """The flytekit device string (``GPUAccelerator.device``), from ``names.flyte``."""
-        return self.accelerator.names.flyte
+    def device(self) -> str:
+        """The flytekit device string (``GPUAccelerator.device``): :func:`flyte_device`."""
+        return flyte_device(self.accelerator)
 
     def to_flyte_idl(self) -> Any:
         """The flyteidl message flytekit sends for this constant: the device, no partition.
 
         :returns: a ``flyteidl.core.tasks_pb2.GPUAccelerator`` whose partition oneof is unset.
         :raises ImportError: flyteidl (the ``[flyte]`` extra) is not installed.
-        :raises PlacementError: the catalog has no Flyte device string for this entry.
         """
-        return _gpu_accelerator_idl(self.device, self.accelerator)
+        return _gpu_accelerator_idl(self.device)
 
     def to_spec(self, count: float = 1) -> AcceleratorSpec:
         """The spec this constant stands for.
@@ -155,6 +223,7 @@ class Device:
 
         :param partition: a profile (``"2g.10gb"``) or topology (``"2x4"``) of this entry.
         :raises UnknownPartitionError: the entry does not offer ``partition``.
+        :raises PlacementError: the profile is not a valid node label value (``+me``).
         """
         return Partition(self.accelerator, partition=partition)
 
@@ -171,6 +240,9 @@ class Device:
             return Partition(accelerator, unpartitioned=True)
         if name in attributes:
             return Partition(accelerator, partition=attributes[name])
+        unlabelable = _unlabelable_attributes(accelerator)
+        if name in unlabelable:
+            raise AttributeError(_unlabelable_message(accelerator, unlabelable[name]))
         raise AttributeError(_missing_attribute_message(self, accelerator, name, attributes))
 
     def __dir__(self) -> list[str]:
@@ -192,13 +264,15 @@ class Device:
         return self
 
 
-@dataclasses.dataclass(frozen=True, slots=True, repr=False)
+@dataclasses.dataclass(frozen=True, slots=True, repr=False, init=False)
 class Partition:
     """A slice of an accelerator, or the explicit request for a whole, unsplit one.
 
     ``A100.partition_2g_10gb`` is ``Partition(a100, partition="2g.10gb")``;
     ``A100.unpartitioned`` is ``Partition(a100, unpartitioned=True)``. Exactly one of the two
-    is set. A partition is a leaf: it has no partition attributes of its own.
+    is set (read back as :attr:`partition` and :attr:`whole`). A partition is a leaf: it has
+    no partition attributes of its own, but, as in flytekit, ``.unpartitioned`` gives the
+    same device's unpartitioned value.
 
     :param accelerator: the catalog entry.
     :param partition: a MIG profile (``"2g.10gb"``) or TPU topology (``"2x4"``) of the entry.
@@ -206,27 +280,40 @@ class Partition:
     """
 
     accelerator: Accelerator
-    partition: str | None = None
-    unpartitioned: bool = False
+    partition: str | None
+    whole: bool
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self, accelerator: Accelerator, partition: str | None = None, unpartitioned: bool = False
+    ) -> None:
         from accelerators.spec import check_partition
 
-        _check_entry(type(self).__name__, self.accelerator)
-        if (self.partition is None) == (not self.unpartitioned):
+        _check_entry(type(self).__name__, accelerator)
+        if (partition is None) == (not unpartitioned):
             raise AcceleratorError(
                 "A Partition needs exactly one of partition=<profile or topology> and "
-                f"unpartitioned=True, got partition={self.partition!r}, "
-                f"unpartitioned={self.unpartitioned!r}; use Device(...) for a whole "
+                f"unpartitioned=True, got partition={partition!r}, "
+                f"unpartitioned={unpartitioned!r}; use Device(...) for a whole "
                 "accelerator with no preference"
             )
-        if self.partition is not None:
-            check_partition(self.accelerator, self.partition)
-        elif not self.accelerator.partitions:
+        if partition is not None:
+            check_partition(accelerator, partition)
+            if not _is_label_value(partition):
+                raise PlacementError(_unlabelable_message(accelerator, partition))
+        elif not accelerator.partitions:
             raise AcceleratorError(
-                f"{self.accelerator.name} cannot be partitioned, so 'unpartitioned' means "
-                "nothing for it"
+                f"{accelerator.name} cannot be partitioned, so 'unpartitioned' means nothing for it"
             )
+        object.__setattr__(self, "accelerator", accelerator)
+        object.__setattr__(self, "partition", partition)
+        object.__setattr__(self, "whole", bool(unpartitioned))
+
+    @property
+    def unpartitioned(self) -> Partition:
+        """This device, whole, on a node that is not partitioned (flytekit's behaviour)."""
+        if self.whole:
+            return self
+        return Partition(self.accelerator, unpartitioned=True)
 
     @property
     def name(self) -> str | None:
@@ -245,9 +332,9 @@ class Partition:
         return by_partition[self.partition]
 
     @property
-    def device(self) -> str | None:
-        """The flytekit device string (``GPUAccelerator.device``), from ``names.flyte``."""
-        return self.accelerator.names.flyte
+    def device(self) -> str:
+        """The flytekit device string (``GPUAccelerator.device``): :func:`flyte_device`."""
+        return flyte_device(self.accelerator)
 
     def to_flyte_idl(self) -> Any:
         """The flyteidl message flytekit sends for this partition.
@@ -255,20 +342,17 @@ class Partition:
         :returns: a ``flyteidl.core.tasks_pb2.GPUAccelerator`` with ``partition_size`` set to
             the profile or topology, or with ``unpartitioned: true``.
         :raises ImportError: flyteidl (the ``[flyte]`` extra) is not installed.
-        :raises PlacementError: the catalog has no Flyte device string for this entry.
         """
         if self.partition is None:
-            return _gpu_accelerator_idl(self.device, self.accelerator, unpartitioned=True)
-        return _gpu_accelerator_idl(self.device, self.accelerator, partition_size=self.partition)
+            return _gpu_accelerator_idl(self.device, unpartitioned=True)
+        return _gpu_accelerator_idl(self.device, partition_size=self.partition)
 
     def to_spec(self, count: float = 1) -> AcceleratorSpec:
         """The spec this value stands for; see :meth:`Device.to_spec`.
 
         :param count: number of partitions (or whole devices, for ``unpartitioned``).
         """
-        return _spec(
-            self.accelerator, count, partition=self.partition, unpartitioned=self.unpartitioned
-        )
+        return _spec(self.accelerator, count, partition=self.partition, unpartitioned=self.whole)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith(("partition_", "slice_")) or name == "partitioned":
@@ -283,7 +367,7 @@ class Partition:
         return f"<Partition {_label(self.accelerator)}@{self.partition or 'whole'}>"
 
     def __reduce__(self) -> tuple[Any, tuple[str, str | None, bool]]:
-        return (_restore_partition, (self.accelerator.name, self.partition, self.unpartitioned))
+        return (_restore_partition, (self.accelerator.name, self.partition, self.whole))
 
     def __copy__(self) -> Partition:
         return self
@@ -365,6 +449,40 @@ def constant_for(spec: AcceleratorSpec | str) -> Device | Partition:
     if spec.unpartitioned:
         return Partition(accelerator, unpartitioned=True)
     return device
+
+
+def from_flyte_device(
+    device: str, partition: str | None = None, *, unpartitioned: bool = False
+) -> Device | Partition:
+    """The constant a Flyte ``GPUAccelerator`` message stands for: the inverse of ``.device``.
+
+    :param device: ``GPUAccelerator.device`` (``"nvidia-tesla-a100"``).
+    :param partition: ``partition_size``, if set.
+    :param unpartitioned: ``unpartitioned``, if set.
+    :raises UnknownAcceleratorError: no catalog entry has this device string.
+    :raises UnknownPartitionError: the device has no such MIG profile or TPU topology.
+    """
+    by_device = _by_flyte_device()
+    accelerator = by_device.get(device)
+    if accelerator is None:
+        hints = tuple(close_matches(device, by_device))
+        hint = f"; did you mean {' or '.join(repr(h) for h in hints)}?" if hints else ""
+        raise UnknownAcceleratorError(
+            f"No accelerator has the Flyte device string {device!r}{hint}",
+            name=device,
+            suggestions=hints,
+        )
+    value = _constant_object(accelerator)
+    if partition:
+        return value.partitioned(partition)
+    if unpartitioned:
+        return Partition(accelerator, unpartitioned=True)
+    return value
+
+
+@functools.cache
+def _by_flyte_device() -> dict[str, Accelerator]:
+    return {flyte_device(acc): acc for acc in catalog.all()}
 
 
 def _constant_object(accelerator: Accelerator) -> Device:

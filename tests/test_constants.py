@@ -7,6 +7,7 @@ import dataclasses
 import importlib.util
 import os
 import pickle
+import re
 import subprocess
 import sys
 
@@ -14,17 +15,36 @@ import pytest
 
 import accelerators
 from accelerators import catalog, constants
-from accelerators.constants import Device, Partition, constant_for
-from accelerators.errors import AcceleratorError, PlacementError, UnknownPartitionError
+from accelerators.constants import (
+    Device,
+    Partition,
+    constant_for,
+    flyte_device,
+    from_flyte_device,
+)
+from accelerators.errors import (
+    AcceleratorError,
+    PlacementError,
+    UnknownAcceleratorError,
+    UnknownPartitionError,
+)
 from accelerators.spec import AcceleratorSpec, MemoryRequest
 
 ENTRIES = catalog.all()
 WITH_CONSTANT = [acc for acc in ENTRIES if acc.constant]
 CONSTANT_NAMES = [acc.constant for acc in WITH_CONSTANT]
+LABEL_VALUE = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
 PARTITIONS = [
     (acc.constant, attribute)
     for acc in WITH_CONSTANT
-    for attribute in [m.attribute for m in acc.mig] + [t.attribute for t in acc.tpu_topologies]
+    for attribute in [m.attribute for m in acc.mig if LABEL_VALUE.match(m.profile)]
+    + [t.attribute for t in acc.tpu_topologies]
+]
+UNLABELABLE = [
+    (acc.constant, m.attribute, m.profile)
+    for acc in WITH_CONSTANT
+    for m in acc.mig
+    if not LABEL_VALUE.match(m.profile)
 ]
 SPLITTABLE = [acc.constant for acc in WITH_CONSTANT if acc.partitions]
 WHOLE_ONLY = [acc.constant for acc in WITH_CONSTANT if not acc.partitions]
@@ -50,7 +70,14 @@ def test_scanned_names_match_the_validated_catalog() -> None:
     # GIVEN the names __all__ lists without loading the catalog
     # THEN they are exactly the validated entries' constants, in data-file order
     assert constants._constant_names() == tuple(CONSTANT_NAMES)
-    assert list(constants.__all__) == ["Device", "Partition", "constant_for", *CONSTANT_NAMES]
+    assert list(constants.__all__) == [
+        "Device",
+        "Partition",
+        "constant_for",
+        "flyte_device",
+        "from_flyte_device",
+        *CONSTANT_NAMES,
+    ]
     assert dir(constants) == sorted(constants.__all__)
 
 
@@ -60,7 +87,9 @@ def test_constant_matches_its_entry(name: str) -> None:
     entry = next(acc for acc in ENTRIES if acc.constant == name)
     assert device.accelerator is entry
     assert device.name == name
-    assert device.device == entry.names.flyte
+    assert device.device == flyte_device(entry)
+    if entry.names.flyte:
+        assert device.device == entry.names.flyte
     assert getattr(accelerators, name) is device
     assert repr(device) == f"<Device {entry.model if entry.default_for_model else entry.name}>"
 
@@ -69,7 +98,7 @@ def test_constant_matches_its_entry(name: str) -> None:
 def test_partition_attributes_are_exactly_the_entrys_profiles(name: str) -> None:
     device = _constant(name)
     entry = device.accelerator
-    expected = {m.attribute: m.profile for m in entry.mig}
+    expected = {m.attribute: m.profile for m in entry.mig if LABEL_VALUE.match(m.profile)}
     expected |= {t.attribute: t.topology for t in entry.tpu_topologies}
     assert _partition_attributes(device) == set(expected)
     for attribute, partition in expected.items():
@@ -86,7 +115,8 @@ def test_unpartitioned_of_a_splittable_device(name: str) -> None:
     device = _constant(name)
     whole = device.unpartitioned
     assert whole == Partition(device.accelerator, unpartitioned=True)
-    assert (whole.partition, whole.unpartitioned) == (None, True)
+    assert (whole.partition, whole.whole) == (None, True)
+    assert whole.unpartitioned is whole
     assert whole.name == f"{name}.unpartitioned"
     assert repr(whole).endswith("@whole>")
 
@@ -146,7 +176,9 @@ def test_partitions_are_leaves(name: str, attribute: str) -> None:
     for other in _partition_attributes(_constant(name)) | {"partitioned"}:
         with pytest.raises(AttributeError, match="already a partition"):
             getattr(part, other)
-    assert part.unpartitioned is False  # a field, not a further partition
+    # as in flytekit, .unpartitioned of a partition is the same device, unpartitioned
+    assert part.whole is False
+    assert part.unpartitioned == _constant(name).unpartitioned
 
 
 def test_wrong_mig_profile_names_the_valid_ones_and_close_ones() -> None:
@@ -159,7 +191,7 @@ def test_wrong_mig_profile_names_the_valid_ones_and_close_ones() -> None:
     message = str(caught.value)
     assert message.startswith("<Device A100-40GB> has no attribute 'partition_1g_20gb'; valid: ")
     for profile in a100.accelerator.mig:
-        assert profile.attribute in message
+        assert (profile.attribute in message) == bool(LABEL_VALUE.match(profile.profile))
     assert "Did you mean" in message
     owners = [
         acc.constant
@@ -297,12 +329,45 @@ def test_to_flyte_idl_without_flyteidl_says_how_to_install_it(
         _constant("A100").partition_1g_5gb.to_flyte_idl()
 
 
-def test_to_flyte_idl_without_a_flyte_device_string_is_a_placement_error() -> None:
-    missing = [acc for acc in WITH_CONSTANT if acc.names.flyte is None]
-    if not missing:
-        pytest.skip("every constant has a Flyte device string")
-    with pytest.raises(PlacementError, match="no flytekit device string"):
-        _constant(missing[0].constant or "").to_flyte_idl()
+# -- item 0 of issue 8: every constant serialises, or fails when it is written ------------------
+def test_every_constant_has_a_distinct_valid_device_string() -> None:
+    # Entries flytekit lacks (A30, PCIe SKUs, GH200, Gaudi...) get a derived string that
+    # names that entry alone, so no two constants share a device string.
+    devices = {name: _constant(name).device for name in CONSTANT_NAMES}
+    assert len(set(devices.values())) == len(devices)
+    assert all(LABEL_VALUE.match(d) and len(d) <= 63 for d in devices.values())
+    derived = {n: d for n, d in devices.items() if _constant(n).accelerator.names.flyte is None}
+    assert derived["A30"] == "nvidia-a30"
+    assert derived["A100_PCIE"] == "nvidia-a100-40gb-pcie"
+    assert derived["GAUDI2"] == "habana-gaudi2"
+    assert derived["V100_32GB"] == "nvidia-v100-32gb"  # a model: both its SKUs carry it
+    assert len(derived) == 14
+
+
+@pytest.mark.parametrize(("name", "attribute", "profile"), UNLABELABLE)
+def test_plus_profiles_fail_when_written(name: str, attribute: str, profile: str) -> None:
+    # '+' is not allowed in a label value, so no Flyte node can carry these profiles.
+    device = _constant(name)
+    assert attribute not in dir(device)
+    with pytest.raises(AttributeError, match=re.escape(f"MIG profile {profile!r}")) as caught:
+        getattr(device, attribute)
+    assert "platform 'nvidia'" in str(caught.value)
+    with pytest.raises(PlacementError, match="not allowed in a Kubernetes label value"):
+        device.partitioned(profile)
+    spec = AcceleratorSpec(accelerator=device.accelerator, partition=profile)
+    with pytest.raises(PlacementError, match="cannot be a Flyte constant"):
+        constant_for(spec)
+
+
+def test_minus_me_no_longer_collides_with_plus_me() -> None:
+    rtx = _constant("RTX_PRO_6000")
+    no_me = rtx.partition_1g_24gb_no_me
+    assert no_me.partition == "1g.24gb-me"
+    assert no_me.name == "RTX_PRO_6000.partition_1g_24gb_no_me"
+    attributes = [m.attribute for m in rtx.accelerator.mig]
+    assert len(attributes) == len(set(attributes))
+    for attribute in _partition_attributes(rtx):
+        assert getattr(rtx, attribute).name == f"RTX_PRO_6000.{attribute}"
 
 
 # -- public surface and import cost ----------------------------------------------------------
@@ -332,3 +397,21 @@ def _child_env() -> dict[str, str]:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
     return {**os.environ, "PYTHONPATH": path}
+
+
+@pytest.mark.parametrize("name", CONSTANT_NAMES)
+def test_from_flyte_device_inverts_device(name: str) -> None:
+    device = _constant(name)
+    assert from_flyte_device(device.device) == device
+    for attribute in sorted(_partition_attributes(device))[:2]:
+        part = getattr(device, attribute)
+        assert from_flyte_device(part.device, part.partition) == part
+    if device.accelerator.partitions:
+        assert from_flyte_device(device.device, unpartitioned=True) == device.unpartitioned
+
+
+def test_from_flyte_device_names_what_is_wrong() -> None:
+    with pytest.raises(UnknownAcceleratorError, match="did you mean 'nvidia-tesla-a100'"):
+        from_flyte_device("nvidia-tesla-a10O")
+    with pytest.raises(UnknownPartitionError, match=r"has no MIG profile '1g\.20gb'"):
+        from_flyte_device("nvidia-tesla-a100", "1g.20gb")

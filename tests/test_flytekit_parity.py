@@ -210,3 +210,42 @@ def _child_env() -> dict[str, str]:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
     return {**os.environ, "PYTHONPATH": path}
+
+
+# -- issue 8, item 0: no constant is accepted by @task and fails only at serialisation ---------
+ALL_VALUES = [
+    (name, attribute)
+    for name in constants._constant_names()
+    for attribute in [
+        "",
+        *[a for a in dir(getattr(constants, name)) if a.startswith(("partition_", "slice_"))],
+        *(["unpartitioned"] if hasattr(getattr(constants, name), "unpartitioned") else []),
+    ]
+]
+
+
+def test_every_constant_and_partition_serialises_in_a_task() -> None:
+    # GIVEN every constant, MIG partition, TPU slice and .unpartitioned we export
+    # (counted from the data: '+' profiles cannot be label values and are not attributes)
+    expected = sum(
+        1
+        + sum(1 for m in acc.mig if "+" not in m.profile)
+        + len(acc.tpu_topologies)
+        + (1 if acc.partitions else 0)
+        for acc in accelerators.catalog.all()
+        if acc.constant
+    )
+    assert len(ALL_VALUES) == expected
+    for name, attribute in ALL_VALUES:
+        device = getattr(constants, name)
+        value = getattr(device, attribute) if attribute else device
+
+        @task(accelerator=value, requests=Resources(gpu="1"), limits=Resources(gpu="1"))
+        def placed() -> None:
+            return None
+
+        # WHEN flytekit serialises the task THEN the IDL is the value's own, on the wire too
+        template = get_serializable(OrderedDict(), SETTINGS, placed).template
+        gpu = template.extended_resources.gpu_accelerator
+        assert gpu == value.to_flyte_idl(), (name, attribute)
+        assert template.to_flyte_idl().SerializeToString()

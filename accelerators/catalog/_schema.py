@@ -88,8 +88,12 @@ class MigProfile(BaseModel):
 
     @property
     def attribute(self) -> str:
-        """Constant attribute name: ``1g.10gb+me`` -> ``partition_1g_10gb_me``."""
-        return "partition_" + re.sub(r"[^0-9a-z]+", "_", self.profile).strip("_")
+        """Constant attribute name: ``1g.10gb+me`` -> ``partition_1g_10gb_me``.
+
+        ``-me`` (no media engines) reads ``_no_me`` so it never collides with ``+me``.
+        """
+        stem = re.sub(r"-me$", ".no.me", self.profile)
+        return "partition_" + re.sub(r"[^0-9a-z]+", "_", stem).strip("_")
 
 
 class TpuTopology(BaseModel):

@@ -19,7 +19,8 @@ functions :func:`to_pod_fragment`, :func:`to_dra_fragment`, :func:`apply_to_pod`
 :func:`merge_fragment`, :func:`build_pod`, :func:`build_manifests`,
 :func:`validate_fragment`, :func:`validate_claim_template`, :func:`get_platform`,
 :func:`platforms`, :func:`register_platform`, :func:`fragment_models`, :func:`pod_model`;
-defaults :data:`DEFAULT_IMAGE`, :data:`DEFAULT_COMMAND`.
+defaults :data:`DEFAULT_IMAGE`, :data:`DEFAULT_COMMAND`; node pinning :func:`pin_to_node`,
+:func:`node_name_env`; linting :func:`placement_problems`.
 
 Importing this module imports neither ``kubernetes`` nor ``pydantic``.
 """
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from accelerators.errors import AcceleratorError, close_matches
 from accelerators.kubernetes._amd import Amd
 from accelerators.kubernetes._base import Placement, Platform, PodFragment, Requirement
+from accelerators.kubernetes._checks import placement_problems
 from accelerators.kubernetes._dra import (
     DEFAULT_GPU_DEVICE_CLASS,
     DEFAULT_MIG_DEVICE_CLASS,
@@ -50,6 +52,7 @@ from accelerators.kubernetes._merge import merge_fragment
 from accelerators.kubernetes._models import FragmentModels, fragment_models, pod_model
 from accelerators.kubernetes._neuron import Neuron
 from accelerators.kubernetes._nvidia import Nvidia
+from accelerators.kubernetes._pinning import node_name_env, pin_to_node
 from accelerators.kubernetes._validate import validate_claim_template, validate_fragment
 
 if TYPE_CHECKING:
@@ -70,6 +73,9 @@ __all__ = [
     "fragment_models",
     "get_platform",
     "merge_fragment",
+    "node_name_env",
+    "pin_to_node",
+    "placement_problems",
     "platforms",
     "pod_model",
     "register_platform",

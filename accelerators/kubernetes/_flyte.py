@@ -4,17 +4,23 @@ flytepropeller's ``ApplyGPUNodeSelectors`` (``pod_helper.go``) adds, with the de
 ``gpu-device-node-label: k8s.amazonaws.com/accelerator`` and
 ``gpu-partition-size-node-label: k8s.amazonaws.com/gpu-partition-size``:
 
-* required node affinity ``<device label> In [<device>]`` and a toleration
-  ``{key: <device label>, operator: Equal, value: <device>, effect: NoSchedule}``;
+* required node affinity ``<device label> In [<device>]`` — one device string, the one the
+  task's ``GPUAccelerator`` carries (``H100`` is ``nvidia-h100`` alone, never its other
+  SKUs) — and a toleration ``{key: <device label>, operator: Equal, value: <device>,
+  effect: NoSchedule}``;
 * for a partition, ``<partition label> In [<profile>]`` and the matching ``Equal``
   toleration; the resource stays ``nvidia.com/gpu`` (MIG slices exposed as whole GPUs);
 * for ``@whole`` (``unpartitioned``), ``<partition label> DoesNotExist`` (or the configured
-  ``unpartitioned_requirement``) and only a configured ``unpartitioned_toleration``.
+  ``unpartitioned_requirement``) and only a configured ``unpartitioned_toleration``;
+* no ``<resource> Exists`` toleration: propeller adds one only for resources listed in
+  ``add-tolerations-for-extended-resources`` (option ``extended_resource_tolerations``).
 
 Non-NVIDIA devices follow Flyte 2's default device classes: TPUs use ``google.com/tpu``
 and the ``cloud.google.com/gke-tpu-accelerator`` / ``gke-tpu-topology`` labels; Neuron,
-AMD and Gaudi use their resource with the device label. Device strings come from the
-catalog's ``names.flyte`` (flytekit's ``device``). Source: flyteorg/flyte
+AMD and Gaudi use their resource with the device label. Device strings come from
+:func:`accelerators.constants.flyte_device` (flytekit's ``device`` where flytekit has one).
+A memory or vendor request, or a fallback chain, is this package's extension: one
+``In`` value per accepted device. Source: flyteorg/flyte
 ``flyteplugins/go/tasks/pluginmachinery/flytek8s/pod_helper.go`` and ``config/config.go``.
 """
 
@@ -24,12 +30,13 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from accelerators import catalog
+from accelerators.constants import flyte_device
 from accelerators.kubernetes._base import (
     Placement,
     Platform,
     Requirement,
     normalise_toleration,
-    taint_key,
     toleration,
 )
 from accelerators.kubernetes._gke import tpu_chips
@@ -49,6 +56,9 @@ class Flyte(Platform):
         (a ``nodeSelectorRequirement`` dict) used for ``@whole`` instead of
         ``<partition label> DoesNotExist``.
     :param unpartitioned_toleration: propeller's ``gpu-unpartitioned-toleration``.
+    :param extended_resource_tolerations: add ``{key: <resource>, operator: Exists,
+        effect: NoSchedule}`` for the device resource, as propeller's
+        ``add-tolerations-for-extended-resources`` does for the resources it lists.
     """
 
     name = "flyte"
@@ -59,15 +69,21 @@ class Flyte(Platform):
         "tpu_device": "cloud.google.com/gke-tpu-accelerator",
         "tpu_partition": "cloud.google.com/gke-tpu-topology",
     }
-    options = ("unpartitioned_requirement", "unpartitioned_toleration")
+    options = (
+        "unpartitioned_requirement",
+        "unpartitioned_toleration",
+        "extended_resource_tolerations",
+    )
 
     def configure(
         self,
         *,
         unpartitioned_requirement: Mapping[str, Any] | None = None,
         unpartitioned_toleration: Any = None,
+        extended_resource_tolerations: bool = False,
         **_: Any,
     ) -> None:
+        self.extended_resource_tolerations = bool(extended_resource_tolerations)
         self.unpartitioned_requirement = (
             Requirement(
                 str(unpartitioned_requirement["key"]),
@@ -87,14 +103,17 @@ class Flyte(Platform):
         device_key = self.key("tpu_device" if tpu else "device")
         partition_key = self.key("tpu_partition" if tpu else "partition")
         candidates, resource = self.candidates_and_resource(spec, gpus_only=True)
-        devices = self.label_values_for(candidates, lambda a: a.names.flyte)
+        if acc is not None:
+            # The one device string the task's GPUAccelerator carries: the constant's.
+            candidates = [acc if spec.exact else catalog.by_model(acc.model)[0]]
+        devices = self.label_values_for(candidates, flyte_device)
         if not devices or resource is None:
             what = acc.name if acc is not None else f"the GPUs matching {spec}"
             raise self.fail(
                 spec,
-                f"flytekit has no device string (catalog names.flyte) for {what}; pass "
-                "label_values={'<name>': '<device string>'} with the value your Flyte "
-                "nodes are labelled with",
+                f"no Flyte device string or device resource is known for {what}; name "
+                "the accelerator, or pass label_values={'<name>': '<device string>'} with "
+                "the value your Flyte nodes are labelled with",
             )
         requirements = [Requirement(device_key, "In", devices)]
         tolerations = [toleration(device_key, "Equal", d) for d in devices]
@@ -121,7 +140,8 @@ class Flyte(Platform):
                 )
                 if self.unpartitioned_toleration:
                     tolerations.append(self.unpartitioned_toleration)
-        tolerations.append(toleration(taint_key(resource)))
+        if self.extended_resource_tolerations:
+            tolerations.append(toleration(resource))
         return Placement(
             resources={resource: count},
             requirements=tuple(requirements),

@@ -16,6 +16,7 @@ import pytest
 
 from accelerators import catalog
 from accelerators.catalog._schema import Accelerator
+from accelerators.constants import flyte_device
 from accelerators.errors import PlacementError
 from accelerators.kubernetes import build_pod, platforms
 from accelerators.spec import AcceleratorSpec
@@ -32,7 +33,7 @@ HOSTS: dict[str, Callable[[Accelerator], bool]] = {
     "nvidia": lambda a: _nvidia_gpu(a) and bool(a.names.gfd),
     "karpenter": lambda a: a.names.karpenter is not None and a.device_class in ("gpu", "neuron"),
     "eks": lambda a: a.names.eks is not None and a.device_class != "tpu",
-    "flyte": lambda a: a.names.flyte is not None,
+    "flyte": lambda a: True,  # constants.flyte_device() names every entry
     "amd": lambda a: (a.vendor, a.device_class) == ("amd", "gpu") and bool(a.names.rocm),
     "neuron": lambda a: a.device_class == "neuron",
     "gaudi": lambda a: a.device_class == "hpu",
@@ -81,7 +82,7 @@ def _expected_label(acc: Accelerator, platform: str) -> tuple[str, set[str]] | N
             if acc.device_class == "tpu"
             else ("k8s.amazonaws.com/accelerator")
         )
-        return key, {acc.names.flyte or ""}
+        return key, {flyte_device(acc)}
     if platform == "amd":
         return "amd.com/gpu.product-name", {
             n.replace(" ", "_").replace("(", "").replace(")", "") for n in acc.names.rocm
@@ -122,7 +123,9 @@ def test_hosted_entry_builds_a_valid_pod(
     assert limits == {resource: str(int(spec.count))}
     assert pod_spec["containers"][0]["resources"]["requests"] == limits
     taint = TAINTS.get(resource, resource)
-    assert {"key": taint, "operator": "Exists", "effect": "NoSchedule"} in pod_spec["tolerations"]
+    exists = {"key": taint, "operator": "Exists", "effect": "NoSchedule"}
+    # flytepropeller adds no Exists toleration unless configured to
+    assert (exists in pod_spec["tolerations"]) == (platform != "flyte")
     expected = _expected_label(acc, platform)
     requirements = node_requirements(pod)
     if expected is None:
@@ -201,10 +204,10 @@ def test_every_mig_profile(
     else:
         with pytest.raises(PlacementError, match=r"GKE|names\.gke"):
             build_pod(spec, platform="gke")
-    if acc.names.flyte and "+" in profile:
+    if "+" in profile:
         with pytest.raises(PlacementError, match="not a valid node label value"):
             build_pod(spec, platform="flyte")
-    elif acc.names.flyte:
+    else:
         pods["flyte"] = build_pod(spec, platform="flyte")
         assert node_requirements(pods["flyte"])["k8s.amazonaws.com/gpu-partition-size"] == (
             "In",

@@ -1,0 +1,95 @@
+"""flytekitplugins-accelerators: accelerator specs, the benchmark gate and checks for Flyte.
+
+>>> from flytekitplugins.accelerators import accelerator_task, task_args   # doctest: +SKIP
+>>> @accelerator_task("A100@2g.10gb")                                        # doctest: +SKIP
+... def infer(batch: list[str]) -> list[str]: ...
+
+Public names (``docs/flyte.md``):
+
+* flytekit task arguments: :func:`task_args`, :func:`accelerator_task`, :func:`pod_template_for`,
+  :class:`DeviceClassWarning`;
+* the gate: :data:`benchmark_gate` (a task), :func:`gate` (a workflow node), :func:`pinned`,
+  :class:`GateResult`, :func:`run_gate`, :func:`last_gate_result`, :func:`is_local_execution`,
+  :data:`LOCAL_EXPECT_ENV`;
+* the linter: :func:`check`, :func:`check_file`, :class:`Finding`;
+* Flyte 2: :func:`flyte2_device`, :func:`flyte2_resources`, :func:`flyte2_run_gate`.
+
+flytekit loads this package through its ``flytekit.plugins`` entry point; that import only
+registers our constants as virtual subclasses of flytekit's ``BaseAccelerator`` (so
+``isinstance`` checks in flytekit and type checkers hold). Everything else loads on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = [
+    "LOCAL_EXPECT_ENV",
+    "DeviceClassWarning",
+    "Finding",
+    "GateResult",
+    "accelerator_task",
+    "benchmark_gate",
+    "check",
+    "check_file",
+    "flyte2_device",
+    "flyte2_resources",
+    "flyte2_run_gate",
+    "gate",
+    "is_local_execution",
+    "last_gate_result",
+    "pinned",
+    "pod_template_for",
+    "run_gate",
+    "task_args",
+]
+
+_WHERE = {
+    "DeviceClassWarning": "_args",
+    "pod_template_for": "_args",
+    "task_args": "_args",
+    "LOCAL_EXPECT_ENV": "_gate",
+    "GateResult": "_gate",
+    "is_local_execution": "_gate",
+    "last_gate_result": "_gate",
+    "run_gate": "_gate",
+    "accelerator_task": "_tasks",
+    "benchmark_gate": "_tasks",
+    "gate": "_tasks",
+    "pinned": "_tasks",
+    "Finding": "_check",
+    "check": "_check",
+    "check_file": "_check",
+    "flyte2_device": "_flyte2",
+    "flyte2_resources": "_flyte2",
+    "flyte2_run_gate": "_flyte2",
+}
+
+
+def _register_constants() -> None:
+    try:
+        from flytekit.extras.accelerators import BaseAccelerator
+    except ImportError:  # a Flyte 2 environment without flytekit
+        return
+
+    from accelerators.constants import Device, Partition
+
+    BaseAccelerator.register(Device)
+    BaseAccelerator.register(Partition)
+
+
+_register_constants()
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

@@ -1,0 +1,222 @@
+"""The benchmark gate in Flyte: a result type, the local-run rule, policies, the Deck.
+
+**What the gate expects.** In a cluster (flytekit's execution mode is a real task execution)
+the gate always checks the spec it was given: the device must be that accelerator, healthy
+and fast, or the gate fails. Nothing can relax this in a cluster.
+
+On your machine (``pyflyte run`` without ``--remote``, ``python dags/…``, unit tests) the
+expected device is usually absent, so:
+
+1. ``$ACCELERATORS_GATE_EXPECT`` set → that spec is checked instead (``any`` accepts
+   whatever is there);
+2. else, no accelerator visible (only the CPU) → the gate checks the CPU's health and speed
+   against its own figures, and the result records that the expected device was absent
+   (``local=True``, ``expected_present=False`` and a note);
+3. else (a local GPU) → the spec is checked as in a cluster.
+
+**Policies** when the verdict is ``fail``: ``"fail"`` raises
+:class:`~accelerators.AcceleratorGateError` (a non-recoverable user error: the execution
+fails); ``"retry"`` raises flytekit's ``FlyteRecoverableException`` so the task's retries
+start a new pod, which the scheduler may put on another node.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from accelerators import AcceleratorError, AcceleratorGateError, AcceleratorSpec
+
+if TYPE_CHECKING:
+    from accelerators.bench import BenchReport
+
+__all__ = [
+    "LOCAL_EXPECT_ENV",
+    "POLICIES",
+    "GateResult",
+    "is_local_execution",
+    "last_gate_result",
+    "run_gate",
+]
+
+#: Overrides the gate's expectation in local runs only.
+LOCAL_EXPECT_ENV = "ACCELERATORS_GATE_EXPECT"
+POLICIES = ("fail", "retry")
+
+_LAST: dict[str, GateResult] = {}
+_IDENTITY_CODES = frozenset(
+    {"no_accelerator", "wrong_accelerator", "too_few_devices", "mig_slice", "wrong_partition"}
+)
+_FAIL: Any = "fail"
+
+
+@dataclass
+class GateResult:
+    """The gate's typed output: what it checked, where, the verdict, and the full report.
+
+    :ivar verdict: ``pass``, ``warn`` or ``fail``.
+    :ivar expected: the spec the task asked for.
+    :ivar checked: the spec the gate judged against (``anything`` when none).
+    :ivar local: the gate ran outside a cluster.
+    :ivar expected_present: the visible devices are the expected accelerator.
+    :ivar node: the Kubernetes node (``$NODE_NAME``), empty outside Kubernetes.
+    :ivar host: the host name.
+    :ivar device: ``"<count> x <name>"`` of what was benchmarked.
+    :ivar matched: the alternative of a fallback spec the devices matched.
+    :ivar reasons: ``"[severity] code: message"`` lines.
+    :ivar note: how the local-run rule applied, if it did.
+    :ivar report_json: the whole :class:`~accelerators.bench.BenchReport` as JSON.
+    """
+
+    verdict: str
+    expected: str
+    checked: str
+    local: bool
+    expected_present: bool
+    node: str = ""
+    host: str = ""
+    device: str = ""
+    matched: str = ""
+    elapsed_s: float = 0.0
+    reasons: list[str] = field(default_factory=list)
+    note: str = ""
+    report_json: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """True unless the verdict is ``fail``."""
+        return self.verdict != "fail"
+
+    def report(self) -> BenchReport:
+        """The full report, parsed back."""
+        from accelerators.bench import BenchReport
+
+        return BenchReport.model_validate_json(self.report_json)
+
+    def summary(self) -> str:
+        """One line: verdict, device, node, expectation and the local note."""
+        where = self.node or self.host or "?"
+        line = f"gate {self.verdict.upper()}: {self.device} on {where}, expected {self.expected}"
+        if self.checked != self.expected:
+            line += f" (checked: {self.checked})"
+        return line + (f"; {self.note}" if self.note else "")
+
+
+def is_local_execution() -> bool:
+    """True unless flytekit runs this task in a cluster (``pyflyte-execute``)."""
+    from flytekit import FlyteContextManager
+    from flytekit.core.context_manager import ExecutionState
+
+    state = FlyteContextManager.current_context().execution_state
+    cluster = {
+        ExecutionState.Mode.TASK_EXECUTION,
+        ExecutionState.Mode.DYNAMIC_TASK_EXECUTION,
+        ExecutionState.Mode.EAGER_EXECUTION,
+    }
+    return state is None or state.mode not in cluster
+
+
+def _expectation(spec: AcceleratorSpec, local: bool) -> tuple[AcceleratorSpec | None, str]:
+    """``(spec to check or None for anything, note)`` per the module's rule."""
+    if not local:
+        return spec, ""
+    override = os.environ.get(LOCAL_EXPECT_ENV, "").strip()
+    if override:
+        note = f"local run: expectation {override!r} from ${LOCAL_EXPECT_ENV}"
+        if override.lower() in ("any", "anything", "none"):
+            return None, note
+        return AcceleratorSpec.parse(override), note
+    from accelerators import current
+
+    visible = [d for d in current().devices if d.kind != "cpu"]
+    if visible:
+        return spec, ""
+    return None, (
+        f"local run: {spec} is not on this machine (no accelerator visible), so the gate "
+        "checked the CPU's health and speed only"
+    )
+
+
+def run_gate(
+    expect: Any,
+    *,
+    profile: str = "quick",
+    policy: str = "fail",
+    local: bool | None = None,
+    run: Any = None,
+) -> GateResult:
+    """Run the benchmark gate for ``expect`` and apply the failure policy.
+
+    :param expect: the spec the guarded tasks run on.
+    :param profile: the bench profile (``quick`` for a gate).
+    :param policy: ``"fail"`` or ``"retry"`` (see the module docstring).
+    :param local: force the local-run rule on or off; default :func:`is_local_execution`.
+    :param run: ``accelerators.bench.run`` or a stand-in with its signature (tests).
+    :raises AcceleratorGateError: the verdict is ``fail`` and the policy is ``fail``.
+    :raises FlyteRecoverableException: the verdict is ``fail`` and the policy is ``retry``.
+    """
+    if policy not in POLICIES:
+        raise AcceleratorError(
+            f"Unknown gate policy {policy!r}: expected one of {', '.join(POLICIES)}"
+        )
+    spec = AcceleratorSpec.parse(expect)
+    is_local = is_local_execution() if local is None else local
+    checked, note = _expectation(spec, is_local)
+    if run is None:
+        from accelerators.bench import run
+    report = run(checked, profile)
+    result = _result(report, spec, checked, is_local, note)
+    _LAST[str(spec)] = result
+    _LAST[""] = result
+    if not result.passed:
+        error = AcceleratorGateError(report)
+        if policy == "retry":
+            from flytekit.exceptions.user import FlyteRecoverableException
+
+            raise FlyteRecoverableException(f"{error}\n(retrying on a new pod)") from error
+        raise error
+    return result
+
+
+def _result(
+    report: BenchReport,
+    spec: AcceleratorSpec,
+    checked: AcceleratorSpec | None,
+    local: bool,
+    note: str,
+) -> GateResult:
+    device = report.device
+    return GateResult(
+        verdict=str(report.verdict),
+        expected=str(spec),
+        checked=str(checked) if checked is not None else "anything",
+        local=local,
+        expected_present=checked is not None
+        and not any(str(r.code) in _IDENTITY_CODES for r in report.reasons_at_least(_FAIL)),
+        node=report.node or "",
+        host=report.host,
+        device=f"{device.count} x {device.accelerator or device.name}",
+        matched=report.matched or "",
+        elapsed_s=report.elapsed_s,
+        reasons=[f"[{r.severity}] {r.code}: {r.message}" for r in report.reasons],
+        note=note,
+        report_json=report.model_dump_json(),
+    )
+
+
+def last_gate_result(spec: Any = None) -> GateResult | None:
+    """The last gate result in this process (for ``spec``, or any): for the guarded code.
+
+    :param spec: the spec the gate checked; ``None`` for the latest of all.
+    """
+    key = "" if spec is None else str(AcceleratorSpec.parse(spec))
+    return _LAST.get(key)
+
+
+def render_deck(result: GateResult) -> None:
+    """Show ``result`` as the task's "Accelerator gate" Deck (needs ``enable_deck=True``)."""
+    from flytekit import Deck
+    from flytekitplugins.accelerators._deck import report_html
+
+    Deck("Accelerator gate", report_html(result.report(), note=result.note))

@@ -1,0 +1,187 @@
+"""The gate as a flytekit task: local-run rule, strictness in a cluster, policies, typed
+output through flytekit's type engine, the Deck, and pinning to the gate's node.
+
+Cluster runs use ``accelerators.bench.testing`` (the real bench code on a fake device, in
+milliseconds); the real CPU gate runs only in the template tests.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import pytest
+from flytekit.core.context_manager import FlyteContextManager
+from flytekit.core.type_engine import TypeEngine
+from flytekit.exceptions.user import FlyteRecoverableException
+from flytekitplugins.accelerators import (
+    LOCAL_EXPECT_ENV,
+    GateResult,
+    is_local_execution,
+    pinned,
+    run_gate,
+)
+from flytekitplugins.accelerators._deck import report_html
+
+from accelerators import AcceleratorError, AcceleratorGateError
+from accelerators.bench import run
+from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
+
+
+def _on(sku: str) -> Any:
+    """``accelerators.bench.run`` on a fake device that identifies as ``sku``."""
+    return functools.partial(run, backend=FakeBackend([FakeDevice()]), detected=fake_detected(sku))
+
+
+def test_in_a_cluster_the_right_device_passes() -> None:
+    result = run_gate("H100", local=False, run=_on("H100-SXM"))
+    assert result.passed
+    assert result.verdict == "pass"
+    assert (result.expected, result.checked, result.local) == ("H100", "H100", False)
+    assert result.expected_present
+    assert result.report().expect == "H100"
+    assert result.note == ""
+
+
+def test_in_a_cluster_a_wrong_device_fails_even_with_the_local_override(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # GIVEN the local override set in a cluster pod (it must not apply there)
+    monkeypatch.setenv(LOCAL_EXPECT_ENV, "any")
+    # WHEN the gate for an H100 finds an A100
+    with pytest.raises(AcceleratorGateError, match="wrong_accelerator") as caught:
+        run_gate("H100", local=False, run=_on("A100-80GB-SXM"))
+    # THEN it fails with the report attached
+    assert caught.value.report.expect == "H100"
+
+
+def test_retry_policy_raises_flytekits_recoverable_error() -> None:
+    with pytest.raises(FlyteRecoverableException, match="retrying on a new pod") as caught:
+        run_gate("H100", local=False, policy="retry", run=_on("A100-80GB-SXM"))
+    assert isinstance(caught.value.__cause__, AcceleratorGateError)
+
+
+def test_unknown_policy_is_refused() -> None:
+    with pytest.raises(AcceleratorError, match="Unknown gate policy 'ignore'"):
+        run_gate("H100", policy="ignore", run=_on("H100-SXM"))
+
+
+def test_fallback_records_the_alternative_it_matched() -> None:
+    result = run_gate("H100 | A100-80GB", local=False, run=_on("A100-80GB-SXM"))
+    assert result.passed
+    assert result.matched == "A100-80GB"
+
+
+def test_locally_without_an_accelerator_only_health_is_checked() -> None:
+    # This machine has no accelerator: the local rule checks anything, and says so.
+    calls: list[Any] = []
+
+    def recording(expect: Any, profile: str) -> Any:
+        calls.append(expect)
+        return _on("H100-SXM")(expect, profile)
+
+    result = run_gate("H100:8", local=True, run=recording)
+    assert calls == [None]
+    assert (result.checked, result.local, result.expected_present) == ("anything", True, False)
+    assert "H100:8 is not on this machine" in result.note
+
+
+def test_local_override_sets_the_expectation(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(LOCAL_EXPECT_ENV, "A100-80GB")
+    with pytest.raises(AcceleratorGateError, match="wrong_accelerator"):
+        run_gate("H100", local=True, run=_on("H100-SXM"))
+    monkeypatch.setenv(LOCAL_EXPECT_ENV, "H100")
+    assert run_gate("H100", local=True, run=_on("H100-SXM")).checked == "H100"
+
+
+def test_flytekit_local_runs_are_local() -> None:
+    assert is_local_execution()
+
+
+def test_gate_result_round_trips_through_flytekits_type_engine() -> None:
+    result = run_gate("A100", local=False, run=_on("A100-40GB-SXM"))
+    ctx = FlyteContextManager.current_context()
+    literal_type = TypeEngine.to_literal_type(GateResult)
+    literal = TypeEngine.to_literal(ctx, result, GateResult, literal_type)
+    back = TypeEngine.to_python_value(ctx, literal, GateResult)
+    assert back == result
+    assert back.report().model_dump() == result.report().model_dump()
+
+
+def test_deck_html_has_the_verdict_the_tables_and_the_chart() -> None:
+    result = run_gate("H100", local=False, run=_on("H100-SXM"))
+    page = report_html(result.report(), note="a note")
+    assert "<b>a note</b>" in page
+    assert "Accelerator gate: pass" in page
+    for header in ("GEMM", "Memory bandwidth", "TFLOPS", "GB/s", "triad"):
+        assert header in page
+    assert "data:image/png;base64," in page
+
+
+def test_pinned_uses_the_gates_node_and_matched_alternative() -> None:
+    result = run_gate("H100 | A100-80GB", local=False, run=_on("A100-80GB-SXM"))
+    result.node = "gpu-node-7"
+    args = pinned("H100 | A100-80GB", result)
+    assert args["accelerator"].name == "A100_80GB"
+    terms = args["pod_template"].pod_spec.affinity.node_affinity
+    [term] = terms.required_during_scheduling_ignored_during_execution.node_selector_terms
+    assert [(e.key, e.values) for e in term.match_expressions] == [
+        ("kubernetes.io/hostname", ["gpu-node-7"])
+    ]
+
+
+def test_pinned_refuses_a_cluster_gate_without_a_node() -> None:
+    result = run_gate("H100", local=False, run=_on("H100-SXM"))
+    assert result.node == ""
+    with pytest.raises(AcceleratorError, match=r"reported no node name \(\$NODE_NAME"):
+        pinned("H100", result)
+    result.local = True  # locally there is no node to pin to: plain task arguments
+    assert "pod_template" not in pinned("H100", result)
+
+
+# -- in-pod gating: the gate runs before the function, and a failed gate stops it ------------------
+def _cluster_gate_on(monkeypatch: pytest.MonkeyPatch, sku: str) -> None:
+    """Make accelerator_task's gate see a fake ``sku`` as if in a cluster pod."""
+    from flytekitplugins.accelerators import _tasks
+
+    def on_fake(expect: Any, **kwargs: Any) -> GateResult:
+        kwargs.update(local=False, run=_on(sku))
+        return run_gate(expect, **kwargs)
+
+    monkeypatch.setattr(_tasks, "run_gate", on_fake)
+    monkeypatch.setattr(_tasks, "is_local_execution", lambda: False)
+
+
+def test_in_pod_gate_runs_before_the_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    from flytekitplugins.accelerators import accelerator_task, last_gate_result
+
+    _cluster_gate_on(monkeypatch, "H100-SXM")
+    seen: list[Any] = []
+
+    @accelerator_task("H100:1")
+    def train(a: int) -> int:
+        seen.append(last_gate_result("H100"))
+        return a + 1
+
+    assert train(a=1) == 2
+    [result] = seen
+    assert result is not None
+    assert (result.expected, result.checked, result.local) == ("H100", "H100", False)
+
+
+def test_in_pod_gate_failure_keeps_the_function_from_running(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from flytekitplugins.accelerators import accelerator_task
+
+    _cluster_gate_on(monkeypatch, "A100-80GB-SXM")
+    ran: list[int] = []
+
+    @accelerator_task("H100:1")
+    def train(a: int) -> int:
+        ran.append(a)
+        return a
+
+    with pytest.raises(Exception, match="wrong_accelerator"):
+        train(a=1)
+    assert ran == []

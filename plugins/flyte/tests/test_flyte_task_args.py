@@ -1,0 +1,239 @@
+"""Specs in flytekit tasks: same ExtendedResources as flytekit's constants, GPU requests and
+limits, pod templates for what the IDL cannot say, merged with the user's, valid Kubernetes."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+from flyte_helpers import (
+    override_pod_spec,
+    primary,
+    required_terms,
+    serialize,
+    template_pod_spec,
+    validate_pod_spec,
+)
+from flytekit import PodTemplate, Resources, task, workflow
+from flytekit.extras import accelerators as theirs
+from flytekit.extras.accelerators import BaseAccelerator
+from flytekit.models.task import Resources as ResourceModel
+from flytekitplugins.accelerators import DeviceClassWarning, task_args
+from kubernetes.client import V1Container, V1EnvVar, V1PodSpec, V1Toleration
+
+from accelerators import AcceleratorSpec, PlacementError, catalog, constants
+
+GPU = ResourceModel.ResourceName.GPU
+D = "k8s.amazonaws.com/accelerator"
+
+THEIR_VALUES = [
+    (name, attribute)
+    for name, value in vars(theirs).items()
+    if name.isupper() and isinstance(value, BaseAccelerator)
+    for attribute in [
+        "",
+        *[a for a in dir(type(value)) if a.startswith(("partition_", "slice_"))],
+        *(["unpartitioned"] if hasattr(value, "unpartitioned") else []),
+    ]
+]
+NVIDIA_CONSTANTS = [
+    acc.constant
+    for acc in catalog.all()
+    if acc.constant
+    and (acc.vendor, acc.device_class)
+    == (
+        "nvidia",
+        "gpu",
+    )
+]
+
+
+def _get(module: Any, name: str, attribute: str) -> Any:
+    value = getattr(module, name)
+    return getattr(value, attribute) if attribute else value
+
+
+def _task(**kwargs: Any) -> Any:
+    @task(**kwargs)
+    def job(a: int) -> int:
+        return a
+
+    return job
+
+
+def _gpu_entries(entries: Any) -> list[str]:
+    return [e.value for e in entries if e.name == GPU]
+
+
+# -- the same ExtendedResources flytekit's own constants give ------------------------------------
+@pytest.mark.parametrize(("name", "attribute"), THEIR_VALUES)
+def test_spec_of_every_flytekit_value_serialises_like_it(name: str, attribute: str) -> None:
+    mine = _get(constants, name, attribute)
+    reference = serialize(_task(accelerator=_get(theirs, name, attribute))).template
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeviceClassWarning)
+        if mine.accelerator.device_class == "tpu":
+            # TPUs: flytekit sends a GPUAccelerator with no device class; ours goes via a pod
+            # template, and the same IDL is available from the constant for Flyte 2.
+            assert mine.to_flyte_idl() == reference.extended_resources.gpu_accelerator
+            return
+        template = serialize(_task(**task_args(mine.to_spec()))).template
+    assert template.extended_resources == reference.extended_resources
+
+
+@pytest.mark.parametrize("name", NVIDIA_CONSTANTS)
+def test_every_nvidia_constant_and_partition_gets_idl_and_gpu_count(name: str) -> None:
+    device = getattr(constants, name)
+    values = [device] + [getattr(device, a) for a in dir(device) if a.startswith("partition_")]
+    for value in values:
+        for count in (1, 2) if value is device else (1,):
+            template = serialize(_task(**task_args(value.to_spec(count)))).template
+            gpu = template.extended_resources.gpu_accelerator
+            assert gpu == value.to_flyte_idl()
+            resources = template.container.resources
+            assert _gpu_entries(resources.requests) == [str(count)]
+            assert _gpu_entries(resources.limits) == [str(count)]  # never IDL without a limit
+            assert template.k8s_pod is None  # propeller places it; nothing to add
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["H100:8", "A100-80GB:2", "L4", "A100@2g.10gb", "H100@1g.10gb", "V100-32GB", "A30@whole"],
+)
+def test_spec_strings(text: str) -> None:
+    spec = AcceleratorSpec.parse(text)
+    template = serialize(_task(**task_args(text))).template
+    assert template.extended_resources.gpu_accelerator == spec.to_constant().to_flyte_idl()
+    assert _gpu_entries(template.container.resources.limits) == [str(spec.count)]
+
+
+# -- what the IDL cannot say goes into a pod template ------------------------------------------
+def test_fallback_goes_into_the_pod_template_not_the_idl() -> None:
+    spec = serialize(_task(**task_args("H100:2 | A100-80GB:2", requests=Resources(cpu="4"))))
+    # one GPUAccelerator would AND nvidia-h100 into every term and kill the fallback
+    assert spec.template.extended_resources is None
+    pod_spec = template_pod_spec(spec)
+    assert pod_spec is not None
+    [term] = required_terms(pod_spec)
+    assert term == [{"key": D, "operator": "In", "values": ["nvidia-h100", "nvidia-a100-80gb"]}]
+    preferred = pod_spec["affinity"]["nodeAffinity"][
+        "preferredDuringSchedulingIgnoredDuringExecution"
+    ]
+    assert [p["weight"] for p in preferred] == [100, 50]
+    resources = primary(pod_spec)["resources"]
+    # flytekit writes the task's resources as "gpu"; propeller renames it to nvidia.com/gpu
+    assert resources == {"limits": {"gpu": "2"}, "requests": {"cpu": "4", "gpu": "2"}}
+    validate_pod_spec(pod_spec)
+
+
+@pytest.mark.parametrize(
+    ("text", "resource", "count"),
+    [
+        ("V5P@2x2x1", "google.com/tpu", "4"),
+        ("MI300X:2", "amd.com/gpu", "2"),
+        ("TRAINIUM2:16", "aws.amazon.com/neuron", "16"),
+        ("GAUDI3:8", "habana.ai/gaudi", "8"),
+    ],
+)
+def test_other_device_classes_use_a_pod_template_and_say_so(
+    text: str, resource: str, count: str
+) -> None:
+    with pytest.warns(DeviceClassWarning, match="cannot carry a device class"):
+        args = task_args(text, requests=Resources(cpu="2", mem="4Gi"))
+    assert set(args) == {"pod_template"}  # no accelerator=, no gpu resource
+    spec = serialize(_task(**args))
+    assert spec.template.extended_resources is None
+    pod_spec = template_pod_spec(spec)
+    assert pod_spec is not None
+    resources = primary(pod_spec)["resources"]
+    assert resources["limits"][resource] == count
+    assert resources["requests"] == {resource: count, "cpu": "2", "memory": "4Gi"}
+    assert "gpu" not in resources["limits"]
+    validate_pod_spec(pod_spec)
+
+
+def test_users_pod_template_is_merged_not_replaced() -> None:
+    mine = PodTemplate(
+        pod_spec=V1PodSpec(
+            containers=[V1Container(name="main", env=[V1EnvVar(name="A", value="1")])],
+            tolerations=[
+                V1Toleration(key="team", operator="Equal", value="ml", effect="NoSchedule")
+            ],
+            node_selector={"pool": "gpu"},
+        ),
+        primary_container_name="main",
+        labels={"team": "ml"},
+    )
+    args = task_args("H100 | A100-80GB", pod_template=mine, node_name_env=True)
+    pod_spec = template_pod_spec(serialize(_task(**args)))
+    assert pod_spec is not None
+    assert pod_spec["nodeSelector"] == {"pool": "gpu"}
+    assert {"key": "team", "operator": "Equal", "value": "ml", "effect": "NoSchedule"} in (
+        pod_spec["tolerations"]
+    )
+    env = primary(pod_spec, "main")["env"]
+    assert {"name": "A", "value": "1"} in env
+    assert {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}} in env
+    assert args["pod_template"].labels == {"team": "ml"}
+    assert mine.pod_spec.affinity is None  # the user's object is untouched
+    validate_pod_spec(pod_spec)
+
+
+def test_extra_tolerations_beyond_propeller_go_into_the_template() -> None:
+    args = task_args("H100:8", extended_resource_tolerations=True, runtime_class_name="nvidia")
+    pod_spec = template_pod_spec(serialize(_task(**args)))
+    assert pod_spec is not None
+    assert pod_spec["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+    ]
+    assert pod_spec["runtimeClassName"] == "nvidia"
+    assert "affinity" not in pod_spec  # propeller adds the device affinity from the IDL
+
+
+def test_with_overrides_takes_the_same_arguments() -> None:
+    job = _task()
+
+    @workflow
+    def pipeline(a: int) -> int:
+        return job(a=a).with_overrides(**task_args("A100@2g.10gb", pin_node="gpu-node-3"))
+
+    spec = serialize(pipeline)
+    [node] = spec.template.nodes
+    overrides = node.task_node.overrides
+    assert (
+        overrides.extended_resources.gpu_accelerator
+        == constants.A100.partition_2g_10gb.to_flyte_idl()
+    )
+    assert _gpu_entries(overrides.resources.limits) == ["1"]
+    pod_spec = override_pod_spec(overrides)
+    assert required_terms(pod_spec) == [
+        [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["gpu-node-3"]}]
+    ]
+    assert pipeline(a=3) == 3
+
+
+# -- mistakes fail when the task is written ----------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("A100@1g.5gb:2", "only one MIG device"),
+        ("V5P@2x2x2:3", "does not fit"),
+        ("T4:0.5", "fractional count"),
+        ("A100@1g.5gb+me", "not a valid node label value"),
+    ],
+)
+def test_unplaceable_specs_fail_at_decoration(text: str, needle: str) -> None:
+    with pytest.raises(PlacementError, match=needle):
+        task_args(text)
+
+
+def test_gpu_resource_that_disagrees_with_the_spec_is_refused() -> None:
+    with pytest.raises(PlacementError, match="disagrees with the accelerator spec's count 8"):
+        task_args("H100:8", requests=Resources(gpu="1"))
+
+
+def test_importing_the_plugin_registers_our_constants_with_flytekit() -> None:
+    # flytekit imports the plugin through its flytekit.plugins entry point once installed.
+    assert isinstance(constants.A100, BaseAccelerator)
+    assert isinstance(constants.A100.partition_1g_5gb, BaseAccelerator)
