@@ -104,7 +104,8 @@ def test_every_nvidia_constant_and_partition_gets_idl_and_gpu_count(name: str) -
 def test_spec_strings(text: str) -> None:
     spec = AcceleratorSpec.parse(text)
     template = serialize(_task(**task_args(text))).template
-    assert template.extended_resources.gpu_accelerator == spec.to_constant().to_flyte_idl()
+    expected = constants.constant_for(spec).to_flyte_idl()
+    assert template.extended_resources.gpu_accelerator == expected
     assert _gpu_entries(template.container.resources.limits) == [str(spec.count)]
 
 

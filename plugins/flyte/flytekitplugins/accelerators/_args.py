@@ -36,6 +36,7 @@ from kubernetes.client import (
 )
 
 from accelerators import AcceleratorSpec, PlacementError
+from accelerators.constants import constant_for
 from accelerators.kubernetes import (
     merge_fragment,
     pin_to_node,
@@ -104,7 +105,7 @@ def task_args(
         out["limits"] = _with_gpu(limits, count)
         single = parsed.accelerator is not None and not parsed.fallbacks
         if platform == "flyte" and single:
-            out["accelerator"] = parsed.to_constant()
+            out["accelerator"] = constant_for(parsed)
             extra = _beyond_propeller(parsed, fragment)
         else:
             extra = {k: v for k, v in fragment.items() if k in _SELECTION_KEYS}

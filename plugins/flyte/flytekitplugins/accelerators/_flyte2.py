@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from accelerators import AcceleratorSpec, PlacementError
+from accelerators.constants import constant_for
 from accelerators.kubernetes import placement_problems, to_pod_fragment
 
 __all__ = ["flyte2_device", "flyte2_resources", "flyte2_run_gate"]
@@ -65,7 +66,7 @@ def flyte2_device(spec: Any) -> Any:
     return flyte.Device(
         quantity=int(count),
         device_class=device_class,
-        device=parsed.to_constant().device,
+        device=constant_for(parsed).device,
         partition=parsed.partition,
     )
 
