@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import logging
+import os
 from typing import TYPE_CHECKING, Any
+
+from accelerators import AcceleratorError
 
 if TYPE_CHECKING:
     from accelerators.bench import BenchReport
@@ -11,7 +14,9 @@ if TYPE_CHECKING:
 __all__ = [
     "FAILED_NODES_KEY",
     "GATE_REPORT_PATH",
+    "LOCAL_RUN_PARAM",
     "gate_command",
+    "local_run",
     "publish",
     "record_failed_node",
     "render_report",
@@ -20,8 +25,28 @@ __all__ = [
 
 #: Where KubernetesPodOperator's XCom sidecar reads the task's return value.
 GATE_REPORT_PATH = "/airflow/xcom/return.json"
+#: The DAG param that turns every gate of a run into a local health check.
+LOCAL_RUN_PARAM = "local_run"
 #: Task state store key (kept across retries, cleared on success) of nodes that failed.
 FAILED_NODES_KEY = "accelerators_failed_nodes"
+
+
+def local_run(context: Any) -> bool:
+    """True when the run's DAG param ``local_run`` is set: gates check health only.
+
+    :raises AcceleratorError: ``local_run`` inside a Kubernetes pod, where the device must be
+        checked against the spec.
+    """
+    params = context.get("params") or {}
+    value = params.get(LOCAL_RUN_PARAM, False) if hasattr(params, "get") else False
+    if value in (None, False, "", "false", "False", 0):
+        return False
+    if os.environ.get("KUBERNETES_SERVICE_HOST"):
+        raise AcceleratorError(
+            f"DAG param {LOCAL_RUN_PARAM}={value!r} in a Kubernetes pod: local runs skip the "
+            "accelerator check, which a cluster run must not; unset it"
+        )
+    return True
 
 
 def gate_command(expect: str | None, profile: str, *, json_path: str | None) -> list[str]:

@@ -25,7 +25,7 @@ from typing import Any
 from accelerators import AcceleratorError
 from accelerators.kubernetes import apply_to_pod
 from accelerators_provider import _pods
-from accelerators_provider._gate import publish, run_in_process
+from accelerators_provider._gate import LOCAL_RUN_PARAM, local_run, publish, run_in_process
 
 __all__ = ["NO_NODE_SENTINEL", "accelerator_gate_task", "accelerator_task", "gate_node_template"]
 
@@ -157,7 +157,14 @@ def _gated(fn: Callable[..., Any], expect: str | None, profile: str) -> Callable
         from airflow.sdk import get_current_context
 
         context = get_current_context()
-        report = run_in_process(expect, profile, context, log=log)
+        local = local_run(context)
+        if local:
+            log.warning(
+                "Gate checks health only (DAG param %s): the device is NOT compared with %s",
+                LOCAL_RUN_PARAM,
+                expect,
+            )
+        report = run_in_process(None if local else expect, profile, context, log=log)
         publish(context, report, log=log)
         data = report.model_dump(mode="json")
         context["ti"].xcom_push(key="report", value=data)

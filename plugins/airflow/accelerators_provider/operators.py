@@ -23,7 +23,9 @@ from accelerators_provider import _pods
 from accelerators_provider._gate import (
     FAILED_NODES_KEY,
     GATE_REPORT_PATH,
+    LOCAL_RUN_PARAM,
     gate_command,
+    local_run,
     publish,
     record_failed_node,
     run_in_process,
@@ -266,8 +268,12 @@ class AcceleratorGateOperator(AcceleratorPodOperator):
         device (a health check only; the log says that nothing was checked). Templated.
     :param profile: ``quick`` (default), ``standard`` or ``full``. Templated.
     :param in_process: run the gate in the worker instead of a pod (a worker on the
-        accelerator: KubernetesExecutor with :func:`executor_config`, a Celery GPU queue, or a
-        local ``dag.test()``). Templated (``"{{ params.local_run }}"``).
+        accelerator: KubernetesExecutor with :func:`executor_config`, a Celery GPU queue).
+        Templated.
+
+    A run whose DAG param ``local_run`` is true (a ``dag.test()`` on a machine without the
+    accelerator) runs the gate in the worker with no expectation: a health check of whatever
+    is there, logged as such; inside a Kubernetes pod ``local_run`` is refused.
     :param kwargs: :class:`AcceleratorPodOperator` and ``KubernetesPodOperator`` arguments
         (``image`` must have ``accelerators[bench]``).
     """
@@ -332,14 +338,19 @@ class AcceleratorGateOperator(AcceleratorPodOperator):
 
     def execute(self, context: Context) -> Any:
         expect = self._expect()
-        if expect is None:
+        if local_run(context):
+            expect = None
+        if expect is None or local_run(context):
             self.log.warning(
-                "Gate %r checks health only: expect=%r, so the device is NOT compared with %s",
+                "Gate %r checks health only (expect=%r, DAG param %s=%s): the device is NOT "
+                "compared with %s",
                 self.task_id,
                 self.expect,
+                LOCAL_RUN_PARAM,
+                local_run(context),
                 self.accelerator,
             )
-        if _truthy(self.in_process, what=f"{self.task_id}: in_process"):
+        if local_run(context) or _truthy(self.in_process, what=f"{self.task_id}: in_process"):
             report = run_in_process(expect, self.profile, context, log=self.log)
         else:
             try:
