@@ -14,9 +14,8 @@ Locally (no cluster, no GPU; the gate is a health check of this CPU)::
 from __future__ import annotations
 
 import pendulum
-from airflow.sdk import DAG, Param, task
-
 from accelerators_provider import AcceleratorGateOperator, AcceleratorPodOperator
+from airflow.sdk import DAG, Param, task
 
 ACCELERATOR = "H100:8 | A100-80GB:8"
 PLATFORM = "karpenter"

@@ -16,9 +16,8 @@ Locally (no cluster, no GPU; the gate is a health check of this CPU)::
 from __future__ import annotations
 
 import pendulum
-from airflow.sdk import DAG, Param, task
-
 from accelerators_provider import AcceleratorGateOperator
+from airflow.sdk import DAG, Param, task
 
 SLICE = "A100-80GB@1g.10gb"
 PLATFORM = "nvidia"

@@ -15,9 +15,8 @@ of the CPU, the pods are only rendered)::
 from __future__ import annotations
 
 import pendulum
-from airflow.sdk import DAG, Param
-
 from accelerators_provider import AcceleratorGateOperator, AcceleratorPodOperator
+from airflow.sdk import DAG, Param
 
 ACCELERATOR = "H100:8"
 PLATFORM = "gke"

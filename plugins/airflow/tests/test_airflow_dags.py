@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from conftest import DAGS, validate_pod
 
 NODE = "gpu-node-7"
@@ -22,7 +23,8 @@ HOSTNAME = "kubernetes.io/hostname"
 
 def load_dag(name: str) -> Any:
     spec = importlib.util.spec_from_file_location(Path(name).stem, DAGS / name)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.dag
@@ -69,8 +71,10 @@ def _pinned(manifest: dict[str, Any], node: str) -> bool:
     spec = manifest["spec"]
     if spec.get("nodeSelector", {}).get(HOSTNAME) == node:
         return True
-    required = (spec.get("affinity") or {}).get("nodeAffinity", {}).get(
-        "requiredDuringSchedulingIgnoredDuringExecution", {}
+    required = (
+        (spec.get("affinity") or {})
+        .get("nodeAffinity", {})
+        .get("requiredDuringSchedulingIgnoredDuringExecution", {})
     )
     terms = required.get("nodeSelectorTerms") or []
     want = {"key": HOSTNAME, "operator": "In", "values": [node]}
@@ -123,7 +127,8 @@ def test_training(airflow_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     gate_pod = validate_pod(dag.get_task("gate").build_pod_request_obj(None, dry_run=True))
     main = gate_pod["spec"]["containers"][0]
     assert main["command"][:2] == ["accelerators", "bench"]
-    assert "--expect" in main["command"] and "H100:8" in main["command"]
+    assert "--expect" in main["command"]
+    assert "H100:8" in main["command"]
     assert {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}} in (
         main["env"]
     )
@@ -149,7 +154,8 @@ def test_mig_inference(airflow_db: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     _gate_first(run, "gate", ["list_shards", "summarize"])
     shards = _ti(run, "list_shards").xcom_pull(task_ids="list_shards")
     mapped = sorted(i for (t, i) in states if t == "infer")
-    assert mapped == list(range(len(shards))) and len(shards) == 6
+    assert mapped == list(range(len(shards)))
+    assert len(shards) == 6
     assert _ti(run, "summarize").xcom_pull(task_ids="summarize") == 6
     for index in (0, len(shards) - 1):
         manifest = validate_pod(render_pod(dag, run, "infer", index, shard=shards[index]))
@@ -164,7 +170,8 @@ def test_kubernetes_executor(airflow_db: Path, monkeypatch: pytest.MonkeyPatch) 
     dag, run, _ = run_template("airflow_k8s_executor.py", None, monkeypatch)
     train = _ti(run, "train")
     report = train.xcom_pull(task_ids="train", key="report")
-    assert report["node"] == NODE and report["verdict"] in ("pass", "warn")
+    assert report["node"] == NODE
+    assert report["verdict"] in ("pass", "warn")
     model = train.xcom_pull(task_ids="train")
     assert model["device"] == report["device"]["name"]  # the function got the report
     registered = _ti(run, "register").xcom_pull(task_ids="register")
