@@ -1,8 +1,9 @@
 """A real Airflow for the provider's tests: one temp AIRFLOW_HOME, migrated once per session.
 
 The environment is set when this file is imported, before anything imports Airflow (which
-reads its configuration once). The DAGs folder is the repository's ``dags/``, so the
-templates run where they live.
+reads its configuration once). The DAGs folder (Airflow's ``dags-folder`` bundle, which
+``dag.test()`` needs the DAG files to be in) is a temp copy of the repository's
+``dags/airflow_*.py``, where tests can add DAG files of their own.
 """
 
 from __future__ import annotations
@@ -18,8 +19,12 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[3]
-DAGS = REPO / "dags"
+TEMPLATES = sorted((REPO / "dags").glob("airflow_*.py"))
 _HOME = Path(tempfile.mkdtemp(prefix="accelerators-airflow-"))
+DAGS = _HOME / "dags"
+DAGS.mkdir()
+for _template in TEMPLATES:
+    shutil.copy2(_template, DAGS / _template.name)
 os.environ.update(
     {
         "AIRFLOW_HOME": str(_HOME),

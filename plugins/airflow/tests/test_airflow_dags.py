@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 
 from conftest import DAGS, validate_pod
+from conftest import TEMPLATES as REPO_TEMPLATES
 
 NODE = "gpu-node-7"
-TEMPLATES = sorted(p.name for p in DAGS.glob("airflow_*.py"))
+TEMPLATES = [p.name for p in REPO_TEMPLATES]
 HOSTNAME = "kubernetes.io/hostname"
 
 
