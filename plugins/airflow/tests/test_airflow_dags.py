@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from conftest import DAGS, validate_pod
-from conftest import TEMPLATES as REPO_TEMPLATES
+from airflow_testenv import DAGS, validate_pod
+from airflow_testenv import TEMPLATES as REPO_TEMPLATES
 
 NODE = "gpu-node-7"
 TEMPLATES = [p.name for p in REPO_TEMPLATES]

@@ -7,10 +7,10 @@ import inspect
 from typing import Any
 
 import pytest
+from airflow_testenv import validate_pod
 from kubernetes.client import models as k8s
 
 from accelerators import AcceleratorError, PlacementError
-from conftest import validate_pod
 
 TEMPLATE: dict[str, Any] = {
     "apiVersion": "v1",

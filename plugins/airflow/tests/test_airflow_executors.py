@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from airflow_testenv import validate_pod
 from kubernetes.client import models as k8s
 
 from accelerators import AcceleratorError, PlacementError
@@ -17,7 +18,6 @@ from accelerators_provider import (
     pools_from_inventory,
     queue_for,
 )
-from conftest import validate_pod
 
 WORKER_TEMPLATE = {
     "apiVersion": "v1",

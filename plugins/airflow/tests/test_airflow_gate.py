@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from airflow_testenv import DAGS, validate_pod
 
 from accelerators_provider import AcceleratorGateOperator
 from accelerators_provider._gate import FAILED_NODES_KEY
-from conftest import DAGS, validate_pod
 
 NODE = "gpu-node-3"
 

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 import yaml
+from airflow_testenv import validate_pod
 from kubernetes.client import models as k8s
 
 from accelerators import PlacementError
 from accelerators.errors import AcceleratorError
 from accelerators_provider import AcceleratorGateOperator, AcceleratorPodOperator
-from conftest import validate_pod
 
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 TEMPLATE: dict[str, Any] = {

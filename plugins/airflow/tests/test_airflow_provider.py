@@ -8,10 +8,10 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+from airflow_testenv import airflow_cli
 from packaging.utils import canonicalize_name
 
 import accelerators_provider
-from conftest import airflow_cli
 
 DIST = "airflow-provider-accelerators"
 
