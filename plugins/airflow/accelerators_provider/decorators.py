@@ -178,6 +178,19 @@ def _gated(fn: Callable[..., Any], expect: str | None, profile: str) -> Callable
     return gated
 
 
+def _with_node_name(pod_override: Any) -> dict[str, Any]:
+    """``pod_override`` whose ``base`` container gets ``NODE_NAME`` from the downward API,
+    so the gate's report names the node (and a failed one is remembered)."""
+    pod = _pods.to_dict(pod_override) or {"apiVersion": "v1", "kind": "Pod", "metadata": {}}
+    containers = pod.setdefault("spec", {}).setdefault("containers", [])
+    if not containers or containers[0].get("name") != "base":
+        containers.insert(0, {"name": "base"})
+    env = containers[0].setdefault("env", [])
+    if not any(e.get("name") == "NODE_NAME" for e in env):
+        env.append({"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}})
+    return pod
+
+
 def accelerator_gate_task(
     python_callable: Callable[..., Any] | None = None,
     multiple_outputs: bool | None = None,
@@ -209,7 +222,7 @@ def accelerator_gate_task(
         placed = executor_config(
             expect,
             platform=platform,
-            pod_override=config.get("pod_override"),
+            pod_override=_with_node_name(config.get("pod_override")),
             pod_template_file=config.get("pod_template_file"),
             **(platform_options or {}),
         )

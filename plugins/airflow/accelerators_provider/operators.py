@@ -63,12 +63,12 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         :func:`accelerators.kubernetes.platforms`). Templated.
     :param platform_options: options of the platform (``labels``, ``label_values``,
         ``tolerations``, ``runtime_class_name``, ``mig_strategy``...).
-    :param gate: the gate task (an :class:`AcceleratorGateOperator` or its task id) this pod
-        must prove its node with; an operator also becomes upstream of this one.
-    :param gate_mode: ``"pin"`` (default): run on the node the gate checked (required node
-        affinity ``kubernetes.io/hostname In [<gate's XCom node>]``). ``"inline"``: run the
-        gate in this pod first (``accelerators bench`` must be in the image and ``cmds``
-        given).
+    :param gate: the gate task (an :class:`AcceleratorGateOperator` or its task id) whose
+        node this pod runs on; an operator also becomes upstream of this one.
+    :param gate_mode: ``"pin"`` (default): with ``gate``, run on the node the gate checked
+        (required node affinity ``kubernetes.io/hostname In [<gate's XCom node>]``).
+        ``"inline"``: run the gate in this pod first, no gate task needed
+        (``accelerators bench`` must be in the image and ``cmds`` given).
     :param gate_profile: the benchmark profile of an inline gate.
     :param kwargs: every ``KubernetesPodOperator`` argument; ``node_selector``,
         ``tolerations``, ``affinity``, ``container_resources`` and the pod template's
@@ -191,10 +191,10 @@ class AcceleratorPodOperator(KubernetesPodOperator):
     def _guard(
         self, data: dict[str, Any], context: Context | None, *, dry_run: bool
     ) -> dict[str, Any]:
-        if self.gate_task_id is None:
-            return data
         if self.gate_mode == "inline":
             return _inline_gate(data, self.base_container_name, self.accelerator, self.gate_profile)
+        if self.gate_task_id is None:
+            return data
         if context is None:
             if dry_run:
                 self.log.warning(

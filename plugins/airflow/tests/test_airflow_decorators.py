@@ -132,5 +132,9 @@ def test_task_accelerator_gate_places_the_worker_and_hides_report() -> None:
     assert isinstance(pod, k8s.V1Pod)
     assert [t.key for t in pod.spec.tolerations] == ["team", "nvidia.com/gpu"]
     assert pod.spec.containers[0].resources.limits == {"nvidia.com/gpu": "2"}
+    env = pod.spec.containers[0].env  # the gate's report names the node
+    assert [(e.name, e.value_from.field_ref.field_path) for e in env] == [
+        ("NODE_NAME", "spec.nodeName")
+    ]
     with pytest.raises(AcceleratorError, match="needs accelerator"):
         task.accelerator_gate(platform="gke")

@@ -222,7 +222,6 @@ def test_inline_gate_runs_the_bench_before_the_command() -> None:
         accelerator="H100:8",
         platform="nvidia",
         image="i",
-        gate="gate",
         gate_mode="inline",
         cmds=["python", "train.py"],
         arguments=["--epochs", "3"],
