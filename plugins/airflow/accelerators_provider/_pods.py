@@ -91,7 +91,9 @@ def _container(spec: Mapping[str, Any], name: str | None, *, first: bool) -> dic
     return next((c for c in containers if c.get("name") == name), None)
 
 
-def layer(pod: Mapping[str, Any], base: Mapping[str, Any], *, container: str) -> dict[str, Any]:
+def layer(
+    pod: Mapping[str, Any], base: Mapping[str, Any], *, container: str | None
+) -> dict[str, Any]:
     """``pod`` with what ``base`` had for the fields Airflow replaces instead of merging.
 
     ``pod`` is what Airflow built (its arguments over ``base``); ``base`` is the pod template
@@ -135,7 +137,7 @@ def layer(pod: Mapping[str, Any], base: Mapping[str, Any], *, container: str) ->
                 current[key] = items
         affinity[kind] = current
     base_main = _container(base_spec, None, first=True)
-    main = _container(spec, container, first=False)
+    main = _container(spec, container, first=container is None)
     if base_main and main is not None and base_main.get("resources"):
         resources = dict(main.get("resources") or {})
         for section in ("limits", "requests"):
