@@ -15,6 +15,11 @@ Locally (no cluster, no GPU; the gate is a health check of this CPU)::
 
 from __future__ import annotations
 
+# The DAG processor imports the airflow.* modules a DAG file names once, in its parent
+# process, before each parse: naming KubernetesPodOperator's module keeps it (and the
+# kubernetes client) out of every parse. accelerators_provider is not airflow.*, so
+# without this line each parse would import them again through it.
+import airflow.providers.cncf.kubernetes.operators.pod  # noqa: F401
 import pendulum
 from accelerators_provider import AcceleratorGateOperator
 from airflow.sdk import DAG, Param, task
