@@ -71,6 +71,10 @@ def manifest(pod: Any) -> dict[str, Any]:
     return data
 
 
+#: What the session did, for the summary line: pods validated, DAG runs.
+COUNTS = {"pods": 0, "dag_runs": 0}
+
+
 def validate_pod(pod: Any) -> dict[str, Any]:
     """Validate ``pod`` against the strict Kubernetes schema; returns the manifest."""
     import kubernetes_validate
@@ -78,7 +82,15 @@ def validate_pod(pod: Any) -> dict[str, Any]:
     data = manifest(pod)
     for version in K8S_VERSIONS:
         kubernetes_validate.validate(data, version, strict=True)
+    COUNTS["pods"] += 1
     return data
+
+
+def run_dag(dag: Any, **kwargs: Any) -> Any:
+    """``dag.test(**kwargs)``, counted."""
+    run = dag.test(**kwargs)
+    COUNTS["dag_runs"] += 1
+    return run
 
 
 def cleanup() -> None:

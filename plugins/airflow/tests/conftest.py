@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from airflow_testenv import cleanup, migrate
+from airflow_testenv import COUNTS, K8S_VERSIONS, cleanup, migrate
 
 
 @pytest.fixture(scope="session")
@@ -17,3 +17,11 @@ def airflow_db() -> Path:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     cleanup()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if COUNTS["pods"] or COUNTS["dag_runs"]:
+        terminalreporter.write_line(
+            f"airflow provider: {COUNTS['pods']} pods validated (strict, Kubernetes "
+            f"{' and '.join(K8S_VERSIONS)}), {COUNTS['dag_runs']} DAG runs with dag.test()"
+        )

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from airflow_testenv import DAGS, validate_pod
+from airflow_testenv import DAGS, run_dag, validate_pod
 from airflow_testenv import TEMPLATES as REPO_TEMPLATES
 
 NODE = "gpu-node-7"
@@ -95,7 +95,7 @@ def render_pod(dag: Any, run: Any, task_id: str, map_index: int = -1, **mapped: 
 def run_template(name: str, pattern: str | None, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setenv("NODE_NAME", NODE)
     dag = load_dag(name)
-    run = dag.test(run_conf={"local_run": True}, mark_success_pattern=pattern)
+    run = run_dag(dag, run_conf={"local_run": True}, mark_success_pattern=pattern)
     states = _states(run)
     assert run.state == "success", states
     return dag, run, states

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from airflow_testenv import DAGS, validate_pod
+from airflow_testenv import DAGS, run_dag, validate_pod
 
 from accelerators_provider import AcceleratorGateOperator
 from accelerators_provider._gate import FAILED_NODES_KEY
@@ -64,7 +64,7 @@ def test_a_failed_gate_fails_the_run_and_its_retry_avoids_the_node(
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    run = module.dag.test()
+    run = run_dag(module.dag)
     assert run.state == "failed"
     with create_session() as session:
         tis = {t.task_id: t for t in run.get_task_instances(session=session)}
