@@ -25,7 +25,8 @@ Public names: :func:`gate`, :func:`run`, :class:`AcceleratorGateError`,
 :class:`BenchReport`, :class:`DeviceReport`, :class:`DeviceSummary`, :class:`GemmResult`,
 :class:`MemoryResult`, :class:`Reason`, :class:`ReasonCode`, :class:`Severity`,
 :class:`Verdict`, :class:`Profile`, :data:`PROFILES`, :data:`SCHEMA_VERSION`,
-:func:`write_json`, :func:`plot_report`.
+:func:`write_json`, :func:`plot_report` (a roofline PNG), :func:`html_report` (a
+self-contained HTML page for Flyte Decks and Airflow views).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from accelerators.bench._errors import AcceleratorGateError
+from accelerators.bench._html import html_report
 from accelerators.bench._plot import plot_report
 from accelerators.bench._profiles import PROFILES, Profile
 from accelerators.bench._report import (
@@ -72,6 +74,7 @@ __all__ = [
     "Severity",
     "Verdict",
     "gate",
+    "html_report",
     "plot_report",
     "run",
     "write_json",
