@@ -31,33 +31,61 @@ self-contained HTML page for Flyte Decks and Airflow views).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from importlib import import_module
 
-from accelerators.bench._errors import AcceleratorGateError
-from accelerators.bench._html import html_report
-from accelerators.bench._plot import plot_report
-from accelerators.bench._profiles import PROFILES, Profile
-from accelerators.bench._report import (
-    SCHEMA_VERSION,
-    BenchReport,
-    DeviceReport,
-    DeviceSummary,
-    GemmResult,
-    MemoryResult,
-    Reason,
-    ReasonCode,
-    Severity,
-    Verdict,
-    write_json,
-)
-from accelerators.bench._run import run
+# Not `from typing import TYPE_CHECKING`: typing costs milliseconds the package need not pay.
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from accelerators.bench._backend import Backend
-    from accelerators.bench._run import DeviceSelection, ProgressCallback
+    from accelerators.bench._errors import AcceleratorGateError
+    from accelerators.bench._html import html_report
+    from accelerators.bench._plot import plot_report
+    from accelerators.bench._profiles import PROFILES, Profile
+    from accelerators.bench._report import (
+        SCHEMA_VERSION,
+        BenchReport,
+        DeviceReport,
+        DeviceSummary,
+        GemmResult,
+        MemoryResult,
+        Reason,
+        ReasonCode,
+        Severity,
+        Verdict,
+        write_json,
+    )
+    from accelerators.bench._run import DeviceSelection, ProgressCallback, run
     from accelerators.detect import Detected
+
+#: Where each public name lives; imported on first use (PEP 562), so that importing this
+#: package costs neither pydantic nor torch.
+_LAZY = {
+    "AcceleratorGateError": "_errors",
+    "html_report": "_html",
+    "plot_report": "_plot",
+    "PROFILES": "_profiles",
+    "Profile": "_profiles",
+    **dict.fromkeys(
+        (
+            "SCHEMA_VERSION",
+            "BenchReport",
+            "DeviceReport",
+            "DeviceSummary",
+            "GemmResult",
+            "MemoryResult",
+            "Reason",
+            "ReasonCode",
+            "Severity",
+            "Verdict",
+            "write_json",
+        ),
+        "_report",
+    ),
+    "run": "_run",
+}
 
 __all__ = [
     "PROFILES",
@@ -106,6 +134,10 @@ def gate(
     :raises AcceleratorGateError: the verdict is ``fail``; ``.report`` holds the report.
     :raises AcceleratorError: ``expect`` or ``devices`` is invalid.
     """
+    from accelerators.bench._errors import AcceleratorGateError
+    from accelerators.bench._report import Verdict
+    from accelerators.bench._run import run
+
     report = run(
         expect,
         profile,
@@ -118,6 +150,15 @@ def gate(
     if report.verdict is Verdict.FAIL:
         raise AcceleratorGateError(report)
     return report
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"accelerators.bench.{module}"), name)
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:
