@@ -43,7 +43,9 @@ __all__ = [
 #: Version of the report layout. Bump it when a field changes meaning.
 SCHEMA_VERSION = 1
 
-_FROZEN = ConfigDict(extra="forbid", frozen=True)
+#: NaN and infinities are written as "NaN", "Infinity" in JSON and read back as floats: a
+#: NaN output's error must survive the round trip (JSON's null would read as "not checked").
+_FROZEN = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="strings")
 
 
 class Verdict(StrEnum):
@@ -163,7 +165,15 @@ class GemmResult(_JudgedResult):
     search_stopped: str | None = None
     threads: int | None = None
     max_error: float | None = None
-    """Largest ``|C - C_ref| / sqrt(k)`` over the checked blocks."""
+    """Largest ``|C - C_ref| / sqrt(k)`` over the checked blocks (NaN when one was NaN)."""
+    calls_checked: int | None = None
+    """Outputs verified by row checksums: every product of the search, not a sample."""
+    checksum_failures: int | None = None
+    """Outputs whose checksums failed (NaN/Inf, an outlier row, a scale error)."""
+    outlier_score: float | None = None
+    """Worst row residual over its threshold across the checked calls (> 1 fails)."""
+    scale_error: float | None = None
+    """Worst ``|alpha - 1|``: the fitted scale of ``C.1`` against ``A.(B.1)``."""
     peak_tflops: float | None = None
     expected_tflops: float | None = None
 

@@ -330,8 +330,15 @@ def correctness_reasons(results: Iterable[GemmResult | MemoryResult]) -> list[Re
             error = result.max_error
             detail = (
                 f"{result.dtype} GEMM {result.m}x{result.n}x{result.k} output differs from the "
-                f"fp64 reference: max |error|/sqrt(k) = {error:.3g} > {result.tolerance:.3g}"
+                f"fp64 reference: max |error|/sqrt(k) = {error:.3g} (tolerance "
+                f"{result.tolerance:.3g})"
             )
+            if result.checksum_failures:
+                detail += (
+                    f"; row checksums failed on {result.checksum_failures} of "
+                    f"{result.calls_checked} outputs (worst outlier {result.outlier_score:.3g}x "
+                    f"its threshold, scale error {result.scale_error:.2g})"
+                )
         else:
             metric = f"memory.{result.kernel}"
             error = result.max_rel_error
