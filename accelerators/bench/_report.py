@@ -105,6 +105,9 @@ class ReasonCode(StrEnum):
     """No datasheet or derived peak to compare with: measured figures only."""
     EMULATED_DTYPE = "emulated_dtype"
     """The CPU has no native instructions for this dtype; the rate is of an emulation."""
+    NODE_BUSY = "node_busy"
+    """Other work on the node (CPU hogs, steal, unstable samples) makes the figures
+    inconclusive: the device is not judged slow."""
     BENCH_ERROR = "bench_error"
     """A kernel raised an error on the device."""
 
@@ -294,6 +297,9 @@ class BenchReport(BaseModel):
     ``spec.nodeName`` through the downward API by the Flyte and Airflow gates), or ``None``
     outside Kubernetes. Guarded tasks are pinned to it (``kubernetes.io/hostname``)."""
     versions: dict[str, str] = Field(default_factory=dict)
+    conditions: dict[str, float] = Field(default_factory=dict)
+    """How busy the node was during the run: ``load_1m``, ``steal`` and ``others_cpu``
+    (shares of all CPUs' time), ``cpus``. Empty where ``/proc/stat`` cannot be read."""
     fail_below: float
     """Ratio of measured to expected below which a figure fails."""
     warn_below: float

@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Literal
 import accelerators
 from accelerators.bench._backend import ELEMENT_BYTES, Backend, DeviceProps, GemmCase, GemmSession
 from accelerators.bench._backend import Shape as _Shape
-from accelerators.bench._bands import Band, band_for, bands
+from accelerators.bench._bands import Band, ContentionPolicy, band_for, bands
+from accelerators.bench._contention import busy_reasons, conditions, snapshot
 from accelerators.bench._correctness import gemm_check_passes
 from accelerators.bench._gemm import SearchSettings, ShapeSearch
 from accelerators.bench._peaks import Peak, cpu_gemm_peak, device_gemm_peak, device_memory_peak
@@ -130,6 +131,8 @@ def run(
         r.code is ReasonCode.NO_ACCELERATOR and r.severity is Severity.FAIL for r in reasons
     )
     device_reports: list[DeviceReport] = []
+    # The host's load says nothing about a fake backend's planted figures (tests).
+    before = snapshot() if backend is None else None
     if not fatal:
         if backend is None:
             backend, problem = _select_backend(detected, devices)
@@ -138,9 +141,13 @@ def run(
         if backend is not None:
             session = _Session(backend, chosen, detected, sample, progress, refresh_threads)
             device_reports = session.run()
+    data = bands()
+    found = conditions(before, snapshot())
+    if device_reports and device_reports[0].kind == "cpu":
+        # Host contention slows what the host computes; a GPU's kernels do not share it.
+        device_reports = [_judge_busy(d, found, data.contention) for d in device_reports]
     for device in device_reports:
         reasons.extend(device.reasons)
-    data = bands()
     reasons.extend(spread_reasons([[*d.gemm, *d.memory] for d in device_reports], data.thresholds))
     gemm, memory, slowest = _slowest(device_reports)
     versions = {"accelerators": accelerators.__version__}
@@ -168,9 +175,17 @@ def run(
         host=platform.node(),
         node=os.environ.get("NODE_NAME") or None,
         versions=versions,
+        conditions=found,
         fail_below=data.thresholds.fail_below,
         warn_below=data.thresholds.warn_below,
     )
+
+
+def _judge_busy(
+    device: DeviceReport, found: dict[str, float], policy: ContentionPolicy
+) -> DeviceReport:
+    reasons = busy_reasons(device.reasons, found, [*device.gemm, *device.memory], policy)
+    return device.model_copy(update={"reasons": tuple(reasons), "verdict": verdict_of(reasons)})
 
 
 def _sample_current() -> Detected:
