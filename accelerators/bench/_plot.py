@@ -109,7 +109,10 @@ def _draw(axes: Any, roof: Roofline) -> None:
         right.set_yticks([c.value for c in merged], [f"{c.label} {_rate(c.value)}" for c in merged])
         right.minorticks_off()
         right.tick_params(labelsize=8, colors=_ROOF_COLOUR)
-    for number, (point, label) in enumerate(_grouped(roof.points)):
+    grouped = _grouped(roof.points)
+    streams = sorted((p for p, _ in grouped if p.kind == "stream"), key=lambda p: -p.gflops)
+    rank = {p.label: number for number, p in enumerate(streams)}  # highest point, top label
+    for point, label in grouped:
         colour = _GEMM_COLOUR if point.kind == "gemm" else _STREAM_COLOUR
         marker = "o" if point.kind == "gemm" else "s"
         axes.plot([point.intensity], [point.gflops], marker, color=colour, markersize=7)
@@ -124,19 +127,20 @@ def _draw(axes: Any, roof: Roofline) -> None:
                 va="center",
             )
             continue
-        below = number % 2 == 0  # stream points alternate sides
+        # Stream points crowd at low intensity: their labels stack in a column to the right,
+        # each joined to its point by a thin line.
         axes.annotate(
-            label,
+            label.replace("\n", ": "),
             (point.intensity, point.gflops),
-            textcoords="offset points",
-            xytext=(7, -5) if below else (-7, 5),
+            textcoords="axes fraction",
+            xytext=(0.40, 0.42 - 0.05 * rank[point.label]),
             fontsize=8,
             color=colour,
-            va="top" if below else "bottom",
-            ha="left" if below else "right",
+            va="center",
+            arrowprops={"arrowstyle": "-", "color": colour, "linewidth": 0.6, "alpha": 0.6},
         )
-    axes.plot([], [], "o", color=_GEMM_COLOUR, label="GEMM (best shape)")
-    axes.plot([], [], "s", color=_STREAM_COLOUR, label="stream kernel")
+    axes.plot([], [], "o", color=_GEMM_COLOUR, label="GEMM, best shape (median rate)")
+    axes.plot([], [], "s", color=_STREAM_COLOUR, label="stream kernel (median rate)")
     axes.legend(loc="lower right", fontsize=8)
     notes = []
     if not compute:

@@ -3,6 +3,7 @@
 Pure arithmetic, no plotting library: :mod:`accelerators.bench._plot` draws it and
 :mod:`accelerators.bench._html` tabulates it.
 
+* Points are *sustained* rates (the median of the timed calls), the figures the gate judges.
 * A GEMM of ``m x n x k`` does ``2*m*n*k`` FLOP and, at the least, reads ``A`` and ``B`` and
   writes ``C`` once: ``w * (m*k + k*n + m*n)`` bytes (``w``: element size of the dtype). Its
   intensity is the ratio; its rate is the measured one.
@@ -78,18 +79,20 @@ def roofline(report: BenchReport) -> Roofline:
     for device in report.devices:
         tag = f" #{device.index}" if several else ""
         for g in device.gemm:
-            if g.tflops and g.m and g.n and g.k:
+            rate = g.median_tflops or g.tflops
+            if rate and g.m and g.n and g.k:
                 points.append(
                     RoofPoint(
                         label=f"GEMM {g.dtype}{tag}",
                         kind="gemm",
                         device_index=device.index,
                         intensity=gemm_intensity(g.m, g.n, g.k, g.dtype),
-                        gflops=g.tflops * 1e3,
+                        gflops=rate * 1e3,
                     )
                 )
         for s in device.memory:
-            if not s.gbps:
+            gbps = s.median_gbps or s.gbps
+            if not gbps:
                 continue
             flops = STREAM_FLOPS.get(s.kernel, 0)
             if flops == 0:
@@ -103,7 +106,7 @@ def roofline(report: BenchReport) -> Roofline:
                     kind="stream",
                     device_index=device.index,
                     intensity=intensity,
-                    gflops=s.gbps * intensity,
+                    gflops=gbps * intensity,
                 )
             )
     return Roofline(tuple(points), _ceilings(report), tuple(dict.fromkeys(unplaced)))
@@ -120,5 +123,5 @@ def _ceilings(report: BenchReport) -> tuple[Ceiling, ...]:
     measured = [(m.gbps, m.kernel) for m in report.memory if m.gbps]
     if measured:
         best, kernel = max(measured)
-        ceilings.append(Ceiling(f"measured {kernel}", "memory", best, "measured"))
+        ceilings.append(Ceiling(f"best measured ({kernel})", "memory", best, "measured"))
     return tuple(ceilings)
