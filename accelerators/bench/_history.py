@@ -1,6 +1,6 @@
 """A history of gate runs: append every report, read back each device's figures over time.
 
-Two stores behind one interface, chosen by :func:`open_store`:
+Two stores behind one interface, chosen by :func:`accelerators.bench._stores.open_store`:
 
 * a local SQLite file (default: ``bench-history.sqlite`` in the user data directory:
   ``platformdirs.user_data_dir("accelerators")`` when platformdirs is installed, else
@@ -34,12 +34,9 @@ __all__ = [
     "Figure",
     "HistoryStore",
     "SqliteStore",
-    "default_history_path",
     "figures_of",
-    "open_store",
 ]
 
-_FILE_NAME = "bench-history.sqlite"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS reports (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -177,33 +174,3 @@ class SqliteStore(HistoryStore):
             ) from exc
         finally:
             connection.close()
-
-
-def default_history_path() -> Path:
-    """``bench-history.sqlite`` in the user data directory (platformdirs, else XDG rules)."""
-    try:
-        import platformdirs  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-        return Path(base) / "accelerators" / _FILE_NAME
-    return Path(platformdirs.user_data_dir("accelerators")) / _FILE_NAME
-
-
-def open_store(location: str | os.PathLike[str] | None = None) -> HistoryStore:
-    """The store at ``location``: ``None`` (the default SQLite file), a path, or ``s3://``.
-
-    :param location: where the history lives.
-    :raises AcceleratorError: an ``s3://`` URL without a bucket, or boto3 is missing.
-    """
-    if location is None:
-        return SqliteStore(default_history_path())
-    text = os.fspath(location)
-    if text.startswith("s3://"):
-        from accelerators.bench._history_s3 import S3Store
-
-        return S3Store.from_url(text)
-    if "://" in text:
-        raise AcceleratorError(
-            f"Expected a bench history path or an s3://bucket/prefix URL, got {text!r}"
-        )
-    return SqliteStore(text)

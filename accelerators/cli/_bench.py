@@ -136,7 +136,7 @@ def bench_command(
     _check_output(html, "--html")
     store = None
     if history is not None:
-        from accelerators.bench._history import open_store
+        from accelerators.bench._stores import open_store
 
         store = open_store(None if history == "default" else history)
     try:

@@ -63,7 +63,7 @@ def history_command(
     """Show each node's and device's trend per metric; flag those below their own or the
     fleet's median."""
     from accelerators.bench._fleet import sparkline, trends
-    from accelerators.bench._history import open_store
+    from accelerators.bench._stores import open_store
 
     if chart is not None and (chart.is_dir() or not chart.parent.is_dir()):
         fail(f"--chart {str(chart)!r}: expected a file path in an existing directory")
