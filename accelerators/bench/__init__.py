@@ -37,10 +37,12 @@ from importlib import import_module
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    import os
     from collections.abc import Callable
 
     from accelerators.bench._backend import Backend
     from accelerators.bench._errors import AcceleratorGateError
+    from accelerators.bench._history import HistoryStore
     from accelerators.bench._html import html_report
     from accelerators.bench._plot import plot_report
     from accelerators.bench._profiles import PROFILES, Profile
@@ -118,6 +120,7 @@ def gate(
     detected: Detected | None = None,
     sample: Callable[[], Detected] | None = None,
     progress: ProgressCallback | None = None,
+    baseline: str | os.PathLike[str] | HistoryStore | None = None,
 ) -> BenchReport:
     """Benchmark the visible accelerators and raise unless they pass.
 
@@ -130,6 +133,8 @@ def gate(
     :param detected: what :func:`accelerators.current` would return (tests).
     :param sample: reads telemetry under load (tests).
     :param progress: called with ``(fraction done, phase)``.
+    :param baseline: a bench history (store, path or ``s3://`` URL): where a band or peak is
+        unconfirmed, the fleet median of the same SKU there is the expected figure.
     :return: the report; its verdict is ``pass`` or ``warn``.
     :raises AcceleratorGateError: the verdict is ``fail``; ``.report`` holds the report.
     :raises AcceleratorError: ``expect`` or ``devices`` is invalid.
@@ -146,6 +151,7 @@ def gate(
         detected=detected,
         sample=sample,
         progress=progress,
+        baseline=baseline,
     )
     if report.verdict is Verdict.FAIL:
         raise AcceleratorGateError(report)

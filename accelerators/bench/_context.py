@@ -114,6 +114,8 @@ class Context:
     dtypes: tuple[str, ...]
     progress: Progress
     parallel: bool
+    fleet: dict[tuple[str, str], tuple[float, int]] = field(default_factory=dict)
+    """``(sku, metric) -> (fleet median, devices)`` from a history, for unconfirmed bands."""
 
     @property
     def clock(self) -> Callable[[], float]:

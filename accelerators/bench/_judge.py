@@ -13,6 +13,7 @@ from accelerators.bench._context import (
     Context,
     DeviceState,
 )
+from accelerators.bench._fleet import MIN_FLEET
 from accelerators.bench._report import (
     DeviceReport,
     DeviceSummary,
@@ -29,7 +30,44 @@ from accelerators.bench._verdict import (
 if TYPE_CHECKING:
     from accelerators.detect import Detected
 
-__all__ = ["device_report", "figures", "judge_busy", "slowest", "summary"]
+__all__ = [
+    "device_report",
+    "figures",
+    "judge_busy",
+    "slowest",
+    "summary",
+    "with_fleet_baseline",
+]
+
+
+def with_fleet_baseline(
+    results: list[GemmResult | MemoryResult],
+    sku: str,
+    fleet: dict[tuple[str, str], tuple[float, int]],
+) -> list[GemmResult | MemoryResult]:
+    """Results whose band or peak is unconfirmed (or missing) take the fleet median of their
+    SKU as the expected figure (at least ``MIN_FLEET`` devices in the history)."""
+    out: list[GemmResult | MemoryResult] = []
+    for result in results:
+        metric = (
+            f"gemm.{result.dtype}" if isinstance(result, GemmResult) else f"memory.{result.kernel}"
+        )
+        median, devices = fleet.get((sku, metric), (0.0, 0))
+        weak = "unconfirmed" in (result.band_confidence, result.peak_confidence) or (
+            result.band_confidence is None
+        )
+        if not weak or devices < MIN_FLEET or median <= 0:
+            out.append(result)
+            continue
+        key = "expected_tflops" if isinstance(result, GemmResult) else "expected_gbps"
+        update = {
+            key: median,
+            "band_fraction": None,
+            "band_source": f"fleet median of {devices} {sku} devices (bench history)",
+            "band_confidence": "fleet",
+        }
+        out.append(result.model_copy(update=update))
+    return out
 
 
 def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
@@ -44,6 +82,17 @@ def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
             under_load=state.load is not None,
         )
     results: list[GemmResult | MemoryResult] = [*state.gemm, *state.memory]
+    if ctx.fleet:
+        identity = state.identity
+        if identity.accelerator is not None:
+            sku = identity.accelerator.name
+        else:
+            sku = identity.raw_name or state.props.name
+        if identity.is_mig and identity.mig_profile:
+            sku += f"@{identity.mig_profile}"
+        results = with_fleet_baseline(results, sku, ctx.fleet)
+        state.gemm = [r for r in results if isinstance(r, GemmResult)]
+        state.memory = [r for r in results if isinstance(r, MemoryResult)]
     reasons += correctness_reasons(results)
     reasons += performance_reasons(results, data.thresholds)
     identity = state.identity

@@ -47,7 +47,9 @@ from accelerators.bench._context import (
     ProgressCallback,
     identity_of,
 )
+from accelerators.bench._fleet import fleet_medians
 from accelerators.bench._gemm_phase import measure_gemm
+from accelerators.bench._history import HistoryStore
 from accelerators.bench._judge import device_report, judge_busy, summary
 from accelerators.bench._judge import slowest as slowest_of
 from accelerators.bench._profiles import Profile, get_profile
@@ -74,6 +76,7 @@ def run(
     sample: Callable[[], Detected] | None = None,
     progress: ProgressCallback | None = None,
     refresh_threads: bool = False,
+    baseline: str | os.PathLike[str] | HistoryStore | None = None,
 ) -> BenchReport:
     """Benchmark every visible device and judge it; never raises for a failing device.
 
@@ -90,6 +93,8 @@ def run(
     :param progress: called with ``(fraction done, phase)`` while the run goes on.
     :param refresh_threads: CPU: time 1 vs N threads again instead of reusing this
         process's earlier choice.
+    :param baseline: a bench history (a store, a path or ``s3://`` URL): figures whose band
+        or peak is unconfirmed are judged against the fleet median of their SKU there.
     :raises AcceleratorError: ``expect`` is not a valid spec, or ``devices`` names a
         device that is not visible.
     :raises ImportError: torch is not installed (the ``[bench]`` extra).
@@ -118,6 +123,8 @@ def run(
                 reasons.append(problem)
         if backend is not None:
             session = _Session(backend, chosen, detected, sample, progress, refresh_threads)
+            if baseline is not None:
+                session.ctx.fleet = fleet_medians(_store(baseline).figures())
             device_reports = session.run()
     data = bands()
     found = conditions(before, snapshot())
@@ -157,6 +164,14 @@ def run(
         fail_below=data.thresholds.fail_below,
         warn_below=data.thresholds.warn_below,
     )
+
+
+def _store(baseline: str | os.PathLike[str] | HistoryStore) -> HistoryStore:
+    if isinstance(baseline, HistoryStore):
+        return baseline
+    from accelerators.bench._stores import open_store
+
+    return open_store(baseline)
 
 
 class _Session:

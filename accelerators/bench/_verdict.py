@@ -397,12 +397,15 @@ def performance_reasons(
             peak, code = result.peak_gbps, ReasonCode.MEMORY_SLOW
             metric, what, shown = f"memory.{result.kernel}", f"{result.kernel} bandwidth", "GB/s"
         measured = median or best
-        if measured is None or not expected or not peak:
+        fleet = result.band_confidence == "fleet"
+        if measured is None or not expected or not (peak or fleet):
             continue
         ratio = measured / expected
         if ratio >= thresholds.warn_below:
             continue
-        unconfirmed = "unconfirmed" in (result.band_confidence, result.peak_confidence)
+        unconfirmed = result.band_confidence == "unconfirmed" or (
+            not fleet and result.peak_confidence == "unconfirmed"
+        )
         severity = Severity.WARN
         suffix = f"warns below {thresholds.warn_below:.0%} of expected"
         if ratio < thresholds.fail_below:
@@ -412,6 +415,11 @@ def performance_reasons(
                 severity = Severity.FAIL
                 suffix = f"fails below {thresholds.fail_below:.0%} of expected"
         best_text = f"; best call {best:.4g}" if best is not None and median else ""
+        basis = (
+            f"the {result.band_source}"
+            if fleet
+            else f"a band of {result.band_fraction:.0%} of peak, source {result.band_source}"
+        )
         reasons.append(
             Reason(
                 code=code,
@@ -422,10 +430,11 @@ def performance_reasons(
                 threshold=expected,
                 unit=unit,
                 message=f"device {result.device_index}: {what} sustains {measured:.4g} {shown} "
-                f"(median of the timed calls{best_text}), {measured / peak:.0%} of the "
-                f"{peak:.4g} {shown} peak and {ratio:.0%} of the expected {expected:.4g} "
-                f"{shown} (a band of {result.band_fraction:.0%} of peak, source "
-                f"{result.band_source}); {suffix}",
+                f"(median of the timed calls{best_text}), "
+                + (f"{measured / peak:.0%} of the {peak:.4g} {shown} peak and " if peak else "")
+                + f"{ratio:.0%} of the expected {expected:.4g} {shown} ("
+                + basis
+                + f"); {suffix}",
             )
         )
     return reasons

@@ -227,3 +227,37 @@ def test_bench_appends_to_the_history(
     assert _invoke("--history", str(path), "-q").exit_code == 0
     assert len(list(open_store(path).reports())) == 2
     assert _invoke("--history", "ftp://nowhere").exit_code == 2
+
+
+def test_the_fleet_median_is_the_expected_figure_where_the_band_is_unconfirmed(
+    tmp_path: Path,
+) -> None:
+    from accelerators.bench import ReasonCode, Severity
+
+    def cpu_run(fp32: float, baseline: object = None) -> BenchReport:
+        device = FakeDevice.cpu(gemm_tflops={"fp32": fp32, "bf16": 0.002})
+        return run(
+            backend=FakeBackend([device]),
+            detected=fake_detected(None),
+            baseline=baseline,  # type: ignore[arg-type]
+        )
+
+    store = open_store(tmp_path / "fleet.sqlite")
+    for node in ("a", "b", "c"):
+        store.append(cpu_run(0.064).model_copy(update={"node": node}))
+    slow_alone = cpu_run(0.030)
+    slow = cpu_run(0.030, baseline=store)
+    before = [r for r in slow_alone.reasons if r.code is ReasonCode.GEMM_SLOW]
+    assert all(r.severity is not Severity.FAIL for r in before)  # the CPU band is unconfirmed
+    (judged,) = [
+        r for r in slow.reasons if r.code is ReasonCode.GEMM_SLOW and r.metric == "gemm.fp32"
+    ]
+    assert judged.severity is Severity.FAIL
+    assert "fleet median of 3" in judged.message
+    fp32 = next(g for g in slow.gemm if g.dtype == "fp32")
+    assert fp32.band_confidence == "fleet"
+    assert fp32.expected_tflops == pytest.approx(
+        next(g.median_tflops for g in cpu_run(0.064).gemm if g.dtype == "fp32"), rel=0.05
+    )
+    healthy = cpu_run(0.064, baseline=str(tmp_path / "fleet.sqlite"))
+    assert not [r for r in healthy.reasons if r.code is ReasonCode.GEMM_SLOW]
