@@ -25,37 +25,69 @@ Public names: :func:`gate`, :func:`run`, :class:`AcceleratorGateError`,
 :class:`BenchReport`, :class:`DeviceReport`, :class:`DeviceSummary`, :class:`GemmResult`,
 :class:`MemoryResult`, :class:`Reason`, :class:`ReasonCode`, :class:`Severity`,
 :class:`Verdict`, :class:`Profile`, :data:`PROFILES`, :data:`SCHEMA_VERSION`,
-:func:`write_json`, :func:`plot_report`.
+:func:`write_json`, :func:`plot_report` (a roofline PNG), :func:`html_report` (a
+self-contained HTML page for Flyte Decks and Airflow views).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from importlib import import_module
 
-from accelerators.bench._errors import AcceleratorGateError
-from accelerators.bench._plot import plot_report
-from accelerators.bench._profiles import PROFILES, Profile
-from accelerators.bench._report import (
-    SCHEMA_VERSION,
-    BenchReport,
-    DeviceReport,
-    DeviceSummary,
-    GemmResult,
-    MemoryResult,
-    Reason,
-    ReasonCode,
-    Severity,
-    Verdict,
-    write_json,
-)
-from accelerators.bench._run import run
+# Not `from typing import TYPE_CHECKING`: typing costs milliseconds the package need not pay.
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    import os
     from collections.abc import Callable
 
     from accelerators.bench._backend import Backend
-    from accelerators.bench._run import DeviceSelection, ProgressCallback
+    from accelerators.bench._errors import AcceleratorGateError
+    from accelerators.bench._history import HistoryStore
+    from accelerators.bench._html import html_report
+    from accelerators.bench._plot import plot_report
+    from accelerators.bench._profiles import PROFILES, Profile
+    from accelerators.bench._report import (
+        SCHEMA_VERSION,
+        BenchReport,
+        DeviceReport,
+        DeviceSummary,
+        GemmResult,
+        MemoryResult,
+        Reason,
+        ReasonCode,
+        Severity,
+        Verdict,
+        write_json,
+    )
+    from accelerators.bench._run import DeviceSelection, ProgressCallback, run
     from accelerators.detect import Detected
+
+#: Where each public name lives; imported on first use (PEP 562), so that importing this
+#: package costs neither pydantic nor torch.
+_LAZY = {
+    "AcceleratorGateError": "_errors",
+    "html_report": "_html",
+    "plot_report": "_plot",
+    "PROFILES": "_profiles",
+    "Profile": "_profiles",
+    **dict.fromkeys(
+        (
+            "SCHEMA_VERSION",
+            "BenchReport",
+            "DeviceReport",
+            "DeviceSummary",
+            "GemmResult",
+            "MemoryResult",
+            "Reason",
+            "ReasonCode",
+            "Severity",
+            "Verdict",
+            "write_json",
+        ),
+        "_report",
+    ),
+    "run": "_run",
+}
 
 __all__ = [
     "PROFILES",
@@ -72,6 +104,7 @@ __all__ = [
     "Severity",
     "Verdict",
     "gate",
+    "html_report",
     "plot_report",
     "run",
     "write_json",
@@ -87,6 +120,7 @@ def gate(
     detected: Detected | None = None,
     sample: Callable[[], Detected] | None = None,
     progress: ProgressCallback | None = None,
+    baseline: str | os.PathLike[str] | HistoryStore | None = None,
 ) -> BenchReport:
     """Benchmark the visible accelerators and raise unless they pass.
 
@@ -99,10 +133,16 @@ def gate(
     :param detected: what :func:`accelerators.current` would return (tests).
     :param sample: reads telemetry under load (tests).
     :param progress: called with ``(fraction done, phase)``.
+    :param baseline: a bench history (store, path or ``s3://`` URL): where a band or peak is
+        unconfirmed, the fleet median of the same SKU there is the expected figure.
     :return: the report; its verdict is ``pass`` or ``warn``.
     :raises AcceleratorGateError: the verdict is ``fail``; ``.report`` holds the report.
     :raises AcceleratorError: ``expect`` or ``devices`` is invalid.
     """
+    from accelerators.bench._errors import AcceleratorGateError
+    from accelerators.bench._report import Verdict
+    from accelerators.bench._run import run
+
     report = run(
         expect,
         profile,
@@ -111,10 +151,20 @@ def gate(
         detected=detected,
         sample=sample,
         progress=progress,
+        baseline=baseline,
     )
     if report.verdict is Verdict.FAIL:
         raise AcceleratorGateError(report)
     return report
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"accelerators.bench.{module}"), name)
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:

@@ -105,11 +105,20 @@ class GemmCheck:
         standard deviation of an output element for unit-normal inputs).
     :param nonfinite: output elements in the blocks that are NaN or infinite.
     :param blocks: how many blocks were compared.
+    :param calls_checked: outputs verified by row checksums (every product the case ran).
+    :param calls_failed: outputs whose checksums failed (a NaN or Inf, an outlier row, a
+        scale error): :mod:`accelerators.bench._correctness`.
+    :param outlier_score: worst ``max |e_i| / threshold`` over the checked calls (> 1 fails).
+    :param scale_error: worst ``|alpha - 1|``, the fitted scale of ``C.1`` on ``A.(B.1)``.
     """
 
     max_error: float
     nonfinite: int
     blocks: int
+    calls_checked: int = 0
+    calls_failed: int = 0
+    outlier_score: float = 0.0
+    scale_error: float = 0.0
 
 
 class GemmCase(ABC):

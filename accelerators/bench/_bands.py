@@ -167,6 +167,22 @@ class CpuBf16Rule(BaseModel):
         return self
 
 
+class ContentionPolicy(BaseModel):
+    """When a run is too disturbed to judge the device, and what that verdict is."""
+
+    model_config = _STRICT
+
+    others_busy_above: float = Field(default=0.25, gt=0, le=1)
+    """Share of all CPUs' time that other processes used during the run."""
+    steal_above: float = Field(default=0.05, gt=0, le=1)
+    """Share of CPU time the hypervisor gave to other guests."""
+    spread_below: float = Field(default=0.70, gt=0, le=1)
+    """Median / best of a judged figure below which its samples are too unstable."""
+    severity: Severity = "warn"
+    """Of the ``node_busy`` reason that replaces a slow verdict; ``info`` lets it pass."""
+    note: str = ""
+
+
 class BandsFile(BaseModel):
     """The whole data file."""
 
@@ -175,6 +191,7 @@ class BandsFile(BaseModel):
     schema_version: Literal[1]
     thresholds: Thresholds
     throttle: ThrottlePolicy
+    contention: ContentionPolicy = ContentionPolicy()
     sources: dict[str, Source]
     package: tuple[Package, ...] = ()
     band: tuple[Band, ...]

@@ -1,33 +1,42 @@
-"""A PNG comparing achieved figures with datasheet peaks, per dtype and per stream kernel.
+"""The roofline chart of a report: achieved FLOP/s against arithmetic intensity, log-log.
 
-matplotlib is imported inside :func:`plot_report` with the Agg backend (no display needed);
-the file is written atomically.
+Ceilings come from the catalog (each dtype's datasheet peak, the datasheet bandwidth) and
+from the run (the best stream bandwidth, dashed); every measured GEMM and stream kernel is a
+labelled point (:mod:`accelerators.bench._roofline`). matplotlib is imported inside the
+functions with the Agg backend (no display needed); files are written atomically.
 """
 
 from __future__ import annotations
 
 import io
 import os
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from accelerators.bench._report import BenchReport, GemmResult, MemoryResult, atomic_write
+from accelerators.bench._report import BenchReport, atomic_write
+from accelerators.bench._roofline import Ceiling, Roofline, RoofPoint, roofline
 
-__all__ = ["plot_report"]
+__all__ = ["plot_report", "roofline_png"]
 
 _VERDICT_COLOURS = {"pass": "#2e7d32", "warn": "#ef6c00", "fail": "#c62828"}
+_GEMM_COLOUR = "#1565c0"
+_STREAM_COLOUR = "#6a1b9a"
+_ROOF_COLOUR = "#37474f"
 
 
 def plot_report(report: BenchReport, path: str | os.PathLike[str]) -> Path:
-    """Draw ``report`` to a PNG at ``path``; returns the path.
-
-    Left: GEMM TFLOPS per dtype; right: stream GB/s per kernel. Bars are the slowest
-    device's achieved figure and the datasheet peak, with a tick at the expected
-    (band) figure and dots for every device when there are several.
+    """Draw the roofline of ``report`` to a PNG at ``path``; returns the path.
 
     :param report: a benchmark report.
     :param path: where to write the PNG; its directory must exist.
+    :raises ImportError: matplotlib is not installed (the ``[bench]`` extra).
+    """
+    return atomic_write(path, roofline_png(report))
+
+
+def roofline_png(report: BenchReport, *, dpi: int = 110) -> bytes:
+    """The roofline of ``report`` as PNG bytes.
+
     :raises ImportError: matplotlib is not installed (the ``[bench]`` extra).
     """
     try:
@@ -38,30 +47,9 @@ def plot_report(report: BenchReport, path: str | os.PathLike[str]) -> Path:
     except ImportError as exc:  # pragma: no cover - matplotlib is installed where tests run
         raise ImportError('Plotting needs matplotlib: pip install "accelerators[bench]"') from exc
 
-    figure = Figure(figsize=(12, 4.8), layout="constrained")
-    left, right = figure.subplots(1, 2)
-    gemm = [g for g in report.gemm if g.tflops is not None]
-    memory = [m for m in report.memory if m.gbps is not None]
-    _panel(
-        left,
-        labels=[g.dtype for g in gemm],
-        achieved=[g.tflops for g in gemm],
-        peaks=[g.peak_tflops for g in gemm],
-        expected=[g.expected_tflops for g in gemm],
-        per_device=[[d.tflops for d in _all_gemm(report, g.dtype)] for g in gemm],
-        unit="TFLOPS",
-        title="GEMM (maximum achievable matmul)",
-    )
-    _panel(
-        right,
-        labels=[m.kernel for m in memory],
-        achieved=[m.gbps for m in memory],
-        peaks=[m.peak_gbps for m in memory],
-        expected=[m.expected_gbps for m in memory],
-        per_device=[[d.gbps for d in _all_memory(report, m.kernel)] for m in memory],
-        unit="GB/s",
-        title="Memory bandwidth (STREAM byte counting)",
-    )
+    figure = Figure(figsize=(9, 5.6), layout="constrained")
+    axes = figure.subplots()
+    _draw(axes, roofline(report))
     device = report.device
     what = device.accelerator or device.name
     if device.is_mig:
@@ -73,72 +61,126 @@ def plot_report(report: BenchReport, path: str | os.PathLike[str]) -> Path:
         fontweight="bold",
     )
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=110)
-    return atomic_write(path, buffer.getvalue())
+    figure.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
 
 
-def _all_gemm(report: BenchReport, dtype: str) -> list[GemmResult]:
-    return [g for d in report.devices for g in d.gemm if g.dtype == dtype and g.tflops]
-
-
-def _all_memory(report: BenchReport, kernel: str) -> list[MemoryResult]:
-    return [m for d in report.devices for m in d.memory if m.kernel == kernel and m.gbps]
-
-
-def _panel(
-    axes: Any,
-    *,
-    labels: Sequence[str],
-    achieved: Sequence[float | None],
-    peaks: Sequence[float | None],
-    expected: Sequence[float | None],
-    per_device: Sequence[Sequence[float | None]],
-    unit: str,
-    title: str,
-) -> None:
-    axes.set_title(title)
-    axes.set_ylabel(unit)
-    if not labels:
-        axes.text(0.5, 0.5, "not measured", ha="center", va="center", transform=axes.transAxes)
-        axes.set_xticks([])
+def _draw(axes: Any, roof: Roofline) -> None:
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    axes.set_xlabel("arithmetic intensity (FLOP/byte)")
+    axes.set_ylabel("achieved GFLOP/s")
+    axes.grid(True, which="major", alpha=0.3)
+    if not roof.points and not roof.ceilings:
+        axes.text(0.5, 0.5, "nothing measured", ha="center", va="center", transform=axes.transAxes)
         return
-    xs = list(range(len(labels)))
-    width = 0.38
-    peak_values = [p or 0.0 for p in peaks]
-    achieved_values = [a or 0.0 for a in achieved]
-    if any(peak_values):
-        axes.bar(
-            [x - width / 2 for x in xs], peak_values, width, label="datasheet peak", color="#b0bec5"
+    xs = [p.intensity for p in roof.points]
+    ys = [p.gflops for p in roof.points]
+    compute = roof.compute()
+    memory = roof.memory()
+    bandwidth = max((c.value for c in memory), default=0.0)
+    ridges = [c.value / bandwidth for c in compute if bandwidth]
+    x_lo = min([*xs, *ridges, 1.0]) / 10
+    x_hi = max([*xs, *ridges, 1.0]) * 25
+    top = max([*ys, *(c.value for c in compute)], default=1.0)
+    y_lo = min([*ys, *(c.value * x_lo for c in memory)] or [top / 1e4]) / 3
+    axes.set_xlim(x_lo, x_hi)
+    axes.set_ylim(y_lo, top * 3)
+    roof_top = max((c.value for c in compute), default=top * 2)
+    for ceiling in memory:
+        dashed = ceiling.source == "measured"
+        end = min(x_hi, roof_top / ceiling.value)
+        axes.plot(
+            [x_lo, end],
+            [ceiling.value * x_lo, ceiling.value * end],
+            color=_ROOF_COLOUR,
+            linestyle="--" if dashed else "-",
+            linewidth=1.2 if dashed else 2,
+            label=f"{ceiling.label}: {ceiling.value:,.4g} GB/s",
         )
-    axes.bar([x + width / 2 for x in xs], achieved_values, width, label="achieved", color="#1565c0")
-    for x, value in zip(xs, expected, strict=True):
-        if value:
-            axes.hlines(value, x + 0.02, x + width * 1.1, colors="#ef6c00", linewidth=2)
-    if any(len(values) > 1 for values in per_device):
-        for x, values in zip(xs, per_device, strict=True):
-            points = [v for v in values if v]
-            axes.plot([x + width / 2] * len(points), points, "k.", markersize=4)
-    for x, value, peak in zip(xs, achieved_values, peak_values, strict=True):
-        shown = f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
-        text = shown + (f"\n{value / peak:.0%}" if peak else "")
-        axes.annotate(text, (x + width / 2, value), ha="center", va="bottom", fontsize=8)
-    if any(expected):
-        axes.plot([], [], color="#ef6c00", linewidth=2, label="expected (band)")
-    axes.set_xticks(xs, labels)
-    top = [v for v in peak_values + achieved_values if v > 0]
-    if top and max(top) / min(top) > 30:
-        axes.set_yscale("log")
-        axes.set_ylim(min(top) / 2, max(top) * 4)
-    elif top:
-        axes.set_ylim(0, max(top) * 1.3)
-    if not any(peak_values):
-        axes.text(
-            0.5,
-            0.97,
-            "no datasheet figure: measured only",
-            ha="center",
-            va="top",
-            transform=axes.transAxes,
+    merged = _merged(compute)
+    for ceiling in merged:
+        start = ceiling.value / bandwidth if bandwidth else x_lo
+        axes.plot([start, x_hi], [ceiling.value, ceiling.value], color=_ROOF_COLOUR, linewidth=2)
+    if merged:  # compute roofs are named on a right-hand axis, clear of the points
+        right = axes.twinx()
+        right.set_yscale("log")
+        right.set_ylim(axes.get_ylim())
+        right.set_yticks([c.value for c in merged], [f"{c.label} {_rate(c.value)}" for c in merged])
+        right.minorticks_off()
+        right.tick_params(labelsize=8, colors=_ROOF_COLOUR)
+    grouped = _grouped(roof.points)
+    streams = sorted((p for p, _ in grouped if p.kind == "stream"), key=lambda p: -p.gflops)
+    rank = {p.label: number for number, p in enumerate(streams)}  # highest point, top label
+    for point, label in grouped:
+        colour = _GEMM_COLOUR if point.kind == "gemm" else _STREAM_COLOUR
+        marker = "o" if point.kind == "gemm" else "s"
+        axes.plot([point.intensity], [point.gflops], marker, color=colour, markersize=7)
+        if point.kind == "gemm":  # one line to the right: GEMM points sit under their roofs
+            axes.annotate(
+                label.replace("\n", ": "),
+                (point.intensity, point.gflops),
+                textcoords="offset points",
+                xytext=(7, 0),
+                fontsize=8,
+                color=colour,
+                va="center",
+            )
+            continue
+        # Stream points crowd at low intensity: their labels stack in a column to the right,
+        # each joined to its point by a thin line.
+        axes.annotate(
+            label.replace("\n", ": "),
+            (point.intensity, point.gflops),
+            textcoords="axes fraction",
+            xytext=(0.40, 0.42 - 0.05 * rank[point.label]),
             fontsize=8,
+            color=colour,
+            va="center",
+            arrowprops={"arrowstyle": "-", "color": colour, "linewidth": 0.6, "alpha": 0.6},
         )
-    axes.legend(loc="upper right", fontsize=8)
+    axes.plot([], [], "o", color=_GEMM_COLOUR, label="GEMM, best shape (median rate)")
+    axes.plot([], [], "s", color=_STREAM_COLOUR, label="stream kernel (median rate)")
+    axes.legend(loc="lower right", fontsize=8)
+    notes = []
+    if not compute:
+        notes.append("no datasheet compute peak")
+    if not any(c.source == "datasheet" for c in memory):
+        notes.append("no datasheet bandwidth")
+    if roof.unplaced:
+        notes.append(f"not placed (0 FLOP): {', '.join(roof.unplaced)}")
+    if notes:
+        axes.text(0.01, 0.99, "; ".join(notes), transform=axes.transAxes, fontsize=8, va="top")
+
+
+def _grouped(points: tuple[RoofPoint, ...]) -> list[tuple[RoofPoint, str]]:
+    """Points sorted by intensity; points within 8 % of each other share one label."""
+    out: list[tuple[RoofPoint, str]] = []
+    for point in sorted(points, key=lambda p: (p.intensity, p.gflops)):
+        if out:
+            held, label = out[-1]
+            close = max(held.intensity, point.intensity) / min(held.intensity, point.intensity)
+            near = max(held.gflops, point.gflops) / min(held.gflops, point.gflops)
+            if held.kind == point.kind and close < 1.08 and near < 1.08:
+                out[-1] = (held, label.replace("\n", f", {point.label}\n", 1))
+                continue
+        out.append((point, f"{point.label}\n{_rate(point.gflops)}"))
+    return out
+
+
+def _merged(compute: tuple[Ceiling, ...]) -> list[Ceiling]:
+    """One roof per distinct value: bf16 and fp16 peaks are often equal."""
+    by_value: dict[float, list[Ceiling]] = {}
+    for ceiling in compute:
+        by_value.setdefault(round(ceiling.value, 6), []).append(ceiling)
+    merged = []
+    for same in by_value.values():
+        label = "/".join(c.label.removesuffix(" peak") for c in same) + " peak"
+        merged.append(Ceiling(label, "compute", same[0].value, same[0].source))
+    return merged
+
+
+def _rate(gflops: float) -> str:
+    if gflops >= 1e3:
+        return f"{gflops / 1e3:,.4g} TFLOP/s"
+    return f"{gflops:,.4g} GFLOP/s"

@@ -43,7 +43,9 @@ __all__ = [
 #: Version of the report layout. Bump it when a field changes meaning.
 SCHEMA_VERSION = 1
 
-_FROZEN = ConfigDict(extra="forbid", frozen=True)
+#: NaN and infinities are written as "NaN", "Infinity" in JSON and read back as floats: a
+#: NaN output's error must survive the round trip (JSON's null would read as "not checked").
+_FROZEN = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="strings")
 
 
 class Verdict(StrEnum):
@@ -103,6 +105,9 @@ class ReasonCode(StrEnum):
     """No datasheet or derived peak to compare with: measured figures only."""
     EMULATED_DTYPE = "emulated_dtype"
     """The CPU has no native instructions for this dtype; the rate is of an emulation."""
+    NODE_BUSY = "node_busy"
+    """Other work on the node (CPU hogs, steal, unstable samples) makes the figures
+    inconclusive: the device is not judged slow."""
     BENCH_ERROR = "bench_error"
     """A kernel raised an error on the device."""
 
@@ -163,7 +168,15 @@ class GemmResult(_JudgedResult):
     search_stopped: str | None = None
     threads: int | None = None
     max_error: float | None = None
-    """Largest ``|C - C_ref| / sqrt(k)`` over the checked blocks."""
+    """Largest ``|C - C_ref| / sqrt(k)`` over the checked blocks (NaN when one was NaN)."""
+    calls_checked: int | None = None
+    """Outputs verified by row checksums: every product of the search, not a sample."""
+    checksum_failures: int | None = None
+    """Outputs whose checksums failed (NaN/Inf, an outlier row, a scale error)."""
+    outlier_score: float | None = None
+    """Worst row residual over its threshold across the checked calls (> 1 fails)."""
+    scale_error: float | None = None
+    """Worst ``|alpha - 1|``: the fitted scale of ``C.1`` against ``A.(B.1)``."""
     peak_tflops: float | None = None
     expected_tflops: float | None = None
 
@@ -284,6 +297,9 @@ class BenchReport(BaseModel):
     ``spec.nodeName`` through the downward API by the Flyte and Airflow gates), or ``None``
     outside Kubernetes. Guarded tasks are pinned to it (``kubernetes.io/hostname``)."""
     versions: dict[str, str] = Field(default_factory=dict)
+    conditions: dict[str, float] = Field(default_factory=dict)
+    """How busy the node was during the run: ``load_1m``, ``steal`` and ``others_cpu``
+    (shares of all CPUs' time), ``cpus``. Empty where ``/proc/stat`` cannot be read."""
     fail_below: float
     """Ratio of measured to expected below which a figure fails."""
     warn_below: float

@@ -287,9 +287,17 @@ class _FakeCase(GemmCase):
     def check(self, *, blocks: int, block: int, seed: int) -> GemmCheck:
         fake = self.session.backend.fake(self.session.device)
         tolerance = GEMM_TOLERANCE.get(self.dtype, 0.1)
+        calls = self.session.backend.calls.get((self.session.device.index, self.dtype), 0)
         if self.dtype in fake.miscompare:
-            return GemmCheck(max_error=50 * tolerance, nonfinite=0, blocks=blocks)
-        return GemmCheck(max_error=tolerance / 100, nonfinite=0, blocks=blocks)
+            return GemmCheck(
+                max_error=50 * tolerance,
+                nonfinite=0,
+                blocks=blocks,
+                calls_checked=calls,
+                calls_failed=calls,
+                outlier_score=50.0,
+            )
+        return GemmCheck(max_error=tolerance / 100, nonfinite=0, blocks=blocks, calls_checked=calls)
 
 
 class _FakeStream(StreamCase):

@@ -2,16 +2,21 @@
 
 ::
 
-    accelerators bench --expect H100:8 --json report.json --plot report.png
+    accelerators bench --expect H100:8 --json report.json --plot roofline.png --history
+    accelerators bench history --chart fleet.png
 
 A progress bar runs on stderr while the benchmark runs; the result tables go to stdout.
 Exit codes: 0 pass (or warn), 1 fail, 2 bad input (unknown profile, invalid spec, a device
-that is not visible, torch not installed). torch is imported only when the command runs.
+that is not visible, an output path that cannot be written, torch not installed); bad input
+is found before anything is measured. torch is imported only when the command runs.
 """
 
 from __future__ import annotations
 
 import enum
+import os
+import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -20,7 +25,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from accelerators.cli._common import console, err_console, fail, guarded, print_json
+from accelerators.cli._common import console, err_console, fail, guarded
 
 if TYPE_CHECKING:
     from accelerators.bench import BenchReport
@@ -41,11 +46,16 @@ class ProfileChoice(enum.StrEnum):
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``bench`` to ``app``.
+    """Add ``bench`` (and ``bench history``) to ``app``.
 
     :param app: the root application.
     """
-    app.command("bench")(bench_command)
+    from accelerators.cli._bench_history import history_command
+
+    group = typer.Typer(no_args_is_help=False, add_completion=False)
+    group.callback(invoke_without_command=True)(bench_command)
+    group.command("history")(history_command)
+    app.add_typer(group, name="bench")
 
 
 def _run_benchmark(**kwargs: Any) -> BenchReport:
@@ -57,6 +67,7 @@ def _run_benchmark(**kwargs: Any) -> BenchReport:
 
 @guarded
 def bench_command(
+    ctx: typer.Context,
     profile: Annotated[
         ProfileChoice,
         typer.Option(
@@ -83,7 +94,24 @@ def bench_command(
     plot: Annotated[
         Path | None,
         typer.Option(
-            "--plot", metavar="PATH", help="Write a PNG of achieved vs datasheet figures."
+            "--plot",
+            metavar="PATH",
+            help="Write the roofline (a PNG): achieved FLOP/s "
+            "against arithmetic intensity under the datasheet ceilings.",
+        ),
+    ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html", metavar="PATH", help="Write a self-contained HTML report (tables + roofline)."
+        ),
+    ] = None,
+    history: Annotated[
+        str | None,
+        typer.Option(
+            "--history",
+            metavar="PATH|s3://BUCKET/PREFIX",
+            help="Append the report to a bench history ('default': the user data directory).",
         ),
     ] = None,
     device: Annotated[
@@ -99,11 +127,18 @@ def bench_command(
     ] = False,
 ) -> None:
     """Benchmark GEMM and memory bandwidth on every visible device and judge them."""
+    if ctx.invoked_subcommand is not None:
+        return
     selection = _parse_devices(device)
     to_stdout = json_path is not None and str(json_path) == "-"
-    for target in (json_path, plot):
-        if target is not None and str(target) != "-" and not target.parent.exists():
-            fail(f"Directory {str(target.parent)!r} of {str(target)!r} does not exist")
+    _check_output(json_path, "--json", allow_stdout=True)
+    _check_output(plot, "--plot")
+    _check_output(html, "--html")
+    store = None
+    if history is not None:
+        from accelerators.bench._stores import open_store
+
+        store = open_store(None if history == "default" else history)
     try:
         report = _with_progress(
             quiet or to_stdout,
@@ -115,7 +150,7 @@ def bench_command(
         fail(exc, hint='pip install "accelerators[bench]"')
     if json_path is not None:
         if to_stdout:
-            print_json(report.model_dump(mode="json"))
+            sys.stdout.write(report.model_dump_json(indent=2) + "\n")
         else:
             from accelerators.bench import write_json
 
@@ -127,14 +162,47 @@ def bench_command(
             plot_report(report, plot)
         except ImportError as exc:
             fail(exc, hint='pip install "accelerators[bench]"')
+    if html is not None:
+        from accelerators.bench import html_report
+        from accelerators.bench._report import atomic_write
+
+        atomic_write(html, html_report(report).encode("utf-8"))
+    if store is not None:
+        store.append(report)
     if not (quiet or to_stdout):
         _print_report(report)
-        if json_path is not None:
-            console.print(Text(f"JSON report: {json_path}", style="dim"))
-        if plot is not None:
-            console.print(Text(f"Plot: {plot}", style="dim"))
+        for what, where in (("JSON report", json_path), ("Roofline", plot), ("HTML", html)):
+            if where is not None:
+                console.print(Text(f"{what}: {where}", style="dim"))
+        if store is not None:
+            console.print(Text(f"History: {store.location}", style="dim"))
+    elif report.verdict.value == "fail":
+        _print_verdict_line(report, to_stderr=True)
     if report.verdict.value == "fail":
         raise typer.Exit(code=EXIT_FAIL)
+
+
+def _check_output(path: Path | None, option: str, *, allow_stdout: bool = False) -> None:
+    """Exit 2 now, before measuring, when ``path`` cannot receive a report file."""
+    if path is None:
+        return
+    text = str(path)
+    if text == "-":
+        if allow_stdout:
+            return
+        fail(f"{option} needs a file path; '-' (stdout) is only accepted by --json")
+    if path.is_dir() or text.endswith(os.sep):
+        fail(f"{option} {text!r} is a directory; expected a file path")
+    parent = path.parent
+    if not parent.is_dir():
+        fail(f"{option}: directory {str(parent)!r} of {text!r} does not exist")
+    if path.exists() and not os.access(path, os.W_OK):
+        fail(f"{option} {text!r} is not writable")
+    try:  # what the atomic write will do: a temporary file beside the target (root included)
+        with tempfile.NamedTemporaryFile(dir=parent, prefix=f".{path.name}.", suffix=".probe"):
+            pass
+    except OSError as exc:
+        fail(f"{option} {text!r} cannot be written: {exc.strerror or exc}")
 
 
 def _parse_devices(values: Sequence[str] | None) -> list[int] | str | None:
@@ -199,12 +267,16 @@ def _print_report(report: BenchReport) -> None:
     rates = [g.tflops for d in report.devices for g in d.gemm if g.tflops]
     giga = bool(rates) and max(rates) < 1.0
     scale, unit = (1e3, "GFLOPS") if giga else (1.0, "TFLOPS")
-    gemm = Table(title="GEMM (best of the shape search)", header_style="bold", box=None)
+    gemm = Table(
+        title="GEMM (winning shape; % peak: the median, the figure the gate judges)",
+        header_style="bold",
+        box=None,
+    )
     for header in (
         *(["Dev"] if several else []),
         "dtype",
         "m x n x k",
-        unit,
+        f"best {unit}",
         "median",
         "peak",
         "% peak",
@@ -224,7 +296,7 @@ def _print_report(report: BenchReport) -> None:
                 _fmt(g.tflops * scale if g.tflops else None),
                 _fmt(g.median_tflops * scale if g.median_tflops else None),
                 _fmt(g.peak_tflops * scale if g.peak_tflops else None),
-                _pct(g.tflops, g.peak_tflops),
+                _pct(g.median_tflops or g.tflops, g.peak_tflops),
                 _fmt(g.expected_tflops * scale if g.expected_tflops else None),
                 _fmt(g.threads),
                 check,
@@ -234,7 +306,7 @@ def _print_report(report: BenchReport) -> None:
         *(["Dev"] if several else []),
         "kernel",
         "bytes",
-        "GB/s",
+        "best GB/s",
         "median",
         "peak",
         "% peak",
@@ -252,7 +324,7 @@ def _print_report(report: BenchReport) -> None:
                 _fmt(m.gbps),
                 _fmt(m.median_gbps),
                 _fmt(m.peak_gbps),
-                _pct(m.gbps, m.peak_gbps),
+                _pct(m.median_gbps or m.gbps, m.peak_gbps),
                 _fmt(m.expected_gbps),
                 check,
             )
@@ -264,6 +336,11 @@ def _print_report(report: BenchReport) -> None:
         style = _SEVERITY_STYLE.get(reason.severity.value, "")
         console.print(Text(f"{reason.severity.value:>4} {reason.code.value}: ", style=style)
                       + Text(reason.message), soft_wrap=True)  # fmt: skip
+    _print_verdict_line(report)
+
+
+def _print_verdict_line(report: BenchReport, *, to_stderr: bool = False) -> None:
+    """The one-line verdict; on stderr (``-q``, ``--json -``) with the reasons that matter."""
     device = report.device
     what = device.accelerator or device.name
     if device.is_mig:
@@ -275,4 +352,12 @@ def _print_report(report: BenchReport) -> None:
         f"{report.profile}, {report.elapsed_s:.1f} s"
         + (f", expected {report.expect}" if report.expect else "")
     )
-    console.print(line)
+    target = err_console if to_stderr else console
+    target.print(line, soft_wrap=True)
+    if to_stderr:
+        for reason in report.reasons:
+            if reason.severity.value != "info":
+                target.print(
+                    Text(f"{reason.severity.value:>4} {reason.code.value}: {reason.message}"),
+                    soft_wrap=True,
+                )

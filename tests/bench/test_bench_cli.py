@@ -102,3 +102,68 @@ def test_plot_writes_a_png(calls: list[dict[str, Any]], tmp_path: Path) -> None:
 def test_device_selection(calls: list[dict[str, Any]], args: list[str], devices: object) -> None:
     assert _invoke(*args, "-q").exit_code == 0
     assert calls[-1]["devices"] == devices
+
+
+# -- usage errors before measuring, -q on failure, --json -, percentages ------------------
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--plot", "-"],
+        ["--json", "{tmp}"],  # a directory
+        ["--plot", "{tmp}"],
+        ["--html", "{tmp}/"],
+        ["--json", "{tmp}/missing/report.json"],
+        ["--html", "/proc/version"],  # exists, not writable
+        ["--history", "ftp://host/x"],
+        ["--no-such-flag"],
+    ],
+)
+def test_usage_errors_exit_2_before_measuring(
+    calls: list[dict[str, Any]], tmp_path: Path, args: list[str]
+) -> None:
+    result = _invoke(*(a.replace("{tmp}", str(tmp_path)) for a in args))
+    assert result.exit_code == 2, result.output
+    assert calls == []  # nothing was measured
+
+
+def test_quiet_failure_prints_the_verdict_and_reasons_on_stderr(
+    calls: list[dict[str, Any]],
+) -> None:
+    result = _invoke("--expect", "A100", "-q")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert "FAIL" in result.stderr
+    assert "wrong_accelerator" in result.stderr
+
+
+def test_json_dash_prints_only_the_report(calls: list[dict[str, Any]]) -> None:
+    result = _invoke("--json", "-", "--expect", "A100")
+    assert result.exit_code == 1
+    report = BenchReport.model_validate_json(result.stdout)  # stdout is the report, whole
+    assert report.verdict.value == "fail"
+    assert "wrong_accelerator" in result.stderr
+
+
+def test_html_report_is_written(calls: list[dict[str, Any]], tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "report.html"
+    result = _invoke("--html", str(target), "-q")
+    assert result.exit_code == 0, result.output
+    assert target.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_the_warning_quotes_the_tables_percentage(monkeypatch: pytest.MonkeyPatch) -> None:
+    slow = FakeDevice(
+        gemm_tflops={"fp32": 40.0, "tf32": 360.0, "bf16": 500.0, "fp16": 800.0, "fp8": 1420.0}
+    )
+
+    def fake_run(**kwargs: Any) -> BenchReport:
+        kwargs.pop("devices", None)
+        return run(backend=FakeBackend([slow]), detected=fake_detected("H100-SXM"), **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_bench, "_run_benchmark", fake_run)
+    result = _invoke("--expect", "H100")
+    bf16 = next(line for line in result.stdout.splitlines() if line.strip().startswith("bf16"))
+    reason = next(line for line in result.stdout.splitlines() if "gemm_slow" in line)
+    table_pct = next(cell for cell in bf16.split() if cell.endswith("%"))
+    assert f"{table_pct} of the" in reason

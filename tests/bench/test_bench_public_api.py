@@ -35,6 +35,23 @@ def test_importing_the_package_imports_neither_torch_nor_matplotlib() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_importing_the_package_builds_no_pydantic_model() -> None:
+    """``import accelerators.bench`` is lazy: Airflow's DAG parser pays for it on every parse."""
+    code = (
+        "import sys, accelerators.bench as b;"
+        "print(sorted(m for m in ('pydantic', 'typing', 'torch', 'numpy') if m in sys.modules));"
+        "b.Verdict;"
+        "print('pydantic' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:2] == ["[]", "True"]
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        _ = bench.nope  # type: ignore[attr-defined]
+
+
 def test_profiles() -> None:
     quick = get_profile("quick")
     assert quick is PROFILES["quick"]

@@ -1,0 +1,199 @@
+"""What the phases of one benchmark run share: the devices' states, the progress, the context."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from accelerators.bench._backend import ELEMENT_BYTES, Backend, DeviceProps, GemmCase, GemmSession
+from accelerators.bench._backend import Shape as _Shape
+from accelerators.bench._bands import Band, band_for
+from accelerators.bench._profiles import Profile
+from accelerators.bench._report import (
+    GemmResult,
+    MemoryResult,
+    Reason,
+    ThreadChoiceRecord,
+)
+from accelerators.bench._threads import ThreadChoice
+from accelerators.errors import AcceleratorError
+
+if TYPE_CHECKING:
+    from accelerators.detect import Detected, DeviceInfo
+
+__all__ = [
+    "BURST_S",
+    "CPU_PROBE",
+    "CPU_TRIAL_REPS",
+    "GPU_TRIAL_REPS",
+    "WARMUP_SHAPES",
+    "Context",
+    "DeviceSelection",
+    "DeviceState",
+    "Progress",
+    "ProgressCallback",
+    "band_of",
+    "gemm_session",
+    "identity_of",
+    "pool_elements",
+    "record",
+]
+
+#: Device indices to benchmark, ``"cpu"`` for the host CPU, or ``None`` for every device.
+DeviceSelection = Sequence[int] | Literal["cpu"] | None
+#: Called with the fraction of the planned time done (0..1) and what runs now.
+ProgressCallback = Callable[[float, str], None]
+
+_MIB = 1 << 20
+#: Seconds of GEMM calls queued while telemetry is read under load.
+BURST_S = 0.3
+#: Timed calls per exploratory trial: GPU event timing is precise, CPU calls are long.
+GPU_TRIAL_REPS = 20
+CPU_TRIAL_REPS = 8
+#: Shape of the first CPU product, which sizes the candidates.
+CPU_PROBE = _Shape(256, 256, 256)
+WARMUP_SHAPES = (_Shape(8192, 8192, 8192), _Shape(4096, 4096, 4096), _Shape(2048, 2048, 2048))
+
+
+@dataclass
+class DeviceState:
+    """What one device accumulates during a run."""
+
+    props: DeviceProps
+    identity: DeviceInfo
+    load: DeviceInfo | None = None
+    gemm: list[GemmResult] = field(default_factory=list)
+    memory: list[MemoryResult] = field(default_factory=list)
+    threads: list[ThreadChoiceRecord] = field(default_factory=list)
+    reasons: list[Reason] = field(default_factory=list)
+    sessions: dict[str, GemmSession] = field(default_factory=dict)
+    burst: GemmCase | None = None
+    burst_call_s: float = 0.0
+
+
+class Progress:
+    """Turns per-phase fractions into one monotonic fraction of the planned time."""
+
+    def __init__(self, callback: ProgressCallback | None, phases: Sequence[tuple[str, float]]):
+        self.callback = callback
+        self.total = sum(span for _, span in phases) or 1.0
+        self.offsets: dict[str, tuple[float, float]] = {}
+        offset = 0.0
+        for name, span in phases:
+            self.offsets[name] = (offset, span)
+            offset += span
+        self.done = 0.0
+        self.lock = threading.Lock()
+
+    def update(self, phase: str, fraction: float) -> None:
+        if self.callback is None:
+            return
+        offset, span = self.offsets.get(phase, (self.done * self.total, 0.0))
+        value = min(1.0, (offset + span * min(1.0, fraction)) / self.total)
+        with self.lock:
+            if value < self.done:
+                return
+            self.done = value
+        self.callback(value, phase)
+
+
+@dataclass
+class Context:
+    """What every phase of one run reads: the backend, the profile, the devices' states."""
+
+    backend: Backend
+    profile: Profile
+    detected: Detected
+    sample: Callable[[], Detected] | None
+    refresh_threads: bool
+    states: list[DeviceState]
+    is_cpu: bool
+    dtypes: tuple[str, ...]
+    progress: Progress
+    parallel: bool
+    fleet: dict[tuple[str, str], tuple[float, int]] = field(default_factory=dict)
+    """``(sku, metric) -> (fleet median, devices)`` from a history, for unconfirmed bands."""
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        return self.backend.clock
+
+
+def gemm_session(ctx: Context, state: DeviceState, dtype: str) -> GemmSession:
+    session = state.sessions.pop(dtype, None)
+    if session is None:
+        session = ctx.backend.open_gemm(
+            state.props, dtype, pool_elements=pool_elements(ctx, state.props, dtype)
+        )
+    return session
+
+
+def pool_elements(ctx: Context, props: DeviceProps, dtype: str) -> int:
+    elem = ELEMENT_BYTES[dtype]
+    budget = ctx.backend.memory_budget_bytes(props)
+    if props.kind == "cpu":
+        # Rotating sets over twice the LLC; page faults make more costly on VMs.
+        want = max(2 * (props.llc_bytes or 32 * _MIB), 64 * _MIB)
+        cap = budget // 2 if budget else want
+    else:
+        want = 2 * 16384 * 16384 * elem  # inputs of the largest candidate
+        cap = budget // 3 if budget else want
+    return max(_MIB, min(want, cap) // elem)
+
+
+def band_of(ctx: Context, state: DeviceState, metric: str) -> Band | None:
+    if ctx.is_cpu:  # vendor rows describe accelerators, not the vendor's CPUs
+        return band_for(metric, accelerator=None, vendor=None, device_class="cpu")
+    acc = state.identity.accelerator
+    return band_for(
+        metric,
+        accelerator=acc.name if acc is not None else None,
+        vendor=acc.vendor if acc is not None else state.identity.vendor,
+        device_class=acc.device_class if acc is not None else "gpu",
+    )
+
+
+def identity_of(detected: Detected, props: DeviceProps) -> DeviceInfo:
+    from accelerators.detect import DeviceInfo
+
+    if props.kind == "cpu":
+        found = next((d for d in detected.devices if d.kind == "cpu"), None)
+        if found is not None:
+            return found
+        return DeviceInfo(
+            index=0,
+            kind="cpu",
+            vendor=detected.cpu.vendor,
+            raw_name=detected.cpu.model_name,
+            accelerator=None,
+            memory_bytes=props.memory_bytes,
+        )
+    accel = [d for d in detected.devices if d.kind != "cpu"]
+    if props.index < len(accel):
+        return accel[props.index]
+    acc = None
+    with contextlib.suppress(AcceleratorError):
+        from accelerators import catalog
+
+        acc = catalog.get(props.name)
+    return DeviceInfo(
+        index=props.index,
+        kind="gpu",
+        vendor=acc.vendor if acc is not None else None,
+        raw_name=props.name,
+        accelerator=acc,
+        memory_bytes=props.memory_bytes,
+        multiprocessors=props.compute_units,
+    )
+
+
+def record(workload: str, choice: ThreadChoice) -> ThreadChoiceRecord:
+    return ThreadChoiceRecord(
+        workload=workload,
+        threads=choice.threads,
+        source=choice.source,
+        median_s=dict(choice.median_s),
+    )

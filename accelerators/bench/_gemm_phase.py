@@ -1,0 +1,204 @@
+"""GEMM phase: the shape search per dtype on one device, its check, peak and band."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from accelerators.bench._backend import GemmSession
+from accelerators.bench._backend import Shape as _Shape
+from accelerators.bench._context import (
+    CPU_PROBE,
+    CPU_TRIAL_REPS,
+    GPU_TRIAL_REPS,
+    Context,
+    DeviceState,
+    band_of,
+    gemm_session,
+    record,
+)
+from accelerators.bench._correctness import gemm_check_passes
+from accelerators.bench._gemm import SearchSettings, ShapeSearch
+from accelerators.bench._peaks import Peak, cpu_gemm_peak, device_gemm_peak
+from accelerators.bench._report import (
+    GemmResult,
+    Reason,
+    ReasonCode,
+    Severity,
+)
+from accelerators.bench._threads import pick_threads
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = ["cpu_setup", "gemm_peak", "measure_gemm", "no_peak_note"]
+
+
+def measure_gemm(ctx: Context, state: DeviceState, dtype: str) -> None:
+    props = state.props
+    start = ctx.clock()
+    why = ctx.backend.unsupported(props, dtype)
+    if why is not None:
+        state.gemm.append(
+            GemmResult(dtype=dtype, device_index=props.index, status="unsupported", note=why)
+        )
+        state.reasons.append(
+            Reason(
+                code=ReasonCode.DTYPE_UNSUPPORTED,
+                severity=Severity.INFO,
+                device_index=props.index,
+                metric=f"gemm.{dtype}",
+                message=f"device {props.index}: {dtype} not measured: {why}",
+            )
+        )
+        return
+    phase = f"GEMM {dtype}"
+    budget = ctx.profile.cpu_gemm_budget_s if ctx.is_cpu else ctx.profile.gpu_gemm_budget_s
+    session = gemm_session(ctx, state, dtype)
+    try:
+        timer = ctx.backend.timer(props)
+        search = ShapeSearch(
+            ctx.backend,
+            props,
+            session,
+            timer,
+            SearchSettings(
+                budget_s=budget,
+                final_fraction=ctx.profile.final_fraction,
+                min_reps=3 if ctx.is_cpu else 5,
+                trial_reps=CPU_TRIAL_REPS if ctx.is_cpu else GPU_TRIAL_REPS,
+            ),
+            clock=ctx.clock,
+            on_progress=lambda f: ctx.progress.update(phase, f),
+            start=start,
+        )
+        candidates = None
+        threads: int | None = None
+        if ctx.is_cpu:
+            candidates, threads = cpu_setup(ctx, state, dtype, session, search)
+        result = search.run(candidates)
+        try:
+            check = result.case.check(
+                blocks=ctx.profile.check_blocks,
+                block=ctx.profile.check_block,
+                seed=1000 * props.index + len(state.gemm),
+            )
+        finally:
+            result.case.close()
+    finally:
+        session.close()
+    passes, tolerance = gemm_check_passes(check, dtype)
+    best = result.best
+    peak, band_metric = gemm_peak(ctx, state, dtype)
+    band = band_of(ctx, state, band_metric)
+    expected = peak.value * band.fraction if peak is not None and band is not None else None
+    note = None
+    if peak is None:
+        note = no_peak_note(ctx, state, dtype)
+    state.gemm.append(
+        GemmResult(
+            dtype=dtype,
+            device_index=props.index,
+            m=best.shape.m,
+            n=best.shape.n,
+            k=best.shape.k,
+            tflops=best.best_tflops,
+            median_tflops=best.median_tflops,
+            samples_s=best.measurement.samples_s,
+            shapes_tried=len(result.trials),
+            search_s=ctx.clock() - start,
+            search_stopped=result.stopped,
+            threads=threads,
+            correct=passes,
+            max_error=check.max_error,
+            calls_checked=check.calls_checked or None,
+            checksum_failures=check.calls_failed if check.calls_checked else None,
+            outlier_score=check.outlier_score if check.calls_checked else None,
+            scale_error=check.scale_error if check.calls_checked else None,
+            tolerance=tolerance,
+            peak_tflops=peak.value if peak is not None else None,
+            peak_source=peak.source if peak is not None else None,
+            peak_confidence=peak.confidence if peak is not None else None,
+            expected_tflops=expected,
+            band_fraction=band.fraction if band is not None and peak is not None else None,
+            band_source=band.source if band is not None and peak is not None else None,
+            band_confidence=band.confidence if band is not None and peak is not None else None,
+            note=note,
+        )
+    )
+    if note is not None:
+        code = ReasonCode.EMULATED_DTYPE if "emulat" in note else ReasonCode.NO_PEAK
+        state.reasons.append(
+            Reason(
+                code=code,
+                severity=Severity.INFO,
+                device_index=props.index,
+                metric=f"gemm.{dtype}",
+                message=f"device {props.index}: {note}",
+            )
+        )
+    ctx.progress.update(phase, 1.0)
+
+
+def cpu_setup(
+    ctx: Context, state: DeviceState, dtype: str, session: GemmSession, search: ShapeSearch
+) -> tuple[list[_Shape], int | None]:
+    """Rate of a first small product, then 1 vs N threads on the first candidate."""
+    props = state.props
+    timer = ctx.backend.timer(props)
+    probe = session.case(CPU_PROBE)
+    try:
+        probe.run()
+        first = min(timer.time(probe.run, iterations=2))
+    finally:
+        probe.close()
+    search.flops_per_s = CPU_PROBE.flops / max(first, 1e-9)
+    candidates = search.candidates()
+    # Compare thread counts on the first candidate cheap enough for several rounds.
+    cheap = ctx.profile.thread_probe_s / 15 * search.flops_per_s
+    lead_shape = next(
+        (s for s in candidates if s.flops <= cheap), min(candidates, key=lambda s: s.flops)
+    )
+    lead = session.case(lead_shape)
+    try:
+        choice = pick_threads(
+            ctx.backend,
+            props,
+            f"gemm.{dtype}",
+            lead.run,
+            timer,
+            clock=ctx.clock,
+            budget_s=ctx.profile.thread_probe_s,
+            refresh=ctx.refresh_threads,
+        )
+    finally:
+        lead.close()
+    state.threads.append(record(f"gemm.{dtype}", choice))
+    if choice.median_s:
+        search.flops_per_s = lead_shape.flops / choice.median_s[choice.threads]
+        candidates = search.candidates()
+    return candidates, choice.threads
+
+
+def gemm_peak(ctx: Context, state: DeviceState, dtype: str) -> tuple[Peak | None, str]:
+    metric = f"gemm.{dtype}"
+    if ctx.is_cpu:
+        return cpu_gemm_peak(ctx.detected.cpu, dtype), metric
+    return device_gemm_peak(state.identity, dtype), metric
+
+
+def no_peak_note(ctx: Context, state: DeviceState, dtype: str) -> str:
+    if ctx.is_cpu:
+        cpu = ctx.detected.cpu
+        if dtype == "bf16" and not ({"avx512_bf16", "amx_bf16"} & cpu.flags):
+            return (
+                "bf16 GEMM is emulated on this CPU (no AVX512_BF16 or AMX-BF16): measured rate only"
+            )
+        if cpu.max_mhz is None:
+            return f"{dtype} peak unknown (no CPU clock reported): measured figures only"
+        return f"{dtype} peak unknown for this CPU's ISA: measured figures only"
+    acc = state.identity.accelerator
+    if acc is None:
+        return f"{dtype}: device not in the catalog, measured figures only"
+    if state.identity.is_mig and acc.mig_profile(state.identity.mig_profile or "") is None:
+        return f"{dtype}: MIG profile {state.identity.mig_profile} unknown to the catalog"
+    return f"{dtype}: the catalog has no {dtype} figure for {acc.name}, measured only"

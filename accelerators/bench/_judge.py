@@ -1,0 +1,192 @@
+"""Checks and verdict: a device's report from its results, the slowest device, a busy node."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from accelerators.bench._backend import Backend
+from accelerators.bench._bands import ContentionPolicy, bands
+from accelerators.bench._contention import busy_reasons
+from accelerators.bench._context import (
+    Context,
+    DeviceState,
+)
+from accelerators.bench._fleet import MIN_FLEET
+from accelerators.bench._report import (
+    DeviceReport,
+    DeviceSummary,
+    GemmResult,
+    MemoryResult,
+)
+from accelerators.bench._verdict import (
+    correctness_reasons,
+    performance_reasons,
+    telemetry_reasons,
+    verdict_of,
+)
+
+if TYPE_CHECKING:
+    from accelerators.detect import Detected
+
+__all__ = [
+    "device_report",
+    "figures",
+    "judge_busy",
+    "slowest",
+    "summary",
+    "with_fleet_baseline",
+]
+
+
+def with_fleet_baseline(
+    results: list[GemmResult | MemoryResult],
+    sku: str,
+    fleet: dict[tuple[str, str], tuple[float, int]],
+) -> list[GemmResult | MemoryResult]:
+    """Results whose band or peak is unconfirmed (or missing) take the fleet median of their
+    SKU as the expected figure (at least ``MIN_FLEET`` devices in the history)."""
+    out: list[GemmResult | MemoryResult] = []
+    for result in results:
+        metric = (
+            f"gemm.{result.dtype}" if isinstance(result, GemmResult) else f"memory.{result.kernel}"
+        )
+        median, devices = fleet.get((sku, metric), (0.0, 0))
+        weak = "unconfirmed" in (result.band_confidence, result.peak_confidence) or (
+            result.band_confidence is None
+        )
+        if not weak or devices < MIN_FLEET or median <= 0:
+            out.append(result)
+            continue
+        key = "expected_tflops" if isinstance(result, GemmResult) else "expected_gbps"
+        update = {
+            key: median,
+            "band_fraction": None,
+            "band_source": f"fleet median of {devices} {sku} devices (bench history)",
+            "band_confidence": "fleet",
+        }
+        out.append(result.model_copy(update=update))
+    return out
+
+
+def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
+    data = bands()
+    seen = state.load or state.identity
+    reasons = list(state.reasons)
+    if not ctx.is_cpu:
+        reasons += telemetry_reasons(
+            seen,
+            thresholds=data.thresholds,
+            policy=data.throttle,
+            under_load=state.load is not None,
+        )
+    results: list[GemmResult | MemoryResult] = [*state.gemm, *state.memory]
+    if ctx.fleet:
+        identity = state.identity
+        if identity.accelerator is not None:
+            sku = identity.accelerator.name
+        else:
+            sku = identity.raw_name or state.props.name
+        if identity.is_mig and identity.mig_profile:
+            sku += f"@{identity.mig_profile}"
+        results = with_fleet_baseline(results, sku, ctx.fleet)
+        state.gemm = [r for r in results if isinstance(r, GemmResult)]
+        state.memory = [r for r in results if isinstance(r, MemoryResult)]
+    reasons += correctness_reasons(results)
+    reasons += performance_reasons(results, data.thresholds)
+    identity = state.identity
+    return DeviceReport(
+        index=state.props.index,
+        kind=identity.kind,
+        backend=ctx.backend.kind,
+        name=identity.raw_name or state.props.name,
+        accelerator=identity.accelerator.name if identity.accelerator is not None else None,
+        vendor=identity.vendor,
+        is_mig=identity.is_mig,
+        mig_profile=identity.mig_profile,
+        compute_units=state.props.compute_units,
+        memory_bytes=identity.memory_bytes or state.props.memory_bytes,
+        clocks_mhz=dict(seen.clocks_mhz),
+        throttle_reasons=tuple(seen.throttle_reasons),
+        temperature_c=seen.temperature_c,
+        power_w=seen.power_w,
+        power_limit_w=seen.power_limit_w,
+        ecc_errors=seen.ecc_errors,
+        threads=tuple(state.threads),
+        gemm=tuple(state.gemm),
+        memory=tuple(state.memory),
+        verdict=verdict_of(reasons),
+        reasons=tuple(reasons),
+    )
+
+
+def judge_busy(
+    device: DeviceReport, found: dict[str, float], policy: ContentionPolicy
+) -> DeviceReport:
+    reasons = busy_reasons(device.reasons, found, [*device.gemm, *device.memory], policy)
+    return device.model_copy(update={"reasons": tuple(reasons), "verdict": verdict_of(reasons)})
+
+
+def summary(
+    detected: Detected, reports: Sequence[DeviceReport], backend: Backend | None
+) -> DeviceSummary:
+    if reports:
+        first = reports[0]
+        return DeviceSummary(
+            kind=first.kind,
+            backend=backend.kind if backend is not None else None,
+            name=first.name,
+            accelerator=first.accelerator,
+            count=len(reports),
+            is_mig=first.is_mig,
+            mig_profile=first.mig_profile,
+        )
+    return DeviceSummary(
+        kind=detected.kind,
+        backend=None,
+        name=detected.raw_name,
+        accelerator=detected.accelerator.name if detected.accelerator is not None else None,
+        count=detected.count if detected.kind not in ("cpu", "unknown") else 0,
+        is_mig=detected.is_mig,
+        mig_profile=detected.mig_profile,
+    )
+
+
+def slowest(
+    reports: Sequence[DeviceReport],
+) -> tuple[tuple[GemmResult, ...], tuple[MemoryResult, ...], int | None]:
+    """Per dtype and kernel, the slowest device's result; and the slowest device overall."""
+    gemm: dict[str, GemmResult] = {}
+    memory: dict[str, MemoryResult] = {}
+    for report in reports:
+        for g in report.gemm:
+            held = gemm.get(g.dtype)
+            if held is None or (g.tflops is not None and (held.tflops or math.inf) > g.tflops):
+                gemm[g.dtype] = g
+        for m in report.memory:
+            held_m = memory.get(m.kernel)
+            if held_m is None or (m.gbps is not None and (held_m.gbps or math.inf) > m.gbps):
+                memory[m.kernel] = m
+    slowest: int | None = reports[0].index if reports else None
+    if len(reports) > 1:
+        # Geometric mean of each device's figures relative to the best device per metric.
+        best: dict[str, float] = {}
+        for report in reports:
+            for key, value in figures(report):
+                best[key] = max(best.get(key, 0.0), value)
+        scores = []
+        for report in reports:
+            logs = [math.log(value / best[key]) for key, value in figures(report)]
+            scores.append((sum(logs) / len(logs) if logs else 0.0, report.index))
+        slowest = min(scores)[1]
+    return tuple(gemm.values()), tuple(memory.values()), slowest
+
+
+def figures(report: DeviceReport) -> Iterator[tuple[str, float]]:
+    for g in report.gemm:
+        if g.tflops:
+            yield f"gemm.{g.dtype}", g.tflops
+    for m in report.memory:
+        if m.gbps:
+            yield f"memory.{m.kernel}", m.gbps
