@@ -87,10 +87,14 @@ def record_failed_node(context: Any, node: str) -> None:
 
 
 def publish(context: Any, report: BenchReport, *, log: logging.Logger | Any) -> None:
-    """XCom ``node`` (for pinning) and ``report``, and the report as a table in the log."""
+    """XCom ``node`` (for pinning) and ``report_html`` (the core's self-contained page: tables
+    and the roofline, for a UI or a mail), and the report as a table in the log."""
+    from accelerators.bench import html_report
+
     log.info("%s", render_report(report))
     ti = context["ti"]
     ti.xcom_push(key="node", value=report.node)
+    ti.xcom_push(key="report_html", value=html_report(report))
     if report.node is None:
         log.warning("The gate ran outside Kubernetes (no NODE_NAME): tasks pinned to it cannot run")
 

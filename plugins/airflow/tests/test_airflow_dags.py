@@ -107,6 +107,9 @@ def _gate_first(run: Any, gate: str, others: list[str]) -> dict[str, Any]:
     assert report["verdict"] in ("pass", "warn")
     assert report["node"] == NODE
     assert report["expect"] is None  # local_run: health only, and the report says so
+    page = gate_ti.xcom_pull(task_ids=gate, key="report_html")
+    assert page.startswith("<!DOCTYPE html>"), page[:80]
+    assert "data:image/png;base64," in page  # the roofline travels inside the page
     for task_id in others:
         other = _ti(run, task_id)
         assert other.start_date >= gate_ti.end_date, task_id

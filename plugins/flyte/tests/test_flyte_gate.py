@@ -112,7 +112,7 @@ def test_deck_html_has_the_verdict_the_tables_and_the_chart() -> None:
     result = run_gate("H100", local=False, run=_on("H100-SXM"))
     page = report_html(result.report(), note="a note")
     assert "<b>a note</b>" in page
-    assert "Accelerator gate: pass" in page
+    assert '<span class="verdict" style="background:#2e7d32">PASS</span> 1 x H100-SXM' in page
     for header in ("GEMM", "Memory bandwidth", "TFLOPS", "GB/s", "triad"):
         assert header in page
     assert "data:image/png;base64," in page
