@@ -122,6 +122,15 @@ def bench_command(
             help="Device index to benchmark (repeat it or use 0,1), or 'cpu'. Default: all.",
         ),
     ] = None,
+    instance: Annotated[
+        str | None,
+        typer.Option(
+            "--instance",
+            metavar="TYPE",
+            help="The cloud instance type this runs on (p5.48xlarge…): print what the measured "
+            "matmul rate costs there (USD per TFLOP-hour, per PFLOP).",
+        ),
+    ] = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar and no tables.")
     ] = False,
@@ -134,6 +143,7 @@ def bench_command(
     _check_output(json_path, "--json", allow_stdout=True)
     _check_output(plot, "--plot")
     _check_output(html, "--html")
+    _check_instance(instance)
     store = None
     if history is not None:
         from accelerators.bench._stores import open_store
@@ -176,10 +186,51 @@ def bench_command(
                 console.print(Text(f"{what}: {where}", style="dim"))
         if store is not None:
             console.print(Text(f"History: {store.location}", style="dim"))
+        if instance is not None:
+            _print_cost(report, instance)
     elif report.verdict.value == "fail":
         _print_verdict_line(report, to_stderr=True)
     if report.verdict.value == "fail":
         raise typer.Exit(code=EXIT_FAIL)
+
+
+def _check_instance(instance: str | None) -> None:
+    """An unknown ``--instance`` is bad input (exit 2) before anything is measured."""
+    if instance is None:
+        return
+    from accelerators.catalog._instances import get_instance, instances
+    from accelerators.errors import close_matches
+
+    if get_instance(instance) is None:
+        hint = close_matches(instance, [row.name for row in instances()])
+        fail(
+            f"--instance: unknown instance type {instance!r}"
+            + (f"; did you mean {hint[0]!r}?" if hint else ""),
+            hint="`accelerators instances SPEC` lists the instance types that carry a spec",
+        )
+
+
+def _print_cost(report: BenchReport, instance: str) -> None:
+    """What the measured matmul rate costs on ``instance`` (needs a price in the table)."""
+    from accelerators.sizing import SizingError, cost_of_throughput
+
+    try:
+        cost = cost_of_throughput(report, instance)
+    except SizingError as exc:
+        console.print(Text(f"Cost on {instance}: not known ({exc})", style="dim"))
+        return
+    datasheet = (
+        f" (datasheet rate: ${cost.datasheet_usd_per_tflop_hour:.4f})"
+        if cost.datasheet_usd_per_tflop_hour is not None
+        else ""
+    )
+    console.print(
+        f"Cost on {cost.instance} ({cost.price.cloud} {cost.price.kind}, price of "
+        f"{cost.price.date}, {cost.price.confidence}): "
+        f"${cost.usd_per_tflop_hour:.4f} per TFLOP-hour at the measured "
+        f"{cost.measured_tflops:.1f} TFLOPS per device{datasheet}; "
+        f"${cost.usd_per_pflop:.4f} per PFLOP"
+    )
 
 
 def _check_output(path: Path | None, option: str, *, allow_stdout: bool = False) -> None:

@@ -115,6 +115,7 @@ def test_device_selection(calls: list[dict[str, Any]], args: list[str], devices:
         ["--json", "{tmp}/missing/report.json"],
         ["--html", "/proc/version"],  # exists, not writable
         ["--history", "ftp://host/x"],
+        ["--instance", "p5.48xlarg"],  # a typo: did you mean p5.48xlarge
         ["--no-such-flag"],
     ],
 )
@@ -167,3 +168,30 @@ def test_the_warning_quotes_the_tables_percentage(monkeypatch: pytest.MonkeyPatc
     reason = next(line for line in result.stdout.splitlines() if "gemm_slow" in line)
     table_pct = next(cell for cell in bf16.split() if cell.endswith("%"))
     assert f"{table_pct} of the" in reason
+
+
+def test_instance_prints_the_cost_of_the_measured_rate(calls: list[dict[str, Any]]) -> None:
+    from accelerators.sizing import cost_of_throughput
+
+    result = _invoke("--expect", "H100", "--instance", "p5.48xlarge")
+    assert result.exit_code == 0, result.output
+    assert calls  # the command measured (on the fake H100, whose figures are deterministic)
+    same = run(
+        backend=FakeBackend([FakeDevice()]),
+        detected=fake_detected("H100-SXM"),  # type: ignore[arg-type]
+        expect="H100",
+    )
+    cost = cost_of_throughput(same, "p5.48xlarge")
+    flat = " ".join(result.output.split())
+    assert "Cost on p5.48xlarge (aws on-demand" in flat
+    assert f"${cost.usd_per_tflop_hour:.4f} per TFLOP-hour" in flat
+
+
+def test_instance_without_a_price_says_so(calls: list[dict[str, Any]]) -> None:
+    from accelerators.catalog._instances import instances, prices
+
+    priced = {p.instance for p in prices()}
+    unpriced = next(row.name for row in instances() if row.name not in priced)
+    result = _invoke("--expect", "H100", "--instance", unpriced)
+    assert result.exit_code == 0, result.output
+    assert f"Cost on {unpriced}: not known" in " ".join(result.output.split())
