@@ -37,6 +37,7 @@ class TrainResult:
     gate_host: str
     gate_device: str
     gate_note: str
+    gate_reasons: list[str]
 
 
 @task(**task_args(ACCELERATOR))
@@ -76,6 +77,7 @@ def train(epochs: int, gate_result: GateResult) -> TrainResult:
         gate_host=gate_result.host,
         gate_device=gate_result.device,
         gate_note=gate_result.note,
+        gate_reasons=[r for r in gate_result.reasons if not r.startswith("[info]")],
     )
 
 
@@ -103,6 +105,8 @@ if __name__ == "__main__":
     )
     if result.gate_note:
         print(f"      {result.gate_note}")
+    for reason in result.gate_reasons:
+        print(f"      {reason}")
     print(
         f"train: {result.epochs} epochs on {result.device}, loss "
         f"{result.first_loss:.4f} -> {result.final_loss:.4f}"
