@@ -341,7 +341,14 @@ def test_every_constant_has_a_distinct_valid_device_string() -> None:
     assert derived["A100_PCIE"] == "nvidia-a100-40gb-pcie"
     assert derived["GAUDI2"] == "habana-gaudi2"
     assert derived["V100_32GB"] == "nvidia-v100-32gb"  # a model: both its SKUs carry it
-    assert len(derived) == 14
+    # Every derived string starts with its vendor's prefix, so it never reads as another's.
+    prefixes = {
+        ("nvidia", "gpu"): "nvidia-", ("amd", "gpu"): "amd-", ("intel", "hpu"): "habana-",
+        ("intel", "gpu"): "intel-", ("google", "tpu"): "tpu-", ("aws", "neuron"): "aws-neuron-",
+    }  # fmt: skip
+    for name, device in derived.items():
+        acc = _constant(name).accelerator
+        assert device.startswith(prefixes[(acc.vendor, acc.device_class)]), (name, device)
 
 
 @pytest.mark.parametrize(("name", "attribute", "profile"), UNLABELABLE)

@@ -102,6 +102,12 @@ class Flyte(Platform):
         tpu = acc is not None and acc.device_class == "tpu"
         device_key = self.key("tpu_device" if tpu else "device")
         partition_key = self.key("tpu_partition" if tpu else "partition")
+        if tpu and acc is not None and not acc.names.gke and not acc.names.flyte:
+            raise self.fail(
+                spec,
+                f"{acc.name} has no GKE TPU node label (catalog names.gke): GKE offers no "
+                "node pool of it (Cloud TPU VMs only), so no Flyte node can be labelled for it",
+            )
         candidates, resource = self.candidates_and_resource(spec, gpus_only=True)
         if acc is not None:
             # The one device string the task's GPUAccelerator carries: the constant's.

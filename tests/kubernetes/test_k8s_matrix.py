@@ -33,7 +33,8 @@ HOSTS: dict[str, Callable[[Accelerator], bool]] = {
     "nvidia": lambda a: _nvidia_gpu(a) and bool(a.names.gfd),
     "karpenter": lambda a: a.names.karpenter is not None and a.device_class in ("gpu", "neuron"),
     "eks": lambda a: a.names.eks is not None and a.device_class != "tpu",
-    "flyte": lambda a: True,  # constants.flyte_device() names every entry
+    # constants.flyte_device() names every entry; a TPU also needs GKE's TPU node label.
+    "flyte": lambda a: a.device_class != "tpu" or bool(a.names.gke or a.names.flyte),
     "amd": lambda a: (a.vendor, a.device_class) == ("amd", "gpu") and bool(a.names.rocm),
     "neuron": lambda a: a.device_class == "neuron",
     "gaudi": lambda a: a.device_class == "hpu",

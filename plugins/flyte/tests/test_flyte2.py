@@ -84,6 +84,11 @@ def test_every_constant_has_a_flyte2_device(acc: Any) -> None:
     text = acc.name + "!"
     if acc.tpu_topologies:
         text += "@" + min(acc.tpu_topologies, key=lambda t: t.chips).topology
+    if acc.device_class == "tpu" and not (acc.names.gke or acc.names.flyte):
+        # TPU v2/v3: Cloud TPU VMs only, no GKE node label to select them by.
+        with pytest.raises(PlacementError, match="no GKE TPU node label"):
+            flyte2_device(text)
+        return
     if (acc.vendor, acc.device_class) == ("intel", "gpu"):
         # Flyte 2's DeviceClass has no Intel GPU (GPU, TPU, NEURON, AMD_GPU, HABANA_GAUDI,
         # APPLE_SILICON): refused with a reason, never sent as an NVIDIA "GPU".
