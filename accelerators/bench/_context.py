@@ -40,6 +40,7 @@ __all__ = [
     "identity_of",
     "pool_elements",
     "record",
+    "same_uuid",
 ]
 
 #: Device indices to benchmark, ``"cpu"`` for the host CPU, or ``None`` for every device.
@@ -172,7 +173,14 @@ def identity_of(detected: Detected, props: DeviceProps) -> DeviceInfo:
             memory_bytes=props.memory_bytes,
         )
     accel = [d for d in detected.devices if d.kind != "cpu"]
-    if props.index < len(accel):
+    reported = {same_uuid(d.extra.get("uuid")): d for d in accel if d.extra.get("uuid")}
+    if props.uuid is not None and reported:
+        # Both sides name their devices: match by UUID, never by position (the driver's
+        # order and torch's differ under CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER).
+        matched = reported.get(same_uuid(props.uuid))
+        if matched is not None:
+            return matched
+    elif props.index < len(accel):  # no UUIDs to go by (ROCm, XPU, fakes): the order
         return accel[props.index]
     acc = None
     with contextlib.suppress(AcceleratorError):
@@ -188,6 +196,15 @@ def identity_of(detected: Detected, props: DeviceProps) -> DeviceInfo:
         memory_bytes=props.memory_bytes,
         multiprocessors=props.compute_units,
     )
+
+
+def same_uuid(uuid: str | None) -> str:
+    """A UUID as NVML (``GPU-``/``MIG-`` prefix) and torch (bare) both write it, compared."""
+    text = (uuid or "").strip().lower()
+    for prefix in ("gpu-", "mig-"):
+        if text.startswith(prefix):
+            return text[len(prefix) :]
+    return text
 
 
 def record(workload: str, choice: ThreadChoice) -> ThreadChoiceRecord:

@@ -110,6 +110,8 @@ class ReasonCode(StrEnum):
     inconclusive: the device is not judged slow."""
     BENCH_ERROR = "bench_error"
     """A kernel raised an error on the device."""
+    UNBENCHMARKED_DEVICES = "unbenchmarked_devices"
+    """The driver sees devices that were not benchmarked (named by UUID where known)."""
 
 
 class Reason(BaseModel):

@@ -53,6 +53,7 @@ from accelerators.bench._history import HistoryStore
 from accelerators.bench._judge import device_report, judge_busy, summary
 from accelerators.bench._judge import slowest as slowest_of
 from accelerators.bench._profiles import Profile, get_profile
+from accelerators.bench._reconcile import reconcile_reasons
 from accelerators.bench._report import BenchReport, DeviceReport, Reason, ReasonCode, Severity
 from accelerators.bench._select import parse_expect, sample_current, select_backend
 from accelerators.bench._stream import KERNELS
@@ -126,6 +127,13 @@ def run(
             if baseline is not None:
                 session.ctx.fleet = fleet_medians(_store(baseline).figures())
             device_reports = session.run()
+            reasons += reconcile_reasons(
+                spec,
+                matched,
+                detected,
+                [state.props for state in session.ctx.states],
+                selected=devices is not None,
+            )
     data = bands()
     found = conditions(before, snapshot())
     if device_reports and device_reports[0].kind == "cpu":
