@@ -36,6 +36,7 @@ __all__ = [
     "Progress",
     "ProgressCallback",
     "band_of",
+    "driver_record",
     "gemm_session",
     "identity_of",
     "pool_elements",
@@ -73,6 +74,8 @@ class DeviceState:
     sessions: dict[str, GemmSession] = field(default_factory=dict)
     burst: GemmCase | None = None
     burst_call_s: float = 0.0
+    samples: list[DeviceInfo] = field(default_factory=list)
+    """Telemetry read through the GEMM phase, in order."""
 
 
 class Progress:
@@ -157,6 +160,19 @@ def band_of(ctx: Context, state: DeviceState, metric: str) -> Band | None:
     )
 
 
+def driver_record(detected: Detected, props: DeviceProps) -> DeviceInfo | None:
+    """The driver's record of the device ``props`` describes, ``None`` when there is none."""
+    accel = [d for d in detected.devices if d.kind != "cpu"]
+    reported = {same_uuid(d.extra.get("uuid")): d for d in accel if d.extra.get("uuid")}
+    if props.uuid is not None and reported:
+        # Both sides name their devices: match by UUID, never by position (the driver's
+        # order and torch's differ under CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER).
+        return reported.get(same_uuid(props.uuid))
+    if props.index < len(accel):  # no UUIDs to go by (ROCm, XPU, fakes): the order
+        return accel[props.index]
+    return None
+
+
 def identity_of(detected: Detected, props: DeviceProps) -> DeviceInfo:
     from accelerators.detect import DeviceInfo
 
@@ -172,16 +188,9 @@ def identity_of(detected: Detected, props: DeviceProps) -> DeviceInfo:
             accelerator=None,
             memory_bytes=props.memory_bytes,
         )
-    accel = [d for d in detected.devices if d.kind != "cpu"]
-    reported = {same_uuid(d.extra.get("uuid")): d for d in accel if d.extra.get("uuid")}
-    if props.uuid is not None and reported:
-        # Both sides name their devices: match by UUID, never by position (the driver's
-        # order and torch's differ under CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER).
-        matched = reported.get(same_uuid(props.uuid))
-        if matched is not None:
-            return matched
-    elif props.index < len(accel):  # no UUIDs to go by (ROCm, XPU, fakes): the order
-        return accel[props.index]
+    matched = driver_record(detected, props)
+    if matched is not None:
+        return matched
     acc = None
     with contextlib.suppress(AcceleratorError):
         from accelerators import catalog
