@@ -167,7 +167,12 @@ def driver_record(detected: Detected, props: DeviceProps) -> DeviceInfo | None:
     if props.uuid is not None and reported:
         # Both sides name their devices: match by UUID, never by position (the driver's
         # order and torch's differ under CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER).
-        return reported.get(same_uuid(props.uuid))
+        key = same_uuid(props.uuid)
+        if key in reported:
+            return reported[key]
+        # Where a runtime names a MIG slice by its parent GPU's UUID, the one slice of it.
+        slices = [d for d in accel if same_uuid(d.extra.get("parent_uuid")) == key]
+        return slices[0] if len(slices) == 1 else None
     if props.index < len(accel):  # no UUIDs to go by (ROCm, XPU, fakes): the order
         return accel[props.index]
     return None

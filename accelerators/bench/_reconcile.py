@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from accelerators.bench._backend import DeviceProps
-from accelerators.bench._context import same_uuid
+from accelerators.bench._context import driver_record
 from accelerators.bench._report import Reason, ReasonCode, Severity
 
 if TYPE_CHECKING:
@@ -50,9 +50,9 @@ def reconcile_reasons(
     driver = [d for d in detected.devices if d.kind != "cpu"]
     if not driver or any(p.kind == "cpu" for p in benchmarked):
         return []
-    ran = {same_uuid(p.uuid) for p in benchmarked if p.uuid}
-    if ran and all(d.extra.get("uuid") for d in driver):
-        missing = [d for d in driver if same_uuid(d.extra.get("uuid")) not in ran]
+    if all(p.uuid for p in benchmarked) and all(d.extra.get("uuid") for d in driver):
+        ran = [driver_record(detected, p) for p in benchmarked]
+        missing = [d for d in driver if not any(d is r for r in ran)]
         names = [str(d.extra["uuid"]) for d in missing]
     else:  # no UUIDs on one side: only the counts can be compared
         missing = driver[len(benchmarked) :]

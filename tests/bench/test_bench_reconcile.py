@@ -58,3 +58,20 @@ def test_all_devices_benchmarked_adds_no_reason() -> None:
     report = _run("H100:8", list(range(8)))
     assert ReasonCode.UNBENCHMARKED_DEVICES not in {r.code for r in report.reasons}
     assert ReasonCode.TOO_FEW_DEVICES not in {r.code for r in report.reasons}
+
+
+def test_a_mig_slice_named_by_its_parent_gpu_uuid_is_still_matched() -> None:
+    parent = "GPU-cccccccc-0000-0000-0000-000000000000"
+    detected = fake_detected(
+        "H100-SXM",
+        mig_profile="1g.10gb",
+        uuids=["MIG-dddddddd-0000-0000-0000-000000000000"],
+        per_device=[{"extra": {"uuid": "MIG-dddddddd-0000-0000-0000-000000000000",
+                               "parent_uuid": parent}}],
+    )  # fmt: skip
+    backend = FakeBackend([FakeDevice(compute_units=16, uuid=parent.removeprefix("GPU-"))])
+    report = run("H100@1g.10gb", backend=backend, detected=detected)  # type: ignore[arg-type]
+    assert report.devices[0].mig_profile == "1g.10gb"
+    codes = {r.code for r in report.reasons}
+    assert ReasonCode.UNBENCHMARKED_DEVICES not in codes
+    assert ReasonCode.TOO_FEW_DEVICES not in codes
