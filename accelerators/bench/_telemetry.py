@@ -38,6 +38,7 @@ class TelemetrySampler:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.started = False
+        self.last_source = ""
         self._lock = threading.Lock()
 
     def read(self) -> None:
@@ -52,6 +53,9 @@ class TelemetrySampler:
             return
         with self._lock:
             self.reads += 1
+            self.last_source = f"source {detected.source}" + (
+                f": {detected.reason}" if detected.reason else ""
+            )
             for state in self.ctx.states:
                 found = driver_record(detected, state.props)
                 if found is not None:
@@ -114,7 +118,7 @@ def telemetry_problems(sampler: TelemetrySampler, state: DeviceState) -> list[Re
         why = (
             f"every read failed ({sampler.errors[-1]})"
             if sampler.errors
-            else "the driver's records have no device with this UUID"
+            else f"the driver's records have no such device ({sampler.last_source})"
         )
         return [
             _info(

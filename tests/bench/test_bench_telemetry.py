@@ -138,3 +138,12 @@ def test_fold_takes_the_median_clock_the_worst_heat_and_every_reason() -> None:
     assert folded.power_w == 850
     assert folded.throttle_reasons == ("sw_power_cap",)
     assert fold([]) is None
+
+
+def test_a_probe_that_falls_back_to_the_cpu_says_why() -> None:
+    # current() does not raise when NVML fails: it answers with the CPU and a reason.
+    cpu_only = fake_detected(None)
+    report = _run(_Sampler(cpu_only, cpu_only))
+    reason = next(r for r in report.reasons if r.code is ReasonCode.TELEMETRY_UNAVAILABLE)
+    assert "no accelerator found (fake)" in reason.message
+    assert "source cpu" in reason.message
