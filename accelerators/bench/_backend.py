@@ -84,6 +84,8 @@ class DeviceProps:
     :param memory_bytes: device memory the benchmark may use, ``None`` when unknown.
     :param capability: compute capability (``"9.0"``) or architecture (``"gfx942"``).
     :param parallel_safe: whether this device may be benchmarked while others run.
+    :param uuid: the runtime's device UUID (torch's ``uuid`` property), ``None`` when unknown;
+        it ties the device to the one the driver reports.
     """
 
     index: int
@@ -95,6 +97,7 @@ class DeviceProps:
     memory_bytes: int | None = None
     capability: str | None = None
     parallel_safe: bool = False
+    uuid: str | None = None
 
 
 @dataclass(frozen=True)

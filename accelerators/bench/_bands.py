@@ -26,6 +26,7 @@ __all__ = [
     "band_for",
     "bands",
     "devices_per_package",
+    "full_gpu_sms",
 ]
 
 _DATA_PACKAGE = "accelerators.data"
@@ -91,6 +92,16 @@ class Package(BaseModel):
 
     accelerator: str
     devices: int = Field(ge=2)
+    source: str
+
+
+class SmCount(BaseModel):
+    """Streaming multiprocessors of one whole GPU (MIG compute peaks scale by SMs over this)."""
+
+    model_config = _STRICT
+
+    accelerator: str
+    sms: int = Field(ge=1)
     source: str
 
 
@@ -194,6 +205,7 @@ class BandsFile(BaseModel):
     contention: ContentionPolicy = ContentionPolicy()
     sources: dict[str, Source]
     package: tuple[Package, ...] = ()
+    sm_count: tuple[SmCount, ...] = ()
     band: tuple[Band, ...]
     cpu_peak: tuple[CpuPeakRule, ...]
     cpu_bf16_peak: tuple[CpuBf16Rule, ...] = ()
@@ -277,3 +289,11 @@ def devices_per_package(accelerator: str) -> int:
         if _canonical(package.accelerator) == accelerator:
             return package.devices
     return 1
+
+
+def full_gpu_sms(accelerator: str) -> SmCount | None:
+    """SMs of one whole ``accelerator`` GPU from the bands file, ``None`` when not listed."""
+    for entry in bands().sm_count:
+        if _canonical(entry.accelerator) == accelerator:
+            return entry
+    return None

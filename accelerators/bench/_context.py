@@ -36,10 +36,12 @@ __all__ = [
     "Progress",
     "ProgressCallback",
     "band_of",
+    "driver_record",
     "gemm_session",
     "identity_of",
     "pool_elements",
     "record",
+    "same_uuid",
 ]
 
 #: Device indices to benchmark, ``"cpu"`` for the host CPU, or ``None`` for every device.
@@ -72,6 +74,8 @@ class DeviceState:
     sessions: dict[str, GemmSession] = field(default_factory=dict)
     burst: GemmCase | None = None
     burst_call_s: float = 0.0
+    samples: list[DeviceInfo] = field(default_factory=list)
+    """Telemetry read through the GEMM phase, in order."""
 
 
 class Progress:
@@ -156,6 +160,24 @@ def band_of(ctx: Context, state: DeviceState, metric: str) -> Band | None:
     )
 
 
+def driver_record(detected: Detected, props: DeviceProps) -> DeviceInfo | None:
+    """The driver's record of the device ``props`` describes, ``None`` when there is none."""
+    accel = [d for d in detected.devices if d.kind != "cpu"]
+    reported = {same_uuid(d.extra.get("uuid")): d for d in accel if d.extra.get("uuid")}
+    if props.uuid is not None and reported:
+        # Both sides name their devices: match by UUID, never by position (the driver's
+        # order and torch's differ under CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER).
+        key = same_uuid(props.uuid)
+        if key in reported:
+            return reported[key]
+        # Where a runtime names a MIG slice by its parent GPU's UUID, the one slice of it.
+        slices = [d for d in accel if same_uuid(d.extra.get("parent_uuid")) == key]
+        return slices[0] if len(slices) == 1 else None
+    if props.index < len(accel):  # no UUIDs to go by (ROCm, XPU, fakes): the order
+        return accel[props.index]
+    return None
+
+
 def identity_of(detected: Detected, props: DeviceProps) -> DeviceInfo:
     from accelerators.detect import DeviceInfo
 
@@ -171,9 +193,9 @@ def identity_of(detected: Detected, props: DeviceProps) -> DeviceInfo:
             accelerator=None,
             memory_bytes=props.memory_bytes,
         )
-    accel = [d for d in detected.devices if d.kind != "cpu"]
-    if props.index < len(accel):
-        return accel[props.index]
+    matched = driver_record(detected, props)
+    if matched is not None:
+        return matched
     acc = None
     with contextlib.suppress(AcceleratorError):
         from accelerators import catalog
@@ -188,6 +210,15 @@ def identity_of(detected: Detected, props: DeviceProps) -> DeviceInfo:
         memory_bytes=props.memory_bytes,
         multiprocessors=props.compute_units,
     )
+
+
+def same_uuid(uuid: str | None) -> str:
+    """A UUID as NVML (``GPU-``/``MIG-`` prefix) and torch (bare) both write it, compared."""
+    text = (uuid or "").strip().lower()
+    for prefix in ("gpu-", "mig-"):
+        if text.startswith(prefix):
+            return text[len(prefix) :]
+    return text
 
 
 def record(workload: str, choice: ThreadChoice) -> ThreadChoiceRecord:

@@ -183,7 +183,7 @@ def gemm_peak(ctx: Context, state: DeviceState, dtype: str) -> tuple[Peak | None
     metric = f"gemm.{dtype}"
     if ctx.is_cpu:
         return cpu_gemm_peak(ctx.detected.cpu, dtype), metric
-    return device_gemm_peak(state.identity, dtype), metric
+    return device_gemm_peak(state.identity, dtype, sms=state.props.compute_units), metric
 
 
 def no_peak_note(ctx: Context, state: DeviceState, dtype: str) -> str:

@@ -113,6 +113,7 @@ def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
         power_w=seen.power_w,
         power_limit_w=seen.power_limit_w,
         ecc_errors=seen.ecc_errors,
+        telemetry_samples=len(state.samples),
         threads=tuple(state.threads),
         gemm=tuple(state.gemm),
         memory=tuple(state.memory),

@@ -1,9 +1,11 @@
 """Datasheet peaks per device: catalog figures scaled to what one torch device is.
 
 * **GPUs.** ``tflops.<dtype>`` and ``bandwidth_tbps`` from the catalog entry, divided by the
-  devices per package (an MI250X GCD is half the package; a K80 GPU half the board), and for a
-  MIG slice scaled by the profile's ``sm_fraction`` (compute) and ``memory_slices`` over the
-  GPU's total memory slices (bandwidth), both from the catalog.
+  devices per package (an MI250X GCD is half the package; a K80 GPU half the board). A MIG
+  slice's compute peak is scaled by the SMs the slice reports (torch's ``multi_processor_count``)
+  over the whole GPU's SMs (``sm_count`` in the bands file); where either is unknown, by the
+  catalog profile's nominal ``sm_fraction`` (g/7), and the note says so. Bandwidth is scaled by
+  ``memory_slices`` over the GPU's total memory slices, from the catalog.
 * **CPUs.** FLOPs per cycle per core (the first matching ``cpu_peak`` rule of the bands file,
   from the ISA flags and x86 family) x physical cores x the maximum clock
   :func:`accelerators.current` reports. On a VM without cpufreq that clock is the nominal one
@@ -16,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from accelerators.bench._bands import bands, devices_per_package
+from accelerators.bench._bands import bands, devices_per_package, full_gpu_sms
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -58,7 +60,22 @@ def _mig_fractions(acc: Accelerator, profile: str | None) -> tuple[float, float]
     return found.sm_fraction, found.memory_slices / total_slices
 
 
-def _scale(acc: Accelerator, device: DeviceInfo, compute: bool) -> tuple[float, str, str] | None:
+def _slice_compute(acc: Accelerator, profile: str | None, sms: int | None) -> tuple[float, str]:
+    """Compute fraction of a MIG slice and how it was found: reported SMs, else nominal."""
+    full = full_gpu_sms(acc.name)
+    if sms is not None and full is not None and 0 < sms <= full.sms:
+        return sms / full.sms, f"x {sms}/{full.sms} SMs (slice reported / whole GPU: {full.source})"
+    fractions = _mig_fractions(acc, profile)
+    fraction = fractions[0] if fractions is not None else 1.0
+    why = "SM count not reported" if sms is None else f"{sms} SMs reported"
+    if full is None:
+        why += f", {acc.name}'s full SM count unknown"
+    return fraction, f"x MIG {profile} nominal SM fraction {fraction:.3f} ({why})"
+
+
+def _scale(
+    acc: Accelerator, device: DeviceInfo, compute: bool, sms: int | None = None
+) -> tuple[float, str, str] | None:
     """Multiplier, confidence floor and note turning a package figure into this device's."""
     factor, confidence, notes = 1.0, "source", []
     per_package = devices_per_package(acc.name)
@@ -70,22 +87,30 @@ def _scale(acc: Accelerator, device: DeviceInfo, compute: bool) -> tuple[float, 
         fractions = _mig_fractions(acc, device.mig_profile)
         if fractions is None:
             return None
-        factor *= fractions[0] if compute else fractions[1]
         confidence = "derived"
-        what = "SM fraction" if compute else "memory slices"
-        notes.append(f"scaled by MIG {device.mig_profile} {what}")
+        if compute:
+            fraction, note = _slice_compute(acc, device.mig_profile, sms)
+            factor *= fraction
+            notes.append(note)
+        else:
+            factor *= fractions[1]
+            notes.append(f"scaled by MIG {device.mig_profile} memory slices")
     return factor, confidence, "; ".join(notes)
 
 
-def device_gemm_peak(device: DeviceInfo, dtype: str) -> Peak | None:
-    """Dense peak TFLOPS of ``dtype`` on one accelerator device, ``None`` when unknown."""
+def device_gemm_peak(device: DeviceInfo, dtype: str, *, sms: int | None = None) -> Peak | None:
+    """Dense peak TFLOPS of ``dtype`` on one accelerator device, ``None`` when unknown.
+
+    :param sms: the SMs (compute units) the runtime reports for the device; a MIG slice's peak
+        scales by them.
+    """
     acc = device.accelerator
     if acc is None:
         return None
     figure = acc.figure(f"tflops.{dtype}")
     if figure is None:
         return None
-    scaled = _scale(acc, device, compute=True)
+    scaled = _scale(acc, device, compute=True, sms=sms)
     if scaled is None:
         return None
     factor, confidence, note = scaled

@@ -110,6 +110,10 @@ class ReasonCode(StrEnum):
     inconclusive: the device is not judged slow."""
     BENCH_ERROR = "bench_error"
     """A kernel raised an error on the device."""
+    UNBENCHMARKED_DEVICES = "unbenchmarked_devices"
+    """The driver sees devices that were not benchmarked (named by UUID where known)."""
+    TELEMETRY_UNAVAILABLE = "telemetry_unavailable"
+    """Clocks, power, temperature or throttle reasons could not be read (the error is named)."""
 
 
 class Reason(BaseModel):
@@ -245,12 +249,15 @@ class DeviceReport(BaseModel):
     compute_units: int | None = None
     memory_bytes: int | None = None
     clocks_mhz: dict[str, float] = Field(default_factory=dict)
-    """Clocks read while a GEMM burst ran (NVML keys ``sm``, ``sm_max``, ``mem``...)."""
+    """Clocks through the GEMM phase (NVML keys ``sm``, ``sm_max``, ``mem``...): ``sm`` is the
+    median SM clock sampled, ``sm_min`` the lowest."""
     throttle_reasons: tuple[str, ...] = ()
     temperature_c: float | None = None
     power_w: float | None = None
     power_limit_w: float | None = None
     ecc_errors: int | None = None
+    telemetry_samples: int = 0
+    """Telemetry reads through the GEMM phase that the figures above fold together."""
     threads: tuple[ThreadChoiceRecord, ...] = ()
     gemm: tuple[GemmResult, ...] = ()
     memory: tuple[MemoryResult, ...] = ()

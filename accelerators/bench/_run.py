@@ -6,8 +6,9 @@ One run:
 2. compare the two (wrong SKU, MIG slice, count) - no accelerator when one was expected ends
    the run there;
 3. pick a torch backend (CUDA/ROCm, XPU, else the CPU);
-4. GPUs: warm up with continuous GEMMs, then launch a burst and read clocks and throttle
-   reasons through :func:`accelerators.current` while it runs;
+4. GPUs: warm up with continuous GEMMs, then launch a burst and start reading clocks, power,
+   temperature and throttle reasons through :func:`accelerators.current` in a background
+   thread until the last GEMM (:mod:`~accelerators.bench._telemetry`);
 5. per dtype, search the fastest GEMM shape on every device (side by side on GPUs, one
    dtype at a time because TF32 is a process-wide switch) and check the winner's output;
 6. stream kernels on every device, each checked against its analytic value;
@@ -53,12 +54,14 @@ from accelerators.bench._history import HistoryStore
 from accelerators.bench._judge import device_report, judge_busy, summary
 from accelerators.bench._judge import slowest as slowest_of
 from accelerators.bench._profiles import Profile, get_profile
+from accelerators.bench._reconcile import reconcile_reasons
 from accelerators.bench._report import BenchReport, DeviceReport, Reason, ReasonCode, Severity
 from accelerators.bench._select import parse_expect, sample_current, select_backend
 from accelerators.bench._stream import KERNELS
 from accelerators.bench._stream_phase import measure_stream
+from accelerators.bench._telemetry import TelemetrySampler, fold, telemetry_problems
 from accelerators.bench._verdict import identity_reasons, spread_reasons, verdict_of
-from accelerators.bench._warmup import read_under_load, warm_up
+from accelerators.bench._warmup import drain_bursts, warm_up
 
 if TYPE_CHECKING:
     from accelerators.detect import Detected
@@ -126,6 +129,13 @@ def run(
             if baseline is not None:
                 session.ctx.fleet = fleet_medians(_store(baseline).figures())
             device_reports = session.run()
+            reasons += reconcile_reasons(
+                spec,
+                matched,
+                detected,
+                [state.props for state in session.ctx.states],
+                selected=devices is not None,
+            )
     data = bands()
     found = conditions(before, snapshot())
     if device_reports and device_reports[0].kind == "cpu":
@@ -236,13 +246,25 @@ class _Session:
     def run(self) -> list[DeviceReport]:
         ctx = self.ctx
         saved_threads = ctx.backend.get_threads() if ctx.is_cpu else None
+        sampler = TelemetrySampler(ctx)
         try:
             if not ctx.is_cpu:
                 self._each("warm-up", functools.partial(warm_up, ctx))
-                read_under_load(ctx)
-            for dtype in ctx.dtypes:
-                with ctx.backend.precision(dtype):
-                    self._each(f"GEMM {dtype}", functools.partial(measure_gemm, ctx, dtype=dtype))
+                if any(s.burst is not None for s in ctx.states):
+                    sampler.start()  # the first read while the warm-up bursts run
+                drain_bursts(ctx)
+            try:
+                for dtype in ctx.dtypes:
+                    with ctx.backend.precision(dtype):
+                        self._each(
+                            f"GEMM {dtype}", functools.partial(measure_gemm, ctx, dtype=dtype)
+                        )
+            finally:
+                sampler.stop()
+            if sampler.started:
+                for state in ctx.states:
+                    state.load = fold(state.samples)
+                    state.reasons += telemetry_problems(sampler, state)
             if ctx.profile.stream:
                 self._each("stream", functools.partial(measure_stream, ctx))
         finally:

@@ -171,6 +171,7 @@ class TorchBackend(Backend):
             if self.kind == "rocm"
             else f"{p.major}.{p.minor}"
         )
+        uuid = getattr(p, "uuid", None)
         return DeviceProps(
             index=index,
             kind=self.kind,
@@ -181,6 +182,7 @@ class TorchBackend(Backend):
             memory_bytes=int(p.total_memory),
             capability=capability,
             parallel_safe=True,
+            uuid=str(uuid) if uuid else None,
         )
 
     def _device(self, device: DeviceProps) -> Any:

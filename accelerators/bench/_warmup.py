@@ -1,9 +1,8 @@
-"""Warm-up phase: continuous GEMMs on GPUs, then telemetry read while a burst runs."""
+"""Warm-up phase: continuous GEMMs on GPUs, then a burst queued while telemetry starts."""
 
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
 
 from accelerators.bench._context import (
     BURST_S,
@@ -13,10 +12,7 @@ from accelerators.bench._context import (
     gemm_session,
 )
 
-if TYPE_CHECKING:
-    pass
-
-__all__ = ["read_under_load", "warm_up"]
+__all__ = ["drain_bursts", "warm_up"]
 
 
 def warm_up(ctx: Context, state: DeviceState) -> None:
@@ -53,17 +49,8 @@ def warm_up(ctx: Context, state: DeviceState) -> None:
         case.run()
 
 
-def read_under_load(ctx: Context) -> None:
-    if ctx.sample is not None and any(s.burst is not None for s in ctx.states):
-        try:
-            sampled = ctx.sample()
-        except Exception:  # telemetry is best effort; the benchmark still counts
-            sampled = None
-        if sampled is not None:
-            accel = [d for d in sampled.devices if d.kind != "cpu"]
-            for state in ctx.states:
-                if state.burst is not None and state.props.index < len(accel):
-                    state.load = accel[state.props.index]
+def drain_bursts(ctx: Context) -> None:
+    """Wait for the warm-up bursts (telemetry was read while they ran) and free them."""
     for state in ctx.states:
         if state.burst is not None:
             with contextlib.suppress(Exception), ctx.backend.activate(state.props):

@@ -86,6 +86,7 @@ class FakeDevice:
     :param thread_speedup: CPU: speed factor per thread count (several keys: threads are a knob).
     :param noise: relative standard deviation of each call's time (seeded).
     :param max_output_elements: a GEMM output larger than this raises "out of memory".
+    :param uuid: the UUID the runtime reports (torch's form, without ``GPU-``), or ``None``.
     """
 
     name: str = "NVIDIA H100 80GB HBM3"
@@ -113,6 +114,7 @@ class FakeDevice:
     noise: float = 0.0
     launch_s: float = 5e-6
     max_output_elements: int | None = None
+    uuid: str | None = None
 
     @classmethod
     def cpu(cls, **changes: object) -> FakeDevice:
@@ -192,6 +194,7 @@ class FakeBackend(Backend):
                 memory_bytes=f.memory_bytes,
                 capability=f.capability,
                 parallel_safe=False,
+                uuid=f.uuid,
             )
             for i, f in enumerate(self.fakes)
         )
@@ -343,6 +346,7 @@ def fake_detected(
     ecc_errors: int | None = None,
     raw_name: str | None = None,
     per_device: Sequence[Mapping[str, object]] = (),
+    uuids: Sequence[str] = (),
 ) -> object:
     """A :class:`accelerators.detect.Detected` as :func:`accelerators.current` would return it.
 
@@ -354,6 +358,7 @@ def fake_detected(
     :param ecc_errors: uncorrected ECC errors on every device.
     :param raw_name: the reported name (the catalog's first NVML name by default).
     :param per_device: field overrides per device index (``{"throttle_reasons": (...)}``).
+    :param uuids: the UUIDs NVML reports (``GPU-...``), one per device from the first.
     """
     from accelerators import catalog
     from accelerators.detect import CpuInfo, Detected, DeviceInfo
@@ -400,6 +405,8 @@ def fake_detected(
             "throttle_reasons": tuple(throttle_reasons),
             "ecc_errors": ecc_errors,
         }
+        if index < len(uuids):
+            fields["extra"] = {"uuid": uuids[index], "nvml_index": str(index)}
         if index < len(per_device):
             fields.update(per_device[index])
         devices.append(DeviceInfo(**fields))

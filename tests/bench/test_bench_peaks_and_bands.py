@@ -60,8 +60,15 @@ def test_mig_peaks_scale_with_sm_fraction_and_memory_slices() -> None:
     memory = device_memory_peak(slice_)
     assert compute is not None
     assert memory is not None
-    assert compute.value == pytest.approx(989.5 * 0.142857)
+    assert compute.value == pytest.approx(989.5 * 0.142857)  # no SM count: nominal g/7
+    assert compute.note is not None
+    assert "nominal" in compute.note
     assert memory.value == pytest.approx(3350.0 / 8)
+    reported = device_gemm_peak(slice_, "bf16", sms=16)
+    assert reported is not None
+    assert reported.value == pytest.approx(989.5 * 16 / 132)
+    assert reported.note is not None
+    assert "16/132 SMs" in reported.note
     assert compute.confidence == memory.confidence == "derived"
     three = device_gemm_peak(_device("A100-40GB-SXM", "3g.20gb"), "bf16")
     profile = catalog.get("A100-40GB-SXM").mig_profile("3g.20gb")

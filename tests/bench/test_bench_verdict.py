@@ -18,7 +18,7 @@ from accelerators.bench import (
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 from accelerators.errors import AcceleratorError
 
-H100_MIG_FRACTION = 0.142857  # 1g.10gb: one of seven compute slices
+H100_MIG_FRACTION = 16 / 132  # 1g.10gb: the 16 SMs a 1g slice reports of the GPU's 132
 
 
 def _run(expect: object, devices: list[FakeDevice] | None = None, **detected_kwargs: object):
@@ -81,6 +81,7 @@ def test_a_mig_slice_where_a_whole_gpu_was_asked_for_fails() -> None:
 
 def test_the_expected_mig_slice_passes_with_scaled_peaks() -> None:
     slice_ = FakeDevice(
+        compute_units=16,
         gemm_tflops={"bf16": 800 * H100_MIG_FRACTION, "fp16": 800 * H100_MIG_FRACTION},
         bandwidth_gbps=dict.fromkeys(("copy", "scale", "add", "triad", "dot"), 3000 / 8),
     )
@@ -91,6 +92,24 @@ def test_the_expected_mig_slice_passes_with_scaled_peaks() -> None:
     assert bf16.peak_confidence == "derived"
     triad = next(m for m in report.memory if m.kernel == "triad")
     assert triad.peak_gbps == pytest.approx(3350 / 8)  # one of eight memory slices
+
+
+@pytest.mark.parametrize(("profile", "sms"), [("1g.10gb", 16), ("4g.40gb", 64)])
+def test_healthy_h100_slices_pass_against_the_sms_they_report(profile: str, sms: int) -> None:
+    # A healthy slice runs at the whole GPU's rate per SM; nominal g/7 peaks put it at 85 %.
+    # (fp32 is left out: the fake's wave model leaves a 16-SM slice short of its planted fp32.)
+    share = sms / 132
+    tensor = {d: r for d, r in FakeDevice().gemm_tflops.items() if d != "fp32"}
+    slice_ = FakeDevice(
+        compute_units=sms,
+        gemm_tflops={d: r * share for d, r in tensor.items()},
+        memory_bytes=40 << 30,
+    )
+    report = _run(f"H100@{profile}", [slice_], mig_profile=profile)
+    assert report.verdict is Verdict.PASS, report.reasons
+    assert not report.reasons_at_least(Severity.WARN)
+    bf16 = next(g for g in report.gemm if g.dtype == "bf16")
+    assert bf16.peak_tflops == pytest.approx(989.5 * share)
 
 
 def test_another_mig_profile_or_a_whole_gpu_fails_a_partition_request() -> None:
