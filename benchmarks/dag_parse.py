@@ -9,9 +9,10 @@ each parse in a fresh interpreter, alternating the two, ``--rounds`` times, in t
 * ``fresh``: the interpreter has imported Airflow's ``DagBag`` and nothing else, so the
   parse pays every import the file makes (``KubernetesPodOperator`` and ``kubernetes``
   included, for both files).
-* ``processor``: as Airflow 3's DAG processor does (``parsing_pre_import_modules``), the
-  file's ``airflow.*`` imports are imported before the parse (with Airflow's own
-  ``iter_airflow_imports``). Only ``airflow.*`` modules are: the twin's
+* ``processor``: as Airflow 3's DAG processor does: its child process runs the parse in
+  ``airflow.dag_processing.processor``, so that module (and pydantic, jinja2, yaml with it) is
+  loaded, and (``parsing_pre_import_modules``) the file's ``airflow.*`` imports are imported
+  before the parse (with Airflow's own ``iter_airflow_imports``). Only ``airflow.*`` modules are: the twin's
   ``KubernetesPodOperator`` is then free, while the template still imports
   ``accelerators_provider`` (and through it the operator and the ``accelerators`` core) in
   every parse.
@@ -94,6 +95,9 @@ CHILD = """
 import importlib, json, sys, time
 from airflow.dag_processing.dagbag import DagBag
 if sys.argv[2] == "processor":
+    # The child of Airflow 3's DAG processor parses inside this module's code, so what it
+    # imports (pydantic, jinja2, yaml...) is loaded before any DAG file is read.
+    import airflow.dag_processing.processor  # noqa: F401
     from airflow.utils.file import iter_airflow_imports
     for module in iter_airflow_imports(sys.argv[1]):
         importlib.import_module(module)

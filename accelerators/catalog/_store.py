@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import threading
 import tomllib
-from importlib import resources
 from typing import TYPE_CHECKING
 
+from accelerators._datafiles import load_toml
 from accelerators.errors import CatalogDataError
 
 if TYPE_CHECKING:
@@ -32,9 +32,8 @@ _DATA_FILE = "catalog.toml"
 
 
 def _read_data() -> dict[str, object]:
-    text = resources.files(_DATA_PACKAGE).joinpath(_DATA_FILE).read_text(encoding="utf-8")
     try:
-        return tomllib.loads(text)
+        return load_toml(_DATA_PACKAGE, _DATA_FILE)
     except tomllib.TOMLDecodeError as exc:
         raise CatalogDataError(f"catalog data file {_DATA_FILE} is not valid TOML: {exc}") from exc
 

@@ -1,0 +1,95 @@
+"""Reading the package's TOML data files, with a parsed copy cached on disk.
+
+``tomllib`` is pure Python: parsing ``catalog.toml`` takes about 100 ms, most of what a DAG
+file that names an accelerator costs Airflow's DAG processor on every parse (a fresh process
+each time). The same data as JSON loads in about 6 ms (``benchmarks/catalog_load.py``).
+
+:func:`load_toml` therefore keeps the parsed data as JSON in a cache folder, under a name
+that carries the SHA-256 of the file's bytes: an edited or upgraded data file gets a new
+entry, so the cache can never serve stale data. The TOML file stays the one source of truth;
+the cache is only ever a faster way to read it. Anything wrong with the cache (no folder, no
+permission, a damaged entry, data JSON cannot hold) falls back to parsing the TOML.
+
+Folder: ``$ACCELERATORS_CACHE_DIR``, else ``$XDG_CACHE_HOME/accelerators``, else
+``~/.cache/accelerators``; ``ACCELERATORS_CACHE_DIR=off`` turns the cache off.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+__all__ = ["CACHE_ENV", "cache_dir", "load_toml"]
+
+#: Environment variable naming the cache folder (``off`` disables the cache).
+CACHE_ENV = "ACCELERATORS_CACHE_DIR"
+
+
+def cache_dir() -> Path | None:
+    """The folder parsed data files are cached in, or ``None`` when caching is off."""
+    configured = os.environ.get(CACHE_ENV)
+    if configured is not None:
+        return None if configured.strip().lower() in ("", "off", "0", "none") else Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "accelerators"
+
+
+def load_toml(package: str, name: str) -> dict[str, object]:
+    """The parsed contents of the TOML file ``name`` in ``package``, through the cache.
+
+    :raises tomllib.TOMLDecodeError: the file is not valid TOML (callers wrap it in their
+        documented error type).
+    """
+    import hashlib
+
+    raw = resources.files(package).joinpath(name).read_bytes()
+    folder = cache_dir()
+    entry = None
+    if folder is not None:
+        entry = folder / f"{name}.{hashlib.sha256(raw).hexdigest()[:32]}.json"
+        cached = _read_cached(entry)
+        if cached is not None:
+            return cached
+    data = tomllib.loads(raw.decode("utf-8"))
+    if entry is not None:
+        _write_cached(entry, data)
+    return data
+
+
+def _read_cached(entry: Path) -> dict[str, object] | None:
+    import json
+
+    try:
+        data = json.loads(entry.read_bytes())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _write_cached(entry: Path, data: dict[str, object]) -> None:
+    """Write ``entry`` atomically and drop older entries of the same file; never raise."""
+    import json
+    import tempfile
+
+    try:
+        text = json.dumps(data, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):  # dates or non-finite floats: JSON cannot round-trip them
+        return
+    stem = entry.name.rsplit(".", 2)[0]
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=entry.parent, prefix=f".{stem}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(temporary, entry)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+        for old in entry.parent.glob(f"{stem}.*.json"):
+            if old != entry:
+                old.unlink(missing_ok=True)
+    except OSError:
+        return
