@@ -12,8 +12,8 @@ each parse in a fresh interpreter, alternating the two, ``--rounds`` times, in t
 * ``processor``: as Airflow 3's DAG processor does: its child process runs the parse in
   ``airflow.dag_processing.processor``, so that module (and pydantic, jinja2, yaml with it) is
   loaded, and (``parsing_pre_import_modules``) the file's ``airflow.*`` imports are imported
-  before the parse (with Airflow's own ``iter_airflow_imports``). Only ``airflow.*`` modules are: the twin's
-  ``KubernetesPodOperator`` is then free, while the template still imports
+  before the parse (with Airflow's own ``iter_airflow_imports``). Only ``airflow.*``
+  modules are: the twin's ``KubernetesPodOperator`` is then free, while the template still imports
   ``accelerators_provider`` (and through it the operator and the ``accelerators`` core) in
   every parse.
 
