@@ -1,9 +1,10 @@
 """Regenerate the README's figures: ``python docs/make_figures.py``.
 
-``docs/img/bench-quick.png`` is the roofline ``accelerators bench --plot`` writes (measured GEMM
-and stream points under the catalog's compute and bandwidth ceilings), from a quick-profile run of the benchmark gate on this machine. The report
-it was drawn from is kept beside it (``bench-quick.json``), so the picture can be traced to a
-run: device, versions, time. Needs the ``[bench]`` extra (torch, matplotlib).
+``docs/img/bench-quick.png`` is the roofline ``accelerators bench --plot`` writes (measured
+GEMM and stream points under the catalog's compute and bandwidth ceilings), from a
+quick-profile run of the benchmark gate on this machine. The report it was drawn from is kept
+beside it (``bench-quick.json``), so the picture can be traced to a run: device, versions,
+time. Needs the ``[bench]`` extra (torch, matplotlib).
 """
 
 from __future__ import annotations
