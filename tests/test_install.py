@@ -20,24 +20,12 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-_BUILD = "import sys, hatchling.build as b; print(b.build_wheel(sys.argv[1]))"
 CLI_HINT = 'pip install "accelerators[cli]"'
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    proc = subprocess.run(
-        [sys.executable, "-c", _BUILD, str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert proc.returncode == 0, f"wheel build failed:\n{proc.stdout}\n{proc.stderr}"
-    return out / proc.stdout.strip().splitlines()[-1]
+def wheel(built_wheel: Path) -> Path:
+    return built_wheel
 
 
 def _requires(wheel: Path) -> dict[str, set[str]]:

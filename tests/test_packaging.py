@@ -7,8 +7,6 @@ no network is needed.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import zipfile
 from collections.abc import Iterator
 from email.parser import Parser
@@ -16,25 +14,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-
-_BUILD = "import sys, hatchling.build as b; print(b.build_wheel(sys.argv[1]))"
-
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[zipfile.ZipFile]:
-    out = tmp_path_factory.mktemp("wheel")
-    proc = subprocess.run(
-        [sys.executable, "-c", _BUILD, str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert proc.returncode == 0, f"wheel build failed:\n{proc.stdout}\n{proc.stderr}"
-    name = proc.stdout.strip().splitlines()[-1]
-    with zipfile.ZipFile(out / name) as archive:
+def wheel(built_wheel: Path) -> Iterator[zipfile.ZipFile]:
+    with zipfile.ZipFile(built_wheel) as archive:
         yield archive
 
 
