@@ -99,7 +99,7 @@ class _Alternative:
     follow: list[str] = field(default_factory=list)
     memory_span: tuple[int, int] | None = None
     count_span: tuple[int, int] | None = None
-    #: Further models a group name means (Modal's ``B200+`` is B200, then B300).
+    #: Further models a group name means (Modal's ``B200+`` is B200, then B300; ``any``).
     group: tuple[Any, ...] = ()
 
 
@@ -180,7 +180,7 @@ class _Parser:
             tokens.consume("COLON")
             tokens.skip_ws()
             name = tokens.expect("NAME", expected="a GPU type after 'gpu:' (Slurm GRES)")
-        group = group_members(name.text) if name.text.endswith("+") else None
+        group = group_members(name.text)  # a name for a choice of models: "B200+", "any"
         if name.text.endswith("+") and group is None:
             tokens.raise_syntax_error(
                 f"Unexpected '+' after {quote(name.text[:-1])}; " + _HINTS["+"].strip(" ()"),

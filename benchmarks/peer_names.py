@@ -3,7 +3,9 @@
 Reads the corpora in ``tests/peer_names/*.tsv`` (one per system, written from each system's
 public sources; see the README there) and parses every name. A row counts as resolved when
 the spec's accelerator is of the expected model, with the expected device count and (where
-the row gives one) partition. Rows whose device is ``-`` name accelerators this catalog does
+the row gives one) partition. A device written ``A|B|C`` is a name for a choice of models
+(Modal's ``any``, Ray's ``aws-neuron-core``): the spec's alternatives must be exactly those
+models, in that order. Rows whose device is ``-`` name accelerators this catalog does
 not carry: they count as misses, and must raise ``UnknownAcceleratorError``. A name that
 resolves to another device or count is *wrong*: the worst outcome, listed separately.
 
@@ -77,11 +79,11 @@ def evaluate(row: Row) -> Outcome:
         return Outcome(row, kind, f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
     if row.device is None:
         return Outcome(row, "wrong", f"resolved to {spec}, which this catalog should not claim")
-    expected = catalog.get(row.device)
-    got = spec.accelerator
-    if got is None or got.model != expected.model:
-        return Outcome(row, "wrong", f"{spec} is not a {expected.model}")
-    if spec.count != row.count:
+    wanted = [catalog.get(device).model for device in row.device.split("|")]
+    got = [alt.accelerator.model if alt.accelerator else None for alt in spec.alternatives]
+    if got != wanted:
+        return Outcome(row, "wrong", f"{spec} is not {' | '.join(wanted)}")
+    if any(alt.count != row.count for alt in spec.alternatives):
         return Outcome(row, "wrong", f"{spec} has count {spec.count}, expected {row.count:g}")
     if row.partition is not None and spec.partition != row.partition:
         detail = f"{spec} has partition {spec.partition}, expected {row.partition}"

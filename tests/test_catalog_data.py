@@ -20,7 +20,7 @@ import pytest
 from accelerators import catalog
 from accelerators.catalog import _store
 from accelerators.catalog._schema import DTYPES, Accelerator
-from accelerators.errors import CatalogDataError
+from accelerators.errors import CatalogDataError, UnknownAcceleratorError
 
 DATA_FILE = Path(catalog.__file__).resolve().parents[1] / "data" / "catalog.toml"
 
@@ -600,8 +600,23 @@ def test_every_source_is_used():
 
 
 def test_group_names_read_as_fallback_chains():
-    (group,) = _store.LOADED.file().groups
+    groups = {g.name: g for g in _store.LOADED.file().groups}
+    assert set(groups) == {"B200+", "any", "aws-neuron-core"}
+    group = groups["B200+"]
     assert (group.name, group.system, group.members) == ("B200+", "modal", ("B200", "B300"))
+    # Modal's "any": the GPU classes its GPU guide lists, in that order (modal.gpu.Any)
+    assert groups["any"].members == (
+        "T4", "L4", "A10", "L40S", "A100-40GB", "A100-80GB", "RTX-PRO-6000", "H100", "H200", "B200",
+    )  # fmt: skip
+    # Ray's "aws-neuron-core": every Neuron device, each a Neuron accelerator of AWS's
+    neuron = [_store.by_model(m)[0] for m in groups["aws-neuron-core"].members]
+    assert {(a.vendor, a.device_class) for a in neuron} == {("aws", "neuron")}
+    assert {a.model for a in neuron} == {
+        a.model for a in catalog.all() if a.device_class == "neuron"
+    }
+    for name in groups:  # a group name is never also one accelerator's spelling
+        with pytest.raises(UnknownAcceleratorError):
+            catalog.get(name)
     assert [a.model for a in _store.group_members("b200+")] == ["B200", "B300"]
     assert _store.group_members("H100+") is None
 

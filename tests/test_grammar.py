@@ -22,6 +22,12 @@ from accelerators.errors import (
 from accelerators.spec import AcceleratorSpec, MemoryRequest
 
 # -- valid: (input, canonical text, SKU of each alternative) --------------------------------
+_MODAL_ANY = "T4 | L4 | A10 | L40S | A100-40GB | A100-80GB | RTX-PRO-6000 | H100 | H200 | B200"
+_MODAL_ANY_SKUS = (
+    "T4", "L4", "A10", "L40S", "A100-40GB-SXM", "A100-80GB-SXM", "RTX-PRO-6000", "H100-SXM",
+    "H200-SXM", "B200",
+)  # fmt: skip
+
 VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
     # model names, any letter case; bare A100 is the 40 GB A100
     ("H100", "H100", ("H100-SXM",)),
@@ -161,6 +167,12 @@ VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
     # a group name (Modal's "B200+": a B200 or a B300) reads as a fallback chain
     ("B200+", "B200 | B300", ("B200", "B300")),
     ("b200+:8", "B200:8 | B300:8", ("B200", "B300")),
+    # Modal's "any" (modal.gpu.Any): any GPU class Modal lists, as an any-of of those models
+    ("any", _MODAL_ANY, _MODAL_ANY_SKUS),
+    ("ANY:2", " | ".join(f"{m}:2" for m in _MODAL_ANY.split(" | ")), _MODAL_ANY_SKUS),
+    # Ray's "aws-neuron-core": the type Ray gives every Neuron node, Inferentia or Trainium
+    ("aws-neuron-core", "INFERENTIA2 | TRAINIUM1 | TRAINIUM2 | INFERENTIA1",
+     ("INFERENTIA2", "TRAINIUM1", "TRAINIUM2", "INFERENTIA1")),
     # Slurm's GRES form
     ("gpu:a100:8", "A100-40GB:8", ("A100-40GB-SXM",)),
     ("gpu:tesla_v100:2", "V100-16GB:2", ("V100-16GB-SXM2",)),
