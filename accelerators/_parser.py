@@ -50,6 +50,9 @@ _MIG_PROFILE = re.compile(r"[1-7]g\.[0-9]+gb(?:[+\-][a-z.]+)?")
 _TOPOLOGY = re.compile(r"[0-9]+x[0-9]+(?:x[0-9]+)?")
 #: Words after ``@`` that ask for a whole, unpartitioned device; the first is canonical.
 _WHOLE = ("whole", "unpartitioned")
+#: ``@shared`` (or Flyte 2's trailing word, ``T4 shared``): a shared slot of a GPU.
+_SHARED = "shared"
+_SHARED_WORD = re.compile(r"[ \t]+shared\Z", re.IGNORECASE)
 _EXAMPLES = "such as 'H100:8', 'A100@1g.5gb' or '80GB+'"
 
 
@@ -180,6 +183,9 @@ class _Parser:
             tokens.consume("COLON")
             tokens.skip_ws()
             name = tokens.expect("NAME", expected="a GPU type after 'gpu:' (Slurm GRES)")
+        shared_word = _SHARED_WORD.search(name.text)
+        if shared_word:  # Flyte 2's "T4 shared": the name, then the word
+            name = Token(name.name, name.text[: shared_word.start()], name.position, name.match)
         group = group_members(name.text)  # a name for a choice of models: "B200+", "any"
         if name.text.endswith("+") and group is None:
             tokens.raise_syntax_error(
@@ -201,6 +207,8 @@ class _Parser:
             partition = self._parse_partition(match)
             alternative.follow = [_SAY["COLON"]]
         self._parse_colon_tail(alternative, memory_allowed=True)
+        if shared_word:
+            alternative.fields["shared"] = True
         self._complete_named(alternative, match, name, exact=bang is not None, partition=partition)
         return alternative
 
@@ -285,8 +293,9 @@ class _Parser:
             )
         token = tokens.read()
         text = token.text.lower()
-        if not (text in _WHOLE or _MIG_PROFILE.fullmatch(text) or _TOPOLOGY.fullmatch(text)):
-            hints = close_matches(text, (*acc.partitions, *_WHOLE))
+        shapes = (_MIG_PROFILE.fullmatch(text), _TOPOLOGY.fullmatch(text))
+        if not (text in (*_WHOLE, _SHARED) or any(shapes)):
+            hints = close_matches(text, (*acc.partitions, *_WHOLE, _SHARED))
             hint = f"; did you mean {' or '.join(repr(h) for h in hints)}?" if hints else ""
             tokens.raise_syntax_error(
                 "Expected a MIG profile (such as 1g.5gb) or TPU topology (such as 2x4) "
@@ -342,7 +351,15 @@ class _Parser:
                 )
         elif match.partition is not None:
             chosen = match.partition
-        if chosen in _WHOLE:
+        if chosen is not None and fields.get("shared"):
+            self.tokens.raise_syntax_error(
+                f"{quote(name.text + ' shared')} already asks for a shared slot, so '@{chosen}' "
+                "cannot follow it; write 'shared' or '@shared' once, without a partition",
+                span=partition.span if partition is not None else name.span,
+            )
+        if chosen == _SHARED:
+            fields["shared"] = True
+        elif chosen in _WHOLE:
             fields["unpartitioned"] = True
             if not acc.partitions:
                 self.tokens.raise_syntax_error(

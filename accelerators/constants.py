@@ -63,6 +63,7 @@ _STATIC_NAMES: tuple[str, ...] = (
     "Device",
     "Partition",
     "constant_for",
+    "flyte2_name",
     "flyte_device",
     "from_flyte_device",
 )
@@ -114,6 +115,40 @@ def flyte_device(accelerator: Accelerator) -> str:
     )
     stem = re.sub(r"[^0-9a-z]+", "-", _label(accelerator).lower()).strip("-")
     return prefix + stem.removeprefix(prefix)
+
+
+def flyte2_name(spec: AcceleratorSpec | str) -> str:
+    """The Flyte 2 SDK's name for ``spec``'s device (``flyte.GPU(device=...)``).
+
+    ``names.flyte2`` of the entry (``"A100 80G"``, ``"Trn2"``), or for a shared slot
+    (``T4@shared``) ``names.flyte2_shared`` (``"T4 shared"``); the inverse of parsing that
+    name. Flyte 2 gives a shared GPU to one container only and states no share.
+
+    :raises PlacementError: Flyte 2 has no name for it (fallbacks, a memory request, a shared
+        slot of a GPU it does not share, a fraction, or more than one shared slot).
+    """
+    from accelerators.spec import AcceleratorSpec
+
+    spec = AcceleratorSpec.parse(spec)
+    acc = spec.accelerator
+    if spec.fallbacks or acc is None:
+        raise PlacementError(f"{str(spec)!r}: a Flyte 2 device name names one accelerator")
+    shared_names = [a.names.flyte2_shared for a in catalog.all() if a.names.flyte2_shared]
+    if spec.is_fractional:
+        raise PlacementError(
+            f"{str(spec)!r}: Flyte 2's shared GPUs state no share; ask for "
+            f"'{acc.model}@shared' (Flyte 2 shares: {', '.join(shared_names)})"
+        )
+    name = acc.names.flyte2_shared if spec.shared else acc.names.flyte2
+    if name is None:
+        what = "shared GPU" if spec.shared else "device name"
+        raise PlacementError(
+            f"{str(spec)!r}: Flyte 2 has no {what} for {acc.name}"
+            + (f" (it shares: {', '.join(shared_names)})" if spec.shared else "")
+        )
+    if spec.shared and spec.count != 1:
+        raise PlacementError(f"{str(spec)!r}: Flyte 2 gives one shared GPU ('{name}:1') only")
+    return name
 
 
 def _is_label_value(partition: str) -> bool:
@@ -416,8 +451,9 @@ def _restore_partition(sku: str, partition: str | None, unpartitioned: bool) -> 
 def constant_for(spec: AcceleratorSpec | str) -> Device | Partition:
     """The constant for ``spec``: the inverse of ``Device.to_spec``/``Partition.to_spec``.
 
-    The count is not part of a constant and is dropped. A spec that accepts any SKU of a
-    model maps to the model's default SKU. An exact spec of a model's default SKU
+    The count is not part of a constant and is dropped, as is ``@shared`` (how a device is
+    shared is the platform's business: :func:`flyte2_name`, :mod:`accelerators.kubernetes`).
+    A spec that accepts any SKU of a model maps to the model's default SKU. An exact spec of a model's default SKU
     (``A100-40GB-SXM!``) maps to the model's constant, whose ``to_spec()`` is not exact: a
     Flyte device string cannot tell the two apart. An entry without a ``constant`` gives an
     anonymous :class:`Device` (``name`` is ``None``).

@@ -13,6 +13,9 @@ Semantics (the grammar is in ``docs/grammar.md``):
   model's default SKU and accepts every SKU of that model (``exact`` is false); naming a form
   factor (``A100-40GB-PCIE``, an nvidia-smi name) or adding ``!`` pins the SKU (``exact``).
 * ``count`` is the number of devices (a fraction means a shared device).
+* ``shared`` asks for a shared slot of a GPU (time-slicing or MPS: Flyte 2's ``"T4 shared"``,
+  written ``T4@shared``) without saying how large a share; ``count`` is then the number of
+  slots. A fraction (``T4:0.5``) is a shared slot that also says its share.
 * ``partition`` is a MIG profile or a TPU topology of that accelerator; ``unpartitioned``
   asks explicitly for a whole, non-MIG device (flytekit's ``.unpartitioned``).
 * ``memory``/``vendor`` describe a request by memory (``80GB+``, ``nvidia:24GB:2``) that
@@ -80,6 +83,7 @@ class AcceleratorSpec(BaseModel):
     count: int | float = 1
     partition: str | None = None
     unpartitioned: bool = False
+    shared: bool = False
     exact: bool = False
     memory: MemoryRequest | None = None
     vendor: str | None = None
@@ -177,6 +181,8 @@ class AcceleratorSpec(BaseModel):
                     f"Spec asks for partition {self.partition!r} and for an unpartitioned device"
                 )
             check_partition(acc, self.partition)  # type: ignore[arg-type]
+        if self.shared:
+            _check_shared(self)
         if self.unpartitioned and acc is not None and not acc.partitions:
             raise AcceleratorError(
                 f"{acc.name} cannot be partitioned, so 'unpartitioned' means nothing for it"
@@ -247,6 +253,11 @@ class AcceleratorSpec(BaseModel):
         return isinstance(self.count, float)
 
     @property
+    def is_shared(self) -> bool:
+        """A slot of a shared GPU: ``@shared``, or a fraction (which also says the share)."""
+        return self.shared or self.is_fractional
+
+    @property
     def mig_profile(self) -> MigProfile | None:
         if self.accelerator is None or self.partition is None:
             return None
@@ -305,6 +316,8 @@ class AcceleratorSpec(BaseModel):
                 parts[-1] += f"@{self.partition}"
             elif self.unpartitioned:
                 parts[-1] += "@whole"
+            elif self.shared:
+                parts[-1] += "@shared"
         text = ":".join(parts)
         if self.count != 1:
             text += f":{format_number(self.count)}"
@@ -329,6 +342,28 @@ class AcceleratorSpec(BaseModel):
 
     def __hash__(self) -> int:
         return hash(str(self))
+
+
+def _check_shared(spec: AcceleratorSpec) -> None:
+    """A shared slot is of one whole GPU, counted in slots, with no share stated twice."""
+    acc = spec.accelerator
+    if acc is None:
+        raise AcceleratorError("A shared slot ('@shared') needs a named GPU, as in 'T4@shared'")
+    if acc.device_class != "gpu":
+        raise AcceleratorError(
+            f"{acc.name} is a {acc.device_class.upper()}, not a GPU: only GPUs are shared "
+            "(time-slicing or MPS), so '@shared' means nothing for it"
+        )
+    if spec.partition is not None or spec.unpartitioned:
+        raise AcceleratorError(
+            f"A spec is either a shared slot ('@shared') or a partition "
+            f"('@{spec.partition or 'whole'}'), not both"
+        )
+    if spec.is_fractional:
+        raise AcceleratorError(
+            f"A fractional count ({spec.count}) already means a shared GPU and says the share; "
+            f"write '{acc.model}:{spec.count}' or '{acc.model}@shared', not both"
+        )
 
 
 def _as_accelerator_error(exc: ValidationError, data: Any) -> AcceleratorError:

@@ -85,7 +85,9 @@ def evaluate(row: Row) -> Outcome:
         return Outcome(row, "wrong", f"{spec} is not {' | '.join(wanted)}")
     if any(alt.count != row.count for alt in spec.alternatives):
         return Outcome(row, "wrong", f"{spec} has count {spec.count}, expected {row.count:g}")
-    if row.partition is not None and spec.partition != row.partition:
+    if spec.shared != (row.partition == "shared"):
+        return Outcome(row, "wrong", f"{spec} is {'' if spec.shared else 'not '}a shared slot")
+    if row.partition not in (None, "shared") and spec.partition != row.partition:
         detail = f"{spec} has partition {spec.partition}, expected {row.partition}"
         return Outcome(row, "wrong", detail)
     return Outcome(row, "resolved", str(spec))

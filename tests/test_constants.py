@@ -74,6 +74,7 @@ def test_scanned_names_match_the_validated_catalog() -> None:
         "Device",
         "Partition",
         "constant_for",
+        "flyte2_name",
         "flyte_device",
         "from_flyte_device",
         *CONSTANT_NAMES,

@@ -94,6 +94,7 @@ _SYSTEM_LABELS = {
     "eks": "EKS",
     "flyte": "Flyte",
     "flyte2": "Flyte 2",
+    "flyte2_shared": "Flyte 2",
     "ray": "Ray",
     "skypilot": "SkyPilot",
     "modal": "Modal",
@@ -408,7 +409,8 @@ def _unknown(index: Index, text: str) -> UnknownAcceleratorError:
             by_model.setdefault(model.accelerator.model, hint)
     suggestions = tuple(by_model.values())[:3]
     did_you_mean = " or ".join(repr(h) for h in suggestions)
-    systems = ", ".join(_SYSTEM_LABELS.get(name, name) for name in Names.model_fields)
+    labels = (_SYSTEM_LABELS.get(name, name) for name in Names.model_fields)
+    systems = ", ".join(dict.fromkeys(labels))
     return UnknownAcceleratorError(
         f"Unknown accelerator {quote(text)}"
         + (f"; did you mean {did_you_mean}?" if suggestions else ".")

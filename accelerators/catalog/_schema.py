@@ -149,6 +149,8 @@ class Names(BaseModel):
     """flytekit / flytepropeller device string (``GPUAccelerator.device``)."""
     flyte2: str | None = None
     """Flyte 2 SDK device name (``flyte.GPU("H100")``, ``flyte.Neuron("Trn2")``…)."""
+    flyte2_shared: str | None = None
+    """Flyte 2 SDK name of a shared (time-sliced/MPS) slot of this GPU (``"T4 shared"``)."""
     ray: tuple[str, ...] = ()
     skypilot: tuple[str, ...] = ()
     modal: tuple[str, ...] = ()

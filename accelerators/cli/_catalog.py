@@ -347,6 +347,8 @@ def parse_spec(
 
 def _count_text(spec: AcceleratorSpec) -> str:
     count = _number(spec.count)
+    if spec.shared:
+        return f"{count} shared slot{'' if spec.count == 1 else 's'} (share not stated)"
     return f"{count} (shared)" if spec.is_fractional else count
 
 

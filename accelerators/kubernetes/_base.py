@@ -198,6 +198,8 @@ class Platform(ABC):
     summary: ClassVar[str]
     labels: ClassVar[Mapping[str, str]] = {}
     options: ClassVar[tuple[str, ...]] = ()
+    #: Whether :meth:`place` handles a shared slot (``T4@shared``): GPU sharing it can select.
+    places_shared: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -318,6 +320,14 @@ class Platform(ABC):
     def fragment(self, spec: AcceleratorSpec) -> PodFragment:
         """The pod fragment for ``spec`` and all its fallbacks (not yet validated)."""
         alternatives = spec.alternatives
+        for alt in alternatives:
+            if alt.shared and not self.places_shared:
+                raise self.fail(
+                    alt,
+                    "a shared GPU slot ('@shared') needs GPU sharing, which this platform "
+                    "cannot select; use platform 'nvidia' (GPU Operator time-slicing or MPS: "
+                    "nvidia.com/gpu.shared or the -SHARED product) or 'gke' (time-sharing or MPS)",
+                )
         placements = [self.place(alt) for alt in alternatives]
         first = placements[0]
         for alt, placement in zip(alternatives[1:], placements[1:], strict=True):

@@ -76,9 +76,10 @@ def _subrequest(spec: AcceleratorSpec, gpu_class: str, mig_class: str) -> dict[s
             f"DeviceClasses {gpu_class}/{mig_class}) are supported; "
             f"{describe(acc)}. Use the device-plugin output (dra=False)"
         )
-    if spec.is_fractional:
+    if spec.is_shared:
+        what = "a fractional count" if spec.is_fractional else "a shared slot"
         raise PlacementError(
-            f"Cannot express {str(spec)!r} with DRA: a fractional count is GPU sharing, which "
+            f"Cannot express {str(spec)!r} with DRA: {what} is GPU sharing, which "
             "DRA configures on the claim, not in the request; ask for a whole count or use "
             "dra=False with platform 'gke' or 'nvidia'"
         )

@@ -4,6 +4,8 @@
 * MIG: still ``nvidia.com/gpu`` (one per partition) plus
   ``cloud.google.com/gke-gpu-partition-size``; only the profiles GKE's device plugin
   accepts (:data:`GKE_MIG_PROFILES`). ``@whole`` requires the partition label to be absent.
+* A shared slot (``T4@shared``): one ``nvidia.com/gpu`` on a node of the configured sharing
+  strategy, with no ``max-shared-clients`` bound (that would invent a share).
 * Fractional counts: one shared ``nvidia.com/gpu`` with
   ``cloud.google.com/gke-gpu-sharing-strategy`` and ``…/gke-max-shared-clients-per-gpu``
   (``T4:0.5`` -> 2 clients per GPU, ``T4:0.25`` -> 4).
@@ -151,6 +153,7 @@ class Gke(Platform):
         "tpu_topology": "cloud.google.com/gke-tpu-topology",
     }
     options = ("sharing",)
+    places_shared = True
 
     def configure(self, *, sharing: str = "time-sharing", **_: Any) -> None:
         if sharing not in GKE_SHARING_STRATEGIES:
@@ -208,6 +211,15 @@ class Gke(Platform):
             requirements.append(Requirement(self.key("partition"), "DoesNotExist"))
         if spec.is_fractional:
             requirements += self._sharing(spec)
+            count = 1
+        elif spec.shared:  # no share stated: any node pool of this sharing strategy
+            if spec.count != 1:
+                raise self.fail(
+                    spec,
+                    "this platform places one shared slot per container (1 nvidia.com/gpu "
+                    "on a time-sharing or MPS node); ask for 'X@shared' or whole GPUs",
+                )
+            requirements.append(Requirement(self.key("sharing_strategy"), "In", (self.sharing,)))
             count = 1
         else:
             count = int(spec.count)

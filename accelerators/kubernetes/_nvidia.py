@@ -11,6 +11,8 @@
   ``nvidia.com/gpu.shared`` on a node whose ``nvidia.com/gpu.replicas`` is at most
   ``floor(1/count)`` (``T4:0.5`` -> replicas < 3). ``rename_by_default=False`` keeps
   ``nvidia.com/gpu`` and matches the ``-SHARED`` product suffix instead.
+* A shared slot (``T4@shared``, no share stated): the same shared resource or ``-SHARED``
+  product, one per slot, with no ``replicas`` bound (that would invent a share).
 * Memory requests: ``nvidia.com/gpu.memory`` ``Gt`` the threshold in MiB minus one.
 
 Source: NVIDIA/k8s-device-plugin ``internal/lm/resource.go`` and ``mig-strategy.go``,
@@ -76,6 +78,7 @@ class Nvidia(Platform):
         "memory": "nvidia.com/gpu.memory",
     }
     options = ("mig_strategy", "sharing", "rename_by_default")
+    places_shared = True
 
     def configure(
         self,
@@ -119,7 +122,7 @@ class Nvidia(Platform):
                 f"{acc.name}; pass label_values={{{acc.name!r}: '<nvidia.com/gpu.product value>'}}",
             )
         profile = spec.mig_profile
-        shared = spec.is_fractional
+        shared = spec.is_shared
         base = "nvidia.com/gpu"
         if profile is not None and self.mig_strategy == "mixed":
             base = mig_resource(profile.profile)
@@ -128,16 +131,17 @@ class Nvidia(Platform):
         requirements: list[Requirement] = []
         resource = base
         if shared:
-            replicas = self._replicas(spec)
             if self.rename_by_default:
                 resource = base + ".shared"
             elif profile is None or self.mig_strategy == "single":
                 products = tuple(f"{p}-SHARED" for p in products)
-            requirements.append(Requirement(base + ".replicas", "Lt", (str(replicas + 1),)))
+            if spec.is_fractional:  # the share is stated: bound the replicas per GPU
+                replicas = self._replicas(spec)
+                requirements.append(Requirement(base + ".replicas", "Lt", (str(replicas + 1),)))
             if self.sharing is not None:
                 requirements.append(Requirement(base + ".sharing-strategy", "In", (self.sharing,)))
         requirements.insert(0, Requirement(self.key("product"), "In", products))
-        count = 1 if shared else int(spec.count)
+        count = 1 if spec.is_fractional else int(spec.count)
         return Placement(
             resources={resource: count},
             requirements=tuple(requirements),

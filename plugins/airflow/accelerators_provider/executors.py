@@ -122,7 +122,7 @@ def pools_from_inventory(inventory: Mapping[str, Any]) -> dict[str, int]:
     slots: dict[str, int] = {}
     for node, value in inventory.items():
         name, resolved = _name(value, f"node {node!r}")
-        if resolved.is_fractional:
+        if resolved.is_shared:  # a fraction or a shared slot is not a whole device
             raise AcceleratorError(
                 f"node {node!r}: expected a whole device count, got {str(resolved)!r}"
             )

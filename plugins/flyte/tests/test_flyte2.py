@@ -99,6 +99,22 @@ def test_every_constant_has_a_flyte2_device(acc: Any) -> None:
     assert device.device == flyte_device(acc)
 
 
+@pytest.mark.parametrize(
+    "name", ["T4 shared", "L4 shared", "A10G shared", "A10 shared", "L40S shared"]
+)
+def test_flyte2_shared_gpus_round_trip_through_the_spec(name: str) -> None:
+    from accelerators import AcceleratorSpec
+
+    spec = AcceleratorSpec.parse(name)
+    assert spec.shared
+    assert str(spec).endswith("@shared")
+    ours = flyte2_device(spec)
+    theirs = flyte.GPU(device=name, quantity=1)  # type: ignore[arg-type]
+    assert (ours.device, ours.quantity, ours.device_class) == (name, 1, "GPU")
+    assert _wire(flyte2_resources(spec)) == _wire(flyte.Resources(gpu=theirs))
+    assert AcceleratorSpec.parse(ours.device) == spec
+
+
 def test_task_environment_and_override_take_them() -> None:
     env = flyte.TaskEnvironment(name="train", resources=flyte2_resources("H100:8", cpu=8))
 
@@ -118,6 +134,9 @@ def test_task_environment_and_override_take_them() -> None:
         ("80GB+", "names one accelerator"),
         ("A100@whole", "no 'unpartitioned'"),
         ("A100@1g.5gb:2", "only one MIG device"),
+        ("H100@shared", "no shared GPU for H100"),  # the SDK shares T4, L4, A10(G), L40S only
+        ("T4@shared:2", "one shared GPU"),
+        ("T4:0.5", "state no share"),
     ],
 )
 def test_what_flyte2_cannot_say_is_refused(text: str, needle: str) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from accelerators import AcceleratorSpec, PlacementError
-from accelerators.constants import constant_for
+from accelerators.constants import constant_for, flyte2_name
 from accelerators.kubernetes import placement_problems, to_pod_fragment
 
 __all__ = ["flyte2_device", "flyte2_resources", "flyte2_run_gate"]
@@ -33,6 +33,9 @@ _DEVICE_CLASS = {
 
 def flyte2_device(spec: Any) -> Any:
     """The ``flyte.Device`` for ``spec`` (GPU, MIG partition, TPU slice, Neuron, AMD, Gaudi).
+
+    A shared slot (``T4@shared``, Flyte 2's ``"T4 shared"``) becomes the SDK's own shared
+    GPU, named by :func:`accelerators.constants.flyte2_name`.
 
     :param spec: a spec, spec text or constant naming one accelerator.
     :raises PlacementError: fallbacks or a memory request (a Device names one accelerator),
@@ -54,6 +57,8 @@ def flyte2_device(spec: Any) -> Any:
             f"{str(parsed)!r}: Flyte 2's Device has no 'unpartitioned' (a Device without a "
             "partition may land on a MIG node); use flytekit's task_args for @whole"
         )
+    if parsed.is_shared:  # Flyte 2's own shared GPUs ("T4 shared"), named as the SDK names them
+        return flyte.GPU(device=flyte2_name(parsed), quantity=1)
     device_class = _DEVICE_CLASS.get((acc.vendor, acc.device_class))
     if device_class is None:
         raise PlacementError(
