@@ -454,9 +454,9 @@ def constant_for(spec: AcceleratorSpec | str) -> Device | Partition:
     The count is not part of a constant and is dropped, as is ``@shared`` (how a device is
     shared is the platform's business: :func:`flyte2_name`, :mod:`accelerators.kubernetes`).
     A spec that accepts any SKU of a model maps to the model's default SKU. An exact spec of
-    a model's default SKU (``A100-40GB-SXM!``) maps to the model's constant, whose ``to_spec()`` is not exact: a
-    Flyte device string cannot tell the two apart. An entry without a ``constant`` gives an
-    anonymous :class:`Device` (``name`` is ``None``).
+    a model's default SKU (``A100-40GB-SXM!``) maps to the model's constant, whose
+    ``to_spec()`` is not exact: a Flyte device string cannot tell the two apart. An entry
+    without a ``constant`` gives an anonymous :class:`Device` (``name`` is ``None``).
 
     :param spec: an :class:`~accelerators.spec.AcceleratorSpec` or spec text.
     :raises AcceleratorError: the spec names no accelerator (a memory or vendor request) or
