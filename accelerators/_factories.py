@@ -60,6 +60,7 @@ _VENDOR_LABELS = {
     "intel": "Intel",
     "google": "Google",
     "aws": "AWS",
+    "huawei": "Huawei",
 }
 _NON_IDENTIFIER = re.compile(r"[^A-Za-z0-9]+")
 _MEMORY_TEXT = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(?:gb|g)?\s*", re.IGNORECASE)

@@ -52,7 +52,6 @@ _TOPOLOGY = re.compile(r"[0-9]+x[0-9]+(?:x[0-9]+)?")
 _WHOLE = ("whole", "unpartitioned")
 #: ``@shared`` (or Flyte 2's trailing word, ``T4 shared``): a shared slot of a GPU.
 _SHARED = "shared"
-_SHARED_WORD = re.compile(r"[ \t]+shared\Z", re.IGNORECASE)
 _EXAMPLES = "such as 'H100:8', 'A100@1g.5gb' or '80GB+'"
 
 
@@ -183,9 +182,10 @@ class _Parser:
             tokens.consume("COLON")
             tokens.skip_ws()
             name = tokens.expect("NAME", expected="a GPU type after 'gpu:' (Slurm GRES)")
-        shared_word = _SHARED_WORD.search(name.text)
-        if shared_word:  # Flyte 2's "T4 shared": the name, then the word
-            name = Token(name.name, name.text[: shared_word.start()], name.position, name.match)
+        head = name.text[:-6].rstrip(" \t")  # Flyte 2's "T4 shared": the name, then the word
+        shared_word = name.text[-6:].casefold() == _SHARED and len(head) < len(name.text) - 6
+        if shared_word:
+            name = Token(name.name, head, name.position, name.match)
         group = group_members(name.text)  # a name for a choice of models: "B200+", "any"
         if name.text.endswith("+") and group is None:
             tokens.raise_syntax_error(

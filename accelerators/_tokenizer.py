@@ -49,7 +49,9 @@ DEFAULT_RULES: Mapping[str, re.Pattern[str]] = {
     # A device count: ``8``, ``0.5``.
     "COUNT": re.compile(rf"{_NUMBER}{_BOUNDARY}"),
     # A vendor standing alone as a request (``nvidia``, ``amd:192GB+``), not a name's first word.
-    "VENDOR": re.compile(rf"(?:nvidia|amd|intel|google|aws)(?={_WS}*(?:[:|,]|\Z))", re.IGNORECASE),
+    "VENDOR": re.compile(
+        rf"(?:nvidia|amd|intel|google|aws|huawei)(?={_WS}*(?:[:|,]|\Z))", re.IGNORECASE
+    ),
     # Whatever follows ``@``; the parser checks its shape and gives close matches.
     "PARTITION": re.compile(r"[A-Za-z0-9_.+\-]+"),
     # An accelerator name: words separated by blanks, so ``NVIDIA H100 80GB HBM3`` is one name.

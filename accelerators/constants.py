@@ -82,6 +82,7 @@ _DEVICE_PREFIX: dict[tuple[str, str], str] = {
     ("intel", "gpu"): "intel-",
     ("google", "tpu"): "tpu-",
     ("aws", "neuron"): "aws-neuron-",
+    ("huawei", "npu"): "huawei-",
 }
 
 _FLYTE_IMPORT_ERROR_MESSAGE = (
@@ -121,7 +122,7 @@ def flyte2_name(spec: AcceleratorSpec | str) -> str:
     """The Flyte 2 SDK's name for ``spec``'s device (``flyte.GPU(device=...)``).
 
     ``names.flyte2`` of the entry (``"A100 80G"``, ``"Trn2"``), or for a shared slot
-    (``T4@shared``) ``names.flyte2_shared`` (``"T4 shared"``); the inverse of parsing that
+    (``T4@shared``) its ``flyte2_shared`` (``"T4 shared"``); the inverse of parsing that
     name. Flyte 2 gives a shared GPU to one container only and states no share.
 
     :raises PlacementError: Flyte 2 has no name for it (fallbacks, a memory request, a shared
@@ -133,13 +134,13 @@ def flyte2_name(spec: AcceleratorSpec | str) -> str:
     acc = spec.accelerator
     if spec.fallbacks or acc is None:
         raise PlacementError(f"{str(spec)!r}: a Flyte 2 device name names one accelerator")
-    shared_names = [a.names.flyte2_shared for a in catalog.all() if a.names.flyte2_shared]
+    shared_names = [a.flyte2_shared for a in catalog.all() if a.flyte2_shared]
     if spec.is_fractional:
         raise PlacementError(
             f"{str(spec)!r}: Flyte 2's shared GPUs state no share; ask for "
             f"'{acc.model}@shared' (Flyte 2 shares: {', '.join(shared_names)})"
         )
-    name = acc.names.flyte2_shared if spec.shared else acc.names.flyte2
+    name = acc.flyte2_shared if spec.shared else acc.names.flyte2
     if name is None:
         what = "shared GPU" if spec.shared else "device name"
         raise PlacementError(

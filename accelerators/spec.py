@@ -96,6 +96,7 @@ class AcceleratorSpec(BaseModel):
     Intel: ClassVar[VendorFactories] = VendorFactories("intel")
     Google: ClassVar[VendorFactories] = VendorFactories("google")
     AWS: ClassVar[VendorFactories] = VendorFactories("aws")
+    Huawei: ClassVar[VendorFactories] = VendorFactories("huawei")
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -143,7 +144,7 @@ class AcceleratorSpec(BaseModel):
     def _normalise_vendor(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        vendors = ("nvidia", "amd", "intel", "google", "aws")
+        vendors = ("nvidia", "amd", "intel", "google", "aws", "huawei")
         folded = value.strip().lower()
         if folded not in vendors:
             hint = close_matches(folded, vendors)

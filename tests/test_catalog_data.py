@@ -105,6 +105,8 @@ REQUIRED = {
     "RTX-4090": ("RTX-4090", "RTX_4090", True, "nvidia", "gpu"),
     "RTX-5090": ("RTX-5090", "RTX_5090", True, "nvidia", "gpu"),
     "MI50": ("MI50", "MI50", True, "amd", "gpu"),
+    "ASCEND-910B": ("ASCEND-910B", "ASCEND_910B", True, "huawei", "npu"),
+    "ASCEND-910B4": ("ASCEND-910B4", "ASCEND_910B4", True, "huawei", "npu"),
     "MI100": ("MI100", "MI100", True, "amd", "gpu"),
     "MI210": ("MI210", "MI210", True, "amd", "gpu"),
     "MI300A": ("MI300A", "MI300A", True, "amd", "gpu"),
@@ -394,6 +396,8 @@ UNCONFIRMED = {
     "RTX-4090": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
     "RTX-5090": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
     "MI50": {"memory_gb", "bandwidth_tbps", "tdp_w", "tflops.fp64", "tflops.fp32", "tflops.fp16"},
+    "ASCEND-910B": {"bandwidth_tbps", "tflops.fp16"},
+    "ASCEND-910B4": {"memory_gb", "bandwidth_tbps"},
     "MI300A": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.bf16", "tflops.fp16", "tflops.fp32", "tflops.fp64", "tflops.fp8", "tflops.int8"},
     "MI308X": {"bandwidth_tbps", "memory_gb", "tdp_w"},
     "MI350X": {"tflops.bf16", "tflops.fp16", "tflops.fp32", "tflops.fp64", "tflops.fp8"},
@@ -601,7 +605,10 @@ def test_every_source_is_used():
 
 def test_group_names_read_as_fallback_chains():
     groups = {g.name: g for g in _store.LOADED.file().groups}
-    assert set(groups) == {"B200+", "any", "aws-neuron-core"}
+    assert set(groups) == {"B200+", "any", "aws-neuron-core", "Intel-GAUDI"}
+    # Ray's "Intel-GAUDI" is Gaudi 1, matched exactly: "Gaudi" alone stays ambiguous
+    assert [a.model for a in _store.group_members("intel-gaudi")] == ["GAUDI1"]
+    assert _store.group_members("Gaudi") is None
     group = groups["B200+"]
     assert (group.name, group.system, group.members) == ("B200+", "modal", ("B200", "B300"))
     # Modal's "any": the GPU classes its GPU guide lists, in that order (modal.gpu.Any)

@@ -346,6 +346,7 @@ def test_every_constant_has_a_distinct_valid_device_string() -> None:
     prefixes = {
         ("nvidia", "gpu"): "nvidia-", ("amd", "gpu"): "amd-", ("intel", "hpu"): "habana-",
         ("intel", "gpu"): "intel-", ("google", "tpu"): "tpu-", ("aws", "neuron"): "aws-neuron-",
+        ("huawei", "npu"): "huawei-",
     }  # fmt: skip
     for name, device in derived.items():
         acc = _constant(name).accelerator

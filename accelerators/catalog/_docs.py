@@ -52,7 +52,6 @@ _NAME_COLUMNS = (
     ("hf", "HF Jobs"),
 )
 _EXTRA_NAME_COLUMNS = (
-    ("flyte2_shared", "Flyte 2 SDK shared GPU"),
     ("rocm", "ROCm product name"),
     ("intel", "Intel GPU plugin product label"),
     ("other", "Other"),

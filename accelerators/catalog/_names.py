@@ -94,7 +94,6 @@ _SYSTEM_LABELS = {
     "eks": "EKS",
     "flyte": "Flyte",
     "flyte2": "Flyte 2",
-    "flyte2_shared": "Flyte 2",
     "ray": "Ray",
     "skypilot": "SkyPilot",
     "modal": "Modal",
@@ -409,8 +408,7 @@ def _unknown(index: Index, text: str) -> UnknownAcceleratorError:
             by_model.setdefault(model.accelerator.model, hint)
     suggestions = tuple(by_model.values())[:3]
     did_you_mean = " or ".join(repr(h) for h in suggestions)
-    labels = (_SYSTEM_LABELS.get(name, name) for name in Names.model_fields)
-    systems = ", ".join(dict.fromkeys(labels))
+    systems = ", ".join(_SYSTEM_LABELS.get(name, name) for name in Names.model_fields)
     return UnknownAcceleratorError(
         f"Unknown accelerator {quote(text)}"
         + (f"; did you mean {did_you_mean}?" if suggestions else ".")

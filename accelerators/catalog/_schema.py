@@ -32,8 +32,8 @@ SCHEMA_VERSION = 1
 #: Dense-TFLOPS keys, in display order. ``fp32`` is the non-tensor (vector) rate on NVIDIA.
 DTYPES: tuple[str, ...] = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8")
 
-Vendor = Literal["nvidia", "amd", "intel", "google", "aws"]
-DeviceClass = Literal["gpu", "tpu", "neuron", "hpu"]
+Vendor = Literal["nvidia", "amd", "intel", "google", "aws", "huawei"]
+DeviceClass = Literal["gpu", "tpu", "neuron", "hpu", "npu"]
 Confidence = Literal["source", "derived", "unconfirmed"]
 
 _MIG_PROFILE_RE = re.compile(r"^[1-7]g\.\d+gb(?:[+-][a-z.]+)?$")
@@ -149,8 +149,6 @@ class Names(BaseModel):
     """flytekit / flytepropeller device string (``GPUAccelerator.device``)."""
     flyte2: str | None = None
     """Flyte 2 SDK device name (``flyte.GPU("H100")``, ``flyte.Neuron("Trn2")``…)."""
-    flyte2_shared: str | None = None
-    """Flyte 2 SDK name of a shared (time-sliced/MPS) slot of this GPU (``"T4 shared"``)."""
     ray: tuple[str, ...] = ()
     skypilot: tuple[str, ...] = ()
     modal: tuple[str, ...] = ()
@@ -200,6 +198,9 @@ class Accelerator(BaseModel):
     they count chips (``v5litepod-8`` is 8)."""
     tpu_topologies: tuple[TpuTopology, ...] = ()
     names: Names = Names()
+    flyte2_shared: str | None = None
+    """Flyte 2 SDK name of a shared (time-sliced/MPS) slot of this GPU (``"T4 shared"``).
+    Not a spelling of the device: it names a slot, which the grammar reads as ``T4@shared``."""
     notes: tuple[str, ...] = ()
 
     @field_validator("tflops_figures")
@@ -306,14 +307,16 @@ class Accelerator(BaseModel):
 class NameGroup(BaseModel):
     """A name another system gives to a choice of models (Modal's ``B200+``: B200 or B300).
 
-    It reads as a fallback chain of ``members``, in order.
+    It reads as a fallback chain of ``members``, in order, and matches only exactly (case
+    aside). One member: a name that must not be read loosely (Ray's ``Intel-GAUDI`` is Gaudi
+    1, but ``Gaudi`` alone names no one generation).
     """
 
     model_config = _STRICT
 
     name: str
     system: str
-    members: tuple[str, ...] = Field(min_length=2)
+    members: tuple[str, ...] = Field(min_length=1)
     source: str
 
 

@@ -48,7 +48,7 @@ __all__ = [
     "default_probes",
 ]
 
-Kind = Literal["gpu", "tpu", "neuron", "hpu", "cpu", "unknown"]
+Kind = Literal["gpu", "tpu", "neuron", "hpu", "npu", "cpu", "unknown"]
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ __all__ = [
     "torch_properties",
 ]
 
-DeviceKind = Literal["gpu", "tpu", "neuron", "hpu", "cpu"]
+DeviceKind = Literal["gpu", "tpu", "neuron", "hpu", "npu", "cpu"]
 
 
 @dataclass(frozen=True)

@@ -132,6 +132,8 @@ _DEVICE_RESOURCES: dict[tuple[str, str], str] = {
     ("google", "tpu"): "google.com/tpu",
     ("aws", "neuron"): "aws.amazon.com/neuron",
     ("intel", "hpu"): "habana.ai/gaudi",
+    # Ascend device plugin (mind-cluster): one resource for the Ascend 910 family
+    ("huawei", "npu"): "huawei.com/Ascend910",
 }
 
 
@@ -160,8 +162,11 @@ _VENDOR_WORDS = {
     "intel": "an Intel",
     "google": "a Google",
     "aws": "an AWS",
+    "huawei": "a Huawei",
 }
-_CLASS_WORDS = {"gpu": "GPU", "tpu": "TPU", "neuron": "Neuron device", "hpu": "Gaudi HPU"}
+_CLASS_WORDS = {
+    "gpu": "GPU", "tpu": "TPU", "neuron": "Neuron device", "hpu": "Gaudi HPU", "npu": "Ascend NPU",
+}  # fmt: skip
 
 
 def describe(acc: Accelerator) -> str:

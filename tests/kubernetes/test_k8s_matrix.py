@@ -49,6 +49,7 @@ RESOURCES = {
     ("aws", "neuron"): "aws.amazon.com/neuron",
     ("intel", "hpu"): "habana.ai/gaudi",
     ("intel", "gpu"): "gpu.intel.com/i915",
+    ("huawei", "npu"): "huawei.com/Ascend910",  # the Ascend device plugin's resource
 }
 TAINTS = {"nvidia.com/gpu": "nvidia.com/gpu", "amd.com/gpu": "amd.com/gpu"}
 

@@ -89,6 +89,11 @@ def test_every_constant_has_a_flyte2_device(acc: Any) -> None:
         with pytest.raises(PlacementError, match="no GKE TPU node label"):
             flyte2_device(text)
         return
+    if (acc.vendor, acc.device_class) == ("huawei", "npu"):
+        # Flyte 2 has no DeviceClass for Ascend NPUs either
+        with pytest.raises(PlacementError, match="no device class for huawei npu"):
+            flyte2_device(text)
+        return
     if (acc.vendor, acc.device_class) == ("intel", "gpu"):
         # Flyte 2's DeviceClass has no Intel GPU (GPU, TPU, NEURON, AMD_GPU, HABANA_GAUDI,
         # APPLE_SILICON): refused with a reason, never sent as an NVIDIA "GPU".
