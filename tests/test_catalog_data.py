@@ -296,7 +296,6 @@ UNCONFIRMED = {
     "P100": {"memory_gb", "bandwidth_tbps", "tdp_w", "tflops.fp64", "tflops.fp32", "tflops.fp16"},
     "V100-16GB-PCIE": {"memory_gb", "tflops.fp64"},
     "V100-32GB-PCIE": {"memory_gb", "tflops.fp64"},
-    "T4": {"bandwidth_tbps", "tdp_w", "tflops.fp64"},
     "A10": {"bandwidth_tbps", "tdp_w", "tflops.fp64"},
     "A10G": {
         "bandwidth_tbps",
@@ -317,8 +316,8 @@ UNCONFIRMED = {
         "tflops.fp16",
         "tflops.int8",
     },
-    "L4": {"bandwidth_tbps", "tdp_w", "tflops.fp64", "tflops.fp8"},
-    "L4-VWS": {"bandwidth_tbps", "tdp_w", "tflops.fp64", "tflops.fp8"},
+    "L4": {"tflops.fp8"},
+    "L4-VWS": {"tflops.fp8"},
     "L40S": {"tflops.fp64"},
     "A100-40GB-PCIE": {"tdp_w"},
     "H100-NVL": {
