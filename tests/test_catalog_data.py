@@ -392,7 +392,6 @@ UNCONFIRMED = {
     "RTX-3080-TI": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
     "RTX-3090": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
     "RTX-3090-TI": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
-    "RTX-4090": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
     "RTX-5090": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
     "MI50": {"memory_gb", "bandwidth_tbps", "tdp_w", "tflops.fp64", "tflops.fp32", "tflops.fp16"},
     "ASCEND-910B": {"bandwidth_tbps", "tflops.fp16"},
