@@ -383,7 +383,6 @@ UNCONFIRMED = {
     "RTX-4000-ADA": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
     "RTX-4500-ADA": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
     "RTX-5000-ADA": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
-    "RTX-6000-ADA": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
     "RTX-3060": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
     "RTX-3060-TI": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
     "RTX-3070": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
