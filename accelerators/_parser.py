@@ -30,6 +30,7 @@ from typing import Any
 
 from accelerators._text import quote, shorten
 from accelerators._tokenizer import DESCRIPTIONS as _SAY
+from accelerators._tokenizer import HINTS as _HINTS
 from accelerators._tokenizer import Token, Tokenizer
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._names import NameMatch, resolve_name, select_by_memory
@@ -403,15 +404,3 @@ def _count_value(text: str) -> int | float:
         return int(text) if len(text) <= 20 else math.inf
     value = float(text)
     return int(value) if value.is_integer() and value <= MAX_COUNT else value
-
-
-#: Extra advice for characters that commonly land in the wrong place.
-_HINTS = {
-    "!": " ('!' goes right after the name, as in 'H100!:8')",
-    "@": " (the partition goes right after the name or '!', as in 'A100@1g.5gb:2')",
-    ":": " (the count comes last and once, as in 'H100:8')",
-    "+": " ('+' follows a memory size, as in '80GB+'; for 'this or better', list "
-    "fallbacks: 'H100 | H200')",
-    "(": " (parentheses are not part of the grammar; separate alternatives with '|')",
-    ")": " (parentheses are not part of the grammar; separate alternatives with '|')",
-}

@@ -19,7 +19,7 @@ from typing import NoReturn
 
 from accelerators.errors import SpecSyntaxError
 
-__all__ = ["DEFAULT_RULES", "Token", "Tokenizer"]
+__all__ = ["DEFAULT_RULES", "DESCRIPTIONS", "HINTS", "Token", "Tokenizer"]
 
 #: A non-negative decimal number without sign or exponent: ``8``, ``0.5``, ``.5``.
 _NUMBER = r"(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)"
@@ -69,6 +69,17 @@ DESCRIPTIONS: Mapping[str, str] = {
     "BANG": "'!'",
     "PLUS": "'+'",
     "END": "the end of the spec",
+}
+
+#: Extra advice for characters that commonly land in the wrong place.
+HINTS: Mapping[str, str] = {
+    "!": " ('!' goes right after the name, as in 'H100!:8')",
+    "@": " (the partition goes right after the name or '!', as in 'A100@1g.5gb:2')",
+    ":": " (the count comes last and once, as in 'H100:8')",
+    "+": " ('+' follows a memory size, as in '80GB+'; for 'this or better', list "
+    "fallbacks: 'H100 | H200')",
+    "(": " (parentheses are not part of the grammar; separate alternatives with '|')",
+    ")": " (parentheses are not part of the grammar; separate alternatives with '|')",
 }
 
 #: A stretch of input to quote as "what was found": a run of name characters, or one character.
