@@ -296,9 +296,8 @@ UNCONFIRMED = {
     "P100": {"memory_gb", "bandwidth_tbps", "tdp_w", "tflops.fp64", "tflops.fp32", "tflops.fp16"},
     "V100-16GB-PCIE": {"memory_gb", "tflops.fp64"},
     "V100-32GB-PCIE": {"memory_gb", "tflops.fp64"},
-    "A10": {"bandwidth_tbps", "tdp_w", "tflops.fp64"},
+    "A10": {"tdp_w", "tflops.fp64"},
     "A10G": {
-        "bandwidth_tbps",
         "tflops.fp64",
         "tflops.fp32",
         "tflops.tf32",
