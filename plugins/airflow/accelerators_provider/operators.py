@@ -18,7 +18,7 @@ from airflow.providers.cncf.kubernetes.pod_generator import PodGenerator
 from kubernetes.client import models as k8s
 
 from accelerators import AcceleratorError
-from accelerators.kubernetes import apply_to_pod, to_pod_fragment
+from accelerators.kubernetes import apply_to_pod, merge_fragment, to_pod_fragment
 from accelerators_provider import _pods
 from accelerators_provider._gate import (
     FAILED_NODES_KEY,
@@ -144,13 +144,8 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             preview = _pods.layer(
                 preview, self.pod_template_dict, container=self.base_container_name
             )
-        apply_to_pod(
-            preview,
-            self.accelerator,
-            platform=self.platform,
-            container=self.base_container_name,
-            **self.platform_options,
-        )
+        # apply_to_pod(preview, ...) without computing the fragment a second time
+        merge_fragment(preview, fragment, container=self.base_container_name)
 
     # -- run time ----------------------------------------------------------------------
     def _base_pod(self) -> dict[str, Any] | None:
