@@ -196,6 +196,9 @@ def main() -> None:
             AIRFLOW__LOGGING__LOGGING_LEVEL="ERROR",
             # A busy machine can take longer than the default 30 s to import kubernetes.
             AIRFLOW__CORE__DAGBAG_IMPORT_TIMEOUT="0",
+            # Our own catalog cache: the user's is shared with other checkouts, whose different
+            # catalog.toml would replace the entry between parses (each is then a TOML parse).
+            ACCELERATORS_CACHE_DIR=str(home / "cache"),
         )
         if args.no_bytecode:
             env["PYTHONDONTWRITEBYTECODE"] = "1"
