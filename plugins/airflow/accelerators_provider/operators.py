@@ -17,7 +17,7 @@ from airflow.providers.cncf.kubernetes.operators.pod import KubernetesPodOperato
 from airflow.providers.cncf.kubernetes.pod_generator import PodGenerator
 from kubernetes.client import models as k8s
 
-from accelerators import AcceleratorError
+from accelerators import AcceleratorError, AcceleratorSpec
 from accelerators.kubernetes import apply_to_pod, merge_fragment, to_pod_fragment
 from accelerators_provider import _pods
 from accelerators_provider._gate import (
@@ -114,14 +114,12 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             spec = _pods.resolve_spec(accelerator, what=f"{self.task_id}: accelerator")
             self.accelerator = str(spec)
             if not _pods.is_template(platform):
-                self._check_at_parse_time()
+                self._check_at_parse_time(spec)
 
     # -- parse time --------------------------------------------------------------------
-    def _check_at_parse_time(self) -> None:
+    def _check_at_parse_time(self, spec: AcceleratorSpec) -> None:
         """Raise now, not at run time, when the spec cannot be placed or conflicts."""
-        fragment = to_pod_fragment(
-            self.accelerator, platform=self.platform, **self.platform_options
-        )
+        fragment = to_pod_fragment(spec, platform=self.platform, **self.platform_options)
         if not fragment:
             return
         preview = {
