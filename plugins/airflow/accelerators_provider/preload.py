@@ -45,7 +45,7 @@ def preload() -> float:
 
     Calling it again costs nothing. Every step uses the core's public API.
 
-    :returns: the seconds it took (for a log line; about 1-2 s the first time in a
+    :returns: the seconds it took (for a log line; about 1-3 s the first time in a
         process that had not imported ``kubernetes`` yet, most of it that client).
     """
     start = time.perf_counter()
