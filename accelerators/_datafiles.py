@@ -17,7 +17,6 @@ Folder: ``$ACCELERATORS_CACHE_DIR``, else ``$XDG_CACHE_HOME/accelerators``, else
 from __future__ import annotations
 
 import os
-import tomllib
 from importlib import resources
 from pathlib import Path
 
@@ -39,8 +38,8 @@ def cache_dir() -> Path | None:
 def load_toml(package: str, name: str) -> dict[str, object]:
     """The parsed contents of the TOML file ``name`` in ``package``, through the cache.
 
-    :raises tomllib.TOMLDecodeError: the file is not valid TOML (callers wrap it in their
-        documented error type).
+    :raises ValueError: the file is not valid TOML (``tomllib.TOMLDecodeError``) or not UTF-8;
+        callers wrap it in their documented error type.
     """
     import hashlib
 
@@ -52,6 +51,8 @@ def load_toml(package: str, name: str) -> dict[str, object]:
         cached = _read_cached(entry)
         if cached is not None:
             return cached
+    import tomllib  # only on a cache miss: importing it costs a few ms per process
+
     data = tomllib.loads(raw.decode("utf-8"))
     if entry is not None:
         _write_cached(entry, data)

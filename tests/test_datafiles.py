@@ -42,7 +42,7 @@ def test_a_second_load_reads_the_cache_not_the_toml(
     def no_toml(_: str) -> dict[str, object]:
         raise AssertionError("parsed the TOML although a cached copy exists")
 
-    monkeypatch.setattr(_datafiles.tomllib, "loads", no_toml)
+    monkeypatch.setattr(tomllib, "loads", no_toml)
     assert _datafiles.load_toml(PACKAGE, NAME) == first
 
 
@@ -88,7 +88,7 @@ def test_an_unwritable_cache_folder_still_loads(
 def test_data_json_cannot_hold_is_not_cached(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import datetime as dt
 
-    monkeypatch.setattr(_datafiles.tomllib, "loads", lambda _: {"when": dt.date(2026, 1, 1)})
+    monkeypatch.setattr(tomllib, "loads", lambda _: {"when": dt.date(2026, 1, 1)})
     assert _datafiles.load_toml(PACKAGE, NAME) == {"when": dt.date(2026, 1, 1)}
     assert _entries(cache) == []
 

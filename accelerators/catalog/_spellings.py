@@ -7,6 +7,7 @@ loaded catalog, under a lock). See that module's docstring for the tiers that us
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from dataclasses import dataclass, field
@@ -120,17 +121,14 @@ class Index:
             return
         spelling = Spelling(text, accelerator, source, units, topology)
         tier = 0 if source in IDENTITY else 1
-        for tables, key in (
-            (self.exact, exact_key(text)),
-            (self.loose, loose_key(text)),
-            (self.words, words_key(text)),
-        ):
+        exact, loose, sorted_words = _keys(text)
+        for tables, key in ((self.exact, exact), (self.loose, loose), (self.words, sorted_words)):
             if key:
                 bucket = tables[tier].setdefault(key, [])
                 if spelling not in bucket:
                     bucket.append(spelling)
         self.displays.setdefault(text)
-        self.loose_display.setdefault(loose_key(text), text)
+        self.loose_display.setdefault(loose, text)
 
 
 # -- normalisation -------------------------------------------------------------------------
@@ -147,7 +145,7 @@ def words(text: str) -> list[str]:
         memory = MEMORY_WORD.fullmatch(word)
         if memory:
             word = f"{format_number(float(memory[1]))}gb"
-        else:
+        elif "sxm" in word or "oam" in word:
             word = _FORM_FACTOR_GENERATION.sub(r"\1", word)
         found.append(word)
     return found
@@ -165,6 +163,14 @@ def is_vendor_word(word: str) -> bool:
 
 def words_key(text: str) -> str:
     return " ".join(sorted(words(text)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _keys(text: str) -> tuple[str, str, str]:
+    """:func:`exact_key`, :func:`loose_key` and :func:`words_key` of ``text``, from one
+    :func:`words` (building the index calls this ~1000 times on ~700 distinct spellings)."""
+    found = words(text)
+    return exact_key(text), "".join(found), " ".join(sorted(found))
 
 
 # -- the index -------------------------------------------------------------------------------

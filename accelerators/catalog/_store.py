@@ -7,7 +7,6 @@ under a lock, so threads that race for the first lookup parse the file once betw
 from __future__ import annotations
 
 import threading
-import tomllib
 from typing import TYPE_CHECKING
 
 from accelerators._datafiles import load_toml
@@ -34,7 +33,7 @@ _DATA_FILE = "catalog.toml"
 def _read_data() -> dict[str, object]:
     try:
         return load_toml(_DATA_PACKAGE, _DATA_FILE)
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # tomllib.TOMLDecodeError (imported only on a cache miss)
         raise CatalogDataError(f"catalog data file {_DATA_FILE} is not valid TOML: {exc}") from exc
 
 

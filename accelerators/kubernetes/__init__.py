@@ -22,40 +22,32 @@ functions :func:`to_pod_fragment`, :func:`to_dra_fragment`, :func:`apply_to_pod`
 defaults :data:`DEFAULT_IMAGE`, :data:`DEFAULT_COMMAND`; node pinning :func:`pin_to_node`,
 :func:`node_name_env`; linting :func:`placement_problems`.
 
-Importing this module imports neither ``kubernetes`` nor ``pydantic``.
+Importing this module imports neither ``kubernetes`` nor ``pydantic``, and no platform
+adapter: each is imported the first time its platform is used.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from accelerators.errors import AcceleratorError, close_matches
-from accelerators.kubernetes._amd import Amd
 from accelerators.kubernetes._base import Placement, Platform, PodFragment, Requirement
-from accelerators.kubernetes._checks import placement_problems
 from accelerators.kubernetes._dra import (
     DEFAULT_GPU_DEVICE_CLASS,
     DEFAULT_MIG_DEVICE_CLASS,
     DraFragment,
     dra_fragment,
 )
-from accelerators.kubernetes._eks import Eks
-from accelerators.kubernetes._flyte import Flyte
-from accelerators.kubernetes._gaudi import Gaudi
-from accelerators.kubernetes._generic import Generic
-from accelerators.kubernetes._gke import Gke
-from accelerators.kubernetes._intel import Intel
-from accelerators.kubernetes._karpenter import Karpenter
 from accelerators.kubernetes._merge import merge_fragment
-from accelerators.kubernetes._models import FragmentModels, fragment_models, pod_model
-from accelerators.kubernetes._neuron import Neuron
-from accelerators.kubernetes._nvidia import Nvidia
 from accelerators.kubernetes._pinning import node_name_env, pin_to_node
 from accelerators.kubernetes._validate import validate_claim_template, validate_fragment
 
 if TYPE_CHECKING:
+    from accelerators.kubernetes._checks import placement_problems
+    from accelerators.kubernetes._models import FragmentModels, fragment_models, pod_model
     from accelerators.spec import AcceleratorSpec
 
 __all__ = [
@@ -91,9 +83,31 @@ T = TypeVar("T")
 DEFAULT_IMAGE = "ubuntu:24.04"
 DEFAULT_COMMAND: tuple[str, ...] = ("sleep", "infinity")
 
-_REGISTRY: dict[str, type[Platform]] = {
-    cls.name: cls
-    for cls in (Gke, Nvidia, Karpenter, Eks, Flyte, Amd, Neuron, Gaudi, Intel, Generic)
+#: The built-in platforms, in registration order: name -> (module, class). Each adapter is
+#: imported the first time its platform is asked for, so a DAG file that places specs on one
+#: platform does not pay for the other nine (Airflow's DAG processor parses every file in a
+#: fresh process).
+_BUILTIN: dict[str, tuple[str, str]] = {
+    "gke": ("accelerators.kubernetes._gke", "Gke"),
+    "nvidia": ("accelerators.kubernetes._nvidia", "Nvidia"),
+    "karpenter": ("accelerators.kubernetes._karpenter", "Karpenter"),
+    "eks": ("accelerators.kubernetes._eks", "Eks"),
+    "flyte": ("accelerators.kubernetes._flyte", "Flyte"),
+    "amd": ("accelerators.kubernetes._amd", "Amd"),
+    "neuron": ("accelerators.kubernetes._neuron", "Neuron"),
+    "gaudi": ("accelerators.kubernetes._gaudi", "Gaudi"),
+    "intel": ("accelerators.kubernetes._intel", "Intel"),
+    "generic": ("accelerators.kubernetes._generic", "Generic"),
+}
+#: Platform classes loaded so far (built-in ones on first use) and registered ones.
+_REGISTRY: dict[str, type[Platform]] = {}
+
+#: Public names defined in submodules that are imported on first access (PEP 562).
+_LAZY = {
+    "FragmentModels": "accelerators.kubernetes._models",
+    "fragment_models": "accelerators.kubernetes._models",
+    "pod_model": "accelerators.kubernetes._models",
+    "placement_problems": "accelerators.kubernetes._checks",
 }
 
 _DRA_OPTIONS = ("claim_name", "claim_template_name", "gpu_device_class", "mig_device_class")
@@ -105,9 +119,28 @@ def __dir__() -> list[str]:
     return list(__all__)
 
 
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'accelerators.kubernetes' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
 def platforms() -> tuple[str, ...]:
-    """Names of the registered platforms, in registration order."""
-    return tuple(_REGISTRY)
+    """Names of the registered platforms, in registration order (built-in ones first)."""
+    return (*_BUILTIN, *(name for name in _REGISTRY if name not in _BUILTIN))
+
+
+def _platform_class(name: str) -> type[Platform] | None:
+    """The class registered as ``name``, importing a built-in adapter on first use."""
+    cls = _REGISTRY.get(name)
+    if cls is None and name in _BUILTIN:
+        module, attribute = _BUILTIN[name]
+        cls = getattr(importlib.import_module(module), attribute)
+        _REGISTRY[name] = cls
+    return cls
 
 
 def register_platform(cls: type[Platform]) -> type[Platform]:
@@ -117,7 +150,8 @@ def register_platform(cls: type[Platform]) -> type[Platform]:
     """
     if not (isinstance(cls, type) and issubclass(cls, Platform)):  # type: ignore[redundant-expr]
         raise AcceleratorError(f"Expected a Platform subclass, got {cls!r}")
-    if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
+    taken = _platform_class(cls.name)
+    if taken is not None and taken is not cls:
         raise AcceleratorError(f"Platform name {cls.name!r} is already registered")
     _REGISTRY[cls.name] = cls
     return cls
@@ -137,12 +171,13 @@ def get_platform(platform: str | Platform, **options: Any) -> Platform:
                 f"{platform!r}; pass them to its constructor instead"
             )
         return platform
-    cls = _REGISTRY.get(str(platform).strip().lower())
+    cls = _platform_class(str(platform).strip().lower())
     if cls is None:
-        hints = close_matches(str(platform), _REGISTRY)
+        known = platforms()
+        hints = close_matches(str(platform), known)
         hint = f"; did you mean {hints[0]!r}?" if hints else ""
         raise AcceleratorError(
-            f"Unknown platform {platform!r}: expected one of {', '.join(_REGISTRY)}{hint}"
+            f"Unknown platform {platform!r}: expected one of {', '.join(known)}{hint}"
         )
     return cls(**options)
 

@@ -13,7 +13,8 @@ Public names: :class:`AcceleratorPodOperator`, :class:`AcceleratorGateOperator`,
 Importing this package imports neither Airflow nor ``kubernetes``: Airflow calls
 :func:`get_provider_info` while it discovers providers, and an exception there would disable
 every provider-registered ``@task.*`` decorator of the deployment, so it returns a literal.
-The other names load on first access.
+The other names load on first access. :func:`accelerators_provider.preload.preload` loads
+them all at once, for ``airflow_local_settings`` (see that module).
 """
 
 from __future__ import annotations

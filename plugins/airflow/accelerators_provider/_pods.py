@@ -15,6 +15,7 @@ Everything here works on camelCase dicts; :func:`to_dict` and :func:`to_pod` con
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -64,12 +65,20 @@ def to_dict(obj: Any) -> dict[str, Any]:
         return {}
     if isinstance(obj, Mapping):
         return copy.deepcopy(dict(obj))
-    from kubernetes.client import ApiClient
-
-    data = ApiClient().sanitize_for_serialization(obj)
+    data = _api_client().sanitize_for_serialization(obj)
     if not isinstance(data, dict):
         raise AcceleratorError(f"Expected a Kubernetes object, got {type(obj).__name__}")
     return data
+
+
+@functools.cache
+def _api_client() -> Any:
+    """One ``ApiClient`` per process: building one sets up a ``Configuration`` and its loggers
+    (a few ms, paid by every operator in every parse). It opens no connection and starts no
+    thread until a request is made, and none is: it only serialises."""
+    from kubernetes.client import ApiClient
+
+    return ApiClient()
 
 
 def to_pod(pod: Mapping[str, Any]) -> Any:

@@ -17,8 +17,8 @@ from airflow.providers.cncf.kubernetes.operators.pod import KubernetesPodOperato
 from airflow.providers.cncf.kubernetes.pod_generator import PodGenerator
 from kubernetes.client import models as k8s
 
-from accelerators import AcceleratorError
-from accelerators.kubernetes import apply_to_pod, to_pod_fragment
+from accelerators import AcceleratorError, AcceleratorSpec
+from accelerators.kubernetes import apply_to_pod, merge_fragment, to_pod_fragment
 from accelerators_provider import _pods
 from accelerators_provider._gate import (
     FAILED_NODES_KEY,
@@ -114,14 +114,12 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             spec = _pods.resolve_spec(accelerator, what=f"{self.task_id}: accelerator")
             self.accelerator = str(spec)
             if not _pods.is_template(platform):
-                self._check_at_parse_time()
+                self._check_at_parse_time(spec)
 
     # -- parse time --------------------------------------------------------------------
-    def _check_at_parse_time(self) -> None:
+    def _check_at_parse_time(self, spec: AcceleratorSpec) -> None:
         """Raise now, not at run time, when the spec cannot be placed or conflicts."""
-        fragment = to_pod_fragment(
-            self.accelerator, platform=self.platform, **self.platform_options
-        )
+        fragment = to_pod_fragment(spec, platform=self.platform, **self.platform_options)
         if not fragment:
             return
         preview = {
@@ -144,13 +142,8 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             preview = _pods.layer(
                 preview, self.pod_template_dict, container=self.base_container_name
             )
-        apply_to_pod(
-            preview,
-            self.accelerator,
-            platform=self.platform,
-            container=self.base_container_name,
-            **self.platform_options,
-        )
+        # apply_to_pod(preview, ...) without computing the fragment a second time
+        merge_fragment(preview, fragment, container=self.base_container_name)
 
     # -- run time ----------------------------------------------------------------------
     def _base_pod(self) -> dict[str, Any] | None:

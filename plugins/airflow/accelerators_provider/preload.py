@@ -1,0 +1,62 @@
+"""Load the provider once in Airflow's DAG-processor manager, so that no parse pays for it.
+
+Airflow 3's DAG processor parses each DAG file in a child process that the manager forks
+(``airflow/dag_processing/manager.py`` calls ``gc.freeze()`` first; the child is a bare
+``os.fork`` on Linux). Before a parse the manager imports the ``airflow.*`` modules the file
+names (``[dag_processor] parsing_pre_import_modules``), but nothing else: a DAG file that
+uses this provider imports ``accelerators_provider`` and the ``accelerators`` core again in
+every child, loads the catalog and builds its name index again.
+
+Every Airflow process, the manager included, imports ``airflow_local_settings`` while
+``import airflow`` runs (``airflow.settings.initialize``), before it forks anything. Two
+lines there make the children inherit all of it::
+
+    # $AIRFLOW_HOME/config/airflow_local_settings.py
+    from accelerators_provider.preload import preload
+    preload()
+
+:func:`preload` imports the operators, decorators and executor helpers (and with them
+``KubernetesPodOperator`` and the ``kubernetes`` client), imports every platform adapter of
+:mod:`accelerators.kubernetes`, loads the catalog and builds its name index by parsing a spec.
+It starts no thread and keeps no file or socket open, so forking after it is safe; what it
+builds is only read afterwards, so ``gc.freeze()`` keeps it shared between the children.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+
+__all__ = ["MODULES", "preload"]
+
+#: The modules :func:`preload` imports: what a DAG file that uses the provider touches.
+MODULES = (
+    "accelerators",
+    "accelerators.spec",
+    "accelerators.kubernetes",
+    "accelerators_provider.operators",
+    "accelerators_provider.decorators",
+    "accelerators_provider.executors",
+)
+
+
+def preload() -> float:
+    """Import the provider and the core, load the catalog and build its name index.
+
+    Calling it again costs nothing. Every step uses the core's public API.
+
+    :returns: the seconds it took (for a log line; about 1-3 s the first time in a
+        process that had not imported ``kubernetes`` yet, most of it that client).
+    """
+    start = time.perf_counter()
+    for module in MODULES:
+        importlib.import_module(module)
+    from accelerators import AcceleratorSpec, catalog
+    from accelerators.kubernetes import get_platform, platforms
+
+    for name in platforms():  # imports each platform's adapter
+        get_platform(name)
+    catalog.all()  # reads and validates the data file
+    # Resolving a name that is not a SKU name builds the spelling index of every entry.
+    AcceleratorSpec.parse("nvidia-tesla-t4:1")
+    return time.perf_counter() - start

@@ -1,0 +1,156 @@
+"""``accelerators_provider.preload``: what it loads, and that forked parses then load nothing.
+
+Each check runs in a fresh interpreter (``sys.modules`` of this test process is not clean).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from airflow_testenv import REPO
+
+#: Loads of a spec, kubernetes adapters, the catalog and its index, as the child sees them.
+_STATE = """
+import json, sys, threading
+from accelerators.catalog import _spellings, _store
+def state():
+    return {
+        "modules": sorted(m for m in sys.modules if m.startswith("accelerators")),
+        "kpo": "airflow.providers.cncf.kubernetes.operators.pod" in sys.modules,
+        "catalog_loads": _store.LOADED.loads,
+        "index_built": bool(_spellings._state),
+        "threads": threading.active_count(),
+    }
+"""
+
+
+def _run(code: str, *, env: dict[str, str] | None = None) -> dict[str, object]:
+    paths = [str(REPO), str(REPO / "plugins" / "airflow"), os.environ.get("PYTHONPATH", "")]
+    run_env = dict(os.environ if env is None else env)
+    run_env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=run_env,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_preload_imports_loads_and_builds_what_it_promises() -> None:
+    out = _run(
+        _STATE
+        + """
+before = state()
+from accelerators_provider.preload import MODULES, preload
+seconds = preload()
+again = preload()
+after = state()
+from accelerators.kubernetes import _BUILTIN
+print(json.dumps({"before": before, "after": after, "modules": list(MODULES),
+                  "adapters": [module for module, _ in _BUILTIN.values()],
+                  "seconds": seconds, "again": again}))
+"""
+    )
+    before, after = out["before"], out["after"]
+    assert isinstance(before, dict)
+    assert isinstance(after, dict)
+    assert before["catalog_loads"] == 0
+    assert not before["index_built"]
+    assert not before["kpo"]
+    loaded = set(after["modules"])  # type: ignore[arg-type]
+    promised = {m for m in out["modules"] if m.startswith("accelerators")}  # type: ignore[union-attr]
+    assert promised <= loaded | {"accelerators_provider.operators"}
+    assert set(out["adapters"]) <= loaded  # type: ignore[arg-type]
+    assert {
+        "accelerators_provider.operators",
+        "accelerators_provider.decorators",
+        "accelerators_provider.executors",
+    } <= loaded
+    assert after["kpo"], "KubernetesPodOperator (and the kubernetes client) not imported"
+    assert after["catalog_loads"] == 1
+    assert after["index_built"]
+    assert after["threads"] == 1, "preload must start no thread: the manager forks after it"
+    assert float(out["again"]) < float(out["seconds"])  # type: ignore[arg-type]
+
+
+_FORKED_PARSE = """
+import gc, importlib, json, os, sys
+from airflow.dag_processing.dagbag import DagBag
+from accelerators_provider.preload import preload
+preload()
+gc.freeze()
+results = {}
+for path in sys.argv[1:]:
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        before = set(sys.modules)
+        bag = DagBag(dag_folder=path, safe_mode=False)
+        new = sorted(m for m in set(sys.modules) - before if m.startswith("accelerators"))
+        os.write(write, json.dumps({"dags": sorted(bag.dag_ids), "new": new,
+                                    "errors": list(bag.import_errors.values())}).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        results[os.path.basename(path)] = json.loads(pipe.read())
+    os.waitpid(pid, 0)
+print(json.dumps(results))
+"""
+
+_BAD_SPEC = """
+import pendulum
+from accelerators_provider import AcceleratorPodOperator
+from airflow.sdk import DAG
+
+with DAG(dag_id="bad_spec", schedule=None, start_date=pendulum.datetime(2026, 1, 1)):
+    AcceleratorPodOperator(task_id="train", image="trainer:1", accelerator="H100:eight",
+                           platform="gke")
+"""
+
+
+def test_children_of_a_preloaded_parent_import_nothing_and_still_refuse_bad_specs(
+    tmp_path: Path,
+) -> None:
+    bad = tmp_path / "bad_spec.py"
+    bad.write_text(_BAD_SPEC)
+    template = REPO / "dags" / "airflow_training.py"
+    code = f"import sys; sys.argv[1:] = [{str(template)!r}, {str(bad)!r}]\n" + _FORKED_PARSE
+    out = _run(code)
+    good, refused = out["airflow_training.py"], out["bad_spec.py"]
+    assert isinstance(good, dict)
+    assert isinstance(refused, dict)
+    assert good == {"dags": ["airflow_training"], "new": [], "errors": []}
+    assert refused["dags"] == []
+    assert refused["new"] == []
+    [error] = refused["errors"]  # type: ignore[misc]
+    assert "H100:eight" in error
+    assert "got 'eight'" in error  # the grammar's message, with its caret
+
+
+def test_airflow_imports_local_settings_that_preload(tmp_path: Path) -> None:
+    """``import airflow`` (every Airflow process: the DAG-processor manager too) runs
+    ``$AIRFLOW_HOME/config/airflow_local_settings.py`` before it forks anything."""
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "airflow_local_settings.py").write_text(
+        "from accelerators_provider.preload import preload\npreload()\n"
+    )
+    env = dict(os.environ, AIRFLOW_HOME=str(tmp_path))
+    out = _run(
+        _STATE + "import airflow\nprint(json.dumps(state()))",
+        env=env,
+    )
+    assert "accelerators_provider.operators" in out["modules"]  # type: ignore[operator]
+    assert out["kpo"]
+    assert out["catalog_loads"] == 1
+    assert out["index_built"]
