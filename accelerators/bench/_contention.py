@@ -89,8 +89,11 @@ def conditions(before: CpuSnapshot | None, after: CpuSnapshot | None) -> dict[st
     return found
 
 
-def _unstable(result: GemmResult | MemoryResult, policy: ContentionPolicy) -> float | None:
-    """median / best of ``result`` when below the policy's floor, else ``None``."""
+def _unstable(result: GemmResult | MemoryResult, policy: ContentionPolicy) -> str | None:
+    """Why ``result``'s samples were too unstable to judge, ``None`` when they were not."""
+    if result.unjudged is not None:
+        again = f" after {result.reruns} rerun(s)" if result.reruns else ""
+        return f"its timed calls stayed too spread to judge{again} ({result.unjudged})"
     if isinstance(result, GemmResult):
         best, median = result.tflops, result.median_tflops
     else:
@@ -98,7 +101,9 @@ def _unstable(result: GemmResult | MemoryResult, policy: ContentionPolicy) -> fl
     if not best or not median:
         return None
     ratio = median / best
-    return ratio if ratio < policy.spread_below else None
+    if ratio < policy.spread_below:
+        return f"its timed calls were unstable (median {ratio:.0%} of best)"
+    return None
 
 
 def busy_reasons(
@@ -126,7 +131,7 @@ def busy_reasons(
         if reason.code not in _SLOW or not (busy or spread is not None):
             out.append(reason)
             continue
-        cause = why if busy else f"its timed calls were unstable (median {spread:.0%} of best)"
+        cause = f"{why}; {spread}" if busy and spread else why if busy else str(spread)
         out.append(
             reason.model_copy(
                 update={

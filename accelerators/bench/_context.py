@@ -120,6 +120,8 @@ class Context:
     parallel: bool
     fleet: dict[tuple[str, str], tuple[float, int]] = field(default_factory=dict)
     """``(sku, metric) -> (fleet median, devices)`` from a history, for unconfirmed bands."""
+    rerun_left_s: float = 0.0
+    """Seconds left for re-measuring figures too spread to judge (:mod:`._rerun`)."""
 
     @property
     def clock(self) -> Callable[[], float]:

@@ -56,6 +56,7 @@ from accelerators.bench._judge import slowest as slowest_of
 from accelerators.bench._profiles import Profile, get_profile
 from accelerators.bench._reconcile import reconcile_reasons
 from accelerators.bench._report import BenchReport, DeviceReport, Reason, ReasonCode, Severity
+from accelerators.bench._rerun import RERUN_SHARE, rerun_gemm
 from accelerators.bench._select import parse_expect, sample_current, select_backend
 from accelerators.bench._stream import KERNELS
 from accelerators.bench._stream_phase import measure_stream
@@ -138,9 +139,11 @@ def run(
             )
     data = bands()
     found = conditions(before, snapshot())
-    if device_reports and device_reports[0].kind == "cpu":
-        # Host contention slows what the host computes; a GPU's kernels do not share it.
-        device_reports = [judge_busy(d, found, data.contention) for d in device_reports]
+    # Host contention slows what the host computes; a GPU's kernels do not share it, but a
+    # GPU figure too spread to judge after its reruns is not the device's fault either.
+    device_reports = [
+        judge_busy(d, found if d.kind == "cpu" else {}, data.contention) for d in device_reports
+    ]
     for device in device_reports:
         reasons.extend(device.reasons)
     reasons.extend(spread_reasons([[*d.gemm, *d.memory] for d in device_reports], data.thresholds))
@@ -217,6 +220,7 @@ class _Session:
             dtypes=tuple(dtypes),
             progress=Progress(progress, phases),
             parallel=len(props) > 1 and all(p.parallel_safe for p in props),
+            rerun_left_s=RERUN_SHARE * sum(span for _, span in phases),
         )
 
     def _each(self, phase: str, fn: Callable[[DeviceState], None]) -> None:
@@ -258,6 +262,12 @@ class _Session:
                     with ctx.backend.precision(dtype):
                         self._each(
                             f"GEMM {dtype}", functools.partial(measure_gemm, ctx, dtype=dtype)
+                        )
+                # Figures too spread to judge are re-timed after every dtype had its turn.
+                for dtype in ctx.dtypes:
+                    with ctx.backend.precision(dtype):
+                        self._each(
+                            f"GEMM {dtype} rerun", functools.partial(rerun_gemm, ctx, dtype=dtype)
                         )
             finally:
                 sampler.stop()
