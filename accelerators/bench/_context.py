@@ -122,6 +122,8 @@ class Context:
     """``(sku, metric) -> (fleet median, devices)`` from a history, for unconfirmed bands."""
     rerun_left_s: float = 0.0
     """Seconds left for re-measuring figures too spread to judge (:mod:`._rerun`)."""
+    rerun_reserve_s: float = 0.0
+    """Part of ``rerun_left_s`` the GEMM reruns leave to the stream phase's."""
 
     @property
     def clock(self) -> Callable[[], float]:

@@ -70,12 +70,20 @@ class Windows:
     def medians(self) -> tuple[float, ...]:
         return tuple(self.work / m.median_s for m in self.windows)
 
-    def rerun(self, ctx: Context, measure: Callable[[float], Measurement], rep_s: float) -> int:
+    def rerun(
+        self,
+        ctx: Context,
+        measure: Callable[[float], Measurement],
+        rep_s: float,
+        *,
+        keep_s: float = 0.0,
+    ) -> int:
         """Re-measure while the figure is unjudgeable, reruns and budget remain; returns how
-        many windows were added. ``measure(rep_s)`` times one more window."""
+        many windows were added. ``measure(seconds)`` times one more window; ``keep_s`` of
+        the budget is left for later phases."""
         added = 0
         while added < MAX_RERUNS and self.why() is not None:
-            spend = min(rep_s, ctx.rerun_left_s)
+            spend = min(rep_s, ctx.rerun_left_s - keep_s)
             if spend < rep_s / 2:
                 break
             start = ctx.clock()
@@ -96,11 +104,13 @@ def rerun_gemm(ctx: Context, state: DeviceState, dtype: str) -> None:
     if not result.samples_s or result.m is None or result.n is None or result.k is None:
         return
     shape = Shape(result.m, result.n, result.k)
+    if result.expected_tflops is None and not ctx.fleet:
+        return  # nothing judges this figure: a rerun would spend the budget for nothing
     windows = Windows(Measurement(result.samples_s), shape.flops, 1e-12, result.expected_tflops)
     why = windows.why()
     if why is None:
         return
-    if ctx.rerun_left_s <= 0:
+    if ctx.rerun_left_s <= ctx.rerun_reserve_s:
         state.gemm[index] = result.model_copy(
             update={"unjudged": why + "; no rerun budget left", "window_medians": windows.medians}
         )
@@ -127,7 +137,7 @@ def rerun_gemm(ctx: Context, state: DeviceState, dtype: str) -> None:
                     min_warmup=1,
                 )
 
-            added = windows.rerun(ctx, measure, rep_s)
+            added = windows.rerun(ctx, measure, rep_s, keep_s=ctx.rerun_reserve_s)
             check = case.check(
                 blocks=ctx.profile.check_blocks,
                 block=ctx.profile.check_block,

@@ -59,7 +59,7 @@ from accelerators.bench._report import BenchReport, DeviceReport, Reason, Reason
 from accelerators.bench._rerun import RERUN_SHARE, rerun_gemm
 from accelerators.bench._select import parse_expect, sample_current, select_backend
 from accelerators.bench._stream import KERNELS
-from accelerators.bench._stream_phase import measure_stream
+from accelerators.bench._stream_phase import RERUNNABLE, measure_stream
 from accelerators.bench._telemetry import TelemetrySampler, fold, telemetry_problems
 from accelerators.bench._verdict import identity_reasons, spread_reasons, verdict_of
 from accelerators.bench._warmup import drain_bursts, warm_up
@@ -221,6 +221,7 @@ class _Session:
             progress=Progress(progress, phases),
             parallel=len(props) > 1 and all(p.parallel_safe for p in props),
             rerun_left_s=RERUN_SHARE * sum(span for _, span in phases),
+            rerun_reserve_s=len(RERUNNABLE) * profile.stream_budget_s if profile.stream else 0.0,
         )
 
     def _each(self, phase: str, fn: Callable[[DeviceState], None]) -> None:

@@ -89,7 +89,9 @@ def measure_stream(ctx: Context, state: DeviceState) -> None:
             expected = peak.value * band.fraction if peak is not None and band else None
             expectations[outcome.kernel.name] = (band, expected)
         for position, outcome in enumerate(outcomes):
-            if outcome.kernel.name in RERUNNABLE:
+            judged = expectations[outcome.kernel.name][1] is not None or bool(ctx.fleet)
+            # Triad is the kernel a CPU's contention is named from, judged band or not.
+            if outcome.kernel.name in RERUNNABLE and (judged or outcome.kernel.name == "triad"):
                 windows = Windows(
                     outcome.measurement,
                     outcome.bytes_per_call,
@@ -152,7 +154,8 @@ def _rerun_kernel(
             max_reps=ctx.profile.stream_max_reps,
         )
 
-    return windows.rerun(ctx, measure, ctx.profile.stream_budget_s)
+    keep = ctx.profile.stream_budget_s if outcome.kernel.name == "triad" else 0.0
+    return windows.rerun(ctx, measure, ctx.profile.stream_budget_s, keep_s=keep)
 
 
 def _rechecked(case: StreamCase, outcome: StreamOutcome, judged: Measurement) -> StreamOutcome:
