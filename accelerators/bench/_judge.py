@@ -13,6 +13,7 @@ from accelerators.bench._context import (
     Context,
     DeviceState,
 )
+from accelerators.bench._cpu_peak import cpu_clock, peak_reasons
 from accelerators.bench._fleet import MIN_FLEET
 from accelerators.bench._report import (
     DeviceReport,
@@ -94,6 +95,9 @@ def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
         state.gemm = [r for r in results if isinstance(r, GemmResult)]
         state.memory = [r for r in results if isinstance(r, MemoryResult)]
     reasons += correctness_reasons(results)
+    # Datasheet peaks are boost-clock ceilings; a CPU's is one only with cpufreq's maximum.
+    ceiling = cpu_clock(ctx.detected.cpu).ceiling if ctx.is_cpu else True
+    reasons += peak_reasons(results, ceiling=ceiling)
     reasons += performance_reasons(results, data.thresholds)
     identity = state.identity
     return DeviceReport(
