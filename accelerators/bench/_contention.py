@@ -125,6 +125,21 @@ def busy_reasons(
         by_metric[(r.device_index, key)] = r
     out: list[Reason] = []
     named = False
+    slow = {(r.device_index or 0, r.metric or "") for r in reasons if r.code in _SLOW}
+    for (index, metric), measured in sorted(by_metric.items(), key=lambda item: item[0]):
+        if measured.unjudged is not None and (index, metric) not in slow:
+            # Not slow, or nothing to judge it against: the disturbance is still named.
+            out.append(
+                Reason(
+                    code=ReasonCode.NODE_BUSY,
+                    severity=Severity.INFO,
+                    device_index=index,
+                    metric=metric,
+                    message=f"device {index}: {metric} not judgeable: {_unstable(measured, policy)}"
+                    + (f" ({why})" if busy else ""),
+                )
+            )
+            named = True
     for reason in reasons:
         result = by_metric.get((reason.device_index or 0, reason.metric or ""))
         spread = _unstable(result, policy) if result is not None else None
@@ -132,6 +147,8 @@ def busy_reasons(
             out.append(reason)
             continue
         cause = f"{why}; {spread}" if busy and spread else why if busy else str(spread)
+        if reason.code is ReasonCode.MEMORY_SLOW and busy:
+            cause = "memory bandwidth shared with other processes: " + cause
         out.append(
             reason.model_copy(
                 update={

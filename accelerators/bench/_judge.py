@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+import statistics
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from accelerators.bench._backend import Backend
@@ -14,7 +15,8 @@ from accelerators.bench._context import (
     DeviceState,
 )
 from accelerators.bench._cpu_peak import cpu_clock, peak_reasons
-from accelerators.bench._fleet import MIN_FLEET
+from accelerators.bench._fleet import MIN_FLEET, MIN_OWN_RUNS
+from accelerators.bench._history import Figure
 from accelerators.bench._report import (
     DeviceReport,
     DeviceSummary,
@@ -35,19 +37,36 @@ __all__ = [
     "device_report",
     "figures",
     "judge_busy",
+    "own_medians",
     "slowest",
     "summary",
     "with_fleet_baseline",
 ]
 
 
+#: A figure judged against its own node's history is expected at this share of the median of
+#: the earlier runs (the history view flags a 10 % drop; a noisy VM's runs spread about that).
+OWN_BAND = 0.9
+
+
+def own_medians(figures: Iterable[Figure], node: str) -> dict[tuple[int, str], tuple[float, int]]:
+    """``(device index, metric) -> (median, runs)`` over ``node``'s figures in a history."""
+    series: dict[tuple[int, str], list[float]] = {}
+    for f in figures:
+        if f.node == node:
+            series.setdefault((f.device_index, f.metric), []).append(f.value)
+    return {key: (statistics.median(v), len(v)) for key, v in series.items()}
+
+
 def with_fleet_baseline(
     results: list[GemmResult | MemoryResult],
     sku: str,
     fleet: dict[tuple[str, str], tuple[float, int]],
+    own: dict[tuple[int, str], tuple[float, int]] | None = None,
 ) -> list[GemmResult | MemoryResult]:
     """Results whose band or peak is unconfirmed (or missing) take the fleet median of their
-    SKU as the expected figure (at least ``MIN_FLEET`` devices in the history)."""
+    SKU as the expected figure (at least ``MIN_FLEET`` devices in the history); failing that,
+    :data:`OWN_BAND` x the median of this node's earlier runs (at least ``MIN_OWN_RUNS``)."""
     out: list[GemmResult | MemoryResult] = []
     for result in results:
         metric = (
@@ -57,6 +76,18 @@ def with_fleet_baseline(
         weak = "unconfirmed" in (result.band_confidence, result.peak_confidence) or (
             result.band_confidence is None
         )
+        mine, runs = (own or {}).get((result.device_index, metric), (0.0, 0))
+        if weak and (devices < MIN_FLEET or median <= 0) and runs >= MIN_OWN_RUNS and mine > 0:
+            key = "expected_tflops" if isinstance(result, GemmResult) else "expected_gbps"
+            update = {
+                key: mine * OWN_BAND,
+                "band_fraction": OWN_BAND,
+                "band_source": f"{OWN_BAND:.0%} of the median of this node's {runs} earlier "
+                "runs (bench history)",
+                "band_confidence": "history",
+            }
+            out.append(result.model_copy(update=update))
+            continue
         if not weak or devices < MIN_FLEET or median <= 0:
             out.append(result)
             continue
@@ -83,7 +114,7 @@ def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
             under_load=state.load is not None,
         )
     results: list[GemmResult | MemoryResult] = [*state.gemm, *state.memory]
-    if ctx.fleet:
+    if ctx.fleet or ctx.own:
         identity = state.identity
         if identity.accelerator is not None:
             sku = identity.accelerator.name
@@ -91,7 +122,7 @@ def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
             sku = identity.raw_name or state.props.name
         if identity.is_mig and identity.mig_profile:
             sku += f"@{identity.mig_profile}"
-        results = with_fleet_baseline(results, sku, ctx.fleet)
+        results = with_fleet_baseline(results, sku, ctx.fleet, ctx.own)
         state.gemm = [r for r in results if isinstance(r, GemmResult)]
         state.memory = [r for r in results if isinstance(r, MemoryResult)]
     reasons += correctness_reasons(results)

@@ -104,7 +104,7 @@ def rerun_gemm(ctx: Context, state: DeviceState, dtype: str) -> None:
     if not result.samples_s or result.m is None or result.n is None or result.k is None:
         return
     shape = Shape(result.m, result.n, result.k)
-    if result.expected_tflops is None and not ctx.fleet:
+    if result.expected_tflops is None and not (ctx.fleet or ctx.own):
         return  # nothing judges this figure: a rerun would spend the budget for nothing
     windows = Windows(Measurement(result.samples_s), shape.flops, 1e-12, result.expected_tflops)
     why = windows.why()

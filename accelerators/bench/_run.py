@@ -51,7 +51,7 @@ from accelerators.bench._context import (
 from accelerators.bench._fleet import fleet_medians
 from accelerators.bench._gemm_phase import measure_gemm
 from accelerators.bench._history import HistoryStore
-from accelerators.bench._judge import device_report, judge_busy, summary
+from accelerators.bench._judge import device_report, judge_busy, own_medians, summary
 from accelerators.bench._judge import slowest as slowest_of
 from accelerators.bench._profiles import Profile, get_profile
 from accelerators.bench._reconcile import reconcile_reasons
@@ -128,7 +128,11 @@ def run(
         if backend is not None:
             session = _Session(backend, chosen, detected, sample, progress, refresh_threads)
             if baseline is not None:
-                session.ctx.fleet = fleet_medians(_store(baseline).figures())
+                history = list(_store(baseline).figures())
+                session.ctx.fleet = fleet_medians(history)
+                session.ctx.own = own_medians(
+                    history, os.environ.get("NODE_NAME") or platform.node()
+                )
             device_reports = session.run()
             reasons += reconcile_reasons(
                 spec,

@@ -89,7 +89,7 @@ def measure_stream(ctx: Context, state: DeviceState) -> None:
             expected = peak.value * band.fraction if peak is not None and band else None
             expectations[outcome.kernel.name] = (band, expected)
         for position, outcome in enumerate(outcomes):
-            judged = expectations[outcome.kernel.name][1] is not None or bool(ctx.fleet)
+            judged = expectations[outcome.kernel.name][1] is not None or bool(ctx.fleet or ctx.own)
             # Triad is the kernel a CPU's contention is named from, judged band or not.
             if outcome.kernel.name in RERUNNABLE and (judged or outcome.kernel.name == "triad"):
                 windows = Windows(

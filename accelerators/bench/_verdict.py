@@ -397,13 +397,14 @@ def performance_reasons(
             peak, code = result.peak_gbps, ReasonCode.MEMORY_SLOW
             metric, what, shown = f"memory.{result.kernel}", f"{result.kernel} bandwidth", "GB/s"
         measured = median or best
-        fleet = result.band_confidence == "fleet"
+        # A fleet median or this node's own history stands in for a band (no peak needed).
+        fleet = result.band_confidence in ("fleet", "history")
         if measured is None or not expected or not (peak or fleet):
             continue
         ratio = measured / expected
         if ratio >= thresholds.warn_below:
             continue
-        unconfirmed = result.band_confidence == "unconfirmed" or (
+        unconfirmed = result.band_confidence in ("unconfirmed", "history") or (
             not fleet and result.peak_confidence == "unconfirmed"
         )
         severity = Severity.WARN

@@ -150,11 +150,14 @@ def bench_command(
 
         store = open_store(None if history == "default" else history)
     try:
+        # The history is also the baseline: figures without a sourced band (a CPU's memory
+        # bandwidth) are judged against this node's earlier runs and the fleet's.
         report = _with_progress(
             quiet or to_stdout,
             expect=expect,
             profile=profile.value,
             devices=selection,
+            **({"baseline": store} if store is not None else {}),
         )
     except ImportError as exc:
         fail(exc, hint='pip install "accelerators[bench]"')
