@@ -111,11 +111,17 @@ def busy_reasons(
     found: dict[str, float],
     results: Sequence[GemmResult | MemoryResult],
     policy: ContentionPolicy,
+    *,
+    cause: str | None = None,
 ) -> list[Reason]:
-    """``reasons`` with slow findings on a busy node turned into ``node_busy``."""
+    """``reasons`` with slow findings on a busy node turned into ``node_busy``.
+
+    :param cause: contention found on the device itself (another process on a GPU), named
+        instead of the host's CPU shares.
+    """
     others, steal = found.get("others_cpu", 0.0), found.get("steal", 0.0)
-    busy = others > policy.others_busy_above or steal > policy.steal_above
-    why = (
+    busy = cause is not None or others > policy.others_busy_above or steal > policy.steal_above
+    why = cause or (
         f"other processes used {others:.0%} of the {found.get('cpus', 0):.0f} CPUs, "
         f"steal {steal:.0%}, load {found.get('load_1m', float('nan')):.2f}"
     )
@@ -159,7 +165,7 @@ def busy_reasons(
             )
         )
         named = True
-    if busy and not named:
+    if busy and not named and cause is None:
         out.append(
             Reason(
                 code=ReasonCode.NODE_BUSY,

@@ -3,25 +3,26 @@
 from __future__ import annotations
 
 import math
-import statistics
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from accelerators.bench._backend import Backend
 from accelerators.bench._bands import ContentionPolicy, bands
+from accelerators.bench._baseline import with_fleet_baseline
 from accelerators.bench._contention import busy_reasons
 from accelerators.bench._context import (
     Context,
     DeviceState,
 )
 from accelerators.bench._cpu_peak import cpu_clock, peak_reasons
-from accelerators.bench._fleet import MIN_FLEET, MIN_OWN_RUNS
-from accelerators.bench._history import Figure
+from accelerators.bench._gpu_processes import Occupancy, occupancy_reasons
 from accelerators.bench._report import (
     DeviceReport,
     DeviceSummary,
     GemmResult,
     MemoryResult,
+    Reason,
+    ReasonCode,
 )
 from accelerators.bench._verdict import (
     correctness_reasons,
@@ -37,69 +38,9 @@ __all__ = [
     "device_report",
     "figures",
     "judge_busy",
-    "own_medians",
     "slowest",
     "summary",
-    "with_fleet_baseline",
 ]
-
-
-#: A figure judged against its own node's history is expected at this share of the median of
-#: the earlier runs (the history view flags a 10 % drop; a noisy VM's runs spread about that).
-OWN_BAND = 0.9
-
-
-def own_medians(figures: Iterable[Figure], node: str) -> dict[tuple[int, str], tuple[float, int]]:
-    """``(device index, metric) -> (median, runs)`` over ``node``'s figures in a history."""
-    series: dict[tuple[int, str], list[float]] = {}
-    for f in figures:
-        if f.node == node:
-            series.setdefault((f.device_index, f.metric), []).append(f.value)
-    return {key: (statistics.median(v), len(v)) for key, v in series.items()}
-
-
-def with_fleet_baseline(
-    results: list[GemmResult | MemoryResult],
-    sku: str,
-    fleet: dict[tuple[str, str], tuple[float, int]],
-    own: dict[tuple[int, str], tuple[float, int]] | None = None,
-) -> list[GemmResult | MemoryResult]:
-    """Results whose band or peak is unconfirmed (or missing) take the fleet median of their
-    SKU as the expected figure (at least ``MIN_FLEET`` devices in the history); failing that,
-    :data:`OWN_BAND` x the median of this node's earlier runs (at least ``MIN_OWN_RUNS``)."""
-    out: list[GemmResult | MemoryResult] = []
-    for result in results:
-        metric = (
-            f"gemm.{result.dtype}" if isinstance(result, GemmResult) else f"memory.{result.kernel}"
-        )
-        median, devices = fleet.get((sku, metric), (0.0, 0))
-        weak = "unconfirmed" in (result.band_confidence, result.peak_confidence) or (
-            result.band_confidence is None
-        )
-        mine, runs = (own or {}).get((result.device_index, metric), (0.0, 0))
-        if weak and (devices < MIN_FLEET or median <= 0) and runs >= MIN_OWN_RUNS and mine > 0:
-            key = "expected_tflops" if isinstance(result, GemmResult) else "expected_gbps"
-            update = {
-                key: mine * OWN_BAND,
-                "band_fraction": OWN_BAND,
-                "band_source": f"{OWN_BAND:.0%} of the median of this node's {runs} earlier "
-                "runs (bench history)",
-                "band_confidence": "history",
-            }
-            out.append(result.model_copy(update=update))
-            continue
-        if not weak or devices < MIN_FLEET or median <= 0:
-            out.append(result)
-            continue
-        key = "expected_tflops" if isinstance(result, GemmResult) else "expected_gbps"
-        update = {
-            key: median,
-            "band_fraction": None,
-            "band_source": f"fleet median of {devices} {sku} devices (bench history)",
-            "band_confidence": "fleet",
-        }
-        out.append(result.model_copy(update=update))
-    return out
 
 
 def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
@@ -158,9 +99,27 @@ def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
 
 
 def judge_busy(
-    device: DeviceReport, found: dict[str, float], policy: ContentionPolicy
+    device: DeviceReport,
+    found: dict[str, float],
+    policy: ContentionPolicy,
+    occupancy: dict[str, Occupancy] | str | None = None,
+    record: Mapping[str, str] | None = None,
 ) -> DeviceReport:
-    reasons = busy_reasons(device.reasons, found, [*device.gemm, *device.memory], policy)
+    """``device`` with its slow figures made inconclusive where the node was busy (``found``,
+    for a CPU: host contention slows what the host computes, not a GPU's kernels) or another
+    process ran on the GPU (``occupancy``, matched through its driver ``record``'s UUID)."""
+    extra: list[Reason] = []
+    if device.kind == "cpu":
+        occupancy = None
+    else:
+        found = {}
+    if occupancy is not None:
+        extra = occupancy_reasons(device.index, record or {}, occupancy, severity=policy.severity)
+    shared = [r for r in extra if r.code is ReasonCode.OTHER_PROCESS and r.severity != "info"]
+    cause = shared[0].message.split(": ", 1)[-1] if shared else None
+    reasons = busy_reasons(
+        [*device.reasons, *extra], found, [*device.gemm, *device.memory], policy, cause=cause
+    )
     return device.model_copy(update={"reasons": tuple(reasons), "verdict": verdict_of(reasons)})
 
 

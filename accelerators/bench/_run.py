@@ -30,7 +30,7 @@ import functools
 import os
 import platform
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 import accelerators
 from accelerators.bench._backend import Backend
 from accelerators.bench._bands import bands
+from accelerators.bench._baseline import history_baselines
 from accelerators.bench._contention import conditions, snapshot
 from accelerators.bench._context import (
     BURST_S,
@@ -48,10 +49,10 @@ from accelerators.bench._context import (
     ProgressCallback,
     identity_of,
 )
-from accelerators.bench._fleet import fleet_medians
 from accelerators.bench._gemm_phase import measure_gemm
+from accelerators.bench._gpu_processes import Occupancy, gpu_occupancy
 from accelerators.bench._history import HistoryStore
-from accelerators.bench._judge import device_report, judge_busy, own_medians, summary
+from accelerators.bench._judge import device_report, judge_busy, summary
 from accelerators.bench._judge import slowest as slowest_of
 from accelerators.bench._profiles import Profile, get_profile
 from accelerators.bench._reconcile import reconcile_reasons
@@ -81,6 +82,7 @@ def run(
     progress: ProgressCallback | None = None,
     refresh_threads: bool = False,
     baseline: str | os.PathLike[str] | HistoryStore | None = None,
+    processes: Callable[[], dict[str, Occupancy] | str] | None = None,
 ) -> BenchReport:
     """Benchmark every visible device and judge it; never raises for a failing device.
 
@@ -99,6 +101,9 @@ def run(
         process's earlier choice.
     :param baseline: a bench history (a store, a path or ``s3://`` URL): figures whose band
         or peak is unconfirmed are judged against the fleet median of their SKU there.
+    :param processes: lists other processes per GPU UUID, or says why it cannot
+        (:func:`~accelerators.bench._gpu_processes.gpu_occupancy` on a real NVIDIA host; tests
+        pass a fake).
     :raises AcceleratorError: ``expect`` is not a valid spec, or ``devices`` names a
         device that is not visible.
     :raises ImportError: torch is not installed (the ``[bench]`` extra).
@@ -113,11 +118,16 @@ def run(
         detected = current(refresh=True)
         if sample is None:
             sample = sample_current
+        if processes is None and any(d.vendor == "nvidia" for d in detected.devices):
+            processes = gpu_occupancy
     reasons, matched = identity_reasons(spec, detected)
     fatal = any(
         r.code is ReasonCode.NO_ACCELERATOR and r.severity is Severity.FAIL for r in reasons
     )
     device_reports: list[DeviceReport] = []
+    extras: dict[int, Mapping[str, str]] = {}
+    # Before the benchmark opens a CUDA context: our own process is not on the GPU yet.
+    occupancy = processes() if processes is not None and not fatal else None
     # The host's load says nothing about a fake backend's planted figures (tests).
     before = snapshot() if backend is None else None
     if not fatal:
@@ -128,12 +138,11 @@ def run(
         if backend is not None:
             session = _Session(backend, chosen, detected, sample, progress, refresh_threads)
             if baseline is not None:
-                history = list(_store(baseline).figures())
-                session.ctx.fleet = fleet_medians(history)
-                session.ctx.own = own_medians(
-                    history, os.environ.get("NODE_NAME") or platform.node()
+                session.ctx.fleet, session.ctx.own = history_baselines(
+                    baseline, os.environ.get("NODE_NAME") or platform.node()
                 )
             device_reports = session.run()
+            extras = {s.props.index: s.identity.extra for s in session.ctx.states}
             reasons += reconcile_reasons(
                 spec,
                 matched,
@@ -143,11 +152,9 @@ def run(
             )
     data = bands()
     found = conditions(before, snapshot())
-    # Host contention slows what the host computes; a GPU's kernels do not share it, but a
-    # GPU figure too spread to judge after its reruns is not the device's fault either.
-    device_reports = [
-        judge_busy(d, found if d.kind == "cpu" else {}, data.contention) for d in device_reports
-    ]
+    # Busy host (CPU), another process on the GPU, figures too spread to judge: not the device.
+    device_reports = [judge_busy(d, found, data.contention, occupancy, extras.get(d.index, {}))
+                      for d in device_reports]  # fmt: skip
     for device in device_reports:
         reasons.extend(device.reasons)
     reasons.extend(spread_reasons([[*d.gemm, *d.memory] for d in device_reports], data.thresholds))
@@ -181,14 +188,6 @@ def run(
         fail_below=data.thresholds.fail_below,
         warn_below=data.thresholds.warn_below,
     )
-
-
-def _store(baseline: str | os.PathLike[str] | HistoryStore) -> HistoryStore:
-    if isinstance(baseline, HistoryStore):
-        return baseline
-    from accelerators.bench._stores import open_store
-
-    return open_store(baseline)
 
 
 class _Session:

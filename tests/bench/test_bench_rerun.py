@@ -8,8 +8,11 @@ import json
 import pytest
 
 from accelerators.bench import BenchReport, ReasonCode, Severity, Verdict, run
+from accelerators.bench._context import BURST_S
+from accelerators.bench._profiles import get_profile
 from accelerators.bench._rerun import MAX_RERUNS, RERUN_SHARE
 from accelerators.bench._stable import bounded_best, unjudgeable
+from accelerators.bench._stream import KERNELS
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
 _H100 = fake_detected("H100-SXM")
@@ -67,8 +70,9 @@ def test_a_calm_device_is_not_rerun() -> None:
 
 def test_contention_that_never_stops_is_inconclusive_not_slow() -> None:
     device = FakeDevice(busy_until_s=1e9, busy_share=0.5, busy_factor=2.5)
-    calm = run("H100", backend=FakeBackend([FakeDevice()]), detected=_H100)
-    report = run("H100", backend=FakeBackend([device]), detected=_H100)
+    calm_backend, busy_backend = FakeBackend([FakeDevice()]), FakeBackend([device])
+    run("H100", backend=calm_backend, detected=_H100)
+    report = run("H100", backend=busy_backend, detected=_H100)
     busy = [r for r in report.reasons if r.code is ReasonCode.NODE_BUSY]
     assert busy
     assert all(r.severity is Severity.WARN for r in busy)
@@ -78,8 +82,14 @@ def test_contention_that_never_stops_is_inconclusive_not_slow() -> None:
     unjudged = [g for g in report.gemm if g.unjudged]
     assert unjudged
     assert all(g.reruns == MAX_RERUNS for g in unjudged)
-    # Reruns stay within their share of the planned time (the windows are time-budgeted).
-    assert report.elapsed_s < calm.elapsed_s * (1 + RERUN_SHARE) * 1.5
+    # Reruns stay within their share of the planned time (the fake clock: no wall time).
+    quick = get_profile("quick")
+    planned = (
+        quick.gpu_warmup_s + BURST_S + len(quick.gpu_dtypes) * quick.gpu_gemm_budget_s
+        + len(KERNELS) * quick.stream_budget_s * 1.25 + 0.5
+    )  # fmt: skip
+    assert calm_backend.fake_clock() < planned
+    assert busy_backend.fake_clock() < planned * (1 + RERUN_SHARE)
 
 
 def test_a_slow_device_is_judged_slow_without_reruns() -> None:
