@@ -116,11 +116,18 @@ def _hogged(
             report = gate_once(profile, history)
             reports.append(report)
             print(line(number, report), flush=True)
+            _print_failures(report)
     finally:
         stop.set()
         for hog in hogs:
             hog.join(timeout=5)
     return reports
+
+
+def _print_failures(report: dict[str, Any]) -> None:
+    for reason in report["reasons"]:
+        if reason["severity"] == "fail":
+            print(f"       fail {reason['code']}: {reason['message']}", flush=True)
 
 
 def _names_contention(report: dict[str, Any]) -> bool:
@@ -162,6 +169,7 @@ def main() -> int:
         if triad:
             idle_triad.append(triad)
         print(line(number, report), flush=True)
+        _print_failures(report)
     hogged = []
     if args.hog_runs:
         hogged = _hogged("CPU hog", _hog, cpus, args.hog_runs, args.profile, history)
