@@ -37,10 +37,11 @@ OWN_BAND = 0.9
 
 
 def own_medians(figures: Iterable[Figure], node: str) -> dict[tuple[int, str], tuple[float, int]]:
-    """``(device index, metric) -> (median, runs)`` over ``node``'s figures in a history."""
+    """``(device index, metric) -> (median, runs)`` over ``node``'s runs that passed in a
+    history (a disturbed run's "inconclusive" warning keeps it out of the baseline)."""
     series: dict[tuple[int, str], list[float]] = {}
     for f in figures:
-        if f.node == node:
+        if f.node == node and f.verdict == "pass":
             series.setdefault((f.device_index, f.metric), []).append(f.value)
     return {key: (statistics.median(v), len(v)) for key, v in series.items()}
 
@@ -52,8 +53,9 @@ def with_fleet_baseline(
     own: dict[tuple[int, str], tuple[float, int]] | None = None,
 ) -> list[GemmResult | MemoryResult]:
     """Results whose band or peak is unconfirmed (or missing) take the fleet median of their
-    SKU as the expected figure (at least ``MIN_FLEET`` devices in the history); failing that,
-    :data:`OWN_BAND` x the median of this node's earlier runs (at least ``MIN_OWN_RUNS``)."""
+    SKU as the expected figure (at least ``MIN_FLEET`` devices in the history); figures with no
+    band at all, failing that, :data:`OWN_BAND` x the median of this node's earlier passing
+    runs (at least ``MIN_OWN_RUNS``)."""
     out: list[GemmResult | MemoryResult] = []
     for result in results:
         metric = (
@@ -64,7 +66,11 @@ def with_fleet_baseline(
             result.band_confidence is None
         )
         mine, runs = (own or {}).get((result.device_index, metric), (0.0, 0))
-        if weak and (devices < MIN_FLEET or median <= 0) and runs >= MIN_OWN_RUNS and mine > 0:
+        # The node's own history only stands in where nothing else gives an expectation (a
+        # CPU's bandwidth): a peak-derived band stays, however unconfirmed.
+        unbanded = result.band_fraction is None and result.band_confidence is None
+        fleetless = devices < MIN_FLEET or median <= 0
+        if unbanded and fleetless and runs >= MIN_OWN_RUNS and mine > 0:
             key = "expected_tflops" if isinstance(result, GemmResult) else "expected_gbps"
             update = {
                 key: mine * OWN_BAND,

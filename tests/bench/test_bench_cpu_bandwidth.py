@@ -18,7 +18,10 @@ _KERNELS = ("copy", "scale", "add", "triad", "dot")
 
 
 def _cpu_run(gbps: float, baseline: SqliteStore | None = None) -> object:
-    device = FakeDevice.cpu(bandwidth_gbps=dict.fromkeys(_KERNELS, gbps))
+    # fp32 at 90 % of the 144 GFLOPS peak of the fake host: GEMM passes, bandwidth is judged.
+    device = FakeDevice.cpu(
+        bandwidth_gbps=dict.fromkeys(_KERNELS, gbps), gemm_tflops={"fp32": 0.13, "bf16": 0.002}
+    )
     return run(
         None,
         devices="cpu",
@@ -76,3 +79,25 @@ def test_an_unjudgeable_figure_is_named_even_when_not_slow() -> None:
     assert (reason.code, reason.severity) == (ReasonCode.NODE_BUSY, Severity.INFO)
     assert "memory.triad not judgeable" in reason.message
     assert "after 2 rerun(s)" in reason.message
+
+
+def test_own_history_fills_only_missing_bands_from_passing_runs(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "history.sqlite")
+    for _ in range(3):
+        store.append(_cpu_run(20.0))  # type: ignore[arg-type]
+    report = _cpu_run(20.0, store)
+    fp32 = next(g for g in report.gemm if g.dtype == "fp32")  # type: ignore[attr-defined]
+    assert fp32.band_confidence == "unconfirmed"  # the peak-derived band stays
+    assert fp32.expected_tflops == fp32.peak_tflops * fp32.band_fraction
+    # Runs that did not pass (an inconclusive, disturbed run) are not a baseline.
+    other = SqliteStore(tmp_path / "warned.sqlite")
+    for _ in range(3):
+        warned = _cpu_run(20.0)
+        devices = tuple(
+            d.model_copy(update={"verdict": Verdict.WARN})
+            for d in warned.devices  # type: ignore[attr-defined]
+        )
+        other.append(warned.model_copy(update={"verdict": Verdict.WARN, "devices": devices}))  # type: ignore[attr-defined]
+    again = _cpu_run(20.0, other)
+    triad = next(m for m in again.memory if m.kernel == "triad")  # type: ignore[attr-defined]
+    assert triad.expected_gbps is None
