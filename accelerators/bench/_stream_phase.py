@@ -99,7 +99,8 @@ def measure_stream(ctx: Context, state: DeviceState) -> None:
                     expectations[outcome.kernel.name][1],
                 )
                 added = _rerun_kernel(ctx, case, timer, outcome, windows)
-                outcomes[position] = _rechecked(case, outcome, windows.judged)
+                if added:
+                    outcomes[position] = _rechecked(case, outcome, windows.judged)
                 reruns[outcome.kernel.name] = (windows, added)
     finally:
         case.close()
@@ -160,8 +161,6 @@ def _rerun_kernel(
 
 def _rechecked(case: StreamCase, outcome: StreamOutcome, judged: Measurement) -> StreamOutcome:
     """``outcome`` with the judged window, its check made again after the reruns."""
-    if judged is outcome.measurement:
-        return outcome
     want = expected_values(case.elements)[outcome.kernel.name]
     error = outcome.max_rel_error
     if outcome.kernel.writes is not None:

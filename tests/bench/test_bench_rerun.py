@@ -142,3 +142,14 @@ def test_reruns_survive_the_json_round_trip_and_v1_reports_still_read() -> None:
     old = BenchReport.model_validate(data)
     assert old.schema_version == 1
     assert all(g.reruns == 0 for g in old.gemm)
+
+
+def test_a_rerun_triad_is_checked_again() -> None:
+    device = FakeDevice.cpu(
+        busy_until_s=1e9, busy_share=0.5, busy_factor=3.0, miscompare=frozenset({"triad"})
+    )
+    report = run(None, devices="cpu", backend=FakeBackend([device]), detected=fake_detected(None))
+    triad = next(m for m in report.memory if m.kernel == "triad")
+    assert triad.reruns >= 1
+    assert triad.correct is False
+    assert report.verdict is Verdict.FAIL
