@@ -15,7 +15,9 @@ keeps one does), so from the fourth run on, the CPU's triad bandwidth is judged 
 node's own earlier runs; ``--no-history`` runs the bare README command instead.
 
 The conditions are printed with the figures: CPU count, load average and steal before, and
-per run the share of the CPUs other processes used (``others_cpu``, from the report). A run
+per run the share of the CPUs other processes used (``others_cpu``, from the report), the wall
+time of the command and of ``run()`` alone (``elapsed_s``: without the interpreter's start and
+``import torch``, which a loaded machine slows most). A run
 is only "idle" if nothing else runs: on a shared machine, read the per-run conditions.
 
     python benchmarks/false_alarms.py --runs 20 --hog-runs 5 --bw-hog-runs 5
@@ -92,7 +94,8 @@ def line(number: int, report: dict[str, Any]) -> str:
     triad = next((m for m in report["memory"] if m["kernel"] == "triad"), {})
     reruns = sum(r.get("reruns", 0) for r in [*report["gemm"], *report["memory"]])
     return (
-        f"{number:3d}  {report['verdict']:4}  {report['_wall_s']:5.1f} s  "
+        f"{number:3d}  {report['verdict']:4}  {report['_wall_s']:5.1f} s "
+        f"(run {report['elapsed_s']:4.1f} s)  "
         f"others_cpu {conditions.get('others_cpu', float('nan')):5.0%}  "
         f"load {conditions.get('load_1m', float('nan')):5.2f}  "
         f"fp32 median/best {median:6.1f}/{best:6.1f} GFLOPS  "
@@ -157,6 +160,7 @@ def main() -> int:
     verdicts: Counter[str] = Counter()
     busy_idle = 0
     walls: list[float] = []
+    runs_s: list[float] = []
     idle_triad: list[float] = []
     if args.runs:
         print(f"\n-- {args.runs} runs, no load added by this script")
@@ -165,6 +169,7 @@ def main() -> int:
         verdicts[report["verdict"]] += 1
         busy_idle += report.get("conditions", {}).get("others_cpu", 0) > 0.25
         walls.append(report["_wall_s"])
+        runs_s.append(report["elapsed_s"])
         triad = _triad(report)
         if triad:
             idle_triad.append(triad)
@@ -185,7 +190,8 @@ def main() -> int:
               f"{verdicts['pass']} PASS of {args.runs} (target: 0 FAIL, <= 1 WARN in 20); "
               f"{busy_idle} of them saw other processes use > 25 % of the CPUs; wall "
               f"{min(walls):.1f}-{max(walls):.1f} s, {sum(w > 15 for w in walls)} over the "
-              "15 s budget")  # fmt: skip
+              f"15 s budget (run() alone {min(runs_s):.1f}-{max(runs_s):.1f} s: the rest is "
+              "the interpreter, imports and the report)")  # fmt: skip
     if args.hog_runs:
         named = sum(_names_contention(r) for r in hogged)
         print(f"hog runs naming contention (node_busy): {named} of {args.hog_runs} "
