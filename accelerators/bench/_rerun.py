@@ -2,7 +2,8 @@
 
 After the shape search of every dtype (and inside the stream phase, for the kernels that can
 run again without breaking the analytic check), each measured figure is tested with
-:func:`~accelerators.bench._stable.unjudgeable`. One that cannot be judged is re-timed on
+:func:`~accelerators.bench._stable.unjudgeable`. One that cannot be judged, or a stable one
+below its band (once: a VM's speed drifts within minutes), is re-timed on
 the same shape (GEMM) or kernel (stream), up to :data:`MAX_RERUNS` times, each window as long
 as the profile's final re-measurement, out of a run-wide budget of :data:`RERUN_SHARE` of
 the planned time (``Context.rerun_left_s``). The window with the highest median is the one
@@ -61,6 +62,17 @@ class Windows:
             warn_below=self.warn_below,
         )
 
+    def slow(self) -> bool:
+        """Whether the judged window's median is below the band (warn line)."""
+        if not self.expected:
+            return False
+        return self.work / self.judged.median_s < self.warn_below * self.expected
+
+    def wants_rerun(self, added: int) -> bool:
+        """Too spread to judge, or stable but below the band on its first window: a VM's
+        speed drifts within minutes, so one more window before the device is blamed."""
+        return self.why() is not None or (self.slow() and added < 1)
+
     @property
     def judged(self) -> Measurement:
         """The window with the highest median rate."""
@@ -82,7 +94,7 @@ class Windows:
         many windows were added. ``measure(seconds)`` times one more window; ``keep_s`` of
         the budget is left for later phases."""
         added = 0
-        while added < MAX_RERUNS and self.why() is not None:
+        while added < MAX_RERUNS and self.wants_rerun(added):
             spend = min(rep_s, ctx.rerun_left_s - keep_s)
             if spend < rep_s / 2:
                 break
@@ -108,12 +120,16 @@ def rerun_gemm(ctx: Context, state: DeviceState, dtype: str) -> None:
         return  # nothing judges this figure: a rerun would spend the budget for nothing
     windows = Windows(Measurement(result.samples_s), shape.flops, 1e-12, result.expected_tflops)
     why = windows.why()
-    if why is None:
+    if not windows.wants_rerun(0):
         return
     if ctx.rerun_left_s <= ctx.rerun_reserve_s:
-        state.gemm[index] = result.model_copy(
-            update={"unjudged": why + "; no rerun budget left", "window_medians": windows.medians}
-        )
+        if why is not None:
+            state.gemm[index] = result.model_copy(
+                update={
+                    "unjudged": why + "; no rerun budget left",
+                    "window_medians": windows.medians,
+                }
+            )
         return
     budget = ctx.profile.cpu_gemm_budget_s if ctx.is_cpu else ctx.profile.gpu_gemm_budget_s
     rep_s = budget * ctx.profile.final_fraction

@@ -92,13 +92,19 @@ def test_contention_that_never_stops_is_inconclusive_not_slow() -> None:
     assert busy_backend.fake_clock() < planned * (1 + RERUN_SHARE)
 
 
-def test_a_slow_device_is_judged_slow_without_reruns() -> None:
+def test_a_slow_device_is_judged_slow_after_one_rerun() -> None:
     rates = {"fp32": 20.0, "tf32": 180.0, "bf16": 400.0, "fp16": 400.0, "fp8": 700.0}
     report = run("H100", backend=FakeBackend([FakeDevice(gemm_tflops=rates)]), detected=_H100)
     assert report.verdict is Verdict.FAIL
     assert any(r.code is ReasonCode.GEMM_SLOW for r in report.reasons)
     assert not any(r.code is ReasonCode.NODE_BUSY for r in report.reasons)
-    assert all(g.reruns == 0 for g in report.gemm)
+    # Slow in a calm window is re-timed once (drift), slow again: judged, not unjudged.
+    slow = [
+        g for g in report.gemm if g.expected_tflops and g.median_tflops < 0.9 * g.expected_tflops
+    ]  # type: ignore[operator]
+    assert slow
+    assert all(g.reruns <= 1 and g.unjudged is None for g in slow)
+    assert any(g.reruns == 1 for g in slow)  # as far as the rerun budget goes
 
 
 def test_a_miscompare_in_a_rerun_still_fails() -> None:
