@@ -89,8 +89,11 @@ def conditions(before: CpuSnapshot | None, after: CpuSnapshot | None) -> dict[st
     return found
 
 
-def _unstable(result: GemmResult | MemoryResult, policy: ContentionPolicy) -> float | None:
-    """median / best of ``result`` when below the policy's floor, else ``None``."""
+def _unstable(result: GemmResult | MemoryResult, policy: ContentionPolicy) -> str | None:
+    """Why ``result``'s samples were too unstable to judge, ``None`` when they were not."""
+    if result.unjudged is not None:
+        again = f" after {result.reruns} rerun(s)" if result.reruns else ""
+        return f"its timed calls stayed too spread to judge{again} ({result.unjudged})"
     if isinstance(result, GemmResult):
         best, median = result.tflops, result.median_tflops
     else:
@@ -98,7 +101,9 @@ def _unstable(result: GemmResult | MemoryResult, policy: ContentionPolicy) -> fl
     if not best or not median:
         return None
     ratio = median / best
-    return ratio if ratio < policy.spread_below else None
+    if ratio < policy.spread_below:
+        return f"its timed calls were unstable (median {ratio:.0%} of best)"
+    return None
 
 
 def busy_reasons(
@@ -106,11 +111,17 @@ def busy_reasons(
     found: dict[str, float],
     results: Sequence[GemmResult | MemoryResult],
     policy: ContentionPolicy,
+    *,
+    cause: str | None = None,
 ) -> list[Reason]:
-    """``reasons`` with slow findings on a busy node turned into ``node_busy``."""
+    """``reasons`` with slow findings on a busy node turned into ``node_busy``.
+
+    :param cause: contention found on the device itself (another process on a GPU), named
+        instead of the host's CPU shares.
+    """
     others, steal = found.get("others_cpu", 0.0), found.get("steal", 0.0)
-    busy = others > policy.others_busy_above or steal > policy.steal_above
-    why = (
+    busy = cause is not None or others > policy.others_busy_above or steal > policy.steal_above
+    why = cause or (
         f"other processes used {others:.0%} of the {found.get('cpus', 0):.0f} CPUs, "
         f"steal {steal:.0%}, load {found.get('load_1m', float('nan')):.2f}"
     )
@@ -120,13 +131,30 @@ def busy_reasons(
         by_metric[(r.device_index, key)] = r
     out: list[Reason] = []
     named = False
+    slow = {(r.device_index or 0, r.metric or "") for r in reasons if r.code in _SLOW}
+    for (index, metric), measured in sorted(by_metric.items(), key=lambda item: item[0]):
+        if measured.unjudged is not None and (index, metric) not in slow:
+            # Not slow, or nothing to judge it against: the disturbance is still named.
+            out.append(
+                Reason(
+                    code=ReasonCode.NODE_BUSY,
+                    severity=Severity.INFO,
+                    device_index=index,
+                    metric=metric,
+                    message=f"device {index}: {metric} not judgeable: {_unstable(measured, policy)}"
+                    + (f" ({why})" if busy else ""),
+                )
+            )
+            named = True
     for reason in reasons:
         result = by_metric.get((reason.device_index or 0, reason.metric or ""))
         spread = _unstable(result, policy) if result is not None else None
         if reason.code not in _SLOW or not (busy or spread is not None):
             out.append(reason)
             continue
-        cause = why if busy else f"its timed calls were unstable (median {spread:.0%} of best)"
+        cause = f"{why}; {spread}" if busy and spread else why if busy else str(spread)
+        if reason.code is ReasonCode.MEMORY_SLOW and busy:
+            cause = "memory bandwidth shared with other processes: " + cause
         out.append(
             reason.model_copy(
                 update={
@@ -137,7 +165,7 @@ def busy_reasons(
             )
         )
         named = True
-    if busy and not named:
+    if busy and not named and cause is None:
         out.append(
             Reason(
                 code=ReasonCode.NODE_BUSY,

@@ -120,6 +120,12 @@ class Context:
     parallel: bool
     fleet: dict[tuple[str, str], tuple[float, int]] = field(default_factory=dict)
     """``(sku, metric) -> (fleet median, devices)`` from a history, for unconfirmed bands."""
+    own: dict[tuple[int, str], tuple[float, int]] = field(default_factory=dict)
+    """``(device index, metric) -> (median, runs)`` of this node's earlier runs in a history."""
+    rerun_left_s: float = 0.0
+    """Seconds left for re-measuring figures too spread to judge (:mod:`._rerun`)."""
+    rerun_reserve_s: float = 0.0
+    """Part of ``rerun_left_s`` the GEMM reruns leave to the stream phase's."""
 
     @property
     def clock(self) -> Callable[[], float]:

@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from accelerators.bench._backend import Backend
 from accelerators.bench._bands import ContentionPolicy, bands
+from accelerators.bench._baseline import with_fleet_baseline
 from accelerators.bench._contention import busy_reasons
 from accelerators.bench._context import (
     Context,
     DeviceState,
 )
-from accelerators.bench._fleet import MIN_FLEET
+from accelerators.bench._cpu_peak import cpu_clock, peak_reasons
+from accelerators.bench._gpu_processes import Occupancy, occupancy_reasons
 from accelerators.bench._report import (
     DeviceReport,
     DeviceSummary,
     GemmResult,
     MemoryResult,
+    Reason,
+    ReasonCode,
 )
 from accelerators.bench._verdict import (
     correctness_reasons,
@@ -36,38 +40,7 @@ __all__ = [
     "judge_busy",
     "slowest",
     "summary",
-    "with_fleet_baseline",
 ]
-
-
-def with_fleet_baseline(
-    results: list[GemmResult | MemoryResult],
-    sku: str,
-    fleet: dict[tuple[str, str], tuple[float, int]],
-) -> list[GemmResult | MemoryResult]:
-    """Results whose band or peak is unconfirmed (or missing) take the fleet median of their
-    SKU as the expected figure (at least ``MIN_FLEET`` devices in the history)."""
-    out: list[GemmResult | MemoryResult] = []
-    for result in results:
-        metric = (
-            f"gemm.{result.dtype}" if isinstance(result, GemmResult) else f"memory.{result.kernel}"
-        )
-        median, devices = fleet.get((sku, metric), (0.0, 0))
-        weak = "unconfirmed" in (result.band_confidence, result.peak_confidence) or (
-            result.band_confidence is None
-        )
-        if not weak or devices < MIN_FLEET or median <= 0:
-            out.append(result)
-            continue
-        key = "expected_tflops" if isinstance(result, GemmResult) else "expected_gbps"
-        update = {
-            key: median,
-            "band_fraction": None,
-            "band_source": f"fleet median of {devices} {sku} devices (bench history)",
-            "band_confidence": "fleet",
-        }
-        out.append(result.model_copy(update=update))
-    return out
 
 
 def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
@@ -82,7 +55,7 @@ def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
             under_load=state.load is not None,
         )
     results: list[GemmResult | MemoryResult] = [*state.gemm, *state.memory]
-    if ctx.fleet:
+    if ctx.fleet or ctx.own:
         identity = state.identity
         if identity.accelerator is not None:
             sku = identity.accelerator.name
@@ -90,10 +63,13 @@ def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
             sku = identity.raw_name or state.props.name
         if identity.is_mig and identity.mig_profile:
             sku += f"@{identity.mig_profile}"
-        results = with_fleet_baseline(results, sku, ctx.fleet)
+        results = with_fleet_baseline(results, sku, ctx.fleet, ctx.own)
         state.gemm = [r for r in results if isinstance(r, GemmResult)]
         state.memory = [r for r in results if isinstance(r, MemoryResult)]
     reasons += correctness_reasons(results)
+    # Datasheet peaks are boost-clock ceilings; a CPU's is one only with cpufreq's maximum.
+    ceiling = cpu_clock(ctx.detected.cpu).ceiling if ctx.is_cpu else True
+    reasons += peak_reasons(results, ceiling=ceiling)
     reasons += performance_reasons(results, data.thresholds)
     identity = state.identity
     return DeviceReport(
@@ -123,9 +99,27 @@ def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
 
 
 def judge_busy(
-    device: DeviceReport, found: dict[str, float], policy: ContentionPolicy
+    device: DeviceReport,
+    found: dict[str, float],
+    policy: ContentionPolicy,
+    occupancy: dict[str, Occupancy] | str | None = None,
+    record: Mapping[str, str] | None = None,
 ) -> DeviceReport:
-    reasons = busy_reasons(device.reasons, found, [*device.gemm, *device.memory], policy)
+    """``device`` with its slow figures made inconclusive where the node was busy (``found``,
+    for a CPU: host contention slows what the host computes, not a GPU's kernels) or another
+    process ran on the GPU (``occupancy``, matched through its driver ``record``'s UUID)."""
+    extra: list[Reason] = []
+    if device.kind == "cpu":
+        occupancy = None
+    else:
+        found = {}
+    if occupancy is not None:
+        extra = occupancy_reasons(device.index, record or {}, occupancy, severity=policy.severity)
+    shared = [r for r in extra if r.code is ReasonCode.OTHER_PROCESS and r.severity != "info"]
+    cause = shared[0].message.split(": ", 1)[-1] if shared else None
+    reasons = busy_reasons(
+        [*device.reasons, *extra], found, [*device.gemm, *device.memory], policy, cause=cause
+    )
     return device.model_copy(update={"reasons": tuple(reasons), "verdict": verdict_of(reasons)})
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from accelerators.bench._bands import bands, devices_per_package, full_gpu_sms
+from accelerators.bench._cpu_peak import cpu_clock, isa_of
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -178,8 +179,9 @@ def cpu_gemm_peak(cpu: CpuInfo, dtype: str, *, cores: int | None = None) -> Peak
     else:
         return None
     value = per_cycle * count * cpu.max_mhz * 1e6 / 1e12
+    clock = cpu_clock(cpu)
     text = (
-        f"{per_cycle:g} FLOPs/cycle/core x {count} cores x {cpu.max_mhz:g} MHz ({note}); "
-        "the clock is what accelerators.current() reports (nominal on VMs without cpufreq)"
+        f"{per_cycle:g} FLOPs/cycle/core x {count} cores x {cpu.max_mhz:g} MHz "
+        f"({note.rstrip('.')}; ISA: {isa_of(cpu.flags)}); the clock is {clock.describe()}"
     )
     return Peak(value=value, source=source, confidence=_weaker(confidence, "derived"), note=text)

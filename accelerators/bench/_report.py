@@ -1,8 +1,8 @@
 """The benchmark report: frozen, versioned pydantic models with units in field names.
 
 >>> from accelerators.bench import BenchReport
->>> BenchReport.model_json_schema()["properties"]["schema_version"]["const"]
-1
+>>> BenchReport.model_json_schema()["properties"]["schema_version"]["default"]
+2
 
 ``BenchReport.model_validate_json(report.model_dump_json()) == report`` holds for every
 report; :func:`write_json` writes one atomically (a temporary file in the same directory,
@@ -41,7 +41,9 @@ __all__ = [
 ]
 
 #: Version of the report layout. Bump it when a field changes meaning.
-SCHEMA_VERSION = 1
+#: 2: results carry ``reruns``, ``unjudged`` and ``window_medians`` (re-measured figures);
+#: reports of version 1 still read (the new fields take their defaults).
+SCHEMA_VERSION = 2
 
 #: NaN and infinities are written as "NaN", "Infinity" in JSON and read back as floats: a
 #: NaN output's error must survive the round trip (JSON's null would read as "not checked").
@@ -105,6 +107,11 @@ class ReasonCode(StrEnum):
     """No datasheet or derived peak to compare with: measured figures only."""
     EMULATED_DTYPE = "emulated_dtype"
     """The CPU has no native instructions for this dtype; the rate is of an emulation."""
+    PEAK_UNRELIABLE = "peak_unreliable"
+    """A measured rate is above ~105 % of the peak it is compared with: the peak is wrong
+    (a nominal clock below the boost clock, a wrong ISA or SKU), so the band says nothing."""
+    OTHER_PROCESS = "other_process"
+    """Another process runs on the accelerator (NVML), or whether one does is unknown."""
     NODE_BUSY = "node_busy"
     """Other work on the node (CPU hogs, steal, unstable samples) makes the figures
     inconclusive: the device is not judged slow."""
@@ -149,6 +156,13 @@ class _JudgedResult(BaseModel):
     band_source: str | None = None
     band_confidence: str | None = None
     note: str | None = None
+    reruns: int = 0
+    """Times the figure was re-measured because its window was too spread to judge."""
+    unjudged: str | None = None
+    """Why the figure still could not be judged after its reruns (``None``: it could)."""
+    window_medians: tuple[float, ...] = ()
+    """Median rate (TFLOPS or GB/s) of every window measured, first the search's; the judged
+    figure is the window with the highest median (a slow device is slow in all of them)."""
 
 
 class GemmResult(_JudgedResult):
@@ -284,7 +298,7 @@ class BenchReport(BaseModel):
 
     model_config = _FROZEN
 
-    schema_version: Literal[1] = 1
+    schema_version: Literal[1, 2] = 2
     profile: str
     expect: str | None = None
     matched: str | None = None

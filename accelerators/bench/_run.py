@@ -30,7 +30,7 @@ import functools
 import os
 import platform
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 import accelerators
 from accelerators.bench._backend import Backend
 from accelerators.bench._bands import bands
+from accelerators.bench._baseline import history_baselines
 from accelerators.bench._contention import conditions, snapshot
 from accelerators.bench._context import (
     BURST_S,
@@ -48,17 +49,18 @@ from accelerators.bench._context import (
     ProgressCallback,
     identity_of,
 )
-from accelerators.bench._fleet import fleet_medians
 from accelerators.bench._gemm_phase import measure_gemm
+from accelerators.bench._gpu_processes import Occupancy, gpu_occupancy
 from accelerators.bench._history import HistoryStore
 from accelerators.bench._judge import device_report, judge_busy, summary
 from accelerators.bench._judge import slowest as slowest_of
 from accelerators.bench._profiles import Profile, get_profile
 from accelerators.bench._reconcile import reconcile_reasons
 from accelerators.bench._report import BenchReport, DeviceReport, Reason, ReasonCode, Severity
+from accelerators.bench._rerun import RERUN_SHARE, rerun_gemm
 from accelerators.bench._select import parse_expect, sample_current, select_backend
 from accelerators.bench._stream import KERNELS
-from accelerators.bench._stream_phase import measure_stream
+from accelerators.bench._stream_phase import RERUNNABLE, measure_stream
 from accelerators.bench._telemetry import TelemetrySampler, fold, telemetry_problems
 from accelerators.bench._verdict import identity_reasons, spread_reasons, verdict_of
 from accelerators.bench._warmup import drain_bursts, warm_up
@@ -80,6 +82,7 @@ def run(
     progress: ProgressCallback | None = None,
     refresh_threads: bool = False,
     baseline: str | os.PathLike[str] | HistoryStore | None = None,
+    processes: Callable[[], dict[str, Occupancy] | str] | None = None,
 ) -> BenchReport:
     """Benchmark every visible device and judge it; never raises for a failing device.
 
@@ -98,6 +101,9 @@ def run(
         process's earlier choice.
     :param baseline: a bench history (a store, a path or ``s3://`` URL): figures whose band
         or peak is unconfirmed are judged against the fleet median of their SKU there.
+    :param processes: lists other processes per GPU UUID, or says why it cannot
+        (:func:`~accelerators.bench._gpu_processes.gpu_occupancy` on a real NVIDIA host; tests
+        pass a fake).
     :raises AcceleratorError: ``expect`` is not a valid spec, or ``devices`` names a
         device that is not visible.
     :raises ImportError: torch is not installed (the ``[bench]`` extra).
@@ -112,11 +118,16 @@ def run(
         detected = current(refresh=True)
         if sample is None:
             sample = sample_current
+        if processes is None and any(d.vendor == "nvidia" for d in detected.devices):
+            processes = gpu_occupancy
     reasons, matched = identity_reasons(spec, detected)
     fatal = any(
         r.code is ReasonCode.NO_ACCELERATOR and r.severity is Severity.FAIL for r in reasons
     )
     device_reports: list[DeviceReport] = []
+    extras: dict[int, Mapping[str, str]] = {}
+    # Before the benchmark opens a CUDA context: our own process is not on the GPU yet.
+    occupancy = processes() if processes is not None and not fatal else None
     # The host's load says nothing about a fake backend's planted figures (tests).
     before = snapshot() if backend is None else None
     if not fatal:
@@ -127,8 +138,11 @@ def run(
         if backend is not None:
             session = _Session(backend, chosen, detected, sample, progress, refresh_threads)
             if baseline is not None:
-                session.ctx.fleet = fleet_medians(_store(baseline).figures())
+                session.ctx.fleet, session.ctx.own = history_baselines(
+                    baseline, os.environ.get("NODE_NAME") or platform.node()
+                )
             device_reports = session.run()
+            extras = {s.props.index: s.identity.extra for s in session.ctx.states}
             reasons += reconcile_reasons(
                 spec,
                 matched,
@@ -138,9 +152,9 @@ def run(
             )
     data = bands()
     found = conditions(before, snapshot())
-    if device_reports and device_reports[0].kind == "cpu":
-        # Host contention slows what the host computes; a GPU's kernels do not share it.
-        device_reports = [judge_busy(d, found, data.contention) for d in device_reports]
+    # Busy host (CPU), another process on the GPU, figures too spread to judge: not the device.
+    device_reports = [judge_busy(d, found, data.contention, occupancy, extras.get(d.index, {}))
+                      for d in device_reports]  # fmt: skip
     for device in device_reports:
         reasons.extend(device.reasons)
     reasons.extend(spread_reasons([[*d.gemm, *d.memory] for d in device_reports], data.thresholds))
@@ -176,14 +190,6 @@ def run(
     )
 
 
-def _store(baseline: str | os.PathLike[str] | HistoryStore) -> HistoryStore:
-    if isinstance(baseline, HistoryStore):
-        return baseline
-    from accelerators.bench._stores import open_store
-
-    return open_store(baseline)
-
-
 class _Session:
     """One benchmark run over the devices of one backend: the phases, in order."""
 
@@ -217,6 +223,8 @@ class _Session:
             dtypes=tuple(dtypes),
             progress=Progress(progress, phases),
             parallel=len(props) > 1 and all(p.parallel_safe for p in props),
+            rerun_left_s=RERUN_SHARE * sum(span for _, span in phases),
+            rerun_reserve_s=len(RERUNNABLE) * profile.stream_budget_s if profile.stream else 0.0,
         )
 
     def _each(self, phase: str, fn: Callable[[DeviceState], None]) -> None:
@@ -258,6 +266,12 @@ class _Session:
                     with ctx.backend.precision(dtype):
                         self._each(
                             f"GEMM {dtype}", functools.partial(measure_gemm, ctx, dtype=dtype)
+                        )
+                # Figures too spread to judge are re-timed after every dtype had its turn.
+                for dtype in ctx.dtypes:
+                    with ctx.backend.precision(dtype):
+                        self._each(
+                            f"GEMM {dtype} rerun", functools.partial(rerun_gemm, ctx, dtype=dtype)
                         )
             finally:
                 sampler.stop()

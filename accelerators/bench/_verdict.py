@@ -24,7 +24,16 @@ miscompare             fail      a GEMM block or a stream array differs from its
 gemm_slow/memory_slow  warn/fail measured / expected below ``warn_below`` / ``fail_below``;
                                  never ``fail`` when the band or the peak is unconfirmed
 device_spread          warn      slowest / fastest device below ``spread_warn_below``
+peak_unreliable        warn/info a rate above 105 % of its peak: warn when the peak is a
+                                 ceiling (datasheet, cpufreq maximum), info when the clock
+                                 behind it is nominal or the TSC's (:mod:`._cpu_peak`)
+other_process          per data  another process on the GPU (NVML): the contention policy's
+                                 severity; info when NVML cannot tell (:mod:`._gpu_processes`)
+node_busy              per data  a slow figure on a busy node, beside another GPU process, or
+                                 still too spread to judge after its reruns (:mod:`._rerun`)
 =====================  ========  ============================================================
+
+Identity checks live in :mod:`~accelerators.bench._identity`.
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from accelerators.bench._bands import Thresholds, ThrottlePolicy
+from accelerators.bench._identity import device_name, identity_reasons
 from accelerators.bench._report import (
     GemmResult,
     MemoryResult,
@@ -44,8 +54,7 @@ from accelerators.bench._report import (
 )
 
 if TYPE_CHECKING:
-    from accelerators.detect import Detected, DeviceInfo
-    from accelerators.spec import AcceleratorSpec
+    from accelerators.detect import DeviceInfo
 
 __all__ = [
     "correctness_reasons",
@@ -63,201 +72,6 @@ def verdict_of(reasons: Iterable[Reason]) -> Verdict:
     """The worst severity among ``reasons`` as a verdict (``pass`` when there are none)."""
     worst = max((_ORDER[r.severity] for r in reasons), default=0)
     return {0: Verdict.PASS, 1: Verdict.WARN, 2: Verdict.FAIL}[worst]
-
-
-def _name(device: DeviceInfo) -> str:
-    acc = device.accelerator
-    label = acc.name if acc is not None else repr(device.raw_name)
-    if device.is_mig:
-        label += f" MIG {device.mig_profile or '(unknown profile)'}"
-    return f"device {device.index} ({label})"
-
-
-# -- identity ------------------------------------------------------------------------------
-def identity_reasons(
-    spec: AcceleratorSpec | None, detected: Detected
-) -> tuple[list[Reason], str | None]:
-    """Compare what is visible with what ``spec`` asks for.
-
-    Each alternative of ``spec`` (the spec, then its fallbacks) is tried in order; the first
-    one every visible device matches is the answer. When none matches, the preferred
-    alternative's problems are returned.
-
-    :param spec: the expectation, or ``None`` to only describe what is there.
-    :param detected: what :func:`accelerators.current` found.
-    :return: the reasons and the text of the matching alternative (``None`` when none).
-    """
-    devices = [d for d in detected.devices if d.kind != "cpu"]
-    if spec is None:
-        reasons = []
-        if not devices:
-            reasons.append(
-                Reason(
-                    code=ReasonCode.NO_ACCELERATOR,
-                    severity=Severity.INFO,
-                    message="No accelerator is visible; the host CPU is benchmarked"
-                    + (f" ({detected.reason})" if detected.reason else ""),
-                )
-            )
-        for device in devices:
-            if device.accelerator is None:
-                reasons.append(
-                    Reason(
-                        code=ReasonCode.UNIDENTIFIED_DEVICE,
-                        severity=Severity.WARN,
-                        device_index=device.index,
-                        message=f"{_name(device)} is not in the catalog: no datasheet figures "
-                        "to compare with, measured figures only",
-                    )
-                )
-        return reasons, None
-    alternatives = spec.alternatives
-    first_problems: list[Reason] = []
-    for position, alternative in enumerate(alternatives):
-        problems, extra = _check_alternative(alternative, devices, detected)
-        if not problems:
-            reasons = list(extra)
-            if position > 0:
-                reasons.append(
-                    Reason(
-                        code=ReasonCode.FALLBACK_MATCHED,
-                        severity=Severity.INFO,
-                        message=f"Matched fallback {position} ({alternative}) of {spec}; "
-                        f"the preferred {alternatives[0]} did not match",
-                    )
-                )
-            return reasons, str(alternative)
-        if position == 0:
-            first_problems = problems
-    if len(alternatives) > 1:
-        others = ", ".join(str(a) for a in alternatives[1:])
-        first_problems = [
-            r.model_copy(update={"message": f"{r.message} (no fallback matched either: {others})"})
-            for r in first_problems
-        ]
-    return first_problems, None
-
-
-def _check_alternative(
-    alternative: AcceleratorSpec, devices: Sequence[DeviceInfo], detected: Detected
-) -> tuple[list[Reason], list[Reason]]:
-    """(problems, informational reasons) of one alternative without fallbacks."""
-    wanted = str(alternative)
-    if not devices:
-        why = f" ({detected.reason})" if detected.reason else ""
-        return [
-            Reason(
-                code=ReasonCode.NO_ACCELERATOR,
-                severity=Severity.FAIL,
-                message=f"Expected {wanted}, but no accelerator is visible{why}",
-            )
-        ], []
-    candidates = alternative.candidates
-    names = {acc.name for acc in candidates}
-    shown = ", ".join(sorted(names)) or "none in the catalog"
-    acc = alternative.accelerator
-    problems: list[Reason] = []
-    matching = 0
-    for device in devices:
-        found: list[Reason] = []
-        if device.accelerator is None:
-            found.append(
-                Reason(
-                    code=ReasonCode.WRONG_ACCELERATOR,
-                    severity=Severity.FAIL,
-                    device_index=device.index,
-                    message=f"{_name(device)} is not in the catalog, so it cannot be "
-                    f"confirmed as {wanted} (accepted: {shown})",
-                )
-            )
-        elif device.accelerator.name not in names:
-            found.append(
-                Reason(
-                    code=ReasonCode.WRONG_ACCELERATOR,
-                    severity=Severity.FAIL,
-                    device_index=device.index,
-                    message=f"Expected {wanted} (accepted: {shown}), got {_name(device)}",
-                )
-            )
-        found.extend(_partition_problems(alternative, device))
-        if not found:
-            matching += 1
-        problems.extend(found)
-    needed = max(1, math.ceil(alternative.count))  # a fractional count needs one device
-    if matching < needed:
-        problems.append(
-            Reason(
-                code=ReasonCode.TOO_FEW_DEVICES,
-                severity=Severity.FAIL,
-                message=f"Expected {needed} device(s) matching {wanted}, found {matching} "
-                f"of {len(devices)} visible",
-                value=float(matching),
-                threshold=float(needed),
-                unit="count",
-            )
-        )
-    extra: list[Reason] = []
-    if not problems and len(devices) > needed and acc is not None:
-        extra.append(
-            Reason(
-                code=ReasonCode.EXTRA_DEVICES,
-                severity=Severity.INFO,
-                message=f"{len(devices)} devices are visible, {needed} expected; all are "
-                "benchmarked",
-                value=float(len(devices)),
-                threshold=float(needed),
-                unit="count",
-            )
-        )
-    return problems, extra
-
-
-def _partition_problems(alternative: AcceleratorSpec, device: DeviceInfo) -> list[Reason]:
-    acc = alternative.accelerator
-    partition = alternative.partition
-    if acc is not None and acc.device_class == "tpu":
-        topology = device.extra.get("topology") if partition else None
-        if partition and topology and topology != partition:
-            return [
-                Reason(
-                    code=ReasonCode.WRONG_PARTITION,
-                    severity=Severity.FAIL,
-                    device_index=device.index,
-                    message=f"Expected TPU topology {partition}, {_name(device)} is in a "
-                    f"{topology} slice",
-                )
-            ]
-        return []
-    if partition is None:
-        if device.is_mig:
-            return [
-                Reason(
-                    code=ReasonCode.MIG_SLICE,
-                    severity=Severity.FAIL,
-                    device_index=device.index,
-                    message=f"Expected a whole {alternative}, got a MIG slice: {_name(device)}",
-                )
-            ]
-        return []
-    if not device.is_mig:
-        return [
-            Reason(
-                code=ReasonCode.WRONG_PARTITION,
-                severity=Severity.FAIL,
-                device_index=device.index,
-                message=f"Expected MIG slice {partition}, got a whole GPU: {_name(device)}",
-            )
-        ]
-    if device.mig_profile != partition:
-        return [
-            Reason(
-                code=ReasonCode.WRONG_PARTITION,
-                severity=Severity.FAIL,
-                device_index=device.index,
-                message=f"Expected MIG profile {partition}, got {_name(device)}",
-            )
-        ]
-    return []
 
 
 # -- telemetry -----------------------------------------------------------------------------
@@ -285,7 +99,7 @@ def telemetry_reasons(
                 severity=severity,
                 device_index=device.index,
                 metric=f"throttle.{name}",
-                message=f"{_name(device)}: clock-event reason {name} {what}",
+                message=f"{device_name(device)}: clock-event reason {name} {what}",
             )
         )
     clocks = device.clocks_mhz
@@ -300,7 +114,7 @@ def telemetry_reasons(
                 value=float(sm),
                 threshold=float(thresholds.clock_warn_fraction * sm_max),
                 unit="mhz",
-                message=f"{_name(device)}: SM clock {sm:.0f} MHz under load is below "
+                message=f"{device_name(device)}: SM clock {sm:.0f} MHz under load is below "
                 f"{thresholds.clock_warn_fraction:.0%} of its {sm_max:.0f} MHz maximum",
             )
         )
@@ -312,7 +126,8 @@ def telemetry_reasons(
                 device_index=device.index,
                 value=float(device.ecc_errors),
                 unit="count",
-                message=f"{_name(device)}: {device.ecc_errors} uncorrected ECC error(s) reported",
+                message=f"{device_name(device)}: {device.ecc_errors} uncorrected ECC error(s) "
+                "reported",
             )
         )
     return reasons
@@ -397,13 +212,14 @@ def performance_reasons(
             peak, code = result.peak_gbps, ReasonCode.MEMORY_SLOW
             metric, what, shown = f"memory.{result.kernel}", f"{result.kernel} bandwidth", "GB/s"
         measured = median or best
-        fleet = result.band_confidence == "fleet"
+        # A fleet median or this node's own history stands in for a band (no peak needed).
+        fleet = result.band_confidence in ("fleet", "history")
         if measured is None or not expected or not (peak or fleet):
             continue
         ratio = measured / expected
         if ratio >= thresholds.warn_below:
             continue
-        unconfirmed = result.band_confidence == "unconfirmed" or (
+        unconfirmed = result.band_confidence in ("unconfirmed", "history") or (
             not fleet and result.peak_confidence == "unconfirmed"
         )
         severity = Severity.WARN

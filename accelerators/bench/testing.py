@@ -17,13 +17,8 @@ GPU is wave quantization over the SM count x a K-efficiency term x a bump centre
 
 from __future__ import annotations
 
-import math
 import random
-import threading
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
 
 from accelerators.bench._backend import (
     ELEMENT_BYTES,
@@ -36,9 +31,12 @@ from accelerators.bench._backend import (
     StreamCase,
 )
 from accelerators.bench._correctness import GEMM_TOLERANCE
-from accelerators.bench._gemm import GPU_TILES, wave_efficiency
+from accelerators.bench._fake_device import FakeClock, FakeDevice, gpu_efficiency
+from accelerators.bench._fake_host import fake_detected
 from accelerators.bench._stream import KERNELS, expected_values
 from accelerators.bench._timing import SyncTimer, Timer
+
+_MIB = 1 << 20
 
 __all__ = [
     "FakeBackend",
@@ -47,114 +45,6 @@ __all__ = [
     "fake_detected",
     "gpu_efficiency",
 ]
-
-_GIB = 1 << 30
-_MIB = 1 << 20
-#: mamf-finder's best bf16 shape on an H100 SXM: the fake's default planted optimum.
-_MAMF_H100_BEST = Shape(2048, 2048, 13312)
-
-
-class FakeClock:
-    """A clock that only moves when fake kernels run."""
-
-    def __init__(self, start: float = 0.0):
-        self._now = start
-        self._lock = threading.Lock()
-
-    def __call__(self) -> float:
-        return self._now
-
-    def advance(self, seconds: float) -> None:
-        with self._lock:
-            self._now += seconds
-
-
-def _frozen(mapping: Mapping[str, float]) -> Mapping[str, float]:
-    return MappingProxyType(dict(mapping))
-
-
-@dataclass(frozen=True)
-class FakeDevice:
-    """One simulated device and the planted truths about it.
-
-    :param gemm_tflops: rate per dtype at :attr:`optimum` (the achievable maximum).
-    :param optimum: the planted best shape; ``None`` leaves only wave and K effects.
-    :param bandwidth_gbps: rate per stream kernel, STREAM byte counting.
-    :param miscompare: dtypes and kernel names whose outputs are wrong.
-    :param unsupported: dtype -> why the device cannot run it.
-    :param errors: phases that raise (``"gemm.bf16"``, ``"stream"``).
-    :param thread_speedup: CPU: speed factor per thread count (several keys: threads are a knob).
-    :param noise: relative standard deviation of each call's time (seeded).
-    :param max_output_elements: a GEMM output larger than this raises "out of memory".
-    :param uuid: the UUID the runtime reports (torch's form, without ``GPU-``), or ``None``.
-    """
-
-    name: str = "NVIDIA H100 80GB HBM3"
-    kind: Literal["cuda", "rocm", "xpu", "cpu"] = "cuda"
-    compute_units: int = 132
-    llc_bytes: int = 50 * _MIB
-    l2_bytes: int | None = None
-    memory_bytes: int = 80 * _GIB
-    capability: str | None = "9.0"
-    gemm_tflops: Mapping[str, float] = field(
-        default_factory=lambda: _frozen(
-            {"fp32": 40.0, "tf32": 360.0, "bf16": 800.0, "fp16": 800.0, "fp8": 1420.0}
-        )
-    )
-    optimum: Shape | None = _MAMF_H100_BEST
-    bandwidth_gbps: Mapping[str, float] = field(
-        default_factory=lambda: _frozen(
-            {"copy": 2900.0, "scale": 2900.0, "add": 2970.0, "triad": 2970.0, "dot": 3180.0}
-        )
-    )
-    miscompare: frozenset[str] = frozenset()
-    unsupported: Mapping[str, str] = field(default_factory=dict)
-    errors: frozenset[str] = frozenset()
-    thread_speedup: Mapping[int, float] = field(default_factory=lambda: {1: 1.0})
-    noise: float = 0.0
-    launch_s: float = 5e-6
-    max_output_elements: int | None = None
-    uuid: str | None = None
-
-    @classmethod
-    def cpu(cls, **changes: object) -> FakeDevice:
-        """A 2-core CPU like the development VM: 64 GFLOPS fp32, 2 GFLOPS emulated bf16."""
-        values: dict[str, object] = {
-            "name": "AMD EPYC",
-            "kind": "cpu",
-            "compute_units": 2,
-            "llc_bytes": 32 * _MIB,
-            "l2_bytes": 512 * 1024,
-            "memory_bytes": 23 * _GIB,
-            "capability": "AVX2",
-            "gemm_tflops": _frozen({"fp32": 0.064, "bf16": 0.002}),
-            "optimum": Shape(512, 512, 512),
-            "bandwidth_gbps": _frozen({k.name: 20.0 for k in KERNELS}),
-            "thread_speedup": {1: 1.0, 2: 0.8},
-            "launch_s": 2e-6,
-        }
-        values.update(changes)
-        return cls(**values)  # type: ignore[arg-type]
-
-
-def gpu_efficiency(shape: Shape, device: FakeDevice) -> float:
-    """The fake's shape model before scaling (its maximum is at ``device.optimum``)."""
-    if device.kind == "cpu":
-        size = min(shape.m, shape.n, shape.k)
-        base = size / (size + 48)
-    else:
-        tiles = GPU_TILES.get(device.kind, GPU_TILES["cuda"])
-        wave = max(wave_efficiency(shape.m, shape.n, device.compute_units, t) for t in tiles)
-        base = wave * shape.k / (shape.k + 1024)
-    if device.optimum is None:
-        return base
-    o = device.optimum
-    distance = (
-        abs(math.log2(shape.m / o.m))
-        + abs(math.log2(shape.n / o.n))
-        + abs(math.log2(shape.k / o.k))
-    )
-    return base / (1 + 0.25 * distance)
 
 
 class FakeBackend(Backend):
@@ -244,6 +134,8 @@ class FakeBackend(Backend):
         fake = self.fake(device)
         speed = fake.thread_speedup.get(self.threads, 1.0)
         jitter = 1.0 + abs(self.rng.gauss(0.0, fake.noise)) if fake.noise else 1.0
+        if self.fake_clock() < fake.busy_until_s and self.rng.random() < fake.busy_share:
+            jitter *= fake.busy_factor
         self.fake_clock.advance(seconds * jitter / speed)
 
     def gemm_seconds(self, device: DeviceProps, dtype: str, shape: Shape) -> float:
@@ -334,81 +226,3 @@ class _FakeStream(StreamCase):
         value = expected_values(self.elements)["dot"]["dot"]
         fake = self.backend.fake(self.device)
         return value * 1.5 if "dot" in fake.miscompare else value
-
-
-def fake_detected(
-    accelerator: str | None = "H100-SXM",
-    *,
-    count: int = 1,
-    mig_profile: str | None = None,
-    throttle_reasons: Sequence[str] = (),
-    clocks_mhz: Mapping[str, float] | None = None,
-    ecc_errors: int | None = None,
-    raw_name: str | None = None,
-    per_device: Sequence[Mapping[str, object]] = (),
-    uuids: Sequence[str] = (),
-) -> object:
-    """A :class:`accelerators.detect.Detected` as :func:`accelerators.current` would return it.
-
-    :param accelerator: a catalog name for every device; ``None`` for a CPU-only host.
-    :param count: how many devices.
-    :param mig_profile: make every device a MIG slice of this profile.
-    :param throttle_reasons: clock-event reason names on every device.
-    :param clocks_mhz: clocks on every device (``sm``, ``sm_max``...).
-    :param ecc_errors: uncorrected ECC errors on every device.
-    :param raw_name: the reported name (the catalog's first NVML name by default).
-    :param per_device: field overrides per device index (``{"throttle_reasons": (...)}``).
-    :param uuids: the UUIDs NVML reports (``GPU-...``), one per device from the first.
-    """
-    from accelerators import catalog
-    from accelerators.detect import CpuInfo, Detected, DeviceInfo
-
-    cpu = CpuInfo(
-        model_name="AMD EPYC",
-        vendor="amd",
-        logical_cpus=2,
-        physical_cores=2,
-        flags=frozenset({"avx", "avx2", "fma", "sse4_2"}),
-        l1d_bytes=32 * 1024,
-        l2_bytes=512 * 1024,
-        l3_bytes=32 * _MIB,
-        max_mhz=2250.0,
-        family=25,
-        model=1,
-    )
-    if accelerator is None:
-        host = DeviceInfo(
-            index=0, kind="cpu", vendor="amd", raw_name="AMD EPYC", accelerator=None,
-            memory_bytes=23 * _GIB,
-        )  # fmt: skip
-        return Detected(kind="cpu", accelerator=None, devices=(host,), source="cpu", cpu=cpu,
-                        reason="no accelerator found (fake)")  # fmt: skip
-    acc = catalog.get(accelerator)
-    name = raw_name or (acc.names.nvml[0] if acc.names.nvml else acc.name)
-    memory = int(acc.memory_gb * 1e9)
-    if mig_profile is not None:
-        profile = acc.mig_profile(mig_profile)
-        name = f"{name} MIG {mig_profile}"
-        memory = int((profile.memory_gb if profile else 10) * 1e9)
-    devices = []
-    for index in range(count):
-        fields: dict[str, Any] = {
-            "index": index,
-            "kind": "gpu" if acc.device_class == "gpu" else acc.device_class,
-            "vendor": acc.vendor,
-            "raw_name": name,
-            "accelerator": acc,
-            "memory_bytes": memory,
-            "is_mig": mig_profile is not None,
-            "mig_profile": mig_profile,
-            "clocks_mhz": dict(clocks_mhz or {}),
-            "throttle_reasons": tuple(throttle_reasons),
-            "ecc_errors": ecc_errors,
-        }
-        if index < len(uuids):
-            fields["extra"] = {"uuid": uuids[index], "nvml_index": str(index)}
-        if index < len(per_device):
-            fields.update(per_device[index])
-        devices.append(DeviceInfo(**fields))
-    kind = "gpu" if acc.device_class == "gpu" else acc.device_class
-    return Detected(kind=kind, accelerator=acc, devices=tuple(devices), source="fake", cpu=cpu)

@@ -150,11 +150,14 @@ def bench_command(
 
         store = open_store(None if history == "default" else history)
     try:
+        # The history is also the baseline: figures without a sourced band (a CPU's memory
+        # bandwidth) are judged against this node's earlier runs and the fleet's.
         report = _with_progress(
             quiet or to_stdout,
             expect=expect,
             profile=profile.value,
             devices=selection,
+            **({"baseline": store} if store is not None else {}),
         )
     except ImportError as exc:
         fail(exc, hint='pip install "accelerators[bench]"')
@@ -313,6 +316,11 @@ def _pct(value: float | None, of: float | None) -> str:
     return f"{value / of:.0%}"
 
 
+def _reruns(reruns: int, unjudged: str | None) -> str:
+    """Re-measurements of a figure; ``!`` when it still could not be judged."""
+    return (str(reruns) if reruns else "-") + (" !" if unjudged else "")
+
+
 def _print_report(report: BenchReport) -> None:
     several = len(report.devices) > 1
     rates = [g.tflops for d in report.devices for g in d.gemm if g.tflops]
@@ -333,6 +341,7 @@ def _print_report(report: BenchReport) -> None:
         "% peak",
         "expected",
         "threads",
+        "reruns",
         "check",
     ):
         gemm.add_column(header, justify="left" if header in ("dtype", "m x n x k") else "right")
@@ -350,6 +359,7 @@ def _print_report(report: BenchReport) -> None:
                 _pct(g.median_tflops or g.tflops, g.peak_tflops),
                 _fmt(g.expected_tflops * scale if g.expected_tflops else None),
                 _fmt(g.threads),
+                _reruns(g.reruns, g.unjudged),
                 check,
             )
     memory = Table(title="Memory bandwidth (STREAM byte counting)", header_style="bold", box=None)
@@ -362,6 +372,7 @@ def _print_report(report: BenchReport) -> None:
         "peak",
         "% peak",
         "expected",
+        "reruns",
         "check",
     ):
         memory.add_column(header, justify="left" if header in ("kernel", "bytes") else "right")
@@ -377,6 +388,7 @@ def _print_report(report: BenchReport) -> None:
                 _fmt(m.peak_gbps),
                 _pct(m.median_gbps or m.gbps, m.peak_gbps),
                 _fmt(m.expected_gbps),
+                _reruns(m.reruns, m.unjudged),
                 check,
             )
     if any(d.gemm for d in report.devices):

@@ -195,3 +195,24 @@ def test_instance_without_a_price_says_so(calls: list[dict[str, Any]]) -> None:
     result = _invoke("--expect", "H100", "--instance", unpriced)
     assert result.exit_code == 0, result.output
     assert f"Cost on {unpriced}: not known" in " ".join(result.output.split())
+
+
+def test_tables_show_reruns_and_unjudged_figures(monkeypatch: pytest.MonkeyPatch) -> None:
+    busy = FakeDevice(busy_until_s=1e9, busy_share=0.5, busy_factor=2.5)
+
+    def fake_run(**kwargs: Any) -> BenchReport:
+        kwargs.pop("devices", None)
+        return run(
+            backend=FakeBackend([busy]),
+            detected=fake_detected("H100-SXM"),  # type: ignore[arg-type]
+            **kwargs,
+        )
+
+    monkeypatch.setattr(_bench, "_run_benchmark", fake_run)
+    result = typer_testing.CliRunner().invoke(
+        build_app(), ["bench", "--expect", "H100"], terminal_width=200
+    )
+    assert result.exit_code == 0, result.output  # inconclusive warns: the policy's severity
+    assert "reruns" in result.output
+    assert "2 !" in result.output  # re-measured twice, still too spread to judge
+    assert "inconclusive: node busy" in result.output

@@ -33,7 +33,7 @@ def test_json_round_trip(report: BenchReport) -> None:
 
 def test_required_fields_and_units(report: BenchReport) -> None:
     data = json.loads(report.model_dump_json())
-    assert data["schema_version"] == SCHEMA_VERSION == 1
+    assert data["schema_version"] == SCHEMA_VERSION == 2
     for key in ("device", "gemm", "memory", "verdict", "reasons", "elapsed_s"):
         assert key in data
     for entry in data["gemm"]:
@@ -58,7 +58,7 @@ def test_models_are_frozen_and_strict(report: BenchReport) -> None:
     with pytest.raises(pydantic.ValidationError):
         BenchReport.model_validate(data)
     data.pop("surprise")
-    data["schema_version"] = 2
+    data["schema_version"] = 3
     with pytest.raises(pydantic.ValidationError):
         BenchReport.model_validate(data)
 

@@ -100,9 +100,13 @@ def test_healthy_h100_slices_pass_against_the_sms_they_report(profile: str, sms:
     # (fp32 is left out: the fake's wave model leaves a 16-SM slice short of its planted fp32.)
     share = sms / 132
     tensor = {d: r for d, r in FakeDevice().gemm_tflops.items() if d != "fp32"}
+    # The slice's bandwidth is its memory slices' share (1 or 4 of 8): a fake streaming at
+    # the whole GPU's rate would be above its peak (peak_unreliable).
+    memory_share = int(profile[0]) / 8
     slice_ = FakeDevice(
         compute_units=sms,
         gemm_tflops={d: r * share for d, r in tensor.items()},
+        bandwidth_gbps={k: v * memory_share for k, v in FakeDevice().bandwidth_gbps.items()},
         memory_bytes=40 << 30,
     )
     report = _run(f"H100@{profile}", [slice_], mig_profile=profile)

@@ -1,0 +1,97 @@
+"""Expected figures from a bench history where no sourced band exists: the fleet's median
+for the SKU, else this node's own earlier runs (a VM's CPU has no datasheet bandwidth)."""
+
+from __future__ import annotations
+
+import os
+import statistics
+from collections.abc import Iterable
+
+from accelerators.bench._fleet import MIN_FLEET, MIN_OWN_RUNS, fleet_medians
+from accelerators.bench._history import Figure, HistoryStore
+from accelerators.bench._report import GemmResult, MemoryResult
+
+__all__ = ["OWN_BAND", "history_baselines", "own_medians", "with_fleet_baseline"]
+
+Medians = dict[tuple[str, str], tuple[float, int]]
+OwnMedians = dict[tuple[int, str], tuple[float, int]]
+
+
+def history_baselines(
+    baseline: str | os.PathLike[str] | HistoryStore, node: str
+) -> tuple[Medians, OwnMedians]:
+    """The fleet's medians per ``(sku, metric)`` and ``node``'s per ``(device, metric)``."""
+    if isinstance(baseline, HistoryStore):
+        store = baseline
+    else:
+        from accelerators.bench._stores import open_store
+
+        store = open_store(baseline)
+    history = list(store.figures())
+    return fleet_medians(history), own_medians(history, node)
+
+
+#: A figure judged against its own node's history is expected at this share of the median of
+#: the earlier runs, so it warns below 0.9 x 0.75 = 68 % of it. On the 2-vCPU development VM,
+#: quiet runs' triad spread 79-107 % of their median (benchmarks/false_alarms.py, load 0.4-1.5):
+#: 0.9 gave 2 false warnings in 16 quiet runs; a bandwidth hog cut triad to 55-71 %.
+OWN_BAND = 0.75
+
+
+def own_medians(figures: Iterable[Figure], node: str) -> dict[tuple[int, str], tuple[float, int]]:
+    """``(device index, metric) -> (median, runs)`` over ``node``'s runs that passed in a
+    history (a disturbed run's "inconclusive" warning keeps it out of the baseline)."""
+    series: dict[tuple[int, str], list[float]] = {}
+    for f in figures:
+        if f.node == node and f.verdict == "pass":
+            series.setdefault((f.device_index, f.metric), []).append(f.value)
+    return {key: (statistics.median(v), len(v)) for key, v in series.items()}
+
+
+def with_fleet_baseline(
+    results: list[GemmResult | MemoryResult],
+    sku: str,
+    fleet: dict[tuple[str, str], tuple[float, int]],
+    own: dict[tuple[int, str], tuple[float, int]] | None = None,
+) -> list[GemmResult | MemoryResult]:
+    """Results whose band or peak is unconfirmed (or missing) take the fleet median of their
+    SKU as the expected figure (at least ``MIN_FLEET`` devices in the history); figures with no
+    band at all, failing that, :data:`OWN_BAND` x the median of this node's earlier passing
+    runs (at least ``MIN_OWN_RUNS``)."""
+    out: list[GemmResult | MemoryResult] = []
+    for result in results:
+        metric = (
+            f"gemm.{result.dtype}" if isinstance(result, GemmResult) else f"memory.{result.kernel}"
+        )
+        median, devices = fleet.get((sku, metric), (0.0, 0))
+        weak = "unconfirmed" in (result.band_confidence, result.peak_confidence) or (
+            result.band_confidence is None
+        )
+        mine, runs = (own or {}).get((result.device_index, metric), (0.0, 0))
+        # The node's own history only stands in where nothing else gives an expectation (a
+        # CPU's bandwidth): a peak-derived band stays, however unconfirmed.
+        unbanded = result.band_fraction is None and result.band_confidence is None
+        fleetless = devices < MIN_FLEET or median <= 0
+        if unbanded and fleetless and runs >= MIN_OWN_RUNS and mine > 0:
+            key = "expected_tflops" if isinstance(result, GemmResult) else "expected_gbps"
+            update = {
+                key: mine * OWN_BAND,
+                "band_fraction": OWN_BAND,
+                "band_source": f"{OWN_BAND:.0%} of the median of this node's {runs} earlier "
+                "runs (bench history)",
+                "band_confidence": "history",
+            }
+            out.append(result.model_copy(update=update))
+            continue
+        if not weak or devices < MIN_FLEET or median <= 0:
+            out.append(result)
+            continue
+        key = "expected_tflops" if isinstance(result, GemmResult) else "expected_gbps"
+        update = {
+            key: median,
+            "band_fraction": None,
+            "band_source": f"fleet median of {devices} {sku} devices (bench history)",
+            "band_confidence": "fleet",
+        }
+        out.append(result.model_copy(update=update))
+    return out

@@ -1,0 +1,173 @@
+"""Where a CPU peak's clock comes from, which vector ISA it assumes, and when a rate beats it.
+
+:func:`accelerators.current` reports one clock per CPU (``CpuInfo.max_mhz``), read in this
+order: the maximum the kernel's cpufreq driver reports (``cpuinfo_max_freq``: the boost
+clock, a true ceiling), the nominal clock in the model name (``@ 2.45GHz``: boost may be
+higher), else the current clock ``/proc/cpuinfo`` shows (on a VM without cpufreq, the TSC
+rate: boost unknown). :func:`cpu_clock` says which of the three it is, reading the same
+files, so the peak's note and the verdict can tell a ceiling from a floor.
+
+:func:`isa_of` names the widest FMA the flags show (AMX, AVX-512, AVX2+FMA, AVX); the
+FLOPs-per-cycle rows that turn it into a peak live in ``bench_bands.toml [[cpu_peak]]``
+(family-aware: Zen 4 runs AVX-512 on a 256-bit datapath).
+
+:func:`peak_reasons` flags a rate above :data:`ABOVE_PEAK` x its peak as ``peak_unreliable``:
+``warn`` when the peak rests on a ceiling (a datasheet's boost figure, or cpufreq's maximum),
+since the peak or the identification is then wrong; ``info`` when the clock was nominal or
+current, since boost explains it: the peak is a floor and the band says little. Either way
+the report says it, instead of a silent "118 % of peak".
+"""
+
+from __future__ import annotations
+
+import glob
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from accelerators.bench._report import GemmResult, MemoryResult, Reason, ReasonCode, Severity
+from accelerators.bench._stable import bounded_best
+
+if TYPE_CHECKING:
+    from accelerators.detect import CpuInfo
+
+__all__ = ["ABOVE_PEAK", "CpuClock", "cpu_clock", "isa_of", "peak_reasons"]
+
+#: A rate above this share of its peak means the peak is wrong (timing noise stays below).
+ABOVE_PEAK = 1.05
+#: Where the kernel's cpufreq driver lists each CPU's maximum clock (kHz).
+CPUFREQ_GLOB = "/sys/devices/system/cpu/cpu[0-9]*/cpufreq/cpuinfo_max_freq"
+_GHZ_IN_NAME = re.compile(r"@\s*([0-9.]+)\s*GHz", re.IGNORECASE)
+
+ClockKind = Literal["max_boost", "nominal", "current", "unknown"]
+
+
+@dataclass(frozen=True)
+class CpuClock:
+    """The clock a CPU peak is computed from.
+
+    :param mhz: the clock, or ``None`` when none is reported.
+    :param kind: ``max_boost`` (cpufreq's maximum), ``nominal`` (the model name's),
+        ``current`` (``/proc/cpuinfo``'s ``cpu MHz``: the TSC rate on most VMs) or ``unknown``.
+    """
+
+    mhz: float | None
+    kind: ClockKind
+
+    @property
+    def ceiling(self) -> bool:
+        """Whether no core runs faster than this clock (only cpufreq's maximum says so)."""
+        return self.kind == "max_boost"
+
+    def describe(self) -> str:
+        return {
+            "max_boost": "the maximum boost clock cpufreq reports (a ceiling)",
+            "nominal": "the nominal clock in the model name: boost may run faster, so the "
+            "peak is a floor",
+            "current": "the current clock /proc/cpuinfo shows (no cpufreq: on a VM the TSC "
+            "rate): boost is unknown, so the peak is a floor",
+            "unknown": "no clock reported",
+        }[self.kind]
+
+
+def _cpufreq_max_mhz(pattern: str) -> float | None:
+    found = []
+    for path in glob.glob(pattern):
+        try:
+            found.append(int(Path(path).read_text(encoding="ascii").strip()) / 1000.0)
+        except (OSError, ValueError):
+            continue
+    return max(found) if found else None
+
+
+def cpu_clock(cpu: CpuInfo, *, cpufreq_glob: str | None = None) -> CpuClock:
+    """What ``cpu.max_mhz`` is: cpufreq's maximum, the model name's nominal clock or the
+    current clock (compared with the files it came from, so a fake host stays a fake).
+
+    :param cpu: the host CPU from :func:`accelerators.current`.
+    :param cpufreq_glob: where the cpufreq maxima are; :data:`CPUFREQ_GLOB` by default.
+    """
+    mhz = cpu.max_mhz
+    if mhz is None:
+        return CpuClock(None, "unknown")
+    boost = _cpufreq_max_mhz(cpufreq_glob or CPUFREQ_GLOB)
+    if boost is not None and abs(boost - mhz) < 1.0:
+        return CpuClock(mhz, "max_boost")
+    named = _GHZ_IN_NAME.search(cpu.model_name or "")
+    if named is not None and abs(float(named.group(1)) * 1000.0 - mhz) < 1.0:
+        return CpuClock(mhz, "nominal")
+    return CpuClock(mhz, "current")
+
+
+def isa_of(flags: Iterable[str]) -> str:
+    """The widest floating-point FMA the CPU flags show, in words."""
+    have = set(flags)
+    parts = []
+    if "avx512f" in have:
+        parts.append("AVX-512 (512-bit FMA)")
+    elif {"avx2", "fma"} <= have:
+        parts.append("AVX2 + FMA (256-bit)")
+    elif "avx" in have:
+        parts.append("AVX (256-bit, no FMA)")
+    elif have:
+        parts.append("no AVX (SSE only)")
+    else:
+        return "no CPU flags reported"
+    if "amx_bf16" in have:
+        parts.append("AMX-BF16")
+    elif "avx512_bf16" in have:
+        parts.append("AVX512_BF16")
+    return ", ".join(parts)
+
+
+def _rate_and_peak(
+    result: GemmResult | MemoryResult,
+) -> tuple[float | None, float | None, str, float]:
+    if isinstance(result, GemmResult):
+        work = 2.0 * (result.m or 0) * (result.n or 0) * (result.k or 0) / 1e12
+        rate = result.median_tflops or result.tflops
+        return rate, result.peak_tflops, f"gemm.{result.dtype}", work
+    work = (result.bytes_per_call or 0) / 1e9
+    return result.median_gbps or result.gbps, result.peak_gbps, f"memory.{result.kernel}", work
+
+
+def peak_reasons(results: Iterable[GemmResult | MemoryResult], *, ceiling: bool) -> list[Reason]:
+    """``peak_unreliable`` for every result whose rate is above :data:`ABOVE_PEAK` x its peak.
+
+    The rate is the best-of-3 within 10 % (:func:`~accelerators.bench._stable.bounded_best`:
+    one lucky call does not count), else the median.
+
+    :param results: measured GEMM and stream results.
+    :param ceiling: whether the peaks rest on a ceiling clock (``warn``) or may sit below the
+        boost clock (``info``).
+    """
+    reasons = []
+    for result in results:
+        rate, peak, metric, work = _rate_and_peak(result)
+        best_s = bounded_best(result.samples_s) if result.samples_s else None
+        if best_s and work:
+            rate = work / best_s
+        if not rate or not peak or rate <= ABOVE_PEAK * peak:
+            continue
+        why = (
+            "the peak or the device's identification is wrong"
+            if ceiling
+            else "the clock behind the peak is not a ceiling (boost runs faster): the peak is "
+            "a floor, so this figure is not judged against it"
+        )
+        reasons.append(
+            Reason(
+                code=ReasonCode.PEAK_UNRELIABLE,
+                severity=Severity.WARN if ceiling else Severity.INFO,
+                device_index=result.device_index,
+                metric=metric,
+                value=rate / peak,
+                threshold=ABOVE_PEAK,
+                unit="ratio",
+                message=f"device {result.device_index}: {metric} reaches {rate / peak:.0%} of "
+                f"its {peak:.4g} peak (above {ABOVE_PEAK:.0%}): {why}",
+            )
+        )
+    return reasons
