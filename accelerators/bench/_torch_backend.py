@@ -15,6 +15,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
+from accelerators.bench import _torch_dtypes as _dtypes
 from accelerators.bench._backend import (
     Backend,
     BackendKind,
@@ -166,53 +167,11 @@ class TorchBackend(Backend):
 
     # -- dtypes --------------------------------------------------------------------------
     def unsupported(self, device: DeviceProps, dtype: str) -> str | None:
-        torch = self.torch
-        if dtype not in ("fp32", "tf32", "bf16", "fp16", "fp8"):
-            return f"{dtype} is not a GEMM dtype of this benchmark"
-        if self.kind == "cpu":
-            if dtype == "tf32":
-                return "TF32 is a GPU tensor-core format"
-            if dtype == "fp8":
-                return "fp8 GEMMs are measured on GPUs only"
-            return None
-        if self.kind == "xpu":
-            if dtype in ("tf32", "fp8"):
-                return f"{dtype} GEMMs are not measured on Intel XPU by this benchmark"
-            return None
-        if self.kind == "rocm":
-            arch = device.capability or ""
-            if dtype == "tf32":
-                return "TF32 through torch is not measured on ROCm"
-            if dtype == "fp8" and not arch.startswith(("gfx94", "gfx95")):
-                return f"fp8 GEMMs need an MI300-class GPU (gfx94x/gfx95x), this is {arch}"
-            if dtype == "fp8" and not hasattr(torch, "_scaled_mm"):
-                return f"torch {torch.__version__} has no torch._scaled_mm"
-            return None
-        major, minor = (int(x) for x in (device.capability or "0.0").split(".")[:2])
-        if dtype in ("tf32", "bf16") and major < 8:
-            return f"{dtype} tensor cores need compute capability 8.0+, this is {major}.{minor}"
-        if dtype == "fp8":
-            if (major, minor) < (8, 9):
-                return f"fp8 tensor cores need compute capability 8.9+, this is {major}.{minor}"
-            if not hasattr(torch, "_scaled_mm"):
-                return f"torch {torch.__version__} has no torch._scaled_mm"
-        return None
+        return _dtypes.unsupported(self.torch, self.kind, device, dtype, self._device(device))
 
     def torch_dtype(self, dtype: str, device: DeviceProps) -> Any:
         """The torch dtype that stores ``dtype`` inputs on ``device``."""
-        torch = self.torch
-        if dtype == "fp8":
-            arch = device.capability or ""
-            if self.kind == "rocm" and arch.startswith("gfx94"):
-                return torch.float8_e4m3fnuz
-            return torch.float8_e4m3fn
-        return {
-            "fp64": torch.float64,
-            "fp32": torch.float32,
-            "tf32": torch.float32,
-            "bf16": torch.bfloat16,
-            "fp16": torch.float16,
-        }[dtype]
+        return _dtypes.torch_dtype(self.torch, self.kind, device, dtype)
 
     def stream_dtype(self, device: DeviceProps) -> str:
         if self.device_type == "xpu":

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from accelerators.bench._abft import call_stats, summarize
+from accelerators.bench._abft_exact import exact_call_stats
 from accelerators.bench._backend import DeviceProps, GemmCase, GemmCheck, GemmSession, Shape
 
 __all__ = ["TorchGemmCase", "TorchGemmSession", "TorchHost"]
@@ -58,6 +59,20 @@ class TorchHost(Protocol):
     def synchronize(self, device: DeviceProps) -> None: ...
 
 
+def _integral(torch: Any, values: Any, dtype: str) -> Any:
+    """``values`` as small integers for an int8 pool (``x 4``, rounded, clipped to +-16)."""
+    if dtype != "int8":
+        return values
+    return torch.clamp(torch.round(values * 4), -16, 16)
+
+
+def _widen(torch: Any, values: Any) -> Any:
+    """``values`` in fp64 (narrow floats through fp32, which holds fp8/fp16/bf16 exactly)."""
+    if values.dtype in (torch.float64, torch.int8):
+        return values.to(torch.float64)
+    return values.to(torch.float32).to(torch.float64)
+
+
 def _round_up(value: int, multiple: int) -> int:
     return -(-value // multiple) * multiple
 
@@ -75,21 +90,29 @@ class TorchGemmSession(GemmSession):
         generator.manual_seed(0x5EED + device.index)
         # fp8 has no randn: draw fp32 and convert (copy_ converts), in chunks so that the
         # fp32 draw never needs 4x the pool's memory.
-        gen_dtype = torch.float32 if dtype == "fp8" else self.tdtype
+        # int8 likewise: normal values x 4 rounded and clipped to +-16, so that every product
+        # and every checksum is an integer far below 2**53 (exact in fp64, see _abft_exact).
+        gen_dtype = torch.float32 if dtype in ("fp8", "int8") else self.tdtype
         self.pool = torch.empty(elements, dtype=self.tdtype, device=self.where)
         if backend.kind == "cpu":
             # Page faults and randn cost more than a call on a VM: draw 8 Mi values and repeat
             # them; rotation is about addresses (cache), the values stay random normal.
             fresh = min(elements, _CPU_FRESH_ELEMENTS)
-            block = torch.randn(fresh, dtype=gen_dtype, generator=generator)
+            block = _integral(
+                torch, torch.randn(fresh, dtype=gen_dtype, generator=generator), dtype
+            )
             for start in range(0, elements, fresh):
                 stop = min(elements, start + fresh)
                 self.pool[start:stop].copy_(block[: stop - start])
         else:
             for start in range(0, elements, _GPU_CHUNK_ELEMENTS):
                 stop = min(elements, start + _GPU_CHUNK_ELEMENTS)
-                draw = torch.randn(
-                    stop - start, dtype=gen_dtype, device=self.where, generator=generator
+                draw = _integral(
+                    torch,
+                    torch.randn(
+                        stop - start, dtype=gen_dtype, device=self.where, generator=generator
+                    ),
+                    dtype,
                 )
                 self.pool[start:stop].copy_(draw)
         #: Per-call checksum results of every case of this session (device tensors).
@@ -128,18 +151,21 @@ class TorchGemmCase(GemmCase):
             b = pool[off + m * k : off + m * k + n * k].view(n, k).t()
             self.views.append((a, b))
         self.fp8 = session.dtype == "fp8"
-        out_dtype = torch.bfloat16 if self.fp8 else session.tdtype
+        self.int8 = session.dtype == "int8"
+        out_dtype = torch.bfloat16 if self.fp8 else torch.int32 if self.int8 else session.tdtype
         self.out = torch.empty(m, n, dtype=out_dtype, device=session.where)
         self.scale = torch.ones((), dtype=torch.float32, device=session.where)
         self._next = 0
         self._last = 0
         self._pending = False
-        self._mm: Callable[[Any, Any], None] = self._plain if not self.fp8 else self._scaled_out
-        if self.fp8:
+        self._mm: Callable[[Any, Any], None] = self._plain
+        if self.fp8 or self.int8:
+            # The out= overload where this torch has it, else a new output per call.
+            self._mm = self._scaled_out if self.fp8 else self._int_out
             try:
-                self._scaled_out(*self.views[0])
+                self._mm(*self.views[0])
             except (RuntimeError, TypeError):
-                self._mm = self._scaled_alloc
+                self._mm = self._scaled_alloc if self.fp8 else self._int_alloc
 
     def _plain(self, a: Any, b: Any) -> None:
         self.session.backend.torch.mm(a, b, out=self.out)
@@ -149,6 +175,12 @@ class TorchGemmCase(GemmCase):
         torch._scaled_mm(
             a, b, scale_a=self.scale, scale_b=self.scale, out_dtype=torch.bfloat16, out=self.out
         )
+
+    def _int_out(self, a: Any, b: Any) -> None:
+        self.session.backend.torch._int_mm(a, b, out=self.out)
+
+    def _int_alloc(self, a: Any, b: Any) -> None:
+        self.out = self.session.backend.torch._int_mm(a, b)
 
     def _scaled_alloc(self, a: Any, b: Any) -> None:
         torch = self.session.backend.torch
@@ -170,7 +202,10 @@ class TorchGemmCase(GemmCase):
         self._pending = False
         a, b = self.views[self._last]
         torch = self.session.backend.torch
-        self.session.stats.append(call_stats(torch, self.out, a, b, self.dtype))
+        if self.int8:
+            self.session.stats.append(exact_call_stats(torch, self.out, a, b))
+        else:
+            self.session.stats.append(call_stats(torch, self.out, a, b, self.dtype))
 
     def before(self) -> None:
         self.verify()  # the previous call's output, before this call overwrites it
@@ -196,8 +231,8 @@ class TorchGemmCase(GemmCase):
             r0 = rng.randrange(0, m - bm + 1)
             c0 = rng.randrange(0, n - bn + 1)
             got = self.out[r0 : r0 + bm, c0 : c0 + bn].to(ref_on).to(torch.float64)
-            lhs = a[r0 : r0 + bm].to(ref_on).to(torch.float32).to(torch.float64)
-            rhs = b[:, c0 : c0 + bn].to(ref_on).to(torch.float32).to(torch.float64)
+            lhs = _widen(torch, a[r0 : r0 + bm].to(ref_on))
+            rhs = _widen(torch, b[:, c0 : c0 + bn].to(ref_on))
             ref = lhs @ rhs
             finite = torch.isfinite(got)
             nonfinite += int((~finite).sum().item())
