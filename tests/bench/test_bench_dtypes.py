@@ -47,8 +47,10 @@ def test_int8_product_is_an_exact_int32_gemm(backend: TorchBackend) -> None:
     assert isinstance(case, _TorchGemmCase)
     case.run()
     a, b = case.views[0]
-    assert a.dtype == torch.int8 and case.out.dtype == torch.int32
-    assert int(a.abs().max()) <= 16 and int(a.abs().max()) > 0
+    assert a.dtype == torch.int8
+    assert case.out.dtype == torch.int32
+    assert int(a.abs().max()) <= 16
+    assert int(a.abs().max()) > 0
     expected = a.to(torch.int64) @ b.to(torch.int64)
     assert torch.equal(case.out.to(torch.int64), expected)
     case.close()
@@ -57,7 +59,8 @@ def test_int8_product_is_an_exact_int32_gemm(backend: TorchBackend) -> None:
 
 def test_int8_healthy_run_passes_exactly(backend: TorchBackend) -> None:
     check = _run(backend, "int8", None)
-    assert check.calls_checked == 4 and check.calls_failed == 0
+    assert check.calls_checked == 4
+    assert check.calls_failed == 0
     assert check.max_error == 0.0
     assert gemm_check_passes(check, "int8") == (True, 0.0)
 
@@ -90,7 +93,8 @@ def test_int8_off_by_one_in_the_last_output_fails_the_block_check_too(
 def test_fp64_reference_is_not_rounded_through_fp32(backend: TorchBackend) -> None:
     check = _run(backend, "fp64", None)
     passes, tolerance = gemm_check_passes(check, "fp64")
-    assert passes and tolerance == 1e-9
+    assert passes
+    assert tolerance == 1e-9
     assert check.max_error < 1e-12  # through fp32 it would be ~1e-7
 
 
@@ -109,10 +113,12 @@ def test_block_scaled_dtypes_say_why_not(backend: TorchBackend, dtype: str) -> N
     assert "Blackwell" in (backend.unsupported(cpu, dtype) or "")
     hopper = DeviceProps(index=0, kind="cuda", name="H100", compute_units=132, capability="9.0")
     why = _torch_dtypes.unsupported(torch, "cuda", hopper, dtype, None)
-    assert why is not None and "compute capability 9.0" in why
+    assert why is not None
+    assert "compute capability 9.0" in why
     blackwell = DeviceProps(index=0, kind="cuda", name="B200", compute_units=148, capability="10.0")
     why = _torch_dtypes.unsupported(torch, "cuda", blackwell, dtype, None)
-    assert why is not None and "not implemented by this benchmark" in why
+    assert why is not None
+    assert "not implemented by this benchmark" in why
 
 
 def test_block_scaled_dtype_on_a_torch_without_the_dtypes() -> None:
@@ -123,9 +129,7 @@ def test_block_scaled_dtype_on_a_torch_without_the_dtypes() -> None:
 
     blackwell = DeviceProps(index=0, kind="cuda", name="B200", compute_units=148, capability="10.0")
     why = _torch_dtypes.unsupported(OldTorch(), "cuda", blackwell, "fp4", None)
-    assert why == (
-        "unsupported by this torch: torch 2.1.0 has no float4_e2m1fn_x2, float8_e8m0fnu"
-    )
+    assert why == ("unsupported by this torch: torch 2.1.0 has no float4_e2m1fn_x2, float8_e8m0fnu")
 
 
 def test_int8_without_int_mm_is_unsupported_not_a_crash() -> None:
@@ -156,4 +160,6 @@ def test_int8_probe_failure_is_reported(backend: TorchBackend) -> None:
 def test_unknown_dtype_lists_the_known_ones(backend: TorchBackend) -> None:
     (cpu,) = backend.devices()
     why = backend.unsupported(cpu, "int4")
-    assert why is not None and "int8" in why and "fp64" in why
+    assert why is not None
+    assert "int8" in why
+    assert "fp64" in why
