@@ -14,6 +14,25 @@ standard   5 s warm-up, 4 s per dtype, 1 GiB arrays    8 s per dtype
 full       30 s warm-up (mamf-finder's), 15 s per      30 s per dtype, 8x LLC arrays
            dtype, 2 GiB arrays (AMD acceptance size)
 =========  ==========================================  =====================================
+
+Dtypes:
+
+=========  ==========================================  =====================================
+profile    GPU                                         CPU
+=========  ==========================================  =====================================
+quick      the headline dtypes: fp32, tf32, bf16,      fp32, bf16
+           fp16, fp8 (each skipped, with the reason,
+           where the device lacks it)
+standard   the headline dtypes, then fp64, int8, fp4   fp32, bf16, fp64, int8
+full       and mxfp8 where the catalog has a dense     (measured only: no CPU peak for
+           figure for the device                       int8)
+=========  ==========================================  =====================================
+
+The dtypes in :attr:`Profile.catalog_gated` run on a GPU only where the catalog lists a dense
+figure of that dtype for the identified device (an HPC part's fp64, a datacenter part's int8):
+with nothing to compare with they would only cost time. A dtype left out that way is reported
+as not run, with the reason. quick keeps to the headline dtypes so that it stays within its
+15 s budget; the sustained phase (:attr:`Profile.sustained_s`) is likewise off in quick.
 """
 
 from __future__ import annotations
@@ -56,6 +75,8 @@ class Profile:
     :param check_block: edge of one checked block (rows and columns).
     :param stream: whether to run the memory-bandwidth phase (an empty dtype tuple skips
         the GEMM phase likewise).
+    :param catalog_gated: GPU dtypes run only where the catalog has a dense figure of that
+        dtype for the identified device (reported as not run otherwise).
     """
 
     name: str
@@ -75,6 +96,7 @@ class Profile:
     check_blocks: int = 4
     check_block: int = 64
     stream: bool = True
+    catalog_gated: tuple[str, ...] = ("fp64", "int8", "fp4", "mxfp8")
 
     def __post_init__(self) -> None:
         problems = []
@@ -117,12 +139,18 @@ class Profile:
         )
 
 
+#: Every GPU dtype: the headline ones, then those run only where the catalog has a figure.
+_GPU_ALL = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp64", "int8", "fp4", "mxfp8")
+_CPU_ALL = ("fp32", "bf16", "fp64", "int8")
+
 #: The named profiles. ``quick`` is the pipeline gate: at most 15 s on a 2-core CPU VM and
 #: designed for at most 10 s on one H100.
 PROFILES: dict[str, Profile] = {
     "quick": Profile(name="quick"),
     "standard": Profile(
         name="standard",
+        gpu_dtypes=_GPU_ALL,
+        cpu_dtypes=_CPU_ALL,
         gpu_warmup_s=5.0,
         gpu_gemm_budget_s=4.0,
         cpu_gemm_budget_s=8.0,
@@ -136,6 +164,8 @@ PROFILES: dict[str, Profile] = {
     ),
     "full": Profile(
         name="full",
+        gpu_dtypes=_GPU_ALL,
+        cpu_dtypes=_CPU_ALL,
         gpu_warmup_s=30.0,
         gpu_gemm_budget_s=15.0,
         cpu_gemm_budget_s=30.0,

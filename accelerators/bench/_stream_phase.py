@@ -72,7 +72,7 @@ def measure_stream(ctx: Context, state: DeviceState) -> None:
         )
     finally:
         case.close()
-    peak = None if ctx.is_cpu else device_memory_peak(state.identity)
+    peak = None if ctx.is_cpu else device_memory_peak(state.identity, sms=state.props.compute_units)
     element_bytes = ELEMENT_BYTES[dtype]
     for outcome in outcomes:
         band = band_of(ctx, state, f"memory.{outcome.kernel.name}") if peak else None
