@@ -227,6 +227,18 @@ class ContentionPolicy(BaseModel):
     note: str = ""
 
 
+class SustainedPolicy(BaseModel):
+    """When the sustained phase's rate is judged to have dropped below the burst rate."""
+
+    model_config = _STRICT
+
+    drop_below: float = Field(default=0.90, gt=0, le=1)
+    """Rate of the last quarter of the sustained run over the burst median."""
+    thermal_reasons: tuple[str, ...] = ("thermal", "power")
+    """Clock-event reason names containing one of these make the drop ``thermal_throttle``."""
+    note: str = ""
+
+
 class BandsFile(BaseModel):
     """The whole data file."""
 
@@ -236,6 +248,7 @@ class BandsFile(BaseModel):
     thresholds: Thresholds
     throttle: ThrottlePolicy
     contention: ContentionPolicy = ContentionPolicy()
+    sustained: SustainedPolicy = SustainedPolicy()
     sources: dict[str, Source]
     package: tuple[Package, ...] = ()
     sm_count: tuple[SmCount, ...] = ()

@@ -10,9 +10,11 @@ profile    GPU (per device)                            CPU
 quick      0.5 s warm-up, 1 s per dtype, 512 MiB      2.5 s per dtype (thread probe
            stream arrays: about 8-9 s on an H100       included), 4x LLC stream arrays:
                                                        about 8-10 s on a 2-core VM
-standard   5 s warm-up, 4 s per dtype, 1 GiB arrays    8 s per dtype
+standard   5 s warm-up, 4 s per dtype, 1 GiB arrays,   8 s per dtype
+           5 s sustained GEMM
 full       30 s warm-up (mamf-finder's), 15 s per      30 s per dtype, 8x LLC arrays
-           dtype, 2 GiB arrays (AMD acceptance size)
+           dtype, 2 GiB arrays (AMD acceptance size),
+           20 s sustained GEMM
 =========  ==========================================  =====================================
 
 Dtypes:
@@ -77,6 +79,8 @@ class Profile:
         the GEMM phase likewise).
     :param catalog_gated: GPU dtypes run only where the catalog has a dense figure of that
         dtype for the identified device (reported as not run otherwise).
+    :param sustained_s: GPUs: seconds of back-to-back GEMMs after the search, judged against
+        the burst rate (:mod:`accelerators.bench._sustained`); 0 skips the phase.
     """
 
     name: str
@@ -97,10 +101,11 @@ class Profile:
     check_block: int = 64
     stream: bool = True
     catalog_gated: tuple[str, ...] = ("fp64", "int8", "fp4", "mxfp8")
+    sustained_s: float = 0.0
 
     def __post_init__(self) -> None:
         problems = []
-        for field in ("gpu_warmup_s", "thread_probe_s"):
+        for field in ("gpu_warmup_s", "thread_probe_s", "sustained_s"):
             if getattr(self, field) < 0:
                 problems.append(f"{field} must be >= 0, got {getattr(self, field)!r}")
         for field in ("gpu_gemm_budget_s", "cpu_gemm_budget_s", "stream_budget_s"):
@@ -136,6 +141,7 @@ class Profile:
             cpu_gemm_budget_s=self.cpu_gemm_budget_s * factor,
             thread_probe_s=self.thread_probe_s * factor,
             stream_budget_s=self.stream_budget_s * factor,
+            sustained_s=self.sustained_s * factor,
         )
 
 
@@ -161,6 +167,7 @@ PROFILES: dict[str, Profile] = {
         stream_min_reps=10,
         stream_max_reps=500,
         check_blocks=8,
+        sustained_s=5.0,
     ),
     "full": Profile(
         name="full",
@@ -177,6 +184,7 @@ PROFILES: dict[str, Profile] = {
         stream_min_reps=20,
         stream_max_reps=2000,
         check_blocks=16,
+        sustained_s=20.0,
     ),
 }
 

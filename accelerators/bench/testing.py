@@ -87,6 +87,9 @@ class FakeDevice:
     :param noise: relative standard deviation of each call's time (seeded).
     :param max_output_elements: a GEMM output larger than this raises "out of memory".
     :param uuid: the UUID the runtime reports (torch's form, without ``GPU-``), or ``None``.
+    :param throttle_after_s: after this many seconds of back-to-back GEMM calls (no
+        ``before`` between them: the sustained phase), calls run ``throttle_factor`` as fast.
+    :param throttle_factor: the rate left once throttled (0.7: 30 % slower).
     """
 
     name: str = "NVIDIA H100 80GB HBM3"
@@ -115,6 +118,8 @@ class FakeDevice:
     launch_s: float = 5e-6
     max_output_elements: int | None = None
     uuid: str | None = None
+    throttle_after_s: float | None = None
+    throttle_factor: float = 1.0
 
     @classmethod
     def cpu(cls, **changes: object) -> FakeDevice:
@@ -276,14 +281,21 @@ class _FakeCase(GemmCase):
         self.shape = shape
         self.dtype = session.dtype
         self.seconds = session.backend.gemm_seconds(session.device, session.dtype, shape)
+        self.streak_s = 0.0
 
     def run(self) -> None:
         backend = self.session.backend
         key = (self.session.device.index, self.dtype)
         backend.calls[key] = backend.calls.get(key, 0) + 1
-        backend.spend(self.session.device, self.seconds)
+        fake = backend.fake(self.session.device)
+        seconds = self.seconds
+        if fake.throttle_after_s is not None and self.streak_s >= fake.throttle_after_s:
+            seconds /= fake.throttle_factor
+        self.streak_s += seconds
+        backend.spend(self.session.device, seconds)
 
     def before(self) -> None:
+        self.streak_s = 0.0  # a flush between calls: not back-to-back load
         if self.session.device.kind != "cpu":
             self.session.backend.fake_clock.advance(256 * _MIB / 3e12)  # the flush
 
