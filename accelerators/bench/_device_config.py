@@ -191,12 +191,20 @@ def config_reasons(config: DeviceConfigRecord, index: int) -> list[Reason]:
 
 
 def _handle(nvml: Any, state: DeviceState) -> Any:
+    """The NVML handle of the device's GPU (a MIG slice's parent: power and links are its)."""
     extra = state.identity.extra or {}
     uuid = extra.get("uuid")
     if uuid:
-        return nvml.nvmlDeviceGetHandleByUUID(uuid)
-    index = extra.get("nvml_index")
-    return nvml.nvmlDeviceGetHandleByIndex(int(index) if index is not None else state.props.index)
+        handle = nvml.nvmlDeviceGetHandleByUUID(uuid)
+    else:
+        index = extra.get("nvml_index")
+        handle = nvml.nvmlDeviceGetHandleByIndex(
+            int(index) if index is not None else state.props.index
+        )
+    if state.identity.is_mig and hasattr(nvml, "nvmlDeviceGetDeviceHandleFromMigDeviceHandle"):
+        with contextlib.suppress(Exception):  # a full-GPU handle already: keep it
+            handle = nvml.nvmlDeviceGetDeviceHandleFromMigDeviceHandle(handle)
+    return handle
 
 
 def check_device_config(ctx: Context, state: DeviceState) -> None:

@@ -70,7 +70,13 @@ class FakeNvml:
         self.handles.append(f"index {index}")
         return f"index {index}"
 
+    def nvmlDeviceGetDeviceHandleFromMigDeviceHandle(self, handle: str) -> str:
+        self.handles.append(f"parent of {handle}")
+        return f"parent of {handle}"
+
     def nvmlDeviceGetEnforcedPowerLimit(self, handle: str) -> int:
+        if handle.startswith("MIG-"):
+            raise NotSupported()
         return self._value("power_limit_mw")
 
     def nvmlDeviceGetPowerManagementDefaultLimit(self, handle: str) -> int:
@@ -261,3 +267,21 @@ def test_missing_pynvml_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
     nvml, why = device_config._load()
     assert nvml is None
     assert why == "pynvml (nvidia-ml-py) is not installed"
+
+
+def test_a_mig_slice_reads_its_parent_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    nvml = FakeNvml(power_limit_mw=450_000)
+    monkeypatch.setattr(device_config, "nvml_loader", lambda: nvml)
+    mig_uuid = "MIG-cccccccc-0000-0000-0000-000000000000"
+    share = 16 / 132
+    tensor = {d: r * share for d, r in FakeDevice().gemm_tflops.items() if d != "fp32"}
+    report = run(
+        "H100@1g.10gb",
+        backend=FakeBackend([FakeDevice(compute_units=16, gemm_tflops=tensor, uuid=mig_uuid)]),
+        detected=fake_detected("H100-SXM", mig_profile="1g.10gb", uuids=[mig_uuid]),  # type: ignore[arg-type]
+    )
+    assert nvml.handles == [mig_uuid, f"parent of {mig_uuid}"]
+    config = report.devices[0].config
+    assert config is not None
+    assert config.power_limit_w == 450.0
+    assert ReasonCode.POWER_LIMIT_LOW in {r.code for r in report.reasons}
