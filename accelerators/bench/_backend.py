@@ -44,6 +44,9 @@ ELEMENT_BYTES: dict[str, int] = {
     "bf16": 2,
     "fp16": 2,
     "fp8": 1,
+    "int8": 1,
+    "mxfp8": 1,
+    "fp4": 1,  # two values per byte; a byte per element over-counts, harmless for sizing
 }
 
 #: Names of the three stream arrays.

@@ -25,8 +25,10 @@ __all__ = [
     "ThrottlePolicy",
     "band_for",
     "bands",
+    "compute_partition",
     "devices_per_package",
     "full_gpu_sms",
+    "matrix_peak",
 ]
 
 _DATA_PACKAGE = "accelerators.data"
@@ -103,6 +105,37 @@ class SmCount(BaseModel):
     accelerator: str
     sms: int = Field(ge=1)
     source: str
+
+
+class MatrixPeak(BaseModel):
+    """A dense matrix-unit peak the GEMM runs at where the catalog's figure is the vector rate.
+
+    cuBLAS DGEMM runs on FP64 tensor cores (A100, H100) and rocBLAS/hipBLASLt on matrix cores
+    (MI200, MI300), which are twice the vector FP64 figure the catalog stores as ``fp64``.
+    """
+
+    model_config = _STRICT
+
+    accelerator: str
+    dtype: str
+    tflops: float = Field(gt=0)
+    source: str
+    confidence: Confidence = "source"
+
+
+class ComputePartition(BaseModel):
+    """Compute units of a whole partitionable AMD GPU (MI300 series: one XCD per CPX device)."""
+
+    model_config = _STRICT
+
+    accelerator: str
+    xcds: int = Field(ge=1)
+    compute_units: int = Field(ge=1)
+    source: str
+
+    @property
+    def cus_per_xcd(self) -> int:
+        return self.compute_units // self.xcds
 
 
 class Band(BaseModel):
@@ -194,6 +227,18 @@ class ContentionPolicy(BaseModel):
     note: str = ""
 
 
+class SustainedPolicy(BaseModel):
+    """When the sustained phase's rate is judged to have dropped below the burst rate."""
+
+    model_config = _STRICT
+
+    drop_below: float = Field(default=0.90, gt=0, le=1)
+    """Rate of the last quarter of the sustained run over the burst median."""
+    thermal_reasons: tuple[str, ...] = ("thermal", "power")
+    """Clock-event reason names containing one of these make the drop ``thermal_throttle``."""
+    note: str = ""
+
+
 class BandsFile(BaseModel):
     """The whole data file."""
 
@@ -203,9 +248,12 @@ class BandsFile(BaseModel):
     thresholds: Thresholds
     throttle: ThrottlePolicy
     contention: ContentionPolicy = ContentionPolicy()
+    sustained: SustainedPolicy = SustainedPolicy()
     sources: dict[str, Source]
     package: tuple[Package, ...] = ()
     sm_count: tuple[SmCount, ...] = ()
+    matrix_peak: tuple[MatrixPeak, ...] = ()
+    compute_partition: tuple[ComputePartition, ...] = ()
     band: tuple[Band, ...]
     cpu_peak: tuple[CpuPeakRule, ...]
     cpu_bf16_peak: tuple[CpuBf16Rule, ...] = ()
@@ -294,6 +342,22 @@ def devices_per_package(accelerator: str) -> int:
 def full_gpu_sms(accelerator: str) -> SmCount | None:
     """SMs of one whole ``accelerator`` GPU from the bands file, ``None`` when not listed."""
     for entry in bands().sm_count:
+        if _canonical(entry.accelerator) == accelerator:
+            return entry
+    return None
+
+
+def matrix_peak(accelerator: str, dtype: str) -> MatrixPeak | None:
+    """The matrix-unit peak of ``dtype`` on one ``accelerator`` package, ``None`` when none."""
+    for entry in bands().matrix_peak:
+        if entry.dtype == dtype and _canonical(entry.accelerator) == accelerator:
+            return entry
+    return None
+
+
+def compute_partition(accelerator: str) -> ComputePartition | None:
+    """XCDs and compute units of a whole partitionable ``accelerator``, ``None`` when unlisted."""
+    for entry in bands().compute_partition:
         if _canonical(entry.accelerator) == accelerator:
             return entry
     return None

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Literal
 from accelerators.bench._backend import ELEMENT_BYTES, Backend, DeviceProps, GemmCase, GemmSession
 from accelerators.bench._backend import Shape as _Shape
 from accelerators.bench._bands import Band, band_for
+from accelerators.bench._config_report import DeviceConfigRecord, SustainedRecord
 from accelerators.bench._profiles import Profile
 from accelerators.bench._report import (
     GemmResult,
@@ -76,6 +77,10 @@ class DeviceState:
     burst_call_s: float = 0.0
     samples: list[DeviceInfo] = field(default_factory=list)
     """Telemetry read through the GEMM phase, in order."""
+    config: DeviceConfigRecord | None = None
+    """Power limit, clocks and links (:mod:`accelerators.bench._device_config`)."""
+    sustained: SustainedRecord | None = None
+    """The sustained phase (:mod:`accelerators.bench._sustained`)."""
 
 
 class Progress:

@@ -15,6 +15,8 @@ tf32    inputs rounded to 10-bit mantissas                 ~1e-3            2e-2
 fp16    fp16 output rounding, fp16 split-K reductions      ~2e-3            3e-2
 bf16    bf16 output rounding, bf16 split-K reductions      ~1e-2            1e-1
 fp8     bf16 output (inputs are exact fp8 values)          ~1e-2            1e-1
+fp64    fp64 accumulation order                            ~1e-15           1e-9
+int8    none: integer products are exact                   0                0
 ======  =================================================  ===============  =========
 
 A NaN or infinity anywhere in a checked block is a miscompare whatever the tolerance.
@@ -33,6 +35,9 @@ output is produced and before the next call's start (untimed). Per call:
   noise; a row with ``|e_i| > max(12 sigma, OUTLIER_FLOOR[dtype] * rms(r_ref))`` fails (a
   bad tile, flipped bits, a stale block: localised errors are outliers in their rows).
 
+int8 products (int32 outputs) are checked exactly instead: every row sum must equal its
+reference, see :mod:`accelerators.bench._abft_exact`.
+
 Stream kernels are checked against analytic values in :mod:`accelerators.bench._stream`.
 """
 
@@ -49,6 +54,8 @@ GEMM_TOLERANCE: dict[str, float] = {
     "fp16": 3e-2,
     "bf16": 1e-1,
     "fp8": 1e-1,
+    "fp64": 1e-9,
+    "int8": 0.0,
 }
 
 
@@ -59,6 +66,7 @@ OUTLIER_FLOOR: dict[str, float] = {
     "fp16": 3e-4,
     "bf16": 1e-3,
     "fp8": 1e-3,
+    "fp64": 1e-5,  # the float checksums accumulate in fp32
 }
 #: A row residual beyond this many robust standard deviations fails (Gaussian noise: never).
 OUTLIER_SIGMAS = 12.0
@@ -70,6 +78,7 @@ SCALE_FLOOR: dict[str, float] = {
     "fp16": 2e-3,
     "bf16": 2e-3,
     "fp8": 2e-3,
+    "fp64": 1e-4,
 }
 
 

@@ -54,6 +54,9 @@ class FakeDevice:
     :param noise: relative standard deviation of each call's time (seeded).
     :param max_output_elements: a GEMM output larger than this raises "out of memory".
     :param uuid: the UUID the runtime reports (torch's form, without ``GPU-``), or ``None``.
+    :param throttle_after_s: after this many seconds of back-to-back GEMM calls (no
+        ``before`` between them: the sustained phase), calls run ``throttle_factor`` as fast.
+    :param throttle_factor: the rate left once throttled (0.7: 30 % slower).
     :param busy_until_s: contention: calls that start before this fake-clock time are slowed
         by ``busy_factor`` with probability ``busy_share`` (seeded), as another process
         taking the device now and then would.
@@ -87,6 +90,8 @@ class FakeDevice:
     launch_s: float = 5e-6
     max_output_elements: int | None = None
     uuid: str | None = None
+    throttle_after_s: float | None = None
+    throttle_factor: float = 1.0
     busy_until_s: float = 0.0
     busy_share: float = 0.0
     busy_factor: float = 1.0

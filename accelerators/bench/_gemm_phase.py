@@ -30,13 +30,13 @@ from accelerators.bench._threads import pick_threads
 if TYPE_CHECKING:
     pass
 
-__all__ = ["cpu_setup", "gemm_peak", "measure_gemm", "no_peak_note"]
+__all__ = ["catalog_gate", "cpu_setup", "gemm_peak", "measure_gemm", "no_peak_note"]
 
 
 def measure_gemm(ctx: Context, state: DeviceState, dtype: str) -> None:
     props = state.props
     start = ctx.clock()
-    why = ctx.backend.unsupported(props, dtype)
+    why = catalog_gate(ctx, state, dtype) or ctx.backend.unsupported(props, dtype)
     if why is not None:
         state.gemm.append(
             GemmResult(dtype=dtype, device_index=props.index, status="unsupported", note=why)
@@ -137,6 +137,22 @@ def measure_gemm(ctx: Context, state: DeviceState, dtype: str) -> None:
             )
         )
     ctx.progress.update(phase, 1.0)
+
+
+def catalog_gate(ctx: Context, state: DeviceState, dtype: str) -> str | None:
+    """Why a catalog-gated dtype (fp64, int8, fp4...) is not run on this GPU, else ``None``.
+
+    Those dtypes run only where the catalog lists a dense figure of the dtype for the device:
+    without one there is nothing to judge the rate against.
+    """
+    if ctx.is_cpu or dtype not in ctx.profile.catalog_gated:
+        return None
+    acc = state.identity.accelerator
+    if acc is None:
+        return f"not run: the device is not in the catalog, so there is no dense {dtype} figure"
+    if acc.figure(f"tflops.{dtype}") is None:
+        return f"not run: the catalog has no dense {dtype} figure for {acc.name}"
+    return None
 
 
 def cpu_setup(

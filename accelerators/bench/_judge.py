@@ -95,6 +95,8 @@ def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
         memory=tuple(state.memory),
         verdict=verdict_of(reasons),
         reasons=tuple(reasons),
+        config=state.config,
+        sustained=state.sustained,
     )
 
 

@@ -5,7 +5,12 @@
   slice's compute peak is scaled by the SMs the slice reports (torch's ``multi_processor_count``)
   over the whole GPU's SMs (``sm_count`` in the bands file); where either is unknown, by the
   catalog profile's nominal ``sm_fraction`` (g/7), and the note says so. Bandwidth is scaled by
-  ``memory_slices`` over the GPU's total memory slices, from the catalog.
+  ``memory_slices`` over the GPU's total memory slices, from the catalog. An MI300-series
+  compute partition (DPX, QPX, CPX: each a device with 1/2, 1/4, 1/8 of the XCDs) is scaled
+  likewise by the CUs torch reports over the whole GPU's (``compute_partition`` in the bands
+  file); its bandwidth is not judged (one XCD's share of HBM bandwidth is not published).
+  Where the GEMM runs on matrix units and the catalog's figure is the vector rate (FP64 on
+  A100/H100/MI300), the bands file's ``matrix_peak`` replaces it.
 * **CPUs.** FLOPs per cycle per core (the first matching ``cpu_peak`` rule of the bands file,
   from the ISA flags and x86 family) x physical cores x the maximum clock
   :func:`accelerators.current` reports. On a VM without cpufreq that clock is the nominal one
@@ -18,14 +23,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from accelerators.bench._bands import bands, devices_per_package, full_gpu_sms
+from accelerators.bench._bands import (
+    bands,
+    compute_partition,
+    devices_per_package,
+    full_gpu_sms,
+    matrix_peak,
+)
 from accelerators.bench._cpu_peak import cpu_clock, isa_of
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
     from accelerators.detect import CpuInfo, DeviceInfo
 
-__all__ = ["Peak", "cpu_gemm_peak", "device_gemm_peak", "device_memory_peak"]
+__all__ = [
+    "Peak",
+    "cpu_gemm_peak",
+    "device_gemm_peak",
+    "device_memory_peak",
+    "partition_mode",
+]
 
 _RANK = {"source": 0, "derived": 1, "unconfirmed": 2}
 
@@ -74,11 +91,48 @@ def _slice_compute(acc: Accelerator, profile: str | None, sms: int | None) -> tu
     return fraction, f"x MIG {profile} nominal SM fraction {fraction:.3f} ({why})"
 
 
+_PARTITION_MODES = {1: "SPX", 2: "DPX", 3: "TPX", 4: "QPX", 6: "CPX", 8: "CPX"}
+
+
+def partition_mode(accelerator: str, compute_units: int | None) -> tuple[str, int, int] | None:
+    """``(mode, XCDs of this device, XCDs of the GPU)`` of an MI300-series compute partition.
+
+    ``None`` for a whole GPU (SPX), for GPUs the bands file lists no partitions for, and for a
+    CU count that is not a whole number of XCDs (a GPU with CUs disabled: judged as a whole).
+
+    >>> partition_mode("MI300X", 38)
+    ('CPX', 1, 8)
+    """
+    whole = compute_partition(accelerator)
+    if whole is None or compute_units is None or compute_units >= whole.compute_units:
+        return None
+    per_xcd = whole.cus_per_xcd
+    if compute_units <= 0 or compute_units % per_xcd:
+        return None
+    xcds = compute_units // per_xcd
+    if whole.xcds % xcds:
+        return None
+    parts = whole.xcds // xcds
+    mode = "CPX" if xcds == 1 else _PARTITION_MODES.get(parts, f"{parts} partitions")
+    return mode, xcds, whole.xcds
+
+
 def _scale(
     acc: Accelerator, device: DeviceInfo, compute: bool, sms: int | None = None
 ) -> tuple[float, str, str] | None:
     """Multiplier, confidence floor and note turning a package figure into this device's."""
     factor, confidence, notes = 1.0, "source", []
+    partition = partition_mode(acc.name, sms) if not device.is_mig else None
+    if partition is not None:
+        if not compute:
+            return None  # one partition's share of HBM bandwidth is not published
+        mode, xcds, total = partition
+        factor *= xcds / total
+        confidence = "derived"
+        notes.append(
+            f"x {xcds}/{total} XCDs ({mode} compute partition: {sms} of "
+            f"{total * (sms or 0) // xcds} CUs reported)"
+        )
     per_package = devices_per_package(acc.name)
     if per_package > 1:
         factor /= per_package
@@ -115,20 +169,35 @@ def device_gemm_peak(device: DeviceInfo, dtype: str, *, sms: int | None = None) 
     if scaled is None:
         return None
     factor, confidence, note = scaled
+    value, source, figure_confidence = figure.value, figure.source, figure.confidence
+    matrix = matrix_peak(acc.name, dtype)
+    if matrix is not None:
+        note = "; ".join(
+            n
+            for n in (
+                f"matrix-unit peak (catalog {dtype} {figure.value:g} is the vector rate)",
+                note,
+            )
+            if n
+        )
+        value, source, figure_confidence = matrix.tflops, matrix.source, matrix.confidence
     return Peak(
-        value=figure.value * factor,
-        source=figure.source,
-        confidence=_weaker(figure.confidence, confidence),
+        value=value * factor,
+        source=source,
+        confidence=_weaker(figure_confidence, confidence),
         note=note or None,
     )
 
 
-def device_memory_peak(device: DeviceInfo) -> Peak | None:
-    """Datasheet memory bandwidth in GB/s of one accelerator device, ``None`` when unknown."""
+def device_memory_peak(device: DeviceInfo, *, sms: int | None = None) -> Peak | None:
+    """Datasheet memory bandwidth in GB/s of one accelerator device, ``None`` when unknown.
+
+    :param sms: the compute units the runtime reports; an MI300 compute partition has none.
+    """
     acc = device.accelerator
     if acc is None:
         return None
-    scaled = _scale(acc, device, compute=False)
+    scaled = _scale(acc, device, compute=False, sms=sms)
     if scaled is None:
         return None
     factor, confidence, note = scaled

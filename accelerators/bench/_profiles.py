@@ -10,10 +10,31 @@ profile    GPU (per device)                            CPU
 quick      0.5 s warm-up, 1 s per dtype, 512 MiB      2.5 s per dtype (thread probe
            stream arrays: about 8-9 s on an H100       included), 4x LLC stream arrays:
                                                        about 8-10 s on a 2-core VM
-standard   5 s warm-up, 4 s per dtype, 1 GiB arrays    8 s per dtype
+standard   5 s warm-up, 4 s per dtype, 1 GiB arrays,   8 s per dtype
+           5 s sustained GEMM
 full       30 s warm-up (mamf-finder's), 15 s per      30 s per dtype, 8x LLC arrays
-           dtype, 2 GiB arrays (AMD acceptance size)
+           dtype, 2 GiB arrays (AMD acceptance size),
+           20 s sustained GEMM
 =========  ==========================================  =====================================
+
+Dtypes:
+
+=========  ==========================================  =====================================
+profile    GPU                                         CPU
+=========  ==========================================  =====================================
+quick      the headline dtypes: fp32, tf32, bf16,      fp32, bf16
+           fp16, fp8 (each skipped, with the reason,
+           where the device lacks it)
+standard   the headline dtypes, then fp64, int8, fp4   fp32, bf16, fp64, int8
+full       and mxfp8 where the catalog has a dense     (measured only: no CPU peak for
+           figure for the device                       int8)
+=========  ==========================================  =====================================
+
+The dtypes in :attr:`Profile.catalog_gated` run on a GPU only where the catalog lists a dense
+figure of that dtype for the identified device (an HPC part's fp64, a datacenter part's int8):
+with nothing to compare with they would only cost time. A dtype left out that way is reported
+as not run, with the reason. quick keeps to the headline dtypes so that it stays within its
+15 s budget; the sustained phase (:attr:`Profile.sustained_s`) is likewise off in quick.
 """
 
 from __future__ import annotations
@@ -56,6 +77,10 @@ class Profile:
     :param check_block: edge of one checked block (rows and columns).
     :param stream: whether to run the memory-bandwidth phase (an empty dtype tuple skips
         the GEMM phase likewise).
+    :param catalog_gated: GPU dtypes run only where the catalog has a dense figure of that
+        dtype for the identified device (reported as not run otherwise).
+    :param sustained_s: GPUs: seconds of back-to-back GEMMs after the search, judged against
+        the burst rate (:mod:`accelerators.bench._sustained`); 0 skips the phase.
     """
 
     name: str
@@ -75,10 +100,12 @@ class Profile:
     check_blocks: int = 4
     check_block: int = 64
     stream: bool = True
+    catalog_gated: tuple[str, ...] = ("fp64", "int8", "fp4", "mxfp8")
+    sustained_s: float = 0.0
 
     def __post_init__(self) -> None:
         problems = []
-        for field in ("gpu_warmup_s", "thread_probe_s"):
+        for field in ("gpu_warmup_s", "thread_probe_s", "sustained_s"):
             if getattr(self, field) < 0:
                 problems.append(f"{field} must be >= 0, got {getattr(self, field)!r}")
         for field in ("gpu_gemm_budget_s", "cpu_gemm_budget_s", "stream_budget_s"):
@@ -114,8 +141,13 @@ class Profile:
             cpu_gemm_budget_s=self.cpu_gemm_budget_s * factor,
             thread_probe_s=self.thread_probe_s * factor,
             stream_budget_s=self.stream_budget_s * factor,
+            sustained_s=self.sustained_s * factor,
         )
 
+
+#: Every GPU dtype: the headline ones, then those run only where the catalog has a figure.
+_GPU_ALL = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp64", "int8", "fp4", "mxfp8")
+_CPU_ALL = ("fp32", "bf16", "fp64", "int8")
 
 #: The named profiles. ``quick`` is the pipeline gate: at most 15 s on a 2-core CPU VM and
 #: designed for at most 10 s on one H100.
@@ -123,6 +155,8 @@ PROFILES: dict[str, Profile] = {
     "quick": Profile(name="quick"),
     "standard": Profile(
         name="standard",
+        gpu_dtypes=_GPU_ALL,
+        cpu_dtypes=_CPU_ALL,
         gpu_warmup_s=5.0,
         gpu_gemm_budget_s=4.0,
         cpu_gemm_budget_s=8.0,
@@ -133,9 +167,12 @@ PROFILES: dict[str, Profile] = {
         stream_min_reps=10,
         stream_max_reps=500,
         check_blocks=8,
+        sustained_s=5.0,
     ),
     "full": Profile(
         name="full",
+        gpu_dtypes=_GPU_ALL,
+        cpu_dtypes=_CPU_ALL,
         gpu_warmup_s=30.0,
         gpu_gemm_budget_s=15.0,
         cpu_gemm_budget_s=30.0,
@@ -147,6 +184,7 @@ PROFILES: dict[str, Profile] = {
         stream_min_reps=20,
         stream_max_reps=2000,
         check_blocks=16,
+        sustained_s=20.0,
     ),
 }
 

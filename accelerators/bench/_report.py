@@ -24,6 +24,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from accelerators.bench._config_report import DeviceConfigRecord, SustainedRecord
+
 __all__ = [
     "SCHEMA_VERSION",
     "BenchReport",
@@ -112,6 +114,20 @@ class ReasonCode(StrEnum):
     (a nominal clock below the boost clock, a wrong ISA or SKU), so the band says nothing."""
     OTHER_PROCESS = "other_process"
     """Another process runs on the accelerator (NVML), or whether one does is unknown."""
+    POWER_LIMIT_LOW = "power_limit_low"
+    """The enforced power limit is below the board's default: the GPU cannot reach its rate."""
+    CLOCKS_LOCKED = "clocks_locked"
+    """Application (or locked) SM clocks are set below their default or maximum."""
+    PCIE_DEGRADED = "pcie_degraded"
+    """The PCIe link runs below its maximum width or generation (a reseat or riser fault)."""
+    NVLINK_DOWN = "nvlink_down"
+    """One or more NVLink links of the GPU are down."""
+    CONFIG_UNAVAILABLE = "config_unavailable"
+    """Power limits, clocks or links could not be read (informational, with the reason)."""
+    THERMAL_THROTTLE = "thermal_throttle"
+    """The sustained phase slowed down with thermal or power clock-event reasons active."""
+    SUSTAINED_DROP = "sustained_drop"
+    """The sustained GEMM rate fell well below the burst rate (no hardware reason reported)."""
     NODE_BUSY = "node_busy"
     """Other work on the node (CPU hogs, steal, unstable samples) makes the figures
     inconclusive: the device is not judged slow."""
@@ -277,6 +293,10 @@ class DeviceReport(BaseModel):
     memory: tuple[MemoryResult, ...] = ()
     verdict: Verdict = Verdict.PASS
     reasons: tuple[Reason, ...] = ()
+    config: DeviceConfigRecord | None = None
+    """Power limit, application clocks, PCIe and NVLink state (NVIDIA through NVML)."""
+    sustained: SustainedRecord | None = None
+    """The sustained phase (standard and full profiles)."""
 
 
 class DeviceSummary(BaseModel):

@@ -49,6 +49,7 @@ from accelerators.bench._context import (
     ProgressCallback,
     identity_of,
 )
+from accelerators.bench._device_config import check_device_config
 from accelerators.bench._gemm_phase import measure_gemm
 from accelerators.bench._gpu_processes import Occupancy, gpu_occupancy
 from accelerators.bench._history import HistoryStore
@@ -61,6 +62,7 @@ from accelerators.bench._rerun import RERUN_SHARE, rerun_gemm
 from accelerators.bench._select import parse_expect, sample_current, select_backend
 from accelerators.bench._stream import KERNELS
 from accelerators.bench._stream_phase import RERUNNABLE, measure_stream
+from accelerators.bench._sustained import measure_sustained
 from accelerators.bench._telemetry import TelemetrySampler, fold, telemetry_problems
 from accelerators.bench._verdict import identity_reasons, spread_reasons, verdict_of
 from accelerators.bench._warmup import drain_bursts, warm_up
@@ -210,6 +212,8 @@ class _Session:
         if not is_cpu:
             phases.append(("warm-up", profile.gpu_warmup_s + BURST_S))
         phases += [(f"GEMM {d}", budget) for d in dtypes]
+        if not is_cpu and profile.sustained_s > 0:
+            phases.append(("sustained", profile.sustained_s))
         if profile.stream:
             phases.append(("stream", len(KERNELS) * profile.stream_budget_s * 1.25 + 0.5))
         self.ctx = Context(
@@ -273,8 +277,10 @@ class _Session:
                         self._each(
                             f"GEMM {dtype} rerun", functools.partial(rerun_gemm, ctx, dtype=dtype)
                         )
+                self._each("sustained", functools.partial(measure_sustained, ctx))
             finally:
                 sampler.stop()
+            self._each("device config", functools.partial(check_device_config, ctx))
             if sampler.started:
                 for state in ctx.states:
                     state.load = fold(state.samples)

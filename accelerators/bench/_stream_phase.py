@@ -81,7 +81,11 @@ def measure_stream(ctx: Context, state: DeviceState) -> None:
             max_reps=ctx.profile.stream_max_reps,
             on_kernel=on_kernel,
         )
-        peak = None if ctx.is_cpu else device_memory_peak(state.identity)
+        peak = (
+            None
+            if ctx.is_cpu
+            else device_memory_peak(state.identity, sms=state.props.compute_units)
+        )
         expectations = {}
         reruns: dict[str, tuple[Windows, int]] = {}
         for outcome in outcomes:

@@ -3,41 +3,32 @@
 One class covers CUDA, ROCm (torch's ``cuda`` device on a HIP build), Intel XPU and the CPU.
 torch is imported when a :class:`TorchBackend` is created, never at module import.
 
-GEMM inputs are views into one pool of random normal values per dtype and device:
-
-* GPUs flush the last-level cache before every timed call (a ``max(256 MiB, 4 x L2)`` buffer
-  zeroed ahead of the start event, as mamf-finder does; 256 MiB also covers MI300X's
-  Infinity Cache);
-* CPUs rotate through up to 64 input sets cut from a pool of at least twice the LLC, so
-  consecutive calls read inputs that are not in cache (a flush would cost more than a call).
-
-``A`` is row-major ``m x k`` and ``B`` a transposed view of a row-major ``n x k`` block, the
-layout mamf-finder uses and ``torch._scaled_mm`` requires for fp8.
+GEMM pools and cases live in :mod:`~accelerators.bench._torch_gemm`, the stream arrays in
+:mod:`~accelerators.bench._torch_stream`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
 import os
-import random
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
-from accelerators.bench._abft import call_stats, summarize
+from accelerators.bench import _torch_dtypes as _dtypes
 from accelerators.bench._backend import (
     Backend,
     BackendKind,
     DeviceProps,
-    GemmCase,
-    GemmCheck,
     GemmSession,
-    Shape,
     StreamCase,
 )
-from accelerators.bench._stream import STREAM_SCALAR, STREAM_START
 from accelerators.bench._timing import EventTimer, SyncTimer, Timer
+from accelerators.bench._torch_gemm import TorchGemmCase, TorchGemmSession
+from accelerators.bench._torch_stream import TorchStreamCase
+
+#: The GEMM case class under its former name (tests and benchmarks/fault_detection.py wrap it).
+_TorchGemmCase = TorchGemmCase
 
 __all__ = ["TORCH_IMPORT_ERROR_MESSAGE", "TorchBackend", "import_torch"]
 
@@ -45,18 +36,6 @@ TORCH_IMPORT_ERROR_MESSAGE = (
     "accelerators.bench needs torch, which is not installed. "
     'Install it with: pip install "accelerators[bench]"'
 )
-
-_MIB = 1 << 20
-#: mamf-finder's flush size: "the largest LLC among current accelerators" (MI300X).
-_MIN_FLUSH_BYTES = 256 * _MIB
-#: Most input sets a CPU case rotates through.
-_MAX_ROTATIONS = 64
-#: Fresh random values generated on the CPU per pool; the rest of the pool repeats them.
-_CPU_FRESH_ELEMENTS = 8 * _MIB
-#: GPU pools are drawn in chunks of this many values.
-_GPU_CHUNK_ELEMENTS = 64 * _MIB
-#: Views start on multiples of this many elements (keeps vector and tensor-core alignment).
-_ALIGN_ELEMENTS = 64
 
 
 def import_torch() -> Any:
@@ -66,10 +45,6 @@ def import_torch() -> Any:
     except ImportError as exc:  # pragma: no cover - torch is installed where tests run
         raise ImportError(TORCH_IMPORT_ERROR_MESSAGE) from exc
     return torch
-
-
-def _round_up(value: int, multiple: int) -> int:
-    return -(-value // multiple) * multiple
 
 
 class TorchBackend(Backend):
@@ -192,53 +167,11 @@ class TorchBackend(Backend):
 
     # -- dtypes --------------------------------------------------------------------------
     def unsupported(self, device: DeviceProps, dtype: str) -> str | None:
-        torch = self.torch
-        if dtype not in ("fp32", "tf32", "bf16", "fp16", "fp8"):
-            return f"{dtype} is not a GEMM dtype of this benchmark"
-        if self.kind == "cpu":
-            if dtype == "tf32":
-                return "TF32 is a GPU tensor-core format"
-            if dtype == "fp8":
-                return "fp8 GEMMs are measured on GPUs only"
-            return None
-        if self.kind == "xpu":
-            if dtype in ("tf32", "fp8"):
-                return f"{dtype} GEMMs are not measured on Intel XPU by this benchmark"
-            return None
-        if self.kind == "rocm":
-            arch = device.capability or ""
-            if dtype == "tf32":
-                return "TF32 through torch is not measured on ROCm"
-            if dtype == "fp8" and not arch.startswith(("gfx94", "gfx95")):
-                return f"fp8 GEMMs need an MI300-class GPU (gfx94x/gfx95x), this is {arch}"
-            if dtype == "fp8" and not hasattr(torch, "_scaled_mm"):
-                return f"torch {torch.__version__} has no torch._scaled_mm"
-            return None
-        major, minor = (int(x) for x in (device.capability or "0.0").split(".")[:2])
-        if dtype in ("tf32", "bf16") and major < 8:
-            return f"{dtype} tensor cores need compute capability 8.0+, this is {major}.{minor}"
-        if dtype == "fp8":
-            if (major, minor) < (8, 9):
-                return f"fp8 tensor cores need compute capability 8.9+, this is {major}.{minor}"
-            if not hasattr(torch, "_scaled_mm"):
-                return f"torch {torch.__version__} has no torch._scaled_mm"
-        return None
+        return _dtypes.unsupported(self.torch, self.kind, device, dtype, self._device(device))
 
     def torch_dtype(self, dtype: str, device: DeviceProps) -> Any:
         """The torch dtype that stores ``dtype`` inputs on ``device``."""
-        torch = self.torch
-        if dtype == "fp8":
-            arch = device.capability or ""
-            if self.kind == "rocm" and arch.startswith("gfx94"):
-                return torch.float8_e4m3fnuz
-            return torch.float8_e4m3fn
-        return {
-            "fp64": torch.float64,
-            "fp32": torch.float32,
-            "tf32": torch.float32,
-            "bf16": torch.bfloat16,
-            "fp16": torch.float16,
-        }[dtype]
+        return _dtypes.torch_dtype(self.torch, self.kind, device, dtype)
 
     def stream_dtype(self, device: DeviceProps) -> str:
         if self.device_type == "xpu":
@@ -249,10 +182,10 @@ class TorchBackend(Backend):
 
     # -- sessions ------------------------------------------------------------------------
     def open_gemm(self, device: DeviceProps, dtype: str, *, pool_elements: int) -> GemmSession:
-        return _TorchGemmSession(self, device, dtype, pool_elements)
+        return TorchGemmSession(self, device, dtype, pool_elements)
 
     def open_stream(self, device: DeviceProps, *, elements: int, dtype: str) -> StreamCase:
-        return _TorchStreamCase(self, device, elements, self.torch_dtype(dtype, device), dtype)
+        return TorchStreamCase(self, device, elements, self.torch_dtype(dtype, device), dtype)
 
     def timer(self, device: DeviceProps) -> Timer:
         if self.device_type == "cuda":
@@ -337,220 +270,3 @@ class TorchBackend(Backend):
         if self.device_type == "cpu":
             info["cpu_capability"] = str(torch.backends.cpu.get_cpu_capability())
         return info
-
-
-class _TorchGemmSession(GemmSession):
-    def __init__(self, backend: TorchBackend, device: DeviceProps, dtype: str, elements: int):
-        torch = backend.torch
-        self.backend = backend
-        self.device = device
-        self.dtype = dtype
-        self.tdtype = backend.torch_dtype(dtype, device)
-        self.where = backend._device(device)
-        self.max_input_elements = int(elements)
-        generator = torch.Generator(device=self.where)
-        generator.manual_seed(0x5EED + device.index)
-        # fp8 has no randn: draw fp32 and convert (copy_ converts), in chunks so that the
-        # fp32 draw never needs 4x the pool's memory.
-        gen_dtype = torch.float32 if dtype == "fp8" else self.tdtype
-        self.pool = torch.empty(elements, dtype=self.tdtype, device=self.where)
-        if backend.kind == "cpu":
-            # Page faults and randn cost more than a call on a VM: draw 8 Mi values and repeat
-            # them; rotation is about addresses (cache), the values stay random normal.
-            fresh = min(elements, _CPU_FRESH_ELEMENTS)
-            block = torch.randn(fresh, dtype=gen_dtype, generator=generator)
-            for start in range(0, elements, fresh):
-                stop = min(elements, start + fresh)
-                self.pool[start:stop].copy_(block[: stop - start])
-        else:
-            for start in range(0, elements, _GPU_CHUNK_ELEMENTS):
-                stop = min(elements, start + _GPU_CHUNK_ELEMENTS)
-                draw = torch.randn(
-                    stop - start, dtype=gen_dtype, device=self.where, generator=generator
-                )
-                self.pool[start:stop].copy_(draw)
-        #: Per-call checksum results of every case of this session (device tensors).
-        self.stats: list[Any] = []
-        self.flush: Any = None
-        if backend.kind != "cpu":
-            flush_bytes = max(_MIN_FLUSH_BYTES, 4 * (device.llc_bytes or 0))
-            self.flush = torch.empty(flush_bytes, dtype=torch.int8, device=self.where)
-
-    def case(self, shape: Shape) -> GemmCase:
-        return _TorchGemmCase(self, shape)
-
-    def close(self) -> None:
-        self.pool = None
-        self.flush = None
-
-
-class _TorchGemmCase(GemmCase):
-    def __init__(self, session: _TorchGemmSession, shape: Shape):
-        torch = session.backend.torch
-        self.session = session
-        self.shape = shape
-        self.dtype = session.dtype
-        m, n, k = shape.m, shape.n, shape.k
-        stride = _round_up(shape.input_elements, _ALIGN_ELEMENTS)
-        if shape.input_elements > session.max_input_elements:
-            raise ValueError(f"Shape {shape} needs more inputs than the pool holds")
-        sets = 1
-        if session.flush is None:
-            sets = max(1, min(_MAX_ROTATIONS, session.max_input_elements // stride))
-        pool = session.pool
-        self.views: list[tuple[Any, Any]] = []
-        for i in range(sets):
-            off = i * stride
-            a = pool[off : off + m * k].view(m, k)
-            b = pool[off + m * k : off + m * k + n * k].view(n, k).t()
-            self.views.append((a, b))
-        self.fp8 = session.dtype == "fp8"
-        out_dtype = torch.bfloat16 if self.fp8 else session.tdtype
-        self.out = torch.empty(m, n, dtype=out_dtype, device=session.where)
-        self.scale = torch.ones((), dtype=torch.float32, device=session.where)
-        self._next = 0
-        self._last = 0
-        self._pending = False
-        self._mm: Callable[[Any, Any], None] = self._plain if not self.fp8 else self._scaled_out
-        if self.fp8:
-            try:
-                self._scaled_out(*self.views[0])
-            except (RuntimeError, TypeError):
-                self._mm = self._scaled_alloc
-
-    def _plain(self, a: Any, b: Any) -> None:
-        self.session.backend.torch.mm(a, b, out=self.out)
-
-    def _scaled_out(self, a: Any, b: Any) -> None:
-        torch = self.session.backend.torch
-        torch._scaled_mm(
-            a, b, scale_a=self.scale, scale_b=self.scale, out_dtype=torch.bfloat16, out=self.out
-        )
-
-    def _scaled_alloc(self, a: Any, b: Any) -> None:
-        torch = self.session.backend.torch
-        self.out = torch._scaled_mm(
-            a, b, scale_a=self.scale, scale_b=self.scale, out_dtype=torch.bfloat16
-        )
-
-    def run(self) -> None:
-        a, b = self.views[self._next]
-        self._last = self._next
-        self._next = (self._next + 1) % len(self.views)
-        self._mm(a, b)
-        self._pending = True
-
-    def verify(self) -> None:
-        """Checksum the output of the last call (queued on the device, not waited for)."""
-        if not self._pending:
-            return
-        self._pending = False
-        a, b = self.views[self._last]
-        torch = self.session.backend.torch
-        self.session.stats.append(call_stats(torch, self.out, a, b, self.dtype))
-
-    def before(self) -> None:
-        self.verify()  # the previous call's output, before this call overwrites it
-        if self.session.flush is not None:
-            self.session.flush.zero_()
-
-    def check(self, *, blocks: int, block: int, seed: int) -> GemmCheck:
-        torch = self.session.backend.torch
-        backend = self.session.backend
-        m, n, k = self.shape.m, self.shape.n, self.shape.k
-        a, b = self.views[self._last]
-        # fp64 reference on the device where it exists (CUDA, ROCm, CPU), else on the CPU.
-        ref_on = self.session.where if backend.device_type != "xpu" else torch.device("cpu")
-        rng = random.Random(seed)
-        bm, bn = min(block, m), min(block, n)
-        worst = 0.0
-        nonfinite = 0
-        self.verify()
-        backend.synchronize(self.session.device)
-        calls, failed, outlier, scale_error = summarize(torch, self.session.stats)
-        self.session.stats.clear()
-        for _ in range(blocks):
-            r0 = rng.randrange(0, m - bm + 1)
-            c0 = rng.randrange(0, n - bn + 1)
-            got = self.out[r0 : r0 + bm, c0 : c0 + bn].to(ref_on).to(torch.float64)
-            lhs = a[r0 : r0 + bm].to(ref_on).to(torch.float32).to(torch.float64)
-            rhs = b[:, c0 : c0 + bn].to(ref_on).to(torch.float32).to(torch.float64)
-            ref = lhs @ rhs
-            finite = torch.isfinite(got)
-            nonfinite += int((~finite).sum().item())
-            error = float((got - ref).abs().max().item())  # NaN stays NaN, Inf stays Inf
-            worst = error if math.isnan(error) or error > worst else worst
-        return GemmCheck(
-            max_error=worst / math.sqrt(k),
-            nonfinite=nonfinite,
-            blocks=blocks,
-            calls_checked=calls,
-            calls_failed=failed,
-            outlier_score=outlier,
-            scale_error=scale_error,
-        )
-
-    def close(self) -> None:
-        if self.views:
-            with contextlib.suppress(RuntimeError):  # a failing device already has its reason
-                self.verify()
-        self.views = []
-        self.out = None
-
-
-class _TorchStreamCase(StreamCase):
-    def __init__(
-        self, backend: TorchBackend, device: DeviceProps, elements: int, tdtype: Any, dtype: str
-    ):
-        torch = backend.torch
-        self.torch = torch
-        self.elements = int(elements)
-        self.dtype = dtype
-        where = backend._device(device)
-        self.arrays: dict[str, Any] = {
-            name: torch.full((self.elements,), value, dtype=tdtype, device=where)
-            for name, value in STREAM_START.items()
-        }
-        self._dot: Any = None
-        backend.synchronize(device)
-
-    def kernel(self, name: str) -> Callable[[], None]:
-        torch = self.torch
-        a, b, c = self.arrays["a"], self.arrays["b"], self.arrays["c"]
-        s = STREAM_SCALAR
-
-        def copy() -> None:  # c = a            2 arrays moved
-            c.copy_(a)
-
-        def scale() -> None:  # b = s * c       2 arrays
-            torch.mul(c, s, out=b)
-
-        def add() -> None:  # c = a + b         3 arrays
-            torch.add(a, b, out=c)
-
-        def triad() -> None:  # a = b + s * c   3 arrays
-            torch.add(b, c, alpha=s, out=a)
-
-        def dot() -> None:  # sum(a * b)        2 arrays read
-            self._dot = torch.dot(a, b)
-
-        kernels = {"copy": copy, "scale": scale, "add": add, "triad": triad, "dot": dot}
-        if name not in kernels:
-            raise ValueError(f"Unknown stream kernel {name!r}: expected one of {list(kernels)}")
-        return kernels[name]
-
-    def deviation(self, array: str, expected: float) -> float:
-        lo, hi = self.torch.aminmax(self.arrays[array])
-        low, high = float(lo.item()), float(hi.item())
-        if math.isnan(low) or math.isnan(high):
-            return math.inf
-        return max(abs(low - expected), abs(high - expected))
-
-    def dot_value(self) -> float:
-        if self._dot is None:
-            raise RuntimeError("dot has not run yet")
-        return float(self._dot.item())
-
-    def close(self) -> None:
-        self.arrays = {}
-        self._dot = None

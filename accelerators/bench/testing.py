@@ -168,14 +168,21 @@ class _FakeCase(GemmCase):
         self.shape = shape
         self.dtype = session.dtype
         self.seconds = session.backend.gemm_seconds(session.device, session.dtype, shape)
+        self.streak_s = 0.0
 
     def run(self) -> None:
         backend = self.session.backend
         key = (self.session.device.index, self.dtype)
         backend.calls[key] = backend.calls.get(key, 0) + 1
-        backend.spend(self.session.device, self.seconds)
+        fake = backend.fake(self.session.device)
+        seconds = self.seconds
+        if fake.throttle_after_s is not None and self.streak_s >= fake.throttle_after_s:
+            seconds /= fake.throttle_factor
+        self.streak_s += seconds
+        backend.spend(self.session.device, seconds)
 
     def before(self) -> None:
+        self.streak_s = 0.0  # a flush between calls: not back-to-back load
         if self.session.device.kind != "cpu":
             self.session.backend.fake_clock.advance(256 * _MIB / 3e12)  # the flush
 
