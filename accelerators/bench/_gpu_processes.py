@@ -154,37 +154,13 @@ def occupancy_reasons(
     :param severity: the contention policy's severity for another process on the device.
     """
     if isinstance(occupancy, str):
-        return [
-            Reason(
-                code=ReasonCode.OTHER_PROCESS,
-                severity=Severity.INFO,
-                device_index=index,
-                message=f"device {index}: could not check for other processes on the device "
-                f"({occupancy})",
-            )
-        ]
+        return [_unchecked(index, occupancy)]
     by_uuid = {_key(u): o for u, o in occupancy.items()}
     found = by_uuid.get(_key(extra.get("parent_uuid") or extra.get("uuid")))
     if found is None:
-        return [
-            Reason(
-                code=ReasonCode.OTHER_PROCESS,
-                severity=Severity.INFO,
-                device_index=index,
-                message=f"device {index}: could not check for other processes on the device "
-                "(no NVML GPU with its UUID)",
-            )
-        ]
+        return [_unchecked(index, "no NVML GPU with its UUID")]
     if found.problem is not None and not found.processes:
-        return [
-            Reason(
-                code=ReasonCode.OTHER_PROCESS,
-                severity=Severity.INFO,
-                device_index=index,
-                message=f"device {index}: could not check for other processes on the device "
-                f"({found.problem})",
-            )
-        ]
+        return [_unchecked(index, found.problem)]
     if not found.processes:
         return []
     busy = (
@@ -204,3 +180,13 @@ def occupancy_reasons(
             "its figures are shared with them",
         )
     ]
+
+
+def _unchecked(index: int, why: str) -> Reason:
+    """The informational reason for a device whose other processes could not be listed."""
+    return Reason(
+        code=ReasonCode.OTHER_PROCESS,
+        severity=Severity.INFO,
+        device_index=index,
+        message=f"device {index}: could not check for other processes on the device ({why})",
+    )

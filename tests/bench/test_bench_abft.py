@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 
-from accelerators.bench._backend import Shape
 from accelerators.bench._correctness import gemm_check_passes
 
 torch = pytest.importorskip("torch")
 
-from accelerators.bench._torch_backend import TorchBackend, _TorchGemmCase  # noqa: E402
+from torch_cases import run_checked_case  # noqa: E402
+
+from accelerators.bench._torch_backend import TorchBackend  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -47,20 +48,7 @@ def _exponent_flip(out: Any, call: int) -> None:
 def _run_case(
     backend: TorchBackend, dtype: str, corrupt: Callable[[Any, int], None] | None, calls: int = 5
 ) -> Any:
-    (device,) = backend.devices()
-    session = backend.open_gemm(device, dtype, pool_elements=1 << 20)
-    case = session.case(Shape(384, 320, 512))
-    assert isinstance(case, _TorchGemmCase)
-    try:
-        for call in range(calls):
-            case.before()
-            case.run()
-            if corrupt is not None:
-                corrupt(case.out, call)
-        return case.check(blocks=2, block=32, seed=1)
-    finally:
-        case.close()
-        session.close()
+    return run_checked_case(backend, dtype, corrupt, calls)
 
 
 @pytest.mark.parametrize("dtype", ["fp32", "bf16"])

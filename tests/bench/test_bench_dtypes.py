@@ -12,6 +12,8 @@ from accelerators.bench._correctness import gemm_check_passes
 
 torch = pytest.importorskip("torch")
 
+from torch_cases import run_checked_case  # noqa: E402
+
 from accelerators.bench import _torch_dtypes  # noqa: E402
 from accelerators.bench._torch_backend import TorchBackend, _TorchGemmCase  # noqa: E402
 
@@ -24,20 +26,7 @@ def backend() -> TorchBackend:
 def _run(
     backend: TorchBackend, dtype: str, corrupt: Callable[[Any, int], None] | None, calls: int = 4
 ) -> Any:
-    (device,) = backend.devices()
-    session = backend.open_gemm(device, dtype, pool_elements=1 << 20)
-    case = session.case(Shape(384, 320, 512))
-    assert isinstance(case, _TorchGemmCase)
-    try:
-        for call in range(calls):
-            case.before()
-            case.run()
-            if corrupt is not None:
-                corrupt(case.out, call)
-        return case.check(blocks=2, block=32, seed=1)
-    finally:
-        case.close()
-        session.close()
+    return run_checked_case(backend, dtype, corrupt, calls)
 
 
 def test_int8_product_is_an_exact_int32_gemm(backend: TorchBackend) -> None:
