@@ -14,9 +14,10 @@ reruns run out keeps its reason in ``unjudged``, and the verdict names the conte
 GEMM reruns run the winning shape's product again and verify every re-timed output with the
 same row checksums as the search's (NaN and Inf included): a miscompare in a rerun fails like
 any other. The fp64 block comparison is not repeated: the search made it on the same shape
-and inputs. (Repeated after CPU bf16 reruns on a heavily loaded VM, the fp64 reference read
-NaN while the row checksums of the same outputs passed, 4 times in about 40 runs: not
-understood yet.)
+and inputs. (When it was, on a loaded VM whose rerun budget ran out before a window was
+timed, 4 runs in about 40 compared a case that had never run: its output was uninitialised
+memory (NaN, 1.3e18) and zero calls were checksummed. A case that never ran now compares no
+blocks: ``TorchGemmCase.check``.)
 """
 
 from __future__ import annotations

@@ -152,3 +152,31 @@ def test_unknown_dtype_lists_the_known_ones(backend: TorchBackend) -> None:
     assert why is not None
     assert "int8" in why
     assert "fp64" in why
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "bf16"])
+def test_a_case_that_never_ran_compares_no_blocks(backend: TorchBackend, dtype: str) -> None:
+    """``out`` is torch.empty memory until a call writes it: checking it is not a miscompare.
+
+    The stale values planted here are what an earlier tensor left in freed memory (a rerun
+    whose budget ran out before its first call once read 1.3e18 and NaN this way)."""
+    (device,) = backend.devices()
+    session = backend.open_gemm(device, dtype, pool_elements=1 << 20)
+    stale = torch.full((384, 320), float("nan"), dtype=torch.float32)
+    del stale
+    case = session.case(Shape(384, 320, 512))
+    try:
+        check = case.check(blocks=2, block=32, seed=1)
+        assert check.blocks == 0
+        assert check.nonfinite == 0
+        assert check.calls_checked == 0
+        assert gemm_check_passes(check, dtype)[0]
+        case.before()
+        case.run()
+        ran = case.check(blocks=2, block=32, seed=1)
+        assert ran.blocks == 2
+        assert ran.calls_checked == 1
+        assert gemm_check_passes(ran, dtype)[0]
+    finally:
+        case.close()
+        session.close()
