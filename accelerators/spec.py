@@ -254,6 +254,12 @@ class AcceleratorSpec(BaseModel):
         return isinstance(self.count, float)
 
     @property
+    def devices_needed(self) -> int:
+        """How many devices this alternative needs: the count rounded up, at least one (a
+        fraction of a GPU, or a shared slot, still needs a device to be there)."""
+        return max(1, math.ceil(self.count))
+
+    @property
     def is_shared(self) -> bool:
         """A slot of a shared GPU: ``@shared``, or a fraction (which also says the share)."""
         return self.shared or self.is_fractional

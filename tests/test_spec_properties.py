@@ -232,3 +232,11 @@ def test_long_inputs(text: str):
     start = time.perf_counter()
     _parse_or_error(text)
     assert time.perf_counter() - start < 3.0
+
+
+@pytest.mark.parametrize(
+    ("text", "needed"),
+    [("H100:8", 8), ("H100", 1), ("T4:0.5", 1), ("A100:1.5", 2), ("T4@shared:2", 2)],
+)
+def test_devices_needed_rounds_up_and_is_at_least_one(text: str, needed: int) -> None:
+    assert AcceleratorSpec.parse(text).devices_needed == needed

@@ -7,7 +7,6 @@ every visible device matches is the answer. The codes are listed in
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -137,7 +136,7 @@ def _check_alternative(
         if not found:
             matching += 1
         problems.extend(found)
-    needed = max(1, math.ceil(alternative.count))  # a fractional count needs one device
+    needed = alternative.devices_needed
     if matching < needed:
         problems.append(
             Reason(

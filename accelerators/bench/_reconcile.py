@@ -8,7 +8,6 @@ expected spec needs more devices than were benchmarked.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -28,7 +27,7 @@ def _needed(spec: AcceleratorSpec | None, matched: str | None) -> int | None:
         return None
     alternatives = spec.alternatives
     chosen = next((a for a in alternatives if str(a) == matched), alternatives[0])
-    return max(1, math.ceil(chosen.count))
+    return chosen.devices_needed
 
 
 def reconcile_reasons(

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -111,7 +110,7 @@ def pool_for(spec: Any) -> str:
 def pool_kwargs(spec: Any) -> dict[str, Any]:
     """``queue``, ``pool`` and ``pool_slots`` (one per device, a shared fraction takes one)."""
     name, resolved = _name(spec, "pool_kwargs")
-    return {"queue": name, "pool": name, "pool_slots": max(1, math.ceil(resolved.count))}
+    return {"queue": name, "pool": name, "pool_slots": resolved.devices_needed}
 
 
 def pools_from_inventory(inventory: Mapping[str, Any]) -> dict[str, int]:
