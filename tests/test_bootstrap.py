@@ -263,13 +263,7 @@ def test_cpu_path_with_the_local_wheel_folder_hidden(tmp_path: Path) -> None:
         pytest.skip(f"the CPU path needs PyTorch's CPU index, unreachable here: {reason}")
     assert proc.returncode == 0, proc.stderr
     assert "from a local wheel" not in proc.stderr
-    python = tmp_path / "venv" / "bin" / "python"
-    check = subprocess.run(
-        [str(python), "-c", "import torch, accelerators; print(torch.__version__)"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert check.returncode == 0, check.stderr
-    assert check.stdout.strip() == "2.13.0+cpu"
+    assert _torch_version(tmp_path / "venv") == "2.13.0+cpu"
 
 
 def _local_cpu_torch_wheel() -> Path | None:
@@ -304,12 +298,18 @@ def test_cpu_path_through_an_index_mirror(tmp_path: Path) -> None:
         pytest.skip(f"PyPI, needed for torch's dependencies, is unreachable: {proc.stderr[-300:]}")
     assert proc.returncode == 0, proc.stderr
     assert f"fetching it from {index}" in proc.stderr
-    python = tmp_path / "venv" / "bin" / "python"
-    check = subprocess.run(
-        [str(python), "-c", "import torch, accelerators; print(torch.__version__)"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert check.returncode == 0, check.stderr
-    assert check.stdout.strip() == "2.13.0+cpu"
+    assert _torch_version(tmp_path / "venv") == "2.13.0+cpu"
     assert (tmp_path / "venv" / ".accelerators-bootstrap").is_file()
     assert not (tmp_path / "venv" / ".accelerators-partial").exists()
+
+
+def _torch_version(venv: Path) -> str:
+    """``torch.__version__`` as the venv's Python sees it, with ``accelerators`` importable."""
+    check = subprocess.run(
+        [str(venv / "bin" / "python"), "-c",
+         "import torch, accelerators; print(torch.__version__)"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if check.returncode != 0:
+        raise AssertionError(f"import torch, accelerators failed in {venv}:\n{check.stderr}")
+    return check.stdout.strip()

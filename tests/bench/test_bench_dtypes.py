@@ -12,7 +12,7 @@ from accelerators.bench._correctness import gemm_check_passes
 
 torch = pytest.importorskip("torch")
 
-from torch_cases import run_checked_case  # noqa: E402
+from bench_helpers import run_checked_case  # noqa: E402
 
 from accelerators.bench import _torch_dtypes  # noqa: E402
 from accelerators.bench._torch_backend import TorchBackend, _TorchGemmCase  # noqa: E402

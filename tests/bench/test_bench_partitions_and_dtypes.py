@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from bench_helpers import catalog_device
 
 from accelerators import catalog
 from accelerators.bench import ReasonCode, Severity, Verdict, run
@@ -13,20 +14,8 @@ from accelerators.bench._bands import bands, compute_partition
 from accelerators.bench._peaks import device_gemm_peak, device_memory_peak, partition_mode
 from accelerators.bench._profiles import PROFILES, get_profile
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
-from accelerators.detect import DeviceInfo
 
 STANDARD = dataclasses.replace(get_profile("standard").scaled(0.25), gpu_warmup_s=0.2)
-
-
-def _device(name: str) -> DeviceInfo:
-    return DeviceInfo(
-        index=0,
-        kind="gpu",
-        vendor=None,
-        raw_name=name,
-        accelerator=catalog.get(name),
-        memory_bytes=None,
-    )
 
 
 # -- profiles ------------------------------------------------------------------------------
@@ -45,7 +34,7 @@ def test_quick_keeps_to_the_headline_dtypes_and_standard_adds_the_rest() -> None
     [("H100-SXM", 67.0), ("H100-PCIE", 51.0), ("A100-80GB-SXM", 19.5), ("MI300X", 163.4)],
 )
 def test_fp64_is_judged_against_the_matrix_unit_peak(name: str, tflops: float) -> None:
-    peak = device_gemm_peak(_device(name), "fp64")
+    peak = device_gemm_peak(catalog_device(name), "fp64")
     assert peak is not None
     assert peak.value == pytest.approx(tflops)
     assert peak.note is not None
@@ -54,14 +43,14 @@ def test_fp64_is_judged_against_the_matrix_unit_peak(name: str, tflops: float) -
 
 
 def test_matrix_fp64_of_a_two_gcd_package_is_halved() -> None:
-    peak = device_gemm_peak(_device("MI250X"), "fp64")
+    peak = device_gemm_peak(catalog_device("MI250X"), "fp64")
     assert peak is not None
     assert peak.value == pytest.approx(95.7 / 2)
     assert peak.confidence == "unconfirmed"
 
 
 def test_other_dtypes_keep_the_catalog_figure() -> None:
-    peak = device_gemm_peak(_device("H100-SXM"), "bf16")
+    peak = device_gemm_peak(catalog_device("H100-SXM"), "bf16")
     assert peak is not None
     assert peak.value == pytest.approx(989.5)
     assert peak.note is None
@@ -98,7 +87,7 @@ def test_partitions_only_for_partitionable_gpus() -> None:
 
 
 def test_cpx_divides_the_peak_by_eight_and_leaves_bandwidth_unjudged() -> None:
-    device = _device("MI300X")
+    device = catalog_device("MI300X")
     whole = device_gemm_peak(device, "bf16", sms=304)
     cpx = device_gemm_peak(device, "bf16", sms=38)
     assert whole is not None

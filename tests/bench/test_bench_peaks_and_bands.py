@@ -5,11 +5,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from bench_helpers import catalog_device
 
 from accelerators import catalog
 from accelerators.bench._bands import band_for, bands, devices_per_package
 from accelerators.bench._peaks import cpu_gemm_peak, device_gemm_peak, device_memory_peak
-from accelerators.detect import CpuInfo, DeviceInfo
+from accelerators.detect import CpuInfo
 
 ZEN3 = CpuInfo(
     model_name="AMD EPYC",
@@ -26,22 +27,9 @@ ZEN3 = CpuInfo(
 )
 
 
-def _device(name: str, mig: str | None = None) -> DeviceInfo:
-    return DeviceInfo(
-        index=0,
-        kind="gpu",
-        vendor=None,
-        raw_name=name,
-        accelerator=catalog.get(name),
-        memory_bytes=None,
-        is_mig=mig is not None,
-        mig_profile=mig,
-    )
-
-
 # -- GPU peaks -----------------------------------------------------------------------------
 def test_whole_gpu_peaks_are_the_catalog_figures() -> None:
-    h100 = _device("H100-SXM")
+    h100 = catalog_device("H100-SXM")
     peak = device_gemm_peak(h100, "bf16")
     assert peak is not None
     assert peak.value == pytest.approx(989.5)
@@ -55,7 +43,7 @@ def test_whole_gpu_peaks_are_the_catalog_figures() -> None:
 
 
 def test_mig_peaks_scale_with_sm_fraction_and_memory_slices() -> None:
-    slice_ = _device("H100-SXM", "1g.10gb")
+    slice_ = catalog_device("H100-SXM", "1g.10gb")
     compute = device_gemm_peak(slice_, "bf16")
     memory = device_memory_peak(slice_)
     assert compute is not None
@@ -70,7 +58,7 @@ def test_mig_peaks_scale_with_sm_fraction_and_memory_slices() -> None:
     assert reported.note is not None
     assert "16/132 SMs" in reported.note
     assert compute.confidence == memory.confidence == "derived"
-    three = device_gemm_peak(_device("A100-40GB-SXM", "3g.20gb"), "bf16")
+    three = device_gemm_peak(catalog_device("A100-40GB-SXM", "3g.20gb"), "bf16")
     profile = catalog.get("A100-40GB-SXM").mig_profile("3g.20gb")
     assert profile is not None
     assert three is not None
@@ -78,7 +66,7 @@ def test_mig_peaks_scale_with_sm_fraction_and_memory_slices() -> None:
 
 
 def test_an_unknown_mig_profile_has_no_peak() -> None:
-    assert device_gemm_peak(_device("H100-SXM", "9g.99gb"), "bf16") is None
+    assert device_gemm_peak(catalog_device("H100-SXM", "9g.99gb"), "bf16") is None
 
 
 @pytest.mark.parametrize(("name", "devices"), [("MI250X", 2), ("MI250", 2), ("K80", 2), ("M60", 2)])
@@ -86,10 +74,10 @@ def test_multi_device_packages_are_split(name: str, devices: int) -> None:
     acc = catalog.get(name)
     assert devices_per_package(acc.name) == devices
     dtype = "bf16" if "bf16" in acc.tflops else "fp32"
-    peak = device_gemm_peak(_device(name), dtype)
+    peak = device_gemm_peak(catalog_device(name), dtype)
     assert peak is not None
     assert peak.value == pytest.approx(acc.tflops[dtype] / devices)
-    memory = device_memory_peak(_device(name))
+    memory = device_memory_peak(catalog_device(name))
     assert memory is not None
     assert memory.value == pytest.approx(acc.bandwidth_tbps * 1000 / devices)
 

@@ -1,12 +1,28 @@
-"""Shared by the torch-backend correctness tests: time a few calls of one real GEMM case,
-corrupting its output after each call if asked, then run the case's check."""
+"""Helpers shared by the bench tests: a catalog device as detection reports it, and a real
+torch GEMM case timed a few calls (its output corrupted after each call if asked), then checked."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from accelerators import catalog
 from accelerators.bench._backend import Shape
+from accelerators.detect import DeviceInfo
+
+
+def catalog_device(name: str, mig: str | None = None) -> DeviceInfo:
+    """Device 0 as detection reports catalog entry ``name`` (a MIG slice ``mig`` of it)."""
+    return DeviceInfo(
+        index=0,
+        kind="gpu",
+        vendor=None,
+        raw_name=name,
+        accelerator=catalog.get(name),
+        memory_bytes=None,
+        is_mig=mig is not None,
+        mig_profile=mig,
+    )
 
 
 def run_checked_case(
