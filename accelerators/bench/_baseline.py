@@ -53,11 +53,18 @@ def with_fleet_baseline(
     sku: str,
     fleet: dict[tuple[str, str], tuple[float, int]],
     own: dict[tuple[int, str], tuple[float, int]] | None = None,
+    *,
+    peak_is_floor: bool = False,
 ) -> list[GemmResult | MemoryResult]:
     """Results whose band or peak is unconfirmed (or missing) take the fleet median of their
     SKU as the expected figure (at least ``MIN_FLEET`` devices in the history); figures with no
     band at all, failing that, :data:`OWN_BAND` x the median of this node's earlier passing
-    runs (at least ``MIN_OWN_RUNS``)."""
+    runs (at least ``MIN_OWN_RUNS``).
+
+    :param peak_is_floor: the peaks rest on a clock that is not a ceiling (a CPU without
+        cpufreq: the TSC or nominal clock, see :mod:`._cpu_peak`). A band derived from a floor
+        says little of what the node sustains, so this node's own history replaces it too.
+    """
     out: list[GemmResult | MemoryResult] = []
     for result in results:
         metric = (
@@ -69,16 +76,20 @@ def with_fleet_baseline(
         )
         mine, runs = (own or {}).get((result.device_index, metric), (0.0, 0))
         # The node's own history only stands in where nothing else gives an expectation (a
-        # CPU's bandwidth): a peak-derived band stays, however unconfirmed.
+        # CPU's bandwidth) or the band rests on a floor clock: a peak-derived band from a
+        # ceiling stays, however unconfirmed.
         unbanded = result.band_fraction is None and result.band_confidence is None
+        peak = result.peak_tflops if isinstance(result, GemmResult) else result.peak_gbps
+        floored = peak_is_floor and peak is not None
         fleetless = devices < MIN_FLEET or median <= 0
-        if unbanded and fleetless and runs >= MIN_OWN_RUNS and mine > 0:
+        if (unbanded or floored) and fleetless and runs >= MIN_OWN_RUNS and mine > 0:
             key = "expected_tflops" if isinstance(result, GemmResult) else "expected_gbps"
+            instead = " instead of a band from a floor peak" if floored and not unbanded else ""
             update = {
                 key: mine * OWN_BAND,
                 "band_fraction": OWN_BAND,
                 "band_source": f"{OWN_BAND:.0%} of the median of this node's {runs} earlier "
-                "runs (bench history)",
+                f"runs (bench history{instead})",
                 "band_confidence": "history",
             }
             out.append(result.model_copy(update=update))

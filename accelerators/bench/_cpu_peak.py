@@ -133,6 +133,13 @@ def _rate_and_peak(
     return result.median_gbps or result.gbps, result.peak_gbps, f"memory.{result.kernel}", work
 
 
+def _rate_text(value: float, metric: str) -> str:
+    """``value`` (TFLOPS for a GEMM, GB/s for a stream) with its unit, as the tables show it."""
+    if not metric.startswith("gemm."):
+        return f"{value:.4g} GB/s"
+    return f"{value:.4g} TFLOPS" if value >= 1.0 else f"{value * 1000:.4g} GFLOPS"
+
+
 def peak_reasons(results: Iterable[GemmResult | MemoryResult], *, ceiling: bool) -> list[Reason]:
     """``peak_unreliable`` for every result whose rate is above :data:`ABOVE_PEAK` x its peak.
 
@@ -167,7 +174,7 @@ def peak_reasons(results: Iterable[GemmResult | MemoryResult], *, ceiling: bool)
                 threshold=ABOVE_PEAK,
                 unit="ratio",
                 message=f"device {result.device_index}: {metric} reaches {rate / peak:.0%} of "
-                f"its {peak:.4g} peak (above {ABOVE_PEAK:.0%}): {why}",
+                f"its {_rate_text(peak, metric)} peak (above {ABOVE_PEAK:.0%}): {why}",
             )
         )
     return reasons

@@ -55,6 +55,8 @@ def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
             under_load=state.load is not None,
         )
     results: list[GemmResult | MemoryResult] = [*state.gemm, *state.memory]
+    # Datasheet peaks are boost-clock ceilings; a CPU's is one only with cpufreq's maximum.
+    ceiling = cpu_clock(ctx.detected.cpu).ceiling if ctx.is_cpu else True
     if ctx.fleet or ctx.own:
         identity = state.identity
         if identity.accelerator is not None:
@@ -63,12 +65,12 @@ def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
             sku = identity.raw_name or state.props.name
         if identity.is_mig and identity.mig_profile:
             sku += f"@{identity.mig_profile}"
-        results = with_fleet_baseline(results, sku, ctx.fleet, ctx.own)
+        results = with_fleet_baseline(
+            results, sku, ctx.fleet, ctx.own, peak_is_floor=not ceiling
+        )
         state.gemm = [r for r in results if isinstance(r, GemmResult)]
         state.memory = [r for r in results if isinstance(r, MemoryResult)]
     reasons += correctness_reasons(results)
-    # Datasheet peaks are boost-clock ceilings; a CPU's is one only with cpufreq's maximum.
-    ceiling = cpu_clock(ctx.detected.cpu).ceiling if ctx.is_cpu else True
     reasons += peak_reasons(results, ceiling=ceiling)
     reasons += performance_reasons(results, data.thresholds)
     identity = state.identity

@@ -81,13 +81,29 @@ def test_an_unjudgeable_figure_is_named_even_when_not_slow() -> None:
     assert "after 2 rerun(s)" in reason.message
 
 
-def test_own_history_fills_only_missing_bands_from_passing_runs(tmp_path: Path) -> None:
+def _cpufreq_at(tmp_path: Path, mhz: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    """cpufreq files that report ``mhz`` as every CPU's maximum: the fake host's clock is then
+    a ceiling (``max_boost``)."""
+    for cpu in ("cpu0", "cpu1"):
+        folder = tmp_path / "sys" / cpu / "cpufreq"
+        folder.mkdir(parents=True)
+        (folder / "cpuinfo_max_freq").write_text(f"{int(mhz * 1000)}\n", encoding="ascii")
+    monkeypatch.setattr(
+        "accelerators.bench._cpu_peak.CPUFREQ_GLOB",
+        str(tmp_path / "sys" / "cpu[0-9]*" / "cpufreq" / "cpuinfo_max_freq"),
+    )
+
+
+def test_own_history_fills_only_missing_bands_from_passing_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _cpufreq_at(tmp_path, 2250.0, monkeypatch)  # the fake host's clock: a ceiling
     store = SqliteStore(tmp_path / "history.sqlite")
     for _ in range(3):
         store.append(_cpu_run(20.0))  # type: ignore[arg-type]
     report = _cpu_run(20.0, store)
     fp32 = next(g for g in report.gemm if g.dtype == "fp32")  # type: ignore[attr-defined]
-    assert fp32.band_confidence == "unconfirmed"  # the peak-derived band stays
+    assert fp32.band_confidence == "unconfirmed"  # a band from a ceiling's peak stays
     assert fp32.expected_tflops == fp32.peak_tflops * fp32.band_fraction
     # Runs that did not pass (an inconclusive, disturbed run) are not a baseline.
     other = SqliteStore(tmp_path / "warned.sqlite")
@@ -101,3 +117,54 @@ def test_own_history_fills_only_missing_bands_from_passing_runs(tmp_path: Path) 
     again = _cpu_run(20.0, other)
     triad = next(m for m in again.memory if m.kernel == "triad")  # type: ignore[attr-defined]
     assert triad.expected_gbps is None
+
+
+def test_a_band_from_a_floor_clock_gives_way_to_the_nodes_own_history(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No cpufreq (a VM): the peak rests on the TSC clock, a floor. 0.10 TFLOPS is 69 % of the
+    # fake host's 144 GFLOPS peak: below its band of 85 %, so it warns with no history.
+    monkeypatch.setattr(
+        "accelerators.bench._cpu_peak.CPUFREQ_GLOB", str(tmp_path / "none" / "cpuinfo_max_freq")
+    )
+
+    def gemm_run(tflops: float, baseline: SqliteStore | None = None) -> object:
+        device = FakeDevice.cpu(
+            bandwidth_gbps=dict.fromkeys(_KERNELS, 20.0),
+            gemm_tflops={"fp32": tflops, "bf16": 0.002},
+        )
+        return run(
+            None, devices="cpu", backend=FakeBackend([device]), detected=fake_detected(None),
+            baseline=baseline,
+        )  # fmt: skip
+
+    def slow_reasons(report: object) -> list[Reason]:
+        return [r for r in report.reasons if r.code is ReasonCode.GEMM_SLOW]  # type: ignore[attr-defined]
+
+    assert [r.severity for r in slow_reasons(gemm_run(0.10))] == [Severity.WARN]
+    store = SqliteStore(tmp_path / "history.sqlite")
+    for _ in range(3):
+        store.append(gemm_run(0.12))  # type: ignore[arg-type]  # passing runs: the baseline
+    usual = gemm_run(0.10, store)
+    fp32 = next(g for g in usual.gemm if g.dtype == "fp32")  # type: ignore[attr-defined]
+    assert fp32.band_confidence == "history"
+    assert "instead of a band from a floor peak" in (fp32.band_source or "")
+    assert fp32.expected_tflops == pytest.approx(OWN_BAND * 0.12, rel=0.05)
+    assert slow_reasons(usual) == []  # 83 % of its own median: fine
+    # Half of its usual rate still warns, judged against its own history.
+    (reason,) = slow_reasons(gemm_run(0.05, store))
+    assert reason.severity is Severity.WARN
+    assert "3 earlier runs" in reason.message
+
+
+def test_a_rate_above_a_floor_peak_quotes_the_peak_in_the_tables_unit() -> None:
+    from accelerators.bench._cpu_peak import peak_reasons
+    from accelerators.bench._report import GemmResult
+
+    result = GemmResult(
+        dtype="fp32", device_index=0, m=512, n=512, k=512, tflops=0.170, median_tflops=0.165,
+        peak_tflops=0.144,
+    )  # fmt: skip
+    (reason,) = peak_reasons([result], ceiling=False)
+    assert reason.severity is Severity.INFO
+    assert "of its 144 GFLOPS peak" in reason.message
