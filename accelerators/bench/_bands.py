@@ -216,7 +216,7 @@ class ContentionPolicy(BaseModel):
 
     model_config = _STRICT
 
-    others_busy_above: float = Field(default=0.25, gt=0, le=1)
+    others_busy_above: float = Field(default=0.10, gt=0, le=1)
     """Share of all CPUs' time that other processes used during the run."""
     steal_above: float = Field(default=0.05, gt=0, le=1)
     """Share of CPU time the hypervisor gave to other guests."""
