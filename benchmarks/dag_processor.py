@@ -6,14 +6,17 @@
 makes a fresh ``AIRFLOW_HOME`` (SQLite, ``airflow db migrate``) whose DAG folder holds
 ``dags/airflow_training.py`` and its hand-written twin (``dag_parse.TWIN``), runs ``airflow
 dag-processor --num-runs N`` with one parsing process and no minimum interval between parses,
-and reads each file's "Last Duration" from the stats table the manager logs (the whole child:
-fork, parse, serialisation, reply; printed at 10 ms resolution). The table is logged once a
-second, so only some parses are sampled (more ``--runs``, more samples). A file's first parse
-also pays the manager's first pre-import, so it is left out.
+and collects every parse's duration as the manager itself measures it (the whole child: fork,
+parse, serialisation, reply): the ``dag_processing.last_duration`` timing Airflow sends to
+StatsD, received by this script on a UDP socket on 127.0.0.1 (``[metrics] statsd_on``, with
+InfluxDB-style tags naming the file), at microsecond resolution and for every parse. With
+``--source log`` it reads the "Last Duration" column of the stats table the manager logs once
+a second instead (10 ms resolution, only the parses that table happens to show). A file's
+first parse also pays the manager's first pre-import, so it is left out.
 
-Prints per setting and repeat the median [min, max] per file and our share
-``(template - twin) / template``. Few samples at a coarse resolution: read it as a check of
-``dag_parse.py``'s processor modes, not a figure of its own.
+Prints per setting and repeat the median [min, max] per file, our share
+``(template - twin) / template`` of the medians, and over all repeats the pooled medians'
+share.
 
 Usage::
 
@@ -25,10 +28,12 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,9 +46,50 @@ TWIN = "twin_training.py"
 #: One row of the manager's "DAG File Processing Stats" table: file, then "Last Duration".
 _ROW = re.compile(r"dags-folder\s+(\S+\.py)\s+(?:\d+\s+[\d.]+s\s+)?\d+\s+\d+\s+([\d.]+)s\s+(\S+)")
 _PRELOAD = "from accelerators_provider.preload import preload\npreload()\n"
+#: ``dag_processing.last_duration,bundle_name=...,file_name=airflow_training:0.061234|ms``
+_STATSD = re.compile(r"dag_processing\.last_duration,[^:]*?file_name=([^,:]+)[^:]*:([\d.]+)\|ms")
 
 
-def _home(base: Path, preload: bool) -> dict[str, str]:
+class StatsdSink:
+    """A UDP socket on 127.0.0.1 that keeps every StatsD packet Airflow sends it."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.lines: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                data = self.sock.recv(65535)
+            except TimeoutError:
+                continue
+            self.lines.extend(data.decode("utf-8", "replace").splitlines())
+
+    def close(self) -> list[str]:
+        self._stop.set()
+        self._thread.join()
+        self.sock.close()
+        return self.lines
+
+
+def _statsd_durations(lines: list[str]) -> dict[str, list[float]]:
+    """Each file's parse durations (ms) in order, without the first."""
+    by_file: dict[str, list[float]] = {}
+    for line in lines:
+        m = _STATSD.search(line)
+        if m:
+            # Airflow passes seconds; the StatsD client sends the number as it got it.
+            by_file.setdefault(m[1] + ".py", []).append(float(m[2]) * 1e3)
+    return {name: values[1:] for name, values in by_file.items()}
+
+
+def _home(base: Path, preload: bool, statsd_port: int | None = None) -> dict[str, str]:
     dags, config = base / "dags", base / "config"
     dags.mkdir(parents=True)
     config.mkdir()
@@ -67,6 +113,14 @@ def _home(base: Path, preload: bool) -> dict[str, str]:
         ACCELERATORS_CACHE_DIR=str(base / "cache"),
         PYTHONPYCACHEPREFIX=str(base.parent / "pycache"),
     )
+    if statsd_port is not None:
+        env.update(
+            AIRFLOW__METRICS__STATSD_ON="True",
+            AIRFLOW__METRICS__STATSD_HOST="127.0.0.1",
+            AIRFLOW__METRICS__STATSD_PORT=str(statsd_port),
+            AIRFLOW__METRICS__STATSD_PREFIX="airflow",
+            AIRFLOW__METRICS__STATSD_INFLUXDB_ENABLED="True",
+        )
     return env
 
 
@@ -83,8 +137,9 @@ def _durations(log: str) -> dict[str, list[float]]:
     return {name: values[1:] for name, values in by_file.items()}
 
 
-def run_once(base: Path, preload: bool, runs: int) -> dict[str, list[float]]:
-    env = _home(base, preload)
+def run_once(base: Path, preload: bool, runs: int, source: str) -> dict[str, list[float]]:
+    sink = StatsdSink() if source == "statsd" else None
+    env = _home(base, preload, sink.port if sink is not None else None)
     airflow = str(Path(sys.executable).with_name("airflow"))
     subprocess.run(
         [airflow, "db", "migrate"], env=env, check=True, capture_output=True, text=True
@@ -93,9 +148,12 @@ def run_once(base: Path, preload: bool, runs: int) -> dict[str, list[float]]:
         [airflow, "dag-processor", "--num-runs", str(runs)],
         env=env, capture_output=True, text=True, check=False,
     )  # fmt: skip
+    lines = sink.close() if sink is not None else []
     if proc.returncode != 0:
         tail = proc.stderr[-2000:]
         raise SystemExit(f"airflow dag-processor failed ({proc.returncode}):\n{tail}")
+    if sink is not None:
+        return _statsd_durations(lines)
     return _durations(proc.stdout + proc.stderr)
 
 
@@ -103,25 +161,43 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=60, help="--num-runs of the DAG processor")
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument(
+        "--source", choices=("statsd", "log"), default="statsd",
+        help="where the durations come from: StatsD timings (every parse) or the stats table",
+    )  # fmt: skip
     args = parser.parse_args()
+    unit = "us" if args.source == "statsd" else "10 ms"
+    print(f"durations from: {args.source} (resolution {unit}); {args.runs} runs per setting")
+    pooled: dict[str, dict[str, list[float]]] = {"none": {}, "preload": {}}
     with tempfile.TemporaryDirectory(prefix="dag-processor-") as tmp:
         for repeat in range(args.repeats):
             for setting in ("none", "preload"):
-                found = run_once(Path(tmp) / f"{setting}{repeat}", setting == "preload", args.runs)
+                found = run_once(
+                    Path(tmp) / f"{setting}{repeat}", setting == "preload", args.runs, args.source
+                )
                 medians = {}
                 for name in (TEMPLATE, TWIN):
                     values = found.get(name) or []
+                    pooled[setting].setdefault(name, []).extend(values)
                     if not values:
                         print(f"{setting:<8} {name:<22} no parse after the first was logged")
                         continue
                     medians[name] = statistics.median(values)
                     print(
-                        f"{setting:<8} {name:<22} median {medians[name]:6.0f} ms "
-                        f"[{min(values):.0f}, {max(values):.0f}] ({len(values)} parses)"
+                        f"{setting:<8} {name:<22} median {medians[name]:7.1f} ms "
+                        f"[{min(values):.1f}, {max(values):.1f}] ({len(values)} parses)"
                     )
                 if len(medians) == 2:
                     share = (medians[TEMPLATE] - medians[TWIN]) / medians[TEMPLATE]
-                    print(f"{setting:<8} our share: {share:.2f} (bar < 0.05)")
+                    print(f"{setting:<8} our share: {share:.3f} (bar < 0.05)")
+    print("-- pooled over the repeats")
+    for setting, found in pooled.items():
+        if all(found.get(name) for name in (TEMPLATE, TWIN)):
+            t, w = (statistics.median(found[name]) for name in (TEMPLATE, TWIN))
+            print(
+                f"{setting:<8} template {t:7.1f} ms ({len(found[TEMPLATE])} parses), twin "
+                f"{w:7.1f} ms ({len(found[TWIN])}): our share {(t - w) / t:.3f} (bar < 0.05)"
+            )
 
 
 if __name__ == "__main__":
