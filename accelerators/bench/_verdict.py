@@ -230,7 +230,11 @@ def performance_reasons(
             else:
                 severity = Severity.FAIL
                 suffix = f"fails below {thresholds.fail_below:.0%} of expected"
-        best_text = f"; best call {best:.4g}" if best is not None and median else ""
+        # GFLOPS below 1 TFLOPS (a CPU), as the CLI's tables show them.
+        scale, shown = (
+            (1e3, "GFLOPS") if unit == "tflops" and (peak or expected) < 1.0 else (1.0, shown)
+        )
+        best_text = f"; best call {best * scale:.4g}" if best is not None and median else ""
         basis = (
             f"the {result.band_source}"
             if fleet
@@ -245,10 +249,14 @@ def performance_reasons(
                 value=measured,
                 threshold=expected,
                 unit=unit,
-                message=f"device {result.device_index}: {what} sustains {measured:.4g} {shown} "
-                f"(median of the timed calls{best_text}), "
-                + (f"{measured / peak:.0%} of the {peak:.4g} {shown} peak and " if peak else "")
-                + f"{ratio:.0%} of the expected {expected:.4g} {shown} ("
+                message=f"device {result.device_index}: {what} sustains "
+                f"{measured * scale:.4g} {shown} (median of the timed calls{best_text}), "
+                + (
+                    f"{measured / peak:.0%} of the {peak * scale:.4g} {shown} peak and "
+                    if peak
+                    else ""
+                )
+                + f"{ratio:.0%} of the expected {expected * scale:.4g} {shown} ("
                 + basis
                 + f"); {suffix}",
             )
