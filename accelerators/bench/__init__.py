@@ -26,7 +26,10 @@ Public names: :func:`gate`, :func:`run`, :class:`AcceleratorGateError`,
 :class:`MemoryResult`, :class:`Reason`, :class:`ReasonCode`, :class:`Severity`,
 :class:`Verdict`, :class:`Profile`, :data:`PROFILES`, :data:`SCHEMA_VERSION`,
 :func:`write_json`, :func:`plot_report` (a roofline PNG), :func:`html_report` (a
-self-contained HTML page for Flyte Decks and Airflow views).
+self-contained HTML page for Flyte Decks and Airflow views), :func:`open_store` and
+:class:`HistoryStore` (the bench history a gate appends to: ``gate(history=...)``, or for a
+whole deployment the environment variable :data:`HISTORY_ENV`,
+``ACCELERATORS_BENCH_HISTORY``).
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ if TYPE_CHECKING:
         write_json,
     )
     from accelerators.bench._run import DeviceSelection, ProgressCallback, run
+    from accelerators.bench._stores import HISTORY_ENV, open_store
     from accelerators.detect import Detected
 
 #: Where each public name lives; imported on first use (PEP 562), so that importing this
@@ -87,9 +91,13 @@ _LAZY = {
         "_report",
     ),
     "run": "_run",
+    "HistoryStore": "_history",
+    "HISTORY_ENV": "_stores",
+    "open_store": "_stores",
 }
 
 __all__ = [
+    "HISTORY_ENV",
     "PROFILES",
     "SCHEMA_VERSION",
     "AcceleratorGateError",
@@ -97,6 +105,7 @@ __all__ = [
     "DeviceReport",
     "DeviceSummary",
     "GemmResult",
+    "HistoryStore",
     "MemoryResult",
     "Profile",
     "Reason",
@@ -105,6 +114,7 @@ __all__ = [
     "Verdict",
     "gate",
     "html_report",
+    "open_store",
     "plot_report",
     "run",
     "write_json",
@@ -121,6 +131,7 @@ def gate(
     sample: Callable[[], Detected] | None = None,
     progress: ProgressCallback | None = None,
     baseline: str | os.PathLike[str] | HistoryStore | None = None,
+    history: str | os.PathLike[str] | HistoryStore | bool | None = None,
 ) -> BenchReport:
     """Benchmark the visible accelerators and raise unless they pass.
 
@@ -135,6 +146,11 @@ def gate(
     :param progress: called with ``(fraction done, phase)``.
     :param baseline: a bench history (store, path or ``s3://`` URL): where a band or peak is
         unconfirmed, the fleet median of the same SKU there is the expected figure.
+    :param history: where the report is appended (also the baseline unless ``baseline`` is
+        given): a store, a path, an ``s3://`` URL or ``"default"``; ``None`` (the default)
+        reads ``ACCELERATORS_BENCH_HISTORY`` from the environment, so a platform team turns
+        on a fleet history for every pipeline's gate by setting it in the pods; ``False``
+        records nothing. A failed gate is recorded too, before it raises.
     :return: the report; its verdict is ``pass`` or ``warn``.
     :raises AcceleratorGateError: the verdict is ``fail``; ``.report`` holds the report.
     :raises AcceleratorError: ``expect`` or ``devices`` is invalid.
@@ -152,6 +168,7 @@ def gate(
         sample=sample,
         progress=progress,
         baseline=baseline,
+        history=history,
     )
     if report.verdict is Verdict.FAIL:
         raise AcceleratorGateError(report)

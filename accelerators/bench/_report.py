@@ -124,6 +124,8 @@ class ReasonCode(StrEnum):
     """One or more NVLink links of the GPU are down."""
     CONFIG_UNAVAILABLE = "config_unavailable"
     """Power limits, clocks or links could not be read (informational, with the reason)."""
+    HISTORY_UNAVAILABLE = "history_unavailable"
+    """The bench history could not be read (no baseline from it) or written (informational)."""
     THERMAL_THROTTLE = "thermal_throttle"
     """The sustained phase slowed down with thermal or power clock-event reasons active."""
     SUSTAINED_DROP = "sustained_drop"

@@ -60,12 +60,14 @@ from accelerators.bench._reconcile import reconcile_reasons
 from accelerators.bench._report import BenchReport, DeviceReport, Reason, ReasonCode, Severity
 from accelerators.bench._rerun import RERUN_SHARE, rerun_gemm
 from accelerators.bench._select import parse_expect, sample_current, select_backend
+from accelerators.bench._stores import history_store
 from accelerators.bench._stream import KERNELS
 from accelerators.bench._stream_phase import RERUNNABLE, measure_stream
 from accelerators.bench._sustained import measure_sustained
 from accelerators.bench._telemetry import TelemetrySampler, fold, telemetry_problems
 from accelerators.bench._verdict import identity_reasons, spread_reasons, verdict_of
 from accelerators.bench._warmup import drain_bursts, warm_up
+from accelerators.errors import AcceleratorError
 
 if TYPE_CHECKING:
     from accelerators.detect import Detected
@@ -85,6 +87,7 @@ def run(
     refresh_threads: bool = False,
     baseline: str | os.PathLike[str] | HistoryStore | None = None,
     processes: Callable[[], dict[str, Occupancy] | str] | None = None,
+    history: str | os.PathLike[str] | HistoryStore | bool | None = False,
 ) -> BenchReport:
     """Benchmark every visible device and judge it; never raises for a failing device.
 
@@ -106,14 +109,22 @@ def run(
     :param processes: lists other processes per GPU UUID, or says why it cannot
         (:func:`~accelerators.bench._gpu_processes.gpu_occupancy` on a real NVIDIA host; tests
         pass a fake).
-    :raises AcceleratorError: ``expect`` is not a valid spec, or ``devices`` names a
-        device that is not visible.
+    :param history: a bench history the report is appended to, which is also the baseline
+        when ``baseline`` is not given: a store, a path, an ``s3://`` URL, ``"default"``, or
+        ``None`` for what ``ACCELERATORS_BENCH_HISTORY`` names (``False``, the default here:
+        none; :func:`~accelerators.bench.gate` defaults to ``None``). A history that cannot be
+        read or written is an ``info`` reason, never a failed run.
+    :raises AcceleratorError: ``expect`` is not a valid spec, ``devices`` names a device
+        that is not visible, or ``history`` is not a path or ``s3://`` URL.
     :raises ImportError: torch is not installed (the ``[bench]`` extra).
     """
     started = datetime.now(UTC)
     wall = time.perf_counter()
     chosen = get_profile(profile)
     spec = parse_expect(expect)
+    store = history_store(history)
+    if baseline is None:
+        baseline = store
     if detected is None:
         from accelerators.detect import current
 
@@ -140,9 +151,12 @@ def run(
         if backend is not None:
             session = _Session(backend, chosen, detected, sample, progress, refresh_threads)
             if baseline is not None:
-                session.ctx.fleet, session.ctx.own = history_baselines(
-                    baseline, os.environ.get("NODE_NAME") or platform.node()
-                )
+                try:
+                    session.ctx.fleet, session.ctx.own = history_baselines(
+                        baseline, os.environ.get("NODE_NAME") or platform.node()
+                    )
+                except AcceleratorError as exc:
+                    reasons.append(_history_reason(f"not read, no baseline from it: {exc}"))
             device_reports = session.run()
             extras = {s.props.index: s.identity.extra for s in session.ctx.states}
             reasons += reconcile_reasons(
@@ -170,7 +184,7 @@ def run(
         versions.update(backend.describe())
     if progress is not None:
         progress(1.0, "done")
-    return BenchReport(
+    report = BenchReport(
         profile=chosen.name,
         expect=str(spec) if spec is not None else None,
         matched=matched,
@@ -189,6 +203,21 @@ def run(
         conditions=found,
         fail_below=data.thresholds.fail_below,
         warn_below=data.thresholds.warn_below,
+    )
+    if store is not None:
+        try:
+            store.append(report)
+        except AcceleratorError as exc:
+            unsaved = _history_reason(f"this report was not appended: {exc}")
+            report = report.model_copy(update={"reasons": (*report.reasons, unsaved)})
+    return report
+
+
+def _history_reason(what: str) -> Reason:
+    return Reason(
+        code=ReasonCode.HISTORY_UNAVAILABLE,
+        severity=Severity.INFO,
+        message=f"bench history: {what}",
     )
 
 

@@ -8,7 +8,11 @@ from pathlib import Path
 from accelerators.bench._history import HistoryStore, SqliteStore
 from accelerators.errors import AcceleratorError
 
-__all__ = ["default_history_path", "open_store"]
+__all__ = ["HISTORY_ENV", "default_history_path", "history_store", "open_store"]
+
+#: Where every gate run of a deployment appends its report when the code names no history:
+#: a path, an ``s3://bucket/prefix`` URL or ``default`` (set it in the pods' environment).
+HISTORY_ENV = "ACCELERATORS_BENCH_HISTORY"
 
 _FILE_NAME = "bench-history.sqlite"
 
@@ -41,3 +45,28 @@ def open_store(location: str | os.PathLike[str] | None = None) -> HistoryStore:
             f"Expected a bench history path or an s3://bucket/prefix URL, got {text!r}"
         )
     return SqliteStore(text)
+
+
+def history_store(
+    history: str | os.PathLike[str] | HistoryStore | bool | None,
+) -> HistoryStore | None:
+    """The store a run appends to: ``history`` itself, the store at a path or URL
+    (``"default"``: the default SQLite file), none for ``False``, and for ``None`` what
+    :data:`HISTORY_ENV` names (unset or empty: none).
+
+    :raises AcceleratorError: a location that is neither a path nor an ``s3://`` URL.
+    """
+    if history is False:
+        return None
+    if history is None or history is True:
+        history = os.environ.get(HISTORY_ENV, "").strip() or ("default" if history else None)
+        if history is None:
+            return None
+    if isinstance(history, HistoryStore):
+        return history
+    text = os.fspath(history)
+    try:
+        return open_store(None if text == "default" else text)
+    except AcceleratorError as exc:
+        where = f" ({HISTORY_ENV})" if text == os.environ.get(HISTORY_ENV, "").strip() else ""
+        raise AcceleratorError(f"Bench history {text!r}{where}: {exc}") from exc

@@ -108,7 +108,9 @@ def bench_command(
         typer.Option(
             "--history",
             metavar="PATH|s3://BUCKET/PREFIX",
-            help="Append the report to a bench history ('default': the user data directory).",
+            envvar="ACCELERATORS_BENCH_HISTORY",
+            help="Append the report to a bench history ('default': the user data directory); "
+            "also the baseline for figures without a sourced band.",
         ),
     ] = None,
     device: Annotated[

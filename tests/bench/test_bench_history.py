@@ -227,6 +227,10 @@ def test_bench_appends_to_the_history(
     assert _invoke("--history", str(path), "-q").exit_code == 0
     assert len(list(open_store(path).reports())) == 2
     assert _invoke("--history", "ftp://nowhere").exit_code == 2
+    # A deployment-wide history: the environment names it, the command line need not.
+    monkeypatch.setenv("ACCELERATORS_BENCH_HISTORY", str(path))
+    assert _invoke("-q").exit_code == 0
+    assert len(list(open_store(path).reports())) == 3
 
 
 def test_the_fleet_median_is_the_expected_figure_where_the_band_is_unconfirmed(

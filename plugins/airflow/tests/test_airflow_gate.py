@@ -57,6 +57,8 @@ def test_a_failed_gate_fails_the_run_and_its_retry_avoids_the_node(
     path = DAGS / "gate_retry.py"
     path.write_text(textwrap.dedent(RETRY_DAG))
     monkeypatch.setenv("NODE_NAME", NODE)
+    history = airflow_db.parent / "bench-history.sqlite"
+    monkeypatch.setenv("ACCELERATORS_BENCH_HISTORY", str(history))  # a deployment's history
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("gate_retry", path)
@@ -66,6 +68,11 @@ def test_a_failed_gate_fails_the_run_and_its_retry_avoids_the_node(
     spec.loader.exec_module(module)
     run = run_dag(module.dag)
     assert run.state == "failed"
+    from accelerators.bench import open_store
+
+    # Both tries appended their failed report to the bench history, from this node.
+    recorded = [(r["verdict"], r["node"]) for r in open_store(history).reports()]
+    assert recorded == [("fail", NODE), ("fail", NODE)]
     with create_session() as session:
         tis = {t.task_id: t for t in run.get_task_instances(session=session)}
         assert tis["gate"].state == "failed"

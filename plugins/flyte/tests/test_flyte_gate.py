@@ -76,9 +76,9 @@ def test_locally_without_an_accelerator_only_health_is_checked() -> None:
     # This machine has no accelerator: the local rule checks anything, and says so.
     calls: list[Any] = []
 
-    def recording(expect: Any, profile: str) -> Any:
+    def recording(expect: Any, profile: str, **kwargs: Any) -> Any:
         calls.append(expect)
-        return _on("H100-SXM")(expect, profile)
+        return _on("H100-SXM")(expect, profile, **kwargs)
 
     result = run_gate("H100:8", local=True, run=recording)
     assert calls == [None]
@@ -185,3 +185,17 @@ def test_in_pod_gate_failure_keeps_the_function_from_running(
     with pytest.raises(Exception, match="wrong_accelerator"):
         train(a=1)
     assert ran == []
+
+
+def test_the_gate_task_appends_to_the_deployments_bench_history(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from accelerators.bench import open_store
+
+    path = tmp_path / "history.sqlite"
+    monkeypatch.setenv("ACCELERATORS_BENCH_HISTORY", str(path))
+    run_gate("H100", local=False, run=_on("H100-SXM"))
+    with pytest.raises(AcceleratorGateError):
+        run_gate("H100", local=False, run=_on("A100-80GB-SXM"))
+    verdicts = [r["verdict"] for r in open_store(path).reports()]
+    assert verdicts == ["pass", "fail"]
