@@ -13,9 +13,11 @@ the same :func:`~accelerators.bench._device_config.config_reasons`:
   named (info) when no cap explains it;
 * ``pcie_degraded``: ``pcie_metric.pcie_width`` below ``pcie_static.max_pcie_width`` of
   ``amdsmi_get_pcie_info``. The current speed (``pcie_speed``, MT/s) is recorded as a
-  generation, not judged (an idle link slows down); AMD SMI gives one maximum generation
-  (``pcie_interface_version``), so the slot-versus-GPU generation check stays NVIDIA's;
-* ``xgmi_down``: ``amdsmi_get_gpu_xgmi_link_status`` (ROCm 6.4 and later) lists some links up
+  generation, not judged (an idle link slows down), and so is ``max_pcie_interface_version``
+  ("maximum PCIe link generation", ROCm 7.1 and later); AMD SMI has no separate GPU maximum,
+  so the slot-versus-GPU generation check stays NVIDIA's;
+* ``xgmi_down``: ``amdsmi_get_gpu_xgmi_link_status`` (newer libraries; documented for ROCm 6.4)
+  lists some links up
   (``"U"``) and others down (``"D"``); disabled links (``"X"``) and a GPU without XGMI are
   recorded, not judged.
 
@@ -23,7 +25,12 @@ Sources: https://github.com/ROCm/amdsmi/blob/amd-staging/py-interface/README.md 
 clock, PCIe, od-volt and metrics calls and fields),
 https://rocm.docs.amd.com/projects/amdsmi/en/latest/doxygen/docBin/html/group__tagXGMI.html and
 https://rocm.docs.amd.com/projects/amdsmi/en/latest/doxygen/docBin/html/structamdsmi__xgmi__link__status__t.html
-(XGMI link status), ``include/amd_smi/amdsmi.h`` in ROCm/amdsmi (units: uW, MT/s).
+(XGMI link status),
+https://rocm.docs.amd.com/projects/amdsmi/en/latest/doxygen/docBin/html/structamdsmi__power__cap__info__t.html
+(power caps in uW on Linux),
+https://rocm.docs.amd.com/projects/amdsmi/en/latest/doxygen/docBin/html/structamdsmi__pcie__info__t_1_1pcie__metric__.html
+and https://rocm.docs.amd.com/projects/amdsmi/en/docs-7.1.1/doxygen/docBin/html/structamdsmi__pcie__info__t_1_1pcie__static__.html
+(PCIe fields, current speed in MT/s).
 Every figure AMD SMI cannot give is recorded in ``unreadable`` with its error; nothing here raises
 into the benchmark.
 """
@@ -99,7 +106,7 @@ def read_amd_config(amdsmi: Any, handle: Any) -> DeviceConfigRecord:
     max_width = as_number(
         field("pcie_max_width", "amdsmi_get_pcie_info", static.get("max_pcie_width"))
     )
-    version = as_number(static.get("pcie_interface_version"))
+    top = as_number(static.get("max_pcie_interface_version"))  # ROCm 7.1 and later
     up, down = _xgmi(amdsmi, handle, unreadable)
     return DeviceConfigRecord(
         source="amdsmi",
@@ -110,7 +117,7 @@ def read_amd_config(amdsmi: Any, handle: Any) -> DeviceConfigRecord:
         gfx_clock_limit_mhz=board,
         gfx_clock_locked=locked if isinstance(locked, bool) else None,
         pcie_generation=_generation(metric.get("pcie_speed")),
-        pcie_max_generation=int(version) if version else None,
+        pcie_max_generation=int(top) if top else None,
         pcie_width=int(width) if width else None,
         pcie_max_width=int(max_width) if max_width else None,
         xgmi_links_up=up,

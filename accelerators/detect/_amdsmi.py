@@ -17,9 +17,8 @@ Calls, fields and units, as AMD documents them:
 * ``amdsmi_get_gpu_metrics_info``: ``temperature_hotspot`` (C), ``current_socket_power``
   (W, MI300 and later), ``average_socket_power`` (W, MI200 and earlier), ``throttle_status``,
   ``current_uclk`` (MHz). (same README, "amdsmi_get_gpu_metrics_info")
-* ``amdsmi_get_power_cap_info``: ``power_cap`` in microwatts.
-  https://rocm.docs.amd.com/projects/amdsmi/en/docs-6.2.1/doxygen/docBin/html/structamdsmi__power__info__t.html
-  and ``amdsmi_power_cap_info_t`` in ``include/amd_smi/amdsmi.h`` ("current power cap (uW)").
+* ``amdsmi_get_power_cap_info``: ``power_cap`` in microwatts on Linux.
+  https://rocm.docs.amd.com/projects/amdsmi/en/latest/doxygen/docBin/html/structamdsmi__power__cap__info__t.html
 * Throttling: on Instinct MI300 and newer ``amdsmi_get_violation_status`` gives
   ``active_ppt_pwr`` (PVIOL), ``active_socket_thrm`` (TVIOL), ``active_prochot_thrm``,
   ``active_vr_thrm``, ``active_hbm_thrm``, ``active_gfx_clk_below_host_limit``; on MI100/MI200
@@ -36,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -66,6 +66,9 @@ THROTTLE_NAMES: Mapping[str, str] = {
     "active_hbm_thrm": "amd_hbm_thermal",
     "active_gfx_clk_below_host_limit": "amd_gfx_clk_below_host_limit",
 }
+#: One AMD SMI session at a time: the telemetry thread and the phases read concurrently, and
+#: one thread's ``amdsmi_shut_down`` must not end another's session mid-call.
+_SESSION = threading.Lock()
 #: Reported when only the metrics' ``throttle_status`` (MI100/MI200, Radeon) says "throttled".
 _THROTTLED = "amd_throttle_status"
 
@@ -101,16 +104,17 @@ def open_amdsmi(module: Any = None) -> Iterator[tuple[Any | None, str | None]]:
     if amdsmi is None:
         yield None, why
         return
-    try:
-        amdsmi.amdsmi_init()
-    except Exception as exc:
-        yield None, f"amdsmi_init failed ({describe_error(exc)})"
-        return
-    try:
-        yield amdsmi, None
-    finally:
-        with contextlib.suppress(Exception):  # nothing to do about a failed shut-down
-            amdsmi.amdsmi_shut_down()
+    with _SESSION:
+        try:
+            amdsmi.amdsmi_init()
+        except Exception as exc:
+            yield None, f"amdsmi_init failed ({describe_error(exc)})"
+            return
+        try:
+            yield amdsmi, None
+        finally:
+            with contextlib.suppress(Exception):  # nothing to do about a failed shut-down
+                amdsmi.amdsmi_shut_down()
 
 
 def gpu_handles(amdsmi: Any) -> list[tuple[Any, str | None]]:

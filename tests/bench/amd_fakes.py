@@ -164,6 +164,7 @@ class FakeAmdSmi:
                 "max_pcie_width": self._value(handle, "max_pcie_width"),
                 "max_pcie_speed": 32000,
                 "pcie_interface_version": self._value(handle, "pcie_version"),
+                "max_pcie_interface_version": self._value(handle, "pcie_version"),
                 "slot_type": "OAM",
             },
             "pcie_metric": {
