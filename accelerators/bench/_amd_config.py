@@ -31,8 +31,9 @@ https://rocm.docs.amd.com/projects/amdsmi/en/latest/doxygen/docBin/html/structam
 https://rocm.docs.amd.com/projects/amdsmi/en/latest/doxygen/docBin/html/structamdsmi__pcie__info__t_1_1pcie__metric__.html
 and https://rocm.docs.amd.com/projects/amdsmi/en/docs-7.1.1/doxygen/docBin/html/structamdsmi__pcie__info__t_1_1pcie__static__.html
 (PCIe fields, current speed in MT/s).
-Every figure AMD SMI cannot give is recorded in ``unreadable`` with its error; nothing here raises
-into the benchmark.
+The calls and keys were also checked in the ``amdsmi`` 7.0.2 wheel on PyPI, which has no
+``max_pcie_interface_version`` yet. Every figure AMD SMI cannot give is recorded in
+``unreadable`` with its error; nothing here raises into the benchmark.
 """
 
 from __future__ import annotations

@@ -27,8 +27,9 @@ Calls, fields and units, as AMD documents them:
   https://rocm.docs.amd.com/projects/amdsmi/en/docs-6.4.1/doxygen/docBin/html/structamdsmi__violation__status__t.html
 * ``amdsmi_get_gpu_total_ecc_count``: ``uncorrectable_count``. (same README)
 
-Nothing here raises: a figure that cannot be read is left ``None`` and the first error is kept
-in ``extra["telemetry_error"]``, which the benchmark quotes.
+Every call and key above was also checked in the ``amdsmi`` 7.0.2 wheel on PyPI
+(``amdsmi_interface.py``). Nothing here raises: a figure that cannot be read is left ``None``
+and the first error is kept in ``extra["telemetry_error"]``, which the benchmark quotes.
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ the whole node, so their list is narrowed by ``ROCR_VISIBLE_DEVICES`` and then
 
 Clocks, power, temperature, ECC and throttling come from AMD SMI's Python library
 (:mod:`accelerators.detect._amdsmi`), each device tied to its AMD SMI handle by PCI address
-(torch's ``pci_domain_id``/``pci_bus_id``/``pci_device_id``), by ``amd-smi``'s GPU index, or by
-position when AMD SMI lists exactly the devices this process sees and nothing narrows them.
+(torch's ``pci_domain_id``/``pci_bus_id``/``pci_device_id`` device properties, which torch's own
+``torch/numa/binding.py`` reads the same way), by ``amd-smi``'s GPU index, or by position when
+AMD SMI lists exactly the devices this process sees and nothing narrows them.
 """
 
 from __future__ import annotations
