@@ -252,7 +252,7 @@ def check_device_config(ctx: Context, state: DeviceState) -> None:
     """
     if ctx.is_cpu:
         return
-    if state.identity.vendor == "amd":
+    if state.identity.vendor == "amd" or ctx.backend.kind == "rocm":
         from accelerators.detect import _amdsmi
 
         if ctx.backend.kind == "rocm" or _amdsmi.amdsmi_loader is not None:
