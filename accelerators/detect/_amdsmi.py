@@ -1,11 +1,20 @@
 """AMD GPU telemetry through AMD SMI's Python library (``amdsmi``), read the way NVML is read.
 
 :class:`~accelerators.detect._rocm.RocmProbe` lists the devices; this module adds what NVML gives
-for NVIDIA GPUs: the GFX clock and its maximum (``clocks_mhz["sm"]`` / ``["sm_max"]``: the GFX
-clock drives the compute units as the SM clock drives NVIDIA's SMs, so the benchmark's fold and
-``clocks_low`` judge both alike), the hotspot temperature, the socket power and power cap, the
-uncorrectable ECC count and the active throttling causes. ``amdsmi`` is imported only when an AMD
-GPU is there, and :data:`amdsmi_loader` replaces the import in tests.
+for NVIDIA GPUs: the GFX clock (``clocks_mhz["sm"]``: it drives the compute units as the SM clock
+drives NVIDIA's SMs, so the benchmark folds both alike) and its maximum, the hotspot temperature,
+the socket power and power cap, the uncorrectable ECC count and the active throttling causes.
+
+``amdsmi`` is imported only when an AMD GPU is there, and :data:`amdsmi_loader` replaces the
+import in tests.
+
+The maximum is kept as ``clocks_mhz["gfx_max"]``, not ``"sm_max"``, so ``clocks_low`` (a clock
+under load below 70 % of its maximum) does not judge AMD GPUs: a healthy MI300X runs a dense
+GEMM at its power cap well below its 2100 MHz peak (AMD's "Measuring Max-Achievable FLOPs, Part
+2" reports median clocks of 1115-1230 MHz), which that rule would call slow every time. A capped
+clock is judged from the configuration instead (``clocks_locked``), and power capping from the
+violation status. Source:
+https://rocm.blogs.amd.com/software-tools-optimization/measuring-max-achievable-flops-part2/README.html
 
 Calls, fields and units, as AMD documents them:
 
@@ -218,7 +227,7 @@ def read_telemetry(amdsmi: Any, handle: Any) -> dict[str, Any]:
     metrics = call("amdsmi_get_gpu_metrics_info") or {}
     for key, value in (
         ("sm", (gfx or {}).get("clk")),
-        ("sm_max", (gfx or {}).get("max_clk")),
+        ("gfx_max", (gfx or {}).get("max_clk")),
         ("mem", metrics.get("current_uclk")),
     ):
         number = as_number(value)

@@ -34,7 +34,7 @@ def test_the_probe_reads_clocks_power_temperature_and_ecc() -> None:
     found = _probe(FakeAmdSmi({}, {"clk": 1900, "hotspot_c": 80}), count=2)
     assert found.accelerator == MI300X
     first, second = found.devices
-    assert dict(first.clocks_mhz) == {"sm": 2100.0, "sm_max": 2100.0, "mem": 1300.0}
+    assert dict(first.clocks_mhz) == {"sm": 2100.0, "gfx_max": 2100.0, "mem": 1300.0}
     assert (first.temperature_c, first.power_w, first.power_limit_w) == (71.0, 690.0, 750.0)
     assert (first.ecc_errors, first.throttle_reasons) == (0, ())
     assert first.extra["bdf"] == "0000:0c:00.0"
@@ -185,14 +185,14 @@ def test_the_gate_samples_amd_telemetry_through_the_run() -> None:
     ]
 
 
-def test_a_low_gfx_clock_under_load_is_clocks_low() -> None:
-    # Every read low: the fold judges the median clock, and a fast fake run reads only a few.
-    sample = _Switch(FakeAmdSmi(), FakeAmdSmi({"clk": 1000}), reads=0)
+def test_a_power_capped_gemm_clock_is_not_clocks_low() -> None:
+    # AMD's MAF blog: a healthy MI300X runs BF16 GEMMs at a median 1207 MHz of its 2100 MHz
+    # peak (57 %), under the 70 % that clocks_low applies to NVIDIA's SM clock.
+    sample = _Switch(FakeAmdSmi(), FakeAmdSmi({"clk": 1207}), reads=0)
     report = _gate(sample)
-    low = [r for r in report.reasons if r.code is ReasonCode.CLOCKS_LOW]
-    assert len(low) == 1
-    assert low[0].value == 1000.0
-    assert low[0].threshold == pytest.approx(0.7 * 2100)
+    assert not [r for r in report.reasons if r.code is ReasonCode.CLOCKS_LOW]
+    assert report.devices[0].clocks_mhz["sm"] == 1207.0
+    assert report.verdict is Verdict.PASS, report.reasons
 
 
 def test_a_healthy_mi300x_passes_with_its_telemetry() -> None:
