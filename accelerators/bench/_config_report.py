@@ -6,6 +6,8 @@ that each stays small; they import nothing from the benchmark.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["DeviceConfigRecord", "SustainedRecord"]
@@ -14,14 +16,18 @@ _MODEL = ConfigDict(extra="forbid", frozen=True)
 
 
 class DeviceConfigRecord(BaseModel):
-    """Power limit, clocks and links as NVML reports them; ``None`` where unreadable.
+    """Power limit, clocks and links as NVML or AMD SMI reports them; ``None`` where unreadable.
 
     ``unreadable`` maps each figure that could not be read to why (not supported on this
-    GPU, no permission, NVML missing...).
+    GPU, no permission, the library missing...). NVIDIA GPUs fill the ``app_sm_clock`` and
+    ``nvlinks`` fields, AMD GPUs the ``gfx_clock`` and ``xgmi`` fields; the power and PCIe
+    fields are common (AMD SMI's names in :mod:`accelerators.bench._amd_config`).
     """
 
     model_config = _MODEL
 
+    source: Literal["nvml", "amdsmi"] | None = None
+    """The library that was read (``None`` in reports written before AMD support: NVML)."""
     power_limit_w: float | None = None
     """The enforced power limit (``nvmlDeviceGetEnforcedPowerLimit``)."""
     default_power_limit_w: float | None = None
@@ -44,6 +50,16 @@ class DeviceConfigRecord(BaseModel):
     """NVLink links active; ``None`` when the GPU has none or they cannot be read."""
     nvlinks_down: tuple[int, ...] = ()
     """Indices of NVLink links that are down."""
+    gfx_clock_max_mhz: float | None = None
+    """AMD: the highest GFX clock now allowed, the soft maximum (``curr_sclk_range``)."""
+    gfx_clock_limit_mhz: float | None = None
+    """AMD: the highest GFX clock the board allows (``sclk_freq_limits``)."""
+    gfx_clock_locked: bool | None = None
+    """AMD: ``clk_locked`` of ``amdsmi_get_clock_info`` for the GFX clock."""
+    xgmi_links_up: int | None = None
+    """AMD: XGMI links up; ``None`` when the GPU has none or they cannot be read."""
+    xgmi_links_down: tuple[int, ...] = ()
+    """AMD: indices of XGMI links that are down."""
     unreadable: dict[str, str] = Field(default_factory=dict)
 
 

@@ -1,4 +1,5 @@
-"""Power limit, application clocks, PCIe and NVLink state of NVIDIA GPUs, read through NVML.
+"""Power limit, application clocks, PCIe and NVLink state of NVIDIA GPUs, read through NVML;
+AMD GPUs are read through AMD SMI (:mod:`accelerators.bench._amd_config`) into the same record.
 
 The common causes of a slow GPU that DCGM's diagnostics catch and a GEMM rate alone only hints
 at, each a named WARN reason with its figures:
@@ -15,6 +16,9 @@ at, each a named WARN reason with its figures:
   an idle link (and a GEMM leaves PCIe idle) drops to a lower one to save power;
 * ``nvlink_down``: some NVLink links active and others down (``nvmlDeviceGetNvLinkState`` per
   link). A GPU with no active link at all (a PCIe card without a bridge) is recorded, not judged.
+
+On AMD GPUs the same codes come from the power cap, a soft maximum GFX clock below the board's
+limit (``clocks_locked``), the PCIe width, and ``xgmi_down`` for XGMI links.
 
 Every figure NVML cannot give is recorded with the reason (``unreadable``) and one info reason
 ``config_unavailable`` says so; nothing here raises into the benchmark.
@@ -94,6 +98,7 @@ def read_config(nvml: Any, handle: Any) -> DeviceConfigRecord:
         if not int(state):
             down.append(link)
     return DeviceConfigRecord(
+        source="nvml",
         power_limit_w=watts(get("power_limit", "nvmlDeviceGetEnforcedPowerLimit")),
         default_power_limit_w=watts(
             get("default_power_limit", "nvmlDeviceGetPowerManagementDefaultLimit")
@@ -151,6 +156,7 @@ def config_reasons(config: DeviceConfigRecord, index: int) -> list[Reason]:
                 f"{app_default:g} MHz{top}",
             )
         )  # fmt: skip
+    out += _gfx_clock_reasons(config, index)
     width, max_width = config.pcie_width, config.pcie_max_width
     if width is not None and max_width and width < max_width:
         out.append(
@@ -178,7 +184,16 @@ def config_reasons(config: DeviceConfigRecord, index: int) -> list[Reason]:
                 "collective bandwidth is cut",
             )
         )  # fmt: skip
-    judged = {k: v for k, v in config.unreadable.items() if k != "nvlink"}
+    if config.xgmi_links_up and config.xgmi_links_down:
+        links = ", ".join(str(i) for i in config.xgmi_links_down)
+        out.append(
+            _reason(
+                index, ReasonCode.XGMI_DOWN, warn, "config.xgmi",
+                f"XGMI link(s) {links} down, {config.xgmi_links_up} up: peer-to-peer and "
+                "collective bandwidth is cut",
+            )
+        )  # fmt: skip
+    judged = {k: v for k, v in config.unreadable.items() if k not in ("nvlink", "xgmi")}
     if judged:
         listed = "; ".join(f"{k} ({v})" for k, v in sorted(judged.items()))
         out.append(
@@ -188,6 +203,27 @@ def config_reasons(config: DeviceConfigRecord, index: int) -> list[Reason]:
             )
         )  # fmt: skip
     return out
+
+
+def _gfx_clock_reasons(config: DeviceConfigRecord, index: int) -> list[Reason]:
+    """AMD: a soft maximum GFX clock under the board's limit; a lock with no cap, as info."""
+    soft, board = config.gfx_clock_max_mhz, config.gfx_clock_limit_mhz
+    if soft is not None and board and soft < board * _TOLERANCE:
+        return [
+            _reason(
+                index, ReasonCode.CLOCKS_LOCKED, Severity.WARN, "config.clocks",
+                f"GFX clock capped at {soft:g} MHz, below its {board:g} MHz limit (a soft "
+                "maximum SCLK was set)",
+            )
+        ]  # fmt: skip
+    if config.gfx_clock_locked:
+        return [
+            _reason(
+                index, ReasonCode.CLOCKS_LOCKED, Severity.INFO, "config.clocks",
+                "GFX clock reported locked (AMD SMI clk_locked) without a cap below its limit",
+            )
+        ]  # fmt: skip
+    return []
 
 
 def _handle(nvml: Any, state: DeviceState) -> Any:
@@ -210,45 +246,63 @@ def _handle(nvml: Any, state: DeviceState) -> Any:
 def check_device_config(ctx: Context, state: DeviceState) -> None:
     """Read one GPU's configuration into ``state.config`` and add its reasons.
 
-    Runs on NVIDIA GPUs (the ``cuda`` backend) and wherever a test installed
-    :data:`nvml_loader`; elsewhere it does nothing (AMD's equivalents are not read yet).
+    Runs on NVIDIA GPUs (the ``cuda`` backend) through NVML and on AMD GPUs (the ``rocm``
+    backend) through AMD SMI, and wherever a test installed :data:`nvml_loader` or
+    :data:`accelerators.detect._amdsmi.amdsmi_loader`; elsewhere it does nothing.
     """
-    if ctx.is_cpu or (ctx.backend.kind != "cuda" and nvml_loader is None):
+    if ctx.is_cpu:
         return
+    if state.identity.vendor == "amd" or ctx.backend.kind == "rocm":
+        from accelerators.detect import _amdsmi
+
+        if ctx.backend.kind == "rocm" or _amdsmi.amdsmi_loader is not None:
+            _check_amd(ctx, state)
+        return
+    if ctx.backend.kind != "cuda" and nvml_loader is None:
+        return
+    _check_nvidia(ctx, state)
+
+
+def _unavailable(state: DeviceState, why: str) -> None:
     index = state.props.index
+    state.reasons.append(
+        _reason(
+            index, ReasonCode.CONFIG_UNAVAILABLE, Severity.INFO, "config",
+            f"power limit, clocks and links not read: {why}",
+        )
+    )  # fmt: skip
+
+
+def _check_amd(ctx: Context, state: DeviceState) -> None:
+    from accelerators.bench._amd_config import check_amd_config
+
+    config, why = check_amd_config(ctx, state)
+    if config is None:
+        _unavailable(state, why)
+        return
+    state.config = config
+    state.reasons += config_reasons(config, state.props.index)
+
+
+def _check_nvidia(ctx: Context, state: DeviceState) -> None:
     nvml, missing = _load()
     if nvml is None:
-        state.reasons.append(
-            _reason(
-                index, ReasonCode.CONFIG_UNAVAILABLE, Severity.INFO, "config",
-                f"power limit, clocks and links not read: {missing}",
-            )
-        )  # fmt: skip
+        _unavailable(state, missing or "pynvml unavailable")
         return
     try:
         nvml.nvmlInit()
     except Exception as exc:
-        state.reasons.append(
-            _reason(
-                index, ReasonCode.CONFIG_UNAVAILABLE, Severity.INFO, "config",
-                f"power limit, clocks and links not read: nvmlInit failed ({_why(exc)})",
-            )
-        )  # fmt: skip
+        _unavailable(state, f"nvmlInit failed ({_why(exc)})")
         return
     try:
         try:
             handle = _handle(nvml, state)
         except Exception as exc:
-            state.reasons.append(
-                _reason(
-                    index, ReasonCode.CONFIG_UNAVAILABLE, Severity.INFO, "config",
-                    f"power limit, clocks and links not read: no NVML handle ({_why(exc)})",
-                )
-            )  # fmt: skip
+            _unavailable(state, f"no NVML handle ({_why(exc)})")
             return
         config = read_config(nvml, handle)
     finally:
         with contextlib.suppress(Exception):
             nvml.nvmlShutdown()
     state.config = config
-    state.reasons += config_reasons(config, index)
+    state.reasons += config_reasons(config, state.props.index)

@@ -122,6 +122,8 @@ class ReasonCode(StrEnum):
     """The PCIe link runs below its maximum width or generation (a reseat or riser fault)."""
     NVLINK_DOWN = "nvlink_down"
     """One or more NVLink links of the GPU are down."""
+    XGMI_DOWN = "xgmi_down"
+    """One or more XGMI links of an AMD GPU are down while others are up."""
     CONFIG_UNAVAILABLE = "config_unavailable"
     """Power limits, clocks or links could not be read (informational, with the reason)."""
     HISTORY_UNAVAILABLE = "history_unavailable"

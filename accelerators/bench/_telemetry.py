@@ -1,4 +1,7 @@
-"""Telemetry through the GEMM phase: NVML clocks, power, temperature and throttle reasons.
+"""Telemetry through the GEMM phase: clocks, power, temperature and throttle reasons.
+
+NVIDIA devices are read through NVML, AMD devices through AMD SMI (both in
+:mod:`accelerators.detect`, which fills the same fields).
 
 A background thread reads :func:`accelerators.current` (``ctx.sample``) every
 :data:`SAMPLE_INTERVAL_S` from the warm-up burst to the end of the last GEMM, so a throttle
@@ -138,11 +141,13 @@ def telemetry_problems(sampler: TelemetrySampler, state: DeviceState) -> list[Re
             )
         )
     if not any(s.clocks_mhz or s.temperature_c is not None for s in state.samples):
+        said = state.samples[-1].extra.get("telemetry_error")  # AMD SMI's error, if any
+        why = f"({said})" if said else "(no NVML or AMD SMI?)"
         reasons.append(
             _info(
                 index,
                 f"device {index}: the driver reported no clocks or "
-                "temperature (no NVML?): clocks and throttling are not judged",
+                f"temperature {why}: clocks and throttling are not judged",
             )
         )
     return reasons

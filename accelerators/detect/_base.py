@@ -221,11 +221,12 @@ def torch_properties(torch: Any) -> list[dict[str, Any]]:
     """``torch.cuda.get_device_properties`` of every visible device, as plain dicts.
 
     Keys: ``name``, ``total_memory``, ``multi_processor_count``, ``major``, ``minor``,
-    ``L2_cache_size``, ``gcnArchName``, ``uuid``; a key is ``None`` where this torch build
-    lacks the attribute.
+    ``L2_cache_size``, ``gcnArchName``, ``uuid``, ``pci_domain_id``, ``pci_bus_id``,
+    ``pci_device_id``; a key is ``None`` where this torch build lacks the attribute.
     """
     keys = ("name", "total_memory", "multi_processor_count", "major", "minor",
-            "L2_cache_size", "gcnArchName", "uuid")  # fmt: skip
+            "L2_cache_size", "gcnArchName", "uuid",
+            "pci_domain_id", "pci_bus_id", "pci_device_id")  # fmt: skip
     out = []
     for index in range(int(torch.cuda.device_count())):
         props = torch.cuda.get_device_properties(index)

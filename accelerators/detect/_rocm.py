@@ -4,10 +4,17 @@ Nothing runs unless the AMD kernel driver is there (``/dev/kfd`` or ``/sys/modul
 torch is used first only when it is already imported (or injected); the SMI tools report
 the whole node, so their list is narrowed by ``ROCR_VISIBLE_DEVICES`` and then
 ``HIP_VISIBLE_DEVICES`` (or ``CUDA_VISIBLE_DEVICES``) when those hold plain indices.
+
+Clocks, power, temperature, ECC and throttling come from AMD SMI's Python library
+(:mod:`accelerators.detect._amdsmi`), each device tied to its AMD SMI handle by PCI address
+(torch's ``pci_domain_id``/``pci_bus_id``/``pci_device_id`` device properties, which torch's own
+``torch/numa/binding.py`` reads the same way), by ``amd-smi``'s GPU index, or by position when
+AMD SMI lists exactly the devices this process sees and nothing narrows them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -16,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from accelerators.detect import _amdsmi
 from accelerators.detect._base import (
     CommandRunner,
     DeviceInfo,
@@ -80,6 +88,8 @@ class RocmProbe(Probe):
     :param env: environment for the ``*_VISIBLE_DEVICES`` variables; ``os.environ`` if ``None``.
     :param root: filesystem root for the driver check.
     :param catalog: entries to match names against instead of the packaged catalog.
+    :param amdsmi: an ``amdsmi``-compatible module for telemetry; imported when ``None``
+        (:data:`accelerators.detect._amdsmi.amdsmi_loader` replaces the import in tests).
     """
 
     name = "rocm"
@@ -92,6 +102,7 @@ class RocmProbe(Probe):
         env: Mapping[str, str] | None = None,
         root: str = "/",
         catalog: Sequence[Accelerator] | None = None,
+        amdsmi: Any = None,
     ) -> None:
         super().__init__()
         self._torch = torch
@@ -99,6 +110,7 @@ class RocmProbe(Probe):
         self._env = env
         self._root = root
         self._catalog = catalog
+        self._amdsmi = amdsmi
 
     def _detect(self) -> tuple[DeviceInfo, ...] | None:
         torch = self._torch if self._torch is not None else sys.modules.get("torch")
@@ -151,7 +163,54 @@ class RocmProbe(Probe):
                 )
             )
         self._note_unmatched(devices, tool)
-        return tuple(devices)
+        return self._with_telemetry(devices, rows, tool) if devices else ()
+
+    def _with_telemetry(
+        self, devices: list[DeviceInfo], rows: list[dict[str, Any]], tool: str
+    ) -> tuple[DeviceInfo, ...]:
+        """``devices`` with AMD SMI's telemetry; why not in ``extra["telemetry_error"]``."""
+        with _amdsmi.open_amdsmi(self._amdsmi) as (amdsmi, why):
+            if amdsmi is None:
+                return tuple(_note(d, why or "amdsmi unavailable") for d in devices)
+            try:
+                handles = _amdsmi.gpu_handles(amdsmi)
+            except Exception as exc:
+                why = f"amdsmi_get_processor_handles: {_amdsmi.describe_error(exc)}"
+                return tuple(_note(d, why) for d in devices)
+            out = []
+            hidden = _amdsmi.narrowed(os.environ if self._env is None else self._env)
+            for position, (device, row) in enumerate(zip(devices, rows, strict=True)):
+                found = _amdsmi.pick_handle(
+                    handles,
+                    bdf=row.get("bdf"),
+                    smi_index=as_int(row.get("smi_index")) if tool == "amd-smi" else None,
+                    position=position,
+                    seen=len(devices),
+                    hidden=hidden,
+                )
+                if found is None:
+                    out.append(_note(device, "no AMD SMI device matches it (PCI address or index)"))
+                    continue
+                handle, bdf = found
+                read = _amdsmi.read_telemetry(amdsmi, handle)
+                extra = dict(device.extra)
+                if bdf:
+                    extra["bdf"] = bdf
+                if read["error"]:
+                    extra["telemetry_error"] = read["error"]
+                out.append(
+                    dataclasses.replace(
+                        device,
+                        clocks_mhz=read["clocks_mhz"],
+                        throttle_reasons=read["throttle_reasons"],
+                        temperature_c=read["temperature_c"],
+                        power_w=read["power_w"],
+                        power_limit_w=read["power_limit_w"],
+                        ecc_errors=read["ecc_errors"],
+                        extra=extra,
+                    )
+                )
+            return tuple(out)
 
     @staticmethod
     def _from_torch(torch: Any) -> list[dict[str, Any]]:
@@ -162,6 +221,7 @@ class RocmProbe(Probe):
                 "gfx": p["gcnArchName"],
                 "cus": p["multi_processor_count"],
                 "l2": p["L2_cache_size"],
+                "bdf": _bdf(p["pci_domain_id"], p["pci_bus_id"], p["pci_device_id"]),
             }
             for p in torch_properties(torch)
         ]
@@ -220,6 +280,18 @@ class RocmProbe(Probe):
             if all(t.isdigit() for t in tokens if t):
                 rows = [rows[int(t)] for t in tokens if t and int(t) < len(rows)]
         return rows
+
+
+def _note(device: DeviceInfo, why: str) -> DeviceInfo:
+    return dataclasses.replace(device, extra={**device.extra, "telemetry_error": why})
+
+
+def _bdf(domain: Any, bus: Any, device: Any) -> str | None:
+    """``"0000:0c:00.0"`` (AMD SMI's form) from torch's PCI ids; ``None`` if one is missing."""
+    ids = [as_int(domain), as_int(bus), as_int(device)]
+    if any(i is None for i in ids):
+        return None
+    return f"{ids[0]:04x}:{ids[1]:02x}:{ids[2]:02x}.0"
 
 
 def _is_rocm(torch: Any) -> bool:

@@ -121,6 +121,7 @@ def _codes(reasons: list[Any]) -> list[tuple[ReasonCode, Severity]]:
 def test_a_healthy_gpu_reads_every_figure_and_gives_no_reason() -> None:
     config = read_config(FakeNvml(), "h")
     assert config == DeviceConfigRecord(
+        source="nvml",
         power_limit_w=700.0,
         default_power_limit_w=700.0,
         app_sm_clock_mhz=1980.0,
