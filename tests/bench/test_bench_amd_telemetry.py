@@ -209,3 +209,23 @@ def test_unreadable_amd_telemetry_is_reported_with_amd_smis_error() -> None:
     assert "amdsmi_init failed (AmdSmiLibraryException" in reason.message
     assert "not judged" in reason.message
     assert report.verdict is Verdict.PASS
+
+
+@pytest.mark.parametrize(
+    ("violation", "severity", "verdict"),
+    [
+        # The package power limit reached under a dense GEMM: AMD's sw_power_cap, informative.
+        ("active_ppt_pwr", Severity.INFO, Verdict.PASS),
+        ("active_hbm_thrm", Severity.WARN, Verdict.WARN),
+        # PROCHOT: the hardware thermal emergency, as NVIDIA's hw_thermal_slowdown.
+        ("active_prochot_thrm", Severity.FAIL, Verdict.FAIL),
+    ],
+)
+def test_amd_violations_are_judged_by_the_throttle_policy(
+    violation: str, severity: Severity, verdict: Verdict
+) -> None:
+    sample = _Switch(FakeAmdSmi(), FakeAmdSmi({"violations": {violation: True}}))
+    report = _gate(sample)
+    (throttled,) = [r for r in report.reasons if r.code is ReasonCode.THROTTLED]
+    assert throttled.severity is severity
+    assert report.verdict is verdict, report.reasons
