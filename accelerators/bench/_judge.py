@@ -40,6 +40,7 @@ __all__ = [
     "judge_busy",
     "slowest",
     "summary",
+    "versions_of",
 ]
 
 
@@ -65,9 +66,7 @@ def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
             sku = identity.raw_name or state.props.name
         if identity.is_mig and identity.mig_profile:
             sku += f"@{identity.mig_profile}"
-        results = with_fleet_baseline(
-            results, sku, ctx.fleet, ctx.own, peak_is_floor=not ceiling
-        )
+        results = with_fleet_baseline(results, sku, ctx.fleet, ctx.own, peak_is_floor=not ceiling)
         state.gemm = [r for r in results if isinstance(r, GemmResult)]
         state.memory = [r for r in results if isinstance(r, MemoryResult)]
     reasons += correctness_reasons(results)
@@ -189,3 +188,19 @@ def figures(report: DeviceReport) -> Iterator[tuple[str, float]]:
     for m in report.memory:
         if m.gbps:
             yield f"memory.{m.kernel}", m.gbps
+
+
+def versions_of(backend: Backend | None) -> dict[str, str]:
+    """The versions a report names: this package, the catalog, the backend's libraries."""
+    import contextlib
+
+    import accelerators
+
+    versions = {"accelerators": accelerators.__version__}
+    with contextlib.suppress(Exception):
+        from accelerators import catalog
+
+        versions["catalog"] = catalog.catalog_version()
+    if backend is not None:
+        versions.update(backend.describe())
+    return versions

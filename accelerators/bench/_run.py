@@ -25,7 +25,6 @@ reason for that device; the run goes on with the others.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import platform
@@ -35,10 +34,8 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-import accelerators
 from accelerators.bench._backend import Backend
 from accelerators.bench._bands import bands
-from accelerators.bench._baseline import history_baselines
 from accelerators.bench._contention import conditions, snapshot
 from accelerators.bench._context import (
     BURST_S,
@@ -53,21 +50,20 @@ from accelerators.bench._device_config import check_device_config
 from accelerators.bench._gemm_phase import measure_gemm
 from accelerators.bench._gpu_processes import Occupancy, gpu_occupancy
 from accelerators.bench._history import HistoryStore
-from accelerators.bench._judge import device_report, judge_busy, summary
+from accelerators.bench._judge import device_report, judge_busy, summary, versions_of
 from accelerators.bench._judge import slowest as slowest_of
 from accelerators.bench._profiles import Profile, get_profile
 from accelerators.bench._reconcile import reconcile_reasons
+from accelerators.bench._record import open_history, read_baselines, record
 from accelerators.bench._report import BenchReport, DeviceReport, Reason, ReasonCode, Severity
 from accelerators.bench._rerun import RERUN_SHARE, rerun_gemm
 from accelerators.bench._select import parse_expect, sample_current, select_backend
-from accelerators.bench._stores import history_store
 from accelerators.bench._stream import KERNELS
 from accelerators.bench._stream_phase import RERUNNABLE, measure_stream
 from accelerators.bench._sustained import measure_sustained
 from accelerators.bench._telemetry import TelemetrySampler, fold, telemetry_problems
 from accelerators.bench._verdict import identity_reasons, spread_reasons, verdict_of
 from accelerators.bench._warmup import drain_bursts, warm_up
-from accelerators.errors import AcceleratorError
 
 if TYPE_CHECKING:
     from accelerators.detect import Detected
@@ -109,11 +105,9 @@ def run(
     :param processes: lists other processes per GPU UUID, or says why it cannot
         (:func:`~accelerators.bench._gpu_processes.gpu_occupancy` on a real NVIDIA host; tests
         pass a fake).
-    :param history: a bench history the report is appended to, which is also the baseline
-        when ``baseline`` is not given: a store, a path, an ``s3://`` URL, ``"default"``, or
-        ``None`` for what ``ACCELERATORS_BENCH_HISTORY`` names (``False``, the default here:
-        none; :func:`~accelerators.bench.gate` defaults to ``None``). A history that cannot be
-        read or written is an ``info`` reason, never a failed run.
+    :param history: a store, path, ``s3://`` URL or ``"default"`` the report is appended to
+        (also the baseline unless ``baseline`` is given); ``None``: ``ACCELERATORS_BENCH_HISTORY``
+        (:func:`~accelerators.bench.gate`'s default); ``False`` (the default here): none.
     :raises AcceleratorError: ``expect`` is not a valid spec, ``devices`` names a device
         that is not visible, or ``history`` is not a path or ``s3://`` URL.
     :raises ImportError: torch is not installed (the ``[bench]`` extra).
@@ -122,9 +116,7 @@ def run(
     wall = time.perf_counter()
     chosen = get_profile(profile)
     spec = parse_expect(expect)
-    store = history_store(history)
-    if baseline is None:
-        baseline = store
+    store, baseline = open_history(history, baseline)
     if detected is None:
         from accelerators.detect import current
 
@@ -151,12 +143,9 @@ def run(
         if backend is not None:
             session = _Session(backend, chosen, detected, sample, progress, refresh_threads)
             if baseline is not None:
-                try:
-                    session.ctx.fleet, session.ctx.own = history_baselines(
-                        baseline, os.environ.get("NODE_NAME") or platform.node()
-                    )
-                except AcceleratorError as exc:
-                    reasons.append(_history_reason(f"not read, no baseline from it: {exc}"))
+                node = os.environ.get("NODE_NAME") or platform.node()
+                session.ctx.fleet, session.ctx.own, unread = read_baselines(baseline, node)
+                reasons += unread
             device_reports = session.run()
             extras = {s.props.index: s.identity.extra for s in session.ctx.states}
             reasons += reconcile_reasons(
@@ -175,13 +164,6 @@ def run(
         reasons.extend(device.reasons)
     reasons.extend(spread_reasons([[*d.gemm, *d.memory] for d in device_reports], data.thresholds))
     gemm, memory, slowest = slowest_of(device_reports)
-    versions = {"accelerators": accelerators.__version__}
-    with contextlib.suppress(Exception):
-        from accelerators import catalog
-
-        versions["catalog"] = catalog.catalog_version()
-    if backend is not None:
-        versions.update(backend.describe())
     if progress is not None:
         progress(1.0, "done")
     report = BenchReport(
@@ -199,26 +181,12 @@ def run(
         started_at=started,
         host=platform.node(),
         node=os.environ.get("NODE_NAME") or None,
-        versions=versions,
+        versions=versions_of(backend),
         conditions=found,
         fail_below=data.thresholds.fail_below,
         warn_below=data.thresholds.warn_below,
     )
-    if store is not None:
-        try:
-            store.append(report)
-        except AcceleratorError as exc:
-            unsaved = _history_reason(f"this report was not appended: {exc}")
-            report = report.model_copy(update={"reasons": (*report.reasons, unsaved)})
-    return report
-
-
-def _history_reason(what: str) -> Reason:
-    return Reason(
-        code=ReasonCode.HISTORY_UNAVAILABLE,
-        severity=Severity.INFO,
-        message=f"bench history: {what}",
-    )
+    return record(store, report) if store is not None else report
 
 
 class _Session:
