@@ -341,7 +341,8 @@ UNCONFIRMED = {
     },
     "GH200-96GB": {"bandwidth_tbps", "tflops.fp64"},
     "GH200-144GB": {"memory_gb", "bandwidth_tbps", "tflops.fp64"},
-    "B300": {"tdp_w", "tflops.int8"},
+    "GB200": {"tflops.fp4"},
+    "B300": {"tdp_w", "tflops.fp4", "tflops.int8"},
     "RTX-PRO-6000": {
         "tflops.fp64",
         "tflops.fp32",
@@ -369,7 +370,7 @@ UNCONFIRMED = {
     "A800": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.bf16", "tflops.fp16", "tflops.fp32", "tflops.fp64", "tflops.int8", "tflops.tf32"},
     "H800": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.bf16", "tflops.fp16", "tflops.fp32", "tflops.fp8", "tflops.int8", "tflops.tf32"},
     "H20": {"tflops.bf16", "tflops.fp8"},
-    "GB300": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.bf16", "tflops.fp16", "tflops.fp32", "tflops.fp8", "tflops.tf32"},
+    "GB300": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.bf16", "tflops.fp16", "tflops.fp32", "tflops.fp4", "tflops.fp8", "tflops.mxfp8", "tflops.tf32"},
     "T4G": {"bandwidth_tbps", "tdp_w"},
     "RTX-PRO-4500": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
     "RTX-PRO-6000-WS": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},

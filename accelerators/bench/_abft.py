@@ -9,7 +9,7 @@ once, at the end of a case.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from accelerators.bench._correctness import (
@@ -26,7 +26,16 @@ _CHUNK_ELEMENTS = 1 << 24
 _MAD_TO_SIGMA = 0.6745
 
 
-def call_stats(torch: Any, out: Any, a: Any, b: Any, dtype: str) -> Any:
+def call_stats(
+    torch: Any,
+    out: Any,
+    a: Any,
+    b: Any,
+    dtype: str,
+    *,
+    widen: Callable[[Any], Any] | None = None,
+    ones_b: Any = None,
+) -> Any:
     """A device tensor ``[failed, outlier score, |alpha - 1|]`` for ``out = a @ b``.
 
     :param torch: the torch module.
@@ -34,13 +43,18 @@ def call_stats(torch: Any, out: Any, a: Any, b: Any, dtype: str) -> Any:
     :param a: the ``m x k`` input.
     :param b: the ``k x n`` input.
     :param dtype: the GEMM dtype (selects the floors).
+    :param widen: turns rows of ``a`` into their fp32 values (packed formats such as FP4);
+        ``.to(float32)`` by default.
+    :param ones_b: ``B.1`` when the caller computes it (packed formats), else ``b``'s row sums.
     """
     f32 = torch.float32
     m, k = a.shape
     rows = out.sum(dim=1, dtype=f32)
-    ones_b = b.sum(dim=1, dtype=f32)  # B.1, a k-vector
+    if ones_b is None:
+        ones_b = b.sum(dim=1, dtype=f32)  # B.1, a k-vector
     step = max(1, _CHUNK_ELEMENTS // max(k, 1))
-    ref = torch.cat([a[i : i + step].to(f32) @ ones_b for i in range(0, m, step)])
+    to32 = widen if widen is not None else (lambda chunk: chunk.to(f32))
+    ref = torch.cat([to32(a[i : i + step]) @ ones_b for i in range(0, m, step)])
     nonfinite = ~torch.isfinite(rows).all()
     energy = (ref * ref).sum()
     alpha = (rows * ref).sum() / energy

@@ -12,14 +12,10 @@ bf16     ``torch.mm``                        CPU, XPU, ROCm, CUDA 8.0+
 fp16     ``torch.mm``                        everywhere
 fp8      ``torch._scaled_mm`` (e4m3)         CUDA 8.9+, ROCm gfx94x/gfx95x
 int8     ``torch._int_mm`` (int32 out)       CPU, CUDA and ROCm where a probe call runs
-fp4,     block-scaled ``torch._scaled_mm``   not measured yet: reported as unsupported,
-mxfp8                                        with the reason (see below)
+mxfp8,   block-scaled ``torch._scaled_mm``   CUDA 10.0+ (Blackwell) where a probe product
+fp4      (E8M0 scales per 32 values; FP4     runs and matches its reference
+         as MXFP4)                           (:mod:`._block_scaled`)
 =======  ==================================  ============================================
-
-fp4 (``float4_e2m1fn_x2``) and mxfp8 (fp8 with ``float8_e8m0fnu`` scales per 32 values)
-need Blackwell (compute capability 10.0+) and block scales in the swizzled layout cuBLASLt
-expects. Without a device to check that layout on, this benchmark does not claim a rate:
-it says which of the three is missing (the GPU, torch's dtypes, or this benchmark's kernel).
 """
 
 from __future__ import annotations
@@ -48,21 +44,22 @@ def _cuda_capability(device: DeviceProps) -> tuple[int, int]:
     return major, minor
 
 
-def _block_scaled(torch: Any, kind: str, device: DeviceProps, dtype: str) -> str:
-    """Why a block-scaled dtype (fp4, mxfp8) is not measured on this device."""
+def _block_scaled(torch: Any, kind: str, device: DeviceProps, dtype: str, where: Any) -> str | None:
+    """Why a block-scaled dtype (mxfp8, fp4) is not measured on this device, or ``None``."""
     if kind != "cuda" or _cuda_capability(device) < (10, 0):
-        where = f"compute capability {device.capability}" if kind == "cuda" else f"a {kind} device"
+        where_text = (
+            f"compute capability {device.capability}" if kind == "cuda" else f"a {kind} device"
+        )
         return (
             f"{dtype} GEMMs need an NVIDIA Blackwell GPU (compute capability 10.0+), "
-            f"this is {where}"
+            f"this is {where_text}"
         )
     missing = [a for a in _BLOCK_SCALED_ATTRS[dtype] if not hasattr(torch, a)]
     if missing:
         return f"unsupported by this torch: torch {torch.__version__} has no {', '.join(missing)}"
-    return (
-        f"{dtype} GEMM (block-scaled torch._scaled_mm) is not implemented by this benchmark yet: "
-        "its swizzled scale layout is unverified without a Blackwell GPU"
-    )
+    from accelerators.bench._block_scaled import probe
+
+    return probe(torch, dtype, where)
 
 
 def _int8_probe(torch: Any, where: Any) -> str | None:
@@ -93,7 +90,7 @@ def unsupported(torch: Any, kind: str, device: DeviceProps, dtype: str, where: A
     if dtype not in GEMM_DTYPES:
         return f"{dtype} is not a GEMM dtype of this benchmark (known: {', '.join(GEMM_DTYPES)})"
     if dtype in _BLOCK_SCALED:
-        return _block_scaled(torch, kind, device, dtype)
+        return _block_scaled(torch, kind, device, dtype, where)
     if kind == "cpu":
         if dtype == "tf32":
             return "TF32 is a GPU tensor-core format"
@@ -132,6 +129,10 @@ def unsupported(torch: Any, kind: str, device: DeviceProps, dtype: str, where: A
 
 def torch_dtype(torch: Any, kind: str, device: DeviceProps, dtype: str) -> Any:
     """The torch dtype that stores ``dtype`` inputs on ``device``."""
+    if dtype == "fp4":
+        return torch.uint8  # two E2M1 codes per byte, viewed as float4_e2m1fn_x2 per call
+    if dtype == "mxfp8":
+        return torch.float8_e4m3fn
     if dtype == "fp8":
         arch = device.capability or ""
         if kind == "rocm" and arch.startswith("gfx94"):

@@ -16,6 +16,7 @@ prefers for int8).
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import random
 from collections.abc import Callable
@@ -24,6 +25,13 @@ from typing import Any, Protocol
 from accelerators.bench._abft import call_stats, summarize
 from accelerators.bench._abft_exact import exact_call_stats
 from accelerators.bench._backend import DeviceProps, GemmCase, GemmCheck, GemmSession, Shape
+from accelerators.bench._block_scaled import (
+    fp4_codes,
+    fp4_ones_b,
+    scaled_mm,
+    unit_scales,
+    widen_fp4,
+)
 
 __all__ = ["TorchGemmCase", "TorchGemmSession", "TorchHost"]
 
@@ -92,9 +100,13 @@ class TorchGemmSession(GemmSession):
         # fp32 draw never needs 4x the pool's memory.
         # int8 likewise: normal values x 4 rounded and clipped to +-16, so that every product
         # and every checksum is an integer far below 2**53 (exact in fp64, see _abft_exact).
-        gen_dtype = torch.float32 if dtype in ("fp8", "int8") else self.tdtype
+        gen_dtype = torch.float32 if dtype in ("fp8", "mxfp8", "int8") else self.tdtype
         self.pool = torch.empty(elements, dtype=self.tdtype, device=self.where)
-        if backend.kind == "cpu":
+        if dtype == "fp4":  # random E2M1 codes, both nibbles of a byte equal (_block_scaled)
+            for start in range(0, elements, _GPU_CHUNK_ELEMENTS):
+                stop = min(elements, start + _GPU_CHUNK_ELEMENTS)
+                self.pool[start:stop].copy_(fp4_codes(torch, stop - start, generator, self.where))
+        elif backend.kind == "cpu":
             # Page faults and randn cost more than a call on a VM: draw 8 Mi values and repeat
             # them; rotation is about addresses (cache), the values stay random normal.
             fresh = min(elements, _CPU_FRESH_ELEMENTS)
@@ -144,23 +156,34 @@ class TorchGemmCase(GemmCase):
         if session.flush is None:
             sets = max(1, min(_MAX_ROTATIONS, session.max_input_elements // stride))
         pool = session.pool
+        self.block_scaled = session.dtype in ("mxfp8", "fp4")
+        kk = k // 2 if session.dtype == "fp4" else k  # stored columns: FP4 packs two per byte
         self.views: list[tuple[Any, Any]] = []
         for i in range(sets):
             off = i * stride
-            a = pool[off : off + m * k].view(m, k)
-            b = pool[off + m * k : off + m * k + n * k].view(n, k).t()
+            a = pool[off : off + m * kk].view(m, kk)
+            b = pool[off + m * kk : off + m * kk + n * kk].view(n, kk).t()
             self.views.append((a, b))
         self.fp8 = session.dtype == "fp8"
         self.int8 = session.dtype == "int8"
-        out_dtype = torch.bfloat16 if self.fp8 else torch.int32 if self.int8 else session.tdtype
+        bf16_out = self.fp8 or self.block_scaled
+        out_dtype = torch.bfloat16 if bf16_out else torch.int32 if self.int8 else session.tdtype
         self.out = torch.empty(m, n, dtype=out_dtype, device=session.where)
         self.scale = torch.ones((), dtype=torch.float32, device=session.where)
+        self.block_scales: tuple[Any, Any] = (None, None)
+        if self.block_scaled:
+            self.block_scales = (
+                unit_scales(torch, m, k, session.where),
+                unit_scales(torch, n, k, session.where),
+            )
         self._next = 0
         self._last = 0
         self._pending = False
         self._ran = False  # ``out`` is uninitialised memory until the first call
         self._mm: Callable[[Any, Any], None] = self._plain
-        if self.fp8 or self.int8:
+        if self.block_scaled:
+            self._mm = self._block_scaled
+        elif self.fp8 or self.int8:
             # The out= overload where this torch has it, else a new output per call.
             self._mm = self._scaled_out if self.fp8 else self._int_out
             try:
@@ -176,6 +199,10 @@ class TorchGemmCase(GemmCase):
         torch._scaled_mm(
             a, b, scale_a=self.scale, scale_b=self.scale, out_dtype=torch.bfloat16, out=self.out
         )
+
+    def _block_scaled(self, a: Any, b: Any) -> None:
+        torch = self.session.backend.torch
+        self.out = scaled_mm(torch, self.dtype, a, b, self.block_scales)
 
     def _int_out(self, a: Any, b: Any) -> None:
         self.session.backend.torch._int_mm(a, b, out=self.out)
@@ -206,8 +233,15 @@ class TorchGemmCase(GemmCase):
         torch = self.session.backend.torch
         if self.int8:
             self.session.stats.append(exact_call_stats(torch, self.out, a, b))
+        elif self.dtype == "fp4":
+            widen = functools.partial(widen_fp4, torch, dtype=torch.float32)
+            ones_b = fp4_ones_b(torch, b)
+            self.session.stats.append(
+                call_stats(torch, self.out, a, b, "fp8", widen=widen, ones_b=ones_b)
+            )
         else:
-            self.session.stats.append(call_stats(torch, self.out, a, b, self.dtype))
+            floors = "fp8" if self.block_scaled else self.dtype  # bf16 output, as fp8's
+            self.session.stats.append(call_stats(torch, self.out, a, b, floors))
 
     def before(self) -> None:
         self.verify()  # the previous call's output, before this call overwrites it
@@ -237,8 +271,12 @@ class TorchGemmCase(GemmCase):
             r0 = rng.randrange(0, m - bm + 1)
             c0 = rng.randrange(0, n - bn + 1)
             got = self.out[r0 : r0 + bm, c0 : c0 + bn].to(ref_on).to(torch.float64)
-            lhs = _widen(torch, a[r0 : r0 + bm].to(ref_on))
-            rhs = _widen(torch, b[:, c0 : c0 + bn].to(ref_on))
+            lhs, rhs = a[r0 : r0 + bm].to(ref_on), b[:, c0 : c0 + bn].to(ref_on)
+            if self.dtype == "fp4":  # doubled codes: C = 2 v(A8) v(B8)
+                lhs = widen_fp4(torch, lhs, torch.float64)
+                rhs = 2 * widen_fp4(torch, rhs, torch.float64)
+            else:
+                lhs, rhs = _widen(torch, lhs), _widen(torch, rhs)
             ref = lhs @ rhs
             finite = torch.isfinite(got)
             nonfinite += int((~finite).sum().item())

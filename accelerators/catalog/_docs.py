@@ -34,6 +34,8 @@ _DTYPE_LABELS = {
     "bf16": "BF16",
     "fp16": "FP16",
     "fp8": "FP8",
+    "mxfp8": "MXFP8",
+    "fp4": "FP4",
     "int8": "INT8 (TOPS)",
 }
 

@@ -30,7 +30,7 @@ __all__ = [
 SCHEMA_VERSION = 1
 
 #: Dense-TFLOPS keys, in display order. ``fp32`` is the non-tensor (vector) rate on NVIDIA.
-DTYPES: tuple[str, ...] = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8")
+DTYPES: tuple[str, ...] = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "mxfp8", "fp4", "int8")
 
 Vendor = Literal["nvidia", "amd", "intel", "google", "aws", "huawei"]
 DeviceClass = Literal["gpu", "tpu", "neuron", "hpu", "npu"]

@@ -4,6 +4,7 @@ compute partitions (CPX divided out of the peak)."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 from bench_helpers import catalog_device
@@ -177,3 +178,35 @@ def test_an_int8_miscompare_fails() -> None:
     )
     assert report.verdict is Verdict.FAIL
     assert any(r.code is ReasonCode.MISCOMPARE and r.metric == "gemm.int8" for r in report.reasons)
+
+
+def test_blackwell_runs_mxfp8_and_fp4_against_their_catalog_figures() -> None:
+    acc = catalog.get("B200")
+    peaks = dict(acc.tflops)
+    assert (peaks["mxfp8"], peaks["fp4"]) == (4500, 9000)
+
+    def b200(fp4_share: float) -> Any:
+        rates = {d: 0.8 * peaks[d] for d in ("fp32", "tf32", "bf16", "fp16", "fp8", "fp64")}
+        rates |= {"int8": 0.8 * peaks["int8"], "mxfp8": 0.8 * peaks["mxfp8"]}
+        rates["fp4"] = fp4_share * peaks["fp4"]
+        device = FakeDevice(
+            name="NVIDIA B200", capability="10.0", compute_units=148, gemm_tflops=rates
+        )
+        return run(
+            "B200",
+            STANDARD,
+            backend=FakeBackend([device]),
+            detected=fake_detected("B200"),  # type: ignore[arg-type]
+        )
+
+    report = b200(0.8)
+    by_dtype = {g.dtype: g for g in report.gemm}
+    for dtype in ("mxfp8", "fp4"):
+        assert by_dtype[dtype].status == "measured"
+        assert by_dtype[dtype].peak_tflops == pytest.approx(peaks[dtype])
+        assert by_dtype[dtype].correct is True
+    assert not [r for r in report.reasons if r.code is ReasonCode.GEMM_SLOW]
+    slow = b200(0.2)
+    (reason,) = [r for r in slow.reasons if r.code is ReasonCode.GEMM_SLOW]
+    assert reason.metric == "gemm.fp4"
+    assert reason.severity in (Severity.WARN, Severity.FAIL)
