@@ -177,3 +177,11 @@ def busy_reasons(
             )
         )
     return out
+
+
+def busy_since(before: CpuSnapshot | None, policy: ContentionPolicy) -> bool:
+    """Whether other processes or the hypervisor took more than ``policy`` allows of the
+    CPUs since ``before`` (a run's start): what :func:`busy_reasons` will find at its end."""
+    found = conditions(before, snapshot())
+    others, steal = found.get("others_cpu", 0.0), found.get("steal", 0.0)
+    return others > policy.others_busy_above or steal > policy.steal_above

@@ -131,6 +131,9 @@ class Context:
     """Seconds left for re-measuring figures too spread to judge (:mod:`._rerun`)."""
     rerun_reserve_s: float = 0.0
     """Part of ``rerun_left_s`` the GEMM reruns leave to the stream phase's."""
+    busy: Callable[[], bool] = lambda: False
+    """Whether other work is visibly slowing the host now (a CPU run): reruns are skipped,
+    since the verdict names the contention whatever another window shows."""
 
     @property
     def clock(self) -> Callable[[], float]:

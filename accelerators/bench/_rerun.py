@@ -7,8 +7,11 @@ below its band (once: a VM's speed drifts within minutes), is re-timed on
 the same shape (GEMM) or kernel (stream), up to :data:`MAX_RERUNS` times, each window as long
 as the profile's final re-measurement, out of a run-wide budget of :data:`RERUN_SHARE` of
 the planned time (``Context.rerun_left_s``). The window with the highest median is the one
-judged; every window's median is reported. A figure still unjudgeable when the budget or the
-reruns run out keeps its reason in ``unjudged``, and the verdict names the contention
+judged; every window's median is reported. On a host visibly busy since the run started
+(``Context.busy``: other processes' CPU share or steal above the contention policy's lines)
+there is no rerun: the verdict names the contention whatever another window would show, and
+under a CPU hog reruns only made the run longer. A figure still unjudgeable when the budget or
+the reruns run out keeps its reason in ``unjudged``, and the verdict names the contention
 ("inconclusive: node busy", :mod:`~accelerators.bench._contention`) instead of the device.
 
 GEMM reruns run the winning shape's product again and verify every re-timed output with the
@@ -99,7 +102,7 @@ class Windows:
         many windows were added. ``measure(seconds)`` times one more window; ``keep_s`` of
         the budget is left for later phases."""
         added = 0
-        while added < MAX_RERUNS and self.wants_rerun(added):
+        while added < MAX_RERUNS and self.wants_rerun(added) and not ctx.busy():
             spend = min(rep_s, ctx.rerun_left_s - keep_s)
             if spend < rep_s / 2:
                 break

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from accelerators.bench._backend import Backend
 from accelerators.bench._bands import bands
-from accelerators.bench._contention import conditions, snapshot
+from accelerators.bench._contention import busy_since, conditions, snapshot
 from accelerators.bench._context import (
     BURST_S,
     Context,
@@ -142,6 +142,8 @@ def run(
                 reasons.append(problem)
         if backend is not None:
             session = _Session(backend, chosen, detected, sample, progress, refresh_threads)
+            if session.ctx.is_cpu and before is not None:
+                session.ctx.busy = functools.partial(busy_since, before, bands().contention)
             if baseline is not None:
                 node = os.environ.get("NODE_NAME") or platform.node()
                 session.ctx.fleet, session.ctx.own, unread = read_baselines(baseline, node)

@@ -159,3 +159,44 @@ def test_a_rerun_triad_is_checked_again() -> None:
     assert triad.reruns >= 1
     assert triad.correct is False
     assert report.verdict is Verdict.FAIL
+
+
+def test_no_rerun_while_the_host_is_visibly_busy() -> None:
+    import dataclasses
+    import os
+    import time
+    from types import SimpleNamespace
+
+    from accelerators.bench._rerun import Windows
+    from accelerators.bench._timing import Measurement
+
+    spread = Measurement((1.0, 1.0, 1.0, 2.5, 2.5, 2.5, 2.5))  # median 40 % of the best
+    windows = Windows(spread, work=100.0, scale=1.0, expected=None)
+    assert windows.why() is not None
+    timed: list[float] = []
+
+    def measure(seconds: float) -> Measurement:
+        timed.append(seconds)
+        return Measurement((1.0, 1.0, 1.0, 1.0))
+
+    ctx = SimpleNamespace(busy=lambda: True, rerun_left_s=10.0, clock=time.monotonic)
+    assert windows.rerun(ctx, measure, 1.0) == 0  # type: ignore[arg-type]
+    assert timed == []
+    assert windows.why() is not None  # still unjudged: the verdict names the contention
+    ctx.busy = lambda: False
+    assert windows.rerun(ctx, measure, 1.0) == 1  # type: ignore[arg-type]
+    assert windows.why() is None
+
+    # The contention policy's lines, measured from a run's start.
+    from accelerators.bench._bands import ContentionPolicy
+    from accelerators.bench._contention import busy_since, snapshot
+
+    now = snapshot()
+    if now is None:
+        pytest.skip("no /proc/stat here")
+    calm = dataclasses.replace(now, wall_s=now.wall_s - 1.0)
+    assert busy_since(calm, ContentionPolicy(others_busy_above=0.5)) is False
+    # Other processes used every CPU for the last second (this process none of it).
+    cpus = float(os.cpu_count() or 1)
+    hogged = dataclasses.replace(calm, busy_s=now.busy_s - cpus, total_s=now.total_s - cpus)
+    assert busy_since(hogged, ContentionPolicy(others_busy_above=0.5)) is True
