@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import reprlib
 from collections.abc import Sequence
-from typing import Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import (
     BaseModel,
@@ -43,13 +43,15 @@ from pydantic import (
 )
 
 from accelerators import catalog
-from accelerators._factories import VendorFactories
 from accelerators._parser import MAX_COUNT, parse_spec
 from accelerators._text import format_number, shorten
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._partitions import check_partition
 from accelerators.catalog._schema import Accelerator, MigProfile, TpuTopology
 from accelerators.errors import AcceleratorError, close_matches
+
+if TYPE_CHECKING:
+    from accelerators._factories import VendorFactories
 
 __all__ = ["MAX_COUNT", "AcceleratorSpec", "MemoryRequest", "check_partition"]
 
@@ -65,6 +67,20 @@ def _to_accelerator(value: Any) -> Any:
     raise AcceleratorError(
         f"Expected a catalog accelerator or its name, got {type(value).__name__}: {value!r}"
     )
+
+
+class _Factories:
+    """``AcceleratorSpec.NVIDIA`` and its siblings; :mod:`accelerators._factories` (which
+    builds them from the catalog) is imported the first time one is read, not with this
+    module: parsing a spec does not need it."""
+
+    def __init__(self, vendor: str) -> None:
+        self.vendor = vendor
+
+    def __get__(self, instance: object, owner: type) -> VendorFactories:
+        from accelerators._factories import VendorFactories
+
+        return VendorFactories(self.vendor, owner)
 
 
 AcceleratorRef = Annotated[
@@ -91,12 +107,12 @@ class AcceleratorSpec(BaseModel):
 
     # Factories in skyward's style, one per catalog family and model of each vendor:
     # ``AcceleratorSpec.NVIDIA.H100(count=8, form_factor="SXM")`` (see ``_factories``).
-    NVIDIA: ClassVar[VendorFactories] = VendorFactories("nvidia")
-    AMD: ClassVar[VendorFactories] = VendorFactories("amd")
-    Intel: ClassVar[VendorFactories] = VendorFactories("intel")
-    Google: ClassVar[VendorFactories] = VendorFactories("google")
-    AWS: ClassVar[VendorFactories] = VendorFactories("aws")
-    Huawei: ClassVar[VendorFactories] = VendorFactories("huawei")
+    NVIDIA: ClassVar[_Factories] = _Factories("nvidia")
+    AMD: ClassVar[_Factories] = _Factories("amd")
+    Intel: ClassVar[_Factories] = _Factories("intel")
+    Google: ClassVar[_Factories] = _Factories("google")
+    AWS: ClassVar[_Factories] = _Factories("aws")
+    Huawei: ClassVar[_Factories] = _Factories("huawei")
 
     def __init__(self, **data: Any) -> None:
         try:

@@ -40,7 +40,7 @@ _MIG_PROFILE_RE = re.compile(r"^[1-7]g\.\d+gb(?:[+-][a-z.]+)?$")
 _TOPOLOGY_RE = re.compile(r"^\d+x\d+(?:x\d+)?$")
 _CONSTANT_RE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
-_STRICT = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+_STRICT = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
 
 class Source(BaseModel):

@@ -2,6 +2,8 @@
 
 The data is read, validated (:mod:`accelerators.catalog._schema`) and indexed on first use,
 under a lock, so threads that race for the first lookup parse the file once between them.
+A data file that passed validation once is read back from the cache of its validated records
+(:mod:`accelerators.catalog._trusted`) without validating it again.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
+from accelerators import _datafiles
 from accelerators._datafiles import load_toml
 from accelerators.errors import CatalogDataError
 
@@ -80,17 +83,41 @@ class _Loaded:
 
     @staticmethod
     def _parse() -> CatalogFile:
-        from pydantic import ValidationError
+        if _read_data is not _PACKAGE_READER:  # a test's data, not the package's data file
+            return _validate(_read_data_now())
+        from accelerators.catalog import _trusted
 
-        from accelerators.catalog._schema import CatalogFile
+        key = _trusted.cache_key(_datafiles.data_bytes(_DATA_PACKAGE, _DATA_FILE))
+        blob = _datafiles.read_blob(_TRUSTED_NAME, key) if key else None
+        if blob is not None:
+            try:
+                return _trusted.from_blob(blob)
+            except ValueError:  # not what this schema stores: validate and store it again
+                pass
+        loaded = _validate(_read_data_now())
+        if key:
+            _datafiles.write_blob(_TRUSTED_NAME, key, _trusted.to_blob(loaded))
+        return loaded
 
-        raw = _read_data_now()
-        try:
-            return CatalogFile.model_validate(raw)
-        except ValidationError as exc:
-            raise CatalogDataError(
-                f"catalog data file {_DATA_FILE} failed validation:\n{exc}"
-            ) from exc
+
+def _validate(raw: dict[str, object]) -> CatalogFile:
+    """``raw`` (the parsed data file) as validated records.
+
+    :raises CatalogDataError: ``raw`` fails the schema, with pydantic's report.
+    """
+    from pydantic import ValidationError
+
+    from accelerators.catalog._schema import CatalogFile
+
+    try:
+        return CatalogFile.model_validate(raw)
+    except ValidationError as exc:
+        raise CatalogDataError(f"catalog data file {_DATA_FILE} failed validation:\n{exc}") from exc
+
+
+_PACKAGE_READER = _read_data
+#: Cache name of the validated records (``_datafiles.read_blob``).
+_TRUSTED_NAME = f"{_DATA_FILE}.validated"
 
 
 LOADED = _Loaded()

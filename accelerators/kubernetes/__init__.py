@@ -42,12 +42,12 @@ from accelerators.kubernetes._dra import (
     dra_fragment,
 )
 from accelerators.kubernetes._merge import merge_fragment
-from accelerators.kubernetes._pinning import node_name_env, pin_to_node
 from accelerators.kubernetes._validate import validate_claim_template, validate_fragment
 
 if TYPE_CHECKING:
     from accelerators.kubernetes._checks import placement_problems
     from accelerators.kubernetes._models import FragmentModels, fragment_models, pod_model
+    from accelerators.kubernetes._pinning import node_name_env, pin_to_node
     from accelerators.spec import AcceleratorSpec
 
 __all__ = [
@@ -108,6 +108,8 @@ _LAZY = {
     "fragment_models": "accelerators.kubernetes._models",
     "pod_model": "accelerators.kubernetes._models",
     "placement_problems": "accelerators.kubernetes._checks",
+    "node_name_env": "accelerators.kubernetes._pinning",
+    "pin_to_node": "accelerators.kubernetes._pinning",
 }
 
 _DRA_OPTIONS = ("claim_name", "claim_template_name", "gpu_device_class", "mig_device_class")
