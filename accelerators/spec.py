@@ -34,10 +34,11 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     PlainSerializer,
+    PlainValidator,
     ValidationError,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -83,11 +84,18 @@ class _Factories:
         return VendorFactories(self.vendor, owner)
 
 
-AcceleratorRef = Annotated[
-    Accelerator,
-    BeforeValidator(_to_accelerator),
-    PlainSerializer(lambda acc: acc.name, return_type=str),
-]
+if TYPE_CHECKING:
+    AcceleratorRef = Accelerator
+else:
+    # Validated by _to_accelerator alone, which accepts a catalog entry or a name and nothing
+    # else: the field's schema is then built without the catalog record classes', which a
+    # process that reads its catalog from the validated cache never needs (catalog._trusted).
+    AcceleratorRef = Annotated[
+        Any,
+        PlainValidator(_to_accelerator),
+        PlainSerializer(lambda acc: acc.name, return_type=str),
+        WithJsonSchema({"type": "string", "description": "A catalog accelerator name"}),
+    ]
 
 
 class AcceleratorSpec(BaseModel):
