@@ -52,6 +52,7 @@ class _Loaded:
         self._lock = threading.Lock()
         self._file: CatalogFile | None = None
         self._by_name: dict[str, Accelerator] = {}
+        self._by_model: dict[str, tuple[Accelerator, ...]] = {}
         self.loads = 0  # how many times the file was parsed (tests check it stays 1)
 
     def file(self) -> CatalogFile:
@@ -60,14 +61,19 @@ class _Loaded:
             return loaded
         with self._lock:
             if self._file is None:
-                self._file = self._parse()
-                self._by_name = {acc.name.casefold(): acc for acc in self._file.accelerators}
+                loaded = self._parse()
+                self._by_name, self._by_model = _indexes(loaded)
+                self._file = loaded
                 self.loads += 1
             return self._file
 
     def by_name(self) -> dict[str, Accelerator]:
         self.file()
         return self._by_name
+
+    def by_model(self) -> dict[str, tuple[Accelerator, ...]]:
+        self.file()
+        return self._by_model
 
     def cache_clear(self) -> None:
         """Forget the loaded file: the next lookup reads it again (tests that edit data)."""
@@ -76,10 +82,8 @@ class _Loaded:
     def install(self, loaded: CatalogFile | None) -> None:
         """Use ``loaded`` as the catalog (None: read the file on next use)."""
         with self._lock:
+            self._by_name, self._by_model = _indexes(loaded) if loaded else ({}, {})
             self._file = loaded
-            self._by_name = (
-                {acc.name.casefold(): acc for acc in loaded.accelerators} if loaded else {}
-            )
 
     @staticmethod
     def _parse() -> CatalogFile:
@@ -98,6 +102,20 @@ class _Loaded:
         if key:
             _datafiles.write_blob(_TRUSTED_NAME, key, _trusted.to_blob(loaded))
         return loaded
+
+
+def _indexes(
+    loaded: CatalogFile,
+) -> tuple[dict[str, Accelerator], dict[str, tuple[Accelerator, ...]]]:
+    """Entries by case-folded SKU name, and by case-folded model (default SKU first)."""
+    by_name = {acc.name.casefold(): acc for acc in loaded.accelerators}
+    by_model: dict[str, list[Accelerator]] = {}
+    for acc in loaded.accelerators:
+        by_model.setdefault(acc.model.casefold(), []).append(acc)
+    return by_name, {
+        model: tuple(sorted(skus, key=lambda acc: not acc.default_for_model))
+        for model, skus in by_model.items()
+    }
 
 
 def _validate(raw: dict[str, object]) -> CatalogFile:
@@ -154,9 +172,7 @@ def by_exact_name(name: str) -> Accelerator | None:
 
 def by_model(model: str) -> tuple[Accelerator, ...]:
     """Every SKU of ``model`` (e.g. the SXM and PCIe A100 40 GB), default first."""
-    found = [acc for acc in all() if acc.model.casefold() == model.casefold()]
-    found.sort(key=lambda acc: not acc.default_for_model)
-    return tuple(found)
+    return LOADED.by_model().get(model.casefold(), ())
 
 
 def models() -> tuple[str, ...]:

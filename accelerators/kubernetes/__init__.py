@@ -201,9 +201,30 @@ def to_pod_fragment(spec: Any, *, platform: str | Platform, **options: Any) -> P
         ``runtimeClassName``.
     :raises PlacementError: when the platform cannot place the spec.
     """
-    fragment = get_platform(platform, **options).fragment(_as_spec(spec))
+    fragment = _placing(platform, options).fragment(_as_spec(spec))
     validate_fragment(fragment)
     return fragment
+
+
+#: One unconfigured instance per platform class, for :func:`to_pod_fragment`: a platform
+#: without options holds nothing but its class's defaults, and placing reads it only.
+_UNCONFIGURED: dict[type[Platform], Platform] = {}
+
+
+def _placing(platform: str | Platform, options: dict[str, Any]) -> Platform:
+    """:func:`get_platform`, reusing the unconfigured instance of a platform named alone.
+
+    A DAG file places a spec per task; the DAG processor's children are forked from a
+    process that ``preload()`` made create these instances, so the children only read them.
+    """
+    if options or not isinstance(platform, str):
+        return get_platform(platform, **options)
+    cls = _platform_class(platform.strip().lower())
+    found = _UNCONFIGURED.get(cls) if cls is not None else None
+    if found is None:
+        found = get_platform(platform)
+        _UNCONFIGURED[type(found)] = found
+    return found
 
 
 def to_dra_fragment(
