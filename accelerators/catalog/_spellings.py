@@ -11,7 +11,7 @@ import functools
 import re
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from accelerators._text import format_number
 from accelerators.catalog import _store as catalog
@@ -80,8 +80,7 @@ class NameMatch:
     source: str = "name"
 
 
-@dataclass(frozen=True, slots=True)
-class Spelling:
+class Spelling(NamedTuple):
     text: str
     accelerator: Accelerator
     source: str
