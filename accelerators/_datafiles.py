@@ -10,6 +10,10 @@ entry, so the cache can never serve stale data. The TOML file stays the one sour
 the cache is only ever a faster way to read it. Anything wrong with the cache (no folder, no
 permission, a damaged entry, data JSON cannot hold) falls back to parsing the TOML.
 
+:func:`read_blob` and :func:`write_blob` keep other derived bytes the same way (the catalog
+keeps its validated records there, :mod:`accelerators.catalog._trusted`), each entry behind
+the SHA-256 of its payload, so a damaged or truncated entry reads as absent.
+
 Folder: ``$ACCELERATORS_CACHE_DIR``, else ``$XDG_CACHE_HOME/accelerators``, else
 ``~/.cache/accelerators``; ``ACCELERATORS_CACHE_DIR=off`` turns the cache off.
 """
@@ -20,7 +24,7 @@ import os
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["CACHE_ENV", "cache_dir", "load_toml"]
+__all__ = ["CACHE_ENV", "cache_dir", "data_bytes", "load_toml", "read_blob", "write_blob"]
 
 #: Environment variable naming the cache folder (``off`` disables the cache).
 CACHE_ENV = "ACCELERATORS_CACHE_DIR"
@@ -35,6 +39,11 @@ def cache_dir() -> Path | None:
     return Path(base) / "accelerators"
 
 
+def data_bytes(package: str, name: str) -> bytes:
+    """The bytes of the data file ``name`` in ``package``."""
+    return resources.files(package).joinpath(name).read_bytes()
+
+
 def load_toml(package: str, name: str) -> dict[str, object]:
     """The parsed contents of the TOML file ``name`` in ``package``, through the cache.
 
@@ -43,7 +52,7 @@ def load_toml(package: str, name: str) -> dict[str, object]:
     """
     import hashlib
 
-    raw = resources.files(package).joinpath(name).read_bytes()
+    raw = data_bytes(package, name)
     folder = cache_dir()
     entry = None
     if folder is not None:
@@ -70,26 +79,65 @@ def _read_cached(entry: Path) -> dict[str, object] | None:
 
 
 def _write_cached(entry: Path, data: dict[str, object]) -> None:
-    """Write ``entry`` atomically and drop older entries of the same file; never raise."""
+    """Write ``entry`` as JSON; never raise (see :func:`_replace_entry`)."""
     import json
-    import tempfile
 
     try:
         text = json.dumps(data, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError):  # dates or non-finite floats: JSON cannot round-trip them
         return
-    stem = entry.name.rsplit(".", 2)[0]
+    _replace_entry(entry, text.encode("utf-8"))
+
+
+def read_blob(name: str, key: str) -> bytes | None:
+    """The payload :func:`write_blob` stored for ``name`` under ``key``, or None.
+
+    None also when caching is off, the entry is missing or unreadable, or its bytes do not
+    match the SHA-256 stored with them (a damaged or truncated entry).
+    """
+    import hashlib
+
+    folder = cache_dir()
+    if folder is None:
+        return None
+    try:
+        data = (folder / f"{name}.{key}.bin").read_bytes()
+    except OSError:
+        return None
+    digest, payload = data[:32], data[32:]
+    if len(digest) < 32 or hashlib.sha256(payload).digest() != digest:
+        return None
+    return payload
+
+
+def write_blob(name: str, key: str, payload: bytes) -> None:
+    """Store ``payload`` for ``name`` under ``key`` (dropping its other keys); never raise."""
+    import hashlib
+
+    folder = cache_dir()
+    if folder is not None:
+        _replace_entry(folder / f"{name}.{key}.bin", hashlib.sha256(payload).digest() + payload)
+
+
+def _replace_entry(entry: Path, data: bytes) -> None:
+    """Write ``entry`` atomically and drop the other entries of its stem; never raise.
+
+    ``<stem>.<key>.<suffix>``: entries that differ only in ``key`` are older versions.
+    """
+    import tempfile
+
+    stem, _, suffix = entry.name.rsplit(".", 2)
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=entry.parent, prefix=f".{stem}.", suffix=".tmp")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
             os.replace(temporary, entry)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
-        for old in entry.parent.glob(f"{stem}.*.json"):
+        for old in entry.parent.glob(f"{stem}.*.{suffix}"):
             if old != entry:
                 old.unlink(missing_ok=True)
     except OSError:

@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from accelerators._text import quote, shorten
 from accelerators._tokenizer import DESCRIPTIONS as _SAY
@@ -56,16 +55,14 @@ _SHARED = "shared"
 _EXAMPLES = "such as 'H100:8', 'A100@1g.5gb' or '80GB+'"
 
 
-@dataclass(frozen=True)
-class ParsedAlternative:
+class ParsedAlternative(NamedTuple):
     """One alternative: the keyword arguments of a spec and where in the source it stands."""
 
     fields: dict[str, Any]
     span: tuple[int, int]
 
 
-@dataclass(frozen=True)
-class ParsedSpec:
+class ParsedSpec(NamedTuple):
     """What :func:`parse_spec` read: the source and its alternatives, preferred first."""
 
     source: str
@@ -92,18 +89,22 @@ def parse_spec(text: str) -> ParsedSpec:
     return _Parser(text).parse()
 
 
-@dataclass
 class _Alternative:
     """One parsed alternative: the spec's fields, its span and what could still follow it."""
 
-    fields: dict[str, Any]
-    start: int
-    end: int = 0
-    follow: list[str] = field(default_factory=list)
-    memory_span: tuple[int, int] | None = None
-    count_span: tuple[int, int] | None = None
-    #: Further models a group name means (Modal's ``B200+`` is B200, then B300; ``any``).
-    group: tuple[Any, ...] = ()
+    __slots__ = ("count_span", "end", "fields", "follow", "group", "memory_span", "start")
+
+    def __init__(
+        self, fields: dict[str, Any], start: int, *, follow: list[str] | None = None
+    ) -> None:
+        self.fields = fields
+        self.start = start
+        self.end = 0
+        self.follow: list[str] = [] if follow is None else follow
+        self.memory_span: tuple[int, int] | None = None
+        self.count_span: tuple[int, int] | None = None
+        #: Further models a group name means (Modal's ``B200+`` is B200, then B300; ``any``).
+        self.group: tuple[Any, ...] = ()
 
 
 class _Parser:

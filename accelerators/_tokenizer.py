@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import NoReturn
+from typing import NamedTuple, NoReturn
 
 from accelerators.errors import SpecSyntaxError
 
@@ -86,8 +85,7 @@ HINTS: Mapping[str, str] = {
 _LEXEME = re.compile(r"[A-Za-z0-9_.\-/#+]+|.", re.DOTALL)
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):
     """One token: its rule name, its text and where it starts in the source."""
 
     name: str

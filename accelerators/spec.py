@@ -30,26 +30,29 @@ from __future__ import annotations
 import math
 import reprlib
 from collections.abc import Sequence
-from typing import Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     PlainSerializer,
+    PlainValidator,
     ValidationError,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
 
 from accelerators import catalog
-from accelerators._factories import VendorFactories
 from accelerators._parser import MAX_COUNT, parse_spec
 from accelerators._text import format_number, shorten
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._partitions import check_partition
 from accelerators.catalog._schema import Accelerator, MigProfile, TpuTopology
 from accelerators.errors import AcceleratorError, close_matches
+
+if TYPE_CHECKING:
+    from accelerators._factories import VendorFactories
 
 __all__ = ["MAX_COUNT", "AcceleratorSpec", "MemoryRequest", "check_partition"]
 
@@ -67,11 +70,32 @@ def _to_accelerator(value: Any) -> Any:
     )
 
 
-AcceleratorRef = Annotated[
-    Accelerator,
-    BeforeValidator(_to_accelerator),
-    PlainSerializer(lambda acc: acc.name, return_type=str),
-]
+class _Factories:
+    """``AcceleratorSpec.NVIDIA`` and its siblings; :mod:`accelerators._factories` (which
+    builds them from the catalog) is imported the first time one is read, not with this
+    module: parsing a spec does not need it."""
+
+    def __init__(self, vendor: str) -> None:
+        self.vendor = vendor
+
+    def __get__(self, instance: object, owner: type) -> VendorFactories:
+        from accelerators._factories import VendorFactories
+
+        return VendorFactories(self.vendor, owner)
+
+
+if TYPE_CHECKING:
+    AcceleratorRef = Accelerator
+else:
+    # Validated by _to_accelerator alone, which accepts a catalog entry or a name and nothing
+    # else: the field's schema is then built without the catalog record classes', which a
+    # process that reads its catalog from the validated cache never needs (catalog._trusted).
+    AcceleratorRef = Annotated[
+        Any,
+        PlainValidator(_to_accelerator),
+        PlainSerializer(lambda acc: acc.name, return_type=str),
+        WithJsonSchema({"type": "string", "description": "A catalog accelerator name"}),
+    ]
 
 
 class AcceleratorSpec(BaseModel):
@@ -91,12 +115,12 @@ class AcceleratorSpec(BaseModel):
 
     # Factories in skyward's style, one per catalog family and model of each vendor:
     # ``AcceleratorSpec.NVIDIA.H100(count=8, form_factor="SXM")`` (see ``_factories``).
-    NVIDIA: ClassVar[VendorFactories] = VendorFactories("nvidia")
-    AMD: ClassVar[VendorFactories] = VendorFactories("amd")
-    Intel: ClassVar[VendorFactories] = VendorFactories("intel")
-    Google: ClassVar[VendorFactories] = VendorFactories("google")
-    AWS: ClassVar[VendorFactories] = VendorFactories("aws")
-    Huawei: ClassVar[VendorFactories] = VendorFactories("huawei")
+    NVIDIA: ClassVar[_Factories] = _Factories("nvidia")
+    AMD: ClassVar[_Factories] = _Factories("amd")
+    Intel: ClassVar[_Factories] = _Factories("intel")
+    Google: ClassVar[_Factories] = _Factories("google")
+    AWS: ClassVar[_Factories] = _Factories("aws")
+    Huawei: ClassVar[_Factories] = _Factories("huawei")
 
     def __init__(self, **data: Any) -> None:
         try:

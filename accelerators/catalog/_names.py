@@ -133,13 +133,29 @@ def resolve_name(text: str) -> NameMatch:
             f"{odd!r} (U+{ord(odd):04X}); accelerator names are ASCII",
             name=text,
         )
-    index = current_index()
+    index = current_index(complete=False)
     found = index.results.get(text)
     if found is None:
-        found = _resolve(index, text)
+        found = _catalog_name(index, text)
+        if found is None:
+            found = _resolve(current_index(), text)
         if len(index.results) < _RESULT_MEMO_SIZE and len(text) <= 200:
             index.results[text] = found
     return found
+
+
+def _catalog_name(index: Index, text: str) -> NameMatch | None:
+    """The catalog's own name of a model or SKU (``H100``, ``A100-80GB``), or None.
+
+    What :func:`_resolve` would find, from the identity tables alone: with no count to read
+    off, the exact tier is tried first and within it the identity table, which the first
+    step of the index holds in full. Anything else (None) needs the whole index.
+    """
+    stripped = text.strip()
+    if _COUNT_PREFIX.match(stripped) or _SPACED_COUNT_SUFFIX.search(stripped):
+        return None
+    spellings = index.exact[0].get(exact_key(stripped))
+    return _match(spellings, stripped) if spellings else None
 
 
 def _resolve(index: Index, text: str) -> NameMatch:

@@ -4,8 +4,8 @@ The data file is the single source of facts; these models only describe its shap
 check it. Every figure carries the key of its source and a confidence marker.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: pydantic would evaluate every annotation string
+# while it defines the classes, ~1 ms of each process that loads the catalog.
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -40,7 +40,7 @@ _MIG_PROFILE_RE = re.compile(r"^[1-7]g\.\d+gb(?:[+-][a-z.]+)?$")
 _TOPOLOGY_RE = re.compile(r"^\d+x\d+(?:x\d+)?$")
 _CONSTANT_RE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
-_STRICT = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+_STRICT = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
 
 class Source(BaseModel):
@@ -114,7 +114,7 @@ class TpuTopology(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _chips_match(self) -> TpuTopology:
+    def _chips_match(self) -> "TpuTopology":
         product = 1
         for part in self.topology.split("x"):
             product *= int(part)
@@ -197,7 +197,7 @@ class Accelerator(BaseModel):
     """TPU slice names count TensorCores, this many per chip (``v5p-8`` is 4 chips); None:
     they count chips (``v5litepod-8`` is 8)."""
     tpu_topologies: tuple[TpuTopology, ...] = ()
-    names: Names = Names()
+    names: Names = Field(default_factory=Names)
     flyte2_shared: str | None = None
     """Flyte 2 SDK name of a shared (time-sliced/MPS) slot of this GPU (``"T4 shared"``).
     Not a spelling of the device: it names a slot, which the grammar reads as ``T4@shared``."""
@@ -219,7 +219,7 @@ class Accelerator(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _check_partitions(self) -> Accelerator:
+    def _check_partitions(self) -> "Accelerator":
         profiles = [m.profile for m in self.mig]
         if len(set(profiles)) != len(profiles):
             raise ValueError(f"{self.name}: duplicate MIG profiles")
@@ -332,7 +332,7 @@ class CatalogFile(BaseModel):
     groups: tuple[NameGroup, ...] = ()
 
     @model_validator(mode="after")
-    def _check_references(self) -> CatalogFile:
+    def _check_references(self) -> "CatalogFile":
         if self.schema_version != SCHEMA_VERSION:
             raise ValueError(
                 f"schema_version {self.schema_version} is not supported (expected {SCHEMA_VERSION})"

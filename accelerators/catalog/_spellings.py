@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
 from accelerators._text import format_number
 from accelerators.catalog import _store as catalog
@@ -80,8 +80,7 @@ class NameMatch:
     source: str = "name"
 
 
-@dataclass(frozen=True, slots=True)
-class Spelling:
+class Spelling(NamedTuple):
     text: str
     accelerator: Accelerator
     source: str
@@ -94,19 +93,29 @@ class Spelling:
 Table = dict[str, list[Spelling]]
 
 
-@dataclass
 class Index:
-    """Every spelling of every entry, keyed three ways, identity spellings apart."""
+    """Every spelling of every entry, keyed three ways, identity spellings apart.
 
-    entries: tuple[Accelerator, ...]
-    exact: tuple[Table, Table] = field(default_factory=lambda: ({}, {}))
-    loose: tuple[Table, Table] = field(default_factory=lambda: ({}, {}))
-    words: tuple[Table, Table] = field(default_factory=lambda: ({}, {}))
-    #: Catalog spellings for "did you mean", preferred (models, SKUs) first (an ordered set).
-    displays: dict[str, None] = field(default_factory=dict)
-    #: Loose key -> the spelling to suggest for it.
-    loose_display: dict[str, str] = field(default_factory=dict)
-    results: dict[str, NameMatch] = field(default_factory=dict)
+    Built in two steps. First the exact table of the catalog's own spellings (SKU names,
+    models, constants, aliases: ``exact[0]``), all a process needs that resolves only such
+    names; then, when :attr:`complete` is first needed (see :func:`current_index`), their
+    loose and words tables and other systems' names (the ``[1]`` tables). Each table ends up
+    with the same spellings in the same order either way.
+    """
+
+    def __init__(self, entries: tuple[Accelerator, ...]) -> None:
+        self.entries = entries
+        self.exact: tuple[Table, Table] = ({}, {})
+        self.loose: tuple[Table, Table] = ({}, {})
+        self.words: tuple[Table, Table] = ({}, {})
+        #: Catalog spellings for "did you mean", preferred (models, SKUs) first (an ordered set).
+        self.displays: dict[str, None] = {}
+        #: Loose key -> the spelling to suggest for it.
+        self.loose_display: dict[str, str] = {}
+        self.results: dict[str, NameMatch] = {}
+        #: Whether every table is built (``exact[0]`` always is).
+        self.complete = False
+        self._identity: list[Spelling] = []  # in exact[0], not yet in loose[0] and words[0]
 
     def add(
         self,
@@ -120,15 +129,34 @@ class Index:
         if not text:
             return
         spelling = Spelling(text, accelerator, source, units, topology)
+        if source in IDENTITY and not self.complete:
+            _put(self.exact[0], exact_key(text), spelling)
+            self.displays.setdefault(text)
+            self._identity.append(spelling)
+            return
         tier = 0 if source in IDENTITY else 1
         exact, loose, sorted_words = _keys(text)
-        for tables, key in ((self.exact, exact), (self.loose, loose), (self.words, sorted_words)):
-            if key:
-                bucket = tables[tier].setdefault(key, [])
-                if spelling not in bucket:
-                    bucket.append(spelling)
+        _put(self.exact[tier], exact, spelling)
+        _put(self.loose[tier], loose, spelling)
+        _put(self.words[tier], sorted_words, spelling)
         self.displays.setdefault(text)
         self.loose_display.setdefault(loose, text)
+
+    def index_identity(self) -> None:
+        """Put the identity spellings :meth:`add` has kept aside in the loose and words tables."""
+        for spelling in self._identity:
+            _, loose, sorted_words = _keys(spelling.text)
+            _put(self.loose[0], loose, spelling)
+            _put(self.words[0], sorted_words, spelling)
+            self.loose_display.setdefault(loose, spelling.text)
+        self._identity.clear()
+
+
+def _put(table: Table, key: str, spelling: Spelling) -> None:
+    if key:
+        bucket = table.setdefault(key, [])
+        if spelling not in bucket:
+            bucket.append(spelling)
 
 
 # -- normalisation -------------------------------------------------------------------------
@@ -178,15 +206,27 @@ _state: list[Index] = []
 _state_lock = threading.Lock()
 
 
-def current_index() -> Index:
-    """The index for the catalog now loaded (rebuilt when the catalog object changes)."""
+def current_index(*, complete: bool = True) -> Index:
+    """The index for the catalog now loaded (rebuilt when the catalog object changes).
+
+    :param complete: with other systems' spellings; False: the identity tables may be all
+        there is (they are complete either way), which saves building the rest when the
+        catalog's own name of a model or SKU is all a process resolves.
+    """
     entries = catalog.all()
-    if _state and _state[0].entries is entries:
-        return _state[0]
-    with _state_lock:  # threads racing for the first lookup build the index once
-        if not (_state and _state[0].entries is entries):
-            _state[:] = [_build_index(entries)]
-        return _state[0]
+    index = _state[0] if _state else None
+    if index is None or index.entries is not entries:
+        with _state_lock:  # threads racing for the first lookup build the index once
+            if not (_state and _state[0].entries is entries):
+                _state[:] = [_identity_index(entries)]
+            index = _state[0]
+    if complete and not index.complete:
+        with _state_lock:
+            if not index.complete:
+                index.index_identity()
+                _add_systems(index)
+                index.complete = True
+    return index
 
 
 def cache_clear() -> None:
@@ -194,11 +234,17 @@ def cache_clear() -> None:
     _state.clear()
 
 
-def _build_index(entries: tuple[Accelerator, ...]) -> Index:
-    from accelerators.catalog._schema import Names
-
+def _identity_index(entries: tuple[Accelerator, ...]) -> Index:
+    """A new index with the catalog's own spellings in (:class:`Index`: the first step)."""
     index = Index(entries)
-    for acc in entries:  # identity spellings first: they lead the suggestions
+    _add_identity(index)
+    return index
+
+
+def _add_identity(index: Index) -> None:
+    """Add the catalog's own spellings, first: they lead the suggestions."""
+    entries = index.entries
+    for acc in entries:
         if acc.default_for_model:
             index.add(acc.model, acc, "model", None)
     for acc in entries:
@@ -207,7 +253,13 @@ def _build_index(entries: tuple[Accelerator, ...]) -> Index:
             index.add(alias, acc, "alias", _slice_units(acc, alias))
         if acc.constant:
             index.add(acc.constant, acc, "constant", None)
-    for acc in entries:
+
+
+def _add_systems(index: Index) -> None:
+    """Add every other system's spellings (``names.*``) to ``index``."""
+    from accelerators.catalog._schema import Names
+
+    for acc in index.entries:
         for system in Names.model_fields:
             value = getattr(acc.names, system)
             for text in (value,) if isinstance(value, str) else value or ():
@@ -225,7 +277,6 @@ def _build_index(entries: tuple[Accelerator, ...]) -> Index:
                 sized = split_size(text) if acc.device_class == "tpu" else None
                 if sized is not None:  # "tpu-v5litepod-8" also teaches "tpu-v5litepod"
                     index.add(sized[0], acc, system, None)
-    return index
 
 
 def _slice_units(acc: Accelerator, text: str) -> int | None:

@@ -2,6 +2,8 @@
 
 The data is read, validated (:mod:`accelerators.catalog._schema`) and indexed on first use,
 under a lock, so threads that race for the first lookup parse the file once between them.
+A data file that passed validation once is read back from the cache of its validated records
+(:mod:`accelerators.catalog._trusted`) without validating it again.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
+from accelerators import _datafiles
 from accelerators._datafiles import load_toml
 from accelerators.errors import CatalogDataError
 
@@ -49,6 +52,7 @@ class _Loaded:
         self._lock = threading.Lock()
         self._file: CatalogFile | None = None
         self._by_name: dict[str, Accelerator] = {}
+        self._by_model: dict[str, tuple[Accelerator, ...]] = {}
         self.loads = 0  # how many times the file was parsed (tests check it stays 1)
 
     def file(self) -> CatalogFile:
@@ -57,14 +61,19 @@ class _Loaded:
             return loaded
         with self._lock:
             if self._file is None:
-                self._file = self._parse()
-                self._by_name = {acc.name.casefold(): acc for acc in self._file.accelerators}
+                loaded = self._parse()
+                self._by_name, self._by_model = _indexes(loaded)
+                self._file = loaded
                 self.loads += 1
             return self._file
 
     def by_name(self) -> dict[str, Accelerator]:
         self.file()
         return self._by_name
+
+    def by_model(self) -> dict[str, tuple[Accelerator, ...]]:
+        self.file()
+        return self._by_model
 
     def cache_clear(self) -> None:
         """Forget the loaded file: the next lookup reads it again (tests that edit data)."""
@@ -73,24 +82,60 @@ class _Loaded:
     def install(self, loaded: CatalogFile | None) -> None:
         """Use ``loaded`` as the catalog (None: read the file on next use)."""
         with self._lock:
+            self._by_name, self._by_model = _indexes(loaded) if loaded else ({}, {})
             self._file = loaded
-            self._by_name = (
-                {acc.name.casefold(): acc for acc in loaded.accelerators} if loaded else {}
-            )
 
     @staticmethod
     def _parse() -> CatalogFile:
-        from pydantic import ValidationError
+        if _read_data is not _PACKAGE_READER:  # a test's data, not the package's data file
+            return _validate(_read_data_now())
+        from accelerators.catalog import _trusted
 
-        from accelerators.catalog._schema import CatalogFile
+        key = _trusted.cache_key(_datafiles.data_bytes(_DATA_PACKAGE, _DATA_FILE))
+        blob = _datafiles.read_blob(_TRUSTED_NAME, key) if key else None
+        if blob is not None:
+            try:
+                return _trusted.from_blob(blob)
+            except ValueError:  # not what this schema stores: validate and store it again
+                pass
+        loaded = _validate(_read_data_now())
+        if key:
+            _datafiles.write_blob(_TRUSTED_NAME, key, _trusted.to_blob(loaded))
+        return loaded
 
-        raw = _read_data_now()
-        try:
-            return CatalogFile.model_validate(raw)
-        except ValidationError as exc:
-            raise CatalogDataError(
-                f"catalog data file {_DATA_FILE} failed validation:\n{exc}"
-            ) from exc
+
+def _indexes(
+    loaded: CatalogFile,
+) -> tuple[dict[str, Accelerator], dict[str, tuple[Accelerator, ...]]]:
+    """Entries by case-folded SKU name, and by case-folded model (default SKU first)."""
+    by_name = {acc.name.casefold(): acc for acc in loaded.accelerators}
+    by_model: dict[str, list[Accelerator]] = {}
+    for acc in loaded.accelerators:
+        by_model.setdefault(acc.model.casefold(), []).append(acc)
+    return by_name, {
+        model: tuple(sorted(skus, key=lambda acc: not acc.default_for_model))
+        for model, skus in by_model.items()
+    }
+
+
+def _validate(raw: dict[str, object]) -> CatalogFile:
+    """``raw`` (the parsed data file) as validated records.
+
+    :raises CatalogDataError: ``raw`` fails the schema, with pydantic's report.
+    """
+    from pydantic import ValidationError
+
+    from accelerators.catalog._schema import CatalogFile
+
+    try:
+        return CatalogFile.model_validate(raw)
+    except ValidationError as exc:
+        raise CatalogDataError(f"catalog data file {_DATA_FILE} failed validation:\n{exc}") from exc
+
+
+_PACKAGE_READER = _read_data
+#: Cache name of the validated records (``_datafiles.read_blob``).
+_TRUSTED_NAME = f"{_DATA_FILE}.validated"
 
 
 LOADED = _Loaded()
@@ -127,9 +172,7 @@ def by_exact_name(name: str) -> Accelerator | None:
 
 def by_model(model: str) -> tuple[Accelerator, ...]:
     """Every SKU of ``model`` (e.g. the SXM and PCIe A100 40 GB), default first."""
-    found = [acc for acc in all() if acc.model.casefold() == model.casefold()]
-    found.sort(key=lambda acc: not acc.default_for_model)
-    return tuple(found)
+    return LOADED.by_model().get(model.casefold(), ())
 
 
 def models() -> tuple[str, ...]:

@@ -35,19 +35,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from accelerators.errors import AcceleratorError, close_matches
 from accelerators.kubernetes._base import Placement, Platform, PodFragment, Requirement
-from accelerators.kubernetes._dra import (
-    DEFAULT_GPU_DEVICE_CLASS,
-    DEFAULT_MIG_DEVICE_CLASS,
-    DraFragment,
-    dra_fragment,
-)
 from accelerators.kubernetes._merge import merge_fragment
-from accelerators.kubernetes._pinning import node_name_env, pin_to_node
 from accelerators.kubernetes._validate import validate_claim_template, validate_fragment
 
 if TYPE_CHECKING:
     from accelerators.kubernetes._checks import placement_problems
+    from accelerators.kubernetes._dra import DraFragment
     from accelerators.kubernetes._models import FragmentModels, fragment_models, pod_model
+    from accelerators.kubernetes._pinning import node_name_env, pin_to_node
     from accelerators.spec import AcceleratorSpec
 
 __all__ = [
@@ -108,6 +103,9 @@ _LAZY = {
     "fragment_models": "accelerators.kubernetes._models",
     "pod_model": "accelerators.kubernetes._models",
     "placement_problems": "accelerators.kubernetes._checks",
+    "DraFragment": "accelerators.kubernetes._dra",
+    "node_name_env": "accelerators.kubernetes._pinning",
+    "pin_to_node": "accelerators.kubernetes._pinning",
 }
 
 _DRA_OPTIONS = ("claim_name", "claim_template_name", "gpu_device_class", "mig_device_class")
@@ -199,9 +197,30 @@ def to_pod_fragment(spec: Any, *, platform: str | Platform, **options: Any) -> P
         ``runtimeClassName``.
     :raises PlacementError: when the platform cannot place the spec.
     """
-    fragment = get_platform(platform, **options).fragment(_as_spec(spec))
+    fragment = _placing(platform, options).fragment(_as_spec(spec))
     validate_fragment(fragment)
     return fragment
+
+
+#: One unconfigured instance per platform class, for :func:`to_pod_fragment`: a platform
+#: without options holds nothing but its class's defaults, and placing reads it only.
+_UNCONFIGURED: dict[type[Platform], Platform] = {}
+
+
+def _placing(platform: str | Platform, options: dict[str, Any]) -> Platform:
+    """:func:`get_platform`, reusing the unconfigured instance of a platform named alone.
+
+    A DAG file places a spec per task; the DAG processor's children are forked from a
+    process that ``preload()`` made create these instances, so the children only read them.
+    """
+    if options or not isinstance(platform, str):
+        return get_platform(platform, **options)
+    cls = _platform_class(platform.strip().lower())
+    found = _UNCONFIGURED.get(cls) if cls is not None else None
+    if found is None:
+        found = get_platform(platform)
+        _UNCONFIGURED[type(found)] = found
+    return found
 
 
 def to_dra_fragment(
@@ -209,8 +228,8 @@ def to_dra_fragment(
     *,
     claim_template_name: str = "accelerators-gpu",
     claim_name: str = "gpu",
-    gpu_device_class: str = DEFAULT_GPU_DEVICE_CLASS,
-    mig_device_class: str = DEFAULT_MIG_DEVICE_CLASS,
+    gpu_device_class: str = "gpu.nvidia.com",  # _dra.DEFAULT_GPU_DEVICE_CLASS (a test checks)
+    mig_device_class: str = "mig.nvidia.com",  # _dra.DEFAULT_MIG_DEVICE_CLASS
     platform: str | Platform | None = None,
     **options: Any,
 ) -> DraFragment:
@@ -227,6 +246,8 @@ def to_dra_fragment(
     :param platform: optional platform whose common options apply.
     :param options: platform options.
     """
+    from accelerators.kubernetes._dra import dra_fragment  # DRA: imported when used
+
     configured = get_platform(platform or "generic", **options)
     result = dra_fragment(
         _as_spec(spec),

@@ -59,13 +59,13 @@ def merge_fragment(pod: T, fragment: Mapping[str, Any], *, container: str | None
     :param fragment: a pod fragment.
     :param container: name of the container that gets the resources; default the first.
     """
-    from accelerators.kubernetes import _models
-
-    if _models.is_model(pod):
-        data = _models.to_dict(pod)
-        merged = merge_fragment(data, fragment, container=container)
-        return _models.from_dict(merged, type(pod))  # type: ignore[no-any-return]
     if not isinstance(pod, Mapping):
+        from accelerators.kubernetes import _models
+
+        if _models.is_model(pod):
+            data = _models.to_dict(pod)
+            merged = merge_fragment(data, fragment, container=container)
+            return _models.from_dict(merged, type(pod))  # type: ignore[no-any-return]
         raise AcceleratorError(
             f"Expected a pod, pod template or pod spec as a dict or kubernetes.client model, "
             f"got {type(pod).__name__}"

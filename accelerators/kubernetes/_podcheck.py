@@ -16,8 +16,7 @@ one or more values, ``Exists``/``DoesNotExist`` none, ``Gt``/``Lt`` exactly one 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from accelerators._text import shorten
 from accelerators.errors import AcceleratorError
@@ -117,8 +116,7 @@ def _check_term(term: object, path: str) -> None:
 
 
 # -- satisfiability ----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class NodeRequirement:
+class NodeRequirement(NamedTuple):
     """One node requirement: ``key operator values`` (a nodeSelector entry is ``In [v]``)."""
 
     key: str

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from accelerators import AcceleratorError, AcceleratorSpec
-from accelerators.kubernetes import merge_fragment, pod_model
+from accelerators.kubernetes import merge_fragment
 
 __all__ = [
     "HOSTNAME_LABEL",
@@ -83,6 +83,8 @@ def _api_client() -> Any:
 
 def to_pod(pod: Mapping[str, Any]) -> Any:
     """A Pod dict as a ``kubernetes.client.V1Pod``."""
+    from accelerators.kubernetes import pod_model  # kubernetes.client: at run time only
+
     return pod_model(pod)
 
 

@@ -120,8 +120,8 @@ class AcceleratorPodOperator(KubernetesPodOperator):
     def _check_at_parse_time(self, spec: AcceleratorSpec) -> None:
         """Raise now, not at run time, when the spec cannot be placed or conflicts."""
         fragment = to_pod_fragment(spec, platform=self.platform, **self.platform_options)
-        if not fragment:
-            return
+        if not fragment or not self._has_placement_arguments():
+            return  # nothing of the user's to conflict with: placing the spec was the check
         preview = {
             "apiVersion": "v1",
             "kind": "Pod",
@@ -144,6 +144,16 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             )
         # apply_to_pod(preview, ...) without computing the fragment a second time
         merge_fragment(preview, fragment, container=self.base_container_name)
+
+    def _has_placement_arguments(self) -> bool:
+        """Whether the user gave anything the accelerator's fragment could conflict with."""
+        return bool(
+            self.container_resources
+            or self.node_selector
+            or self.tolerations
+            or self.affinity
+            or self.pod_template_dict
+        )
 
     # -- run time ----------------------------------------------------------------------
     def _base_pod(self) -> dict[str, Any] | None:

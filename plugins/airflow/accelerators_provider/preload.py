@@ -16,14 +16,19 @@ lines there make the children inherit all of it::
     preload()
 
 :func:`preload` imports the operators, decorators and executor helpers (and with them
-``KubernetesPodOperator`` and the ``kubernetes`` client), imports every platform adapter of
-:mod:`accelerators.kubernetes`, loads the catalog and builds its name index by parsing a spec.
+``KubernetesPodOperator`` and the ``kubernetes`` client), loads the catalog, builds its name
+index by parsing a spec, imports every platform adapter of :mod:`accelerators.kubernetes` and
+places that spec with each, and resolves the catalog's own names (SKUs, models, constants,
+aliases) once, so that a child finds ``H100`` among the resolved names instead of running
+the resolution code for the first time (in a forked child, a first run of any code pays
+copy-on-write page faults for what it touches).
 It starts no thread and keeps no file or socket open, so forking after it is safe; what it
 builds is only read afterwards, so ``gc.freeze()`` keeps it shared between the children.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import time
 
@@ -40,6 +45,9 @@ MODULES = (
 )
 
 
+_done: list[bool] = []  # non-empty once preload() has run in this process
+
+
 def preload() -> float:
     """Import the provider and the core, load the catalog and build its name index.
 
@@ -49,14 +57,24 @@ def preload() -> float:
         process that had not imported ``kubernetes`` yet, most of it that client).
     """
     start = time.perf_counter()
+    if _done:
+        return time.perf_counter() - start
     for module in MODULES:
         importlib.import_module(module)
-    from accelerators import AcceleratorSpec, catalog
-    from accelerators.kubernetes import get_platform, platforms
+    from accelerators import AcceleratorError, AcceleratorSpec, catalog
+    from accelerators.kubernetes import get_platform, platforms, to_pod_fragment
 
+    catalog.all()  # reads the data file (validated once, then from the cache)
+    # Resolving a name that is not a SKU name builds the spelling index of every entry.
+    spec = AcceleratorSpec.parse("nvidia-tesla-t4:1")
     for name in platforms():  # imports each platform's adapter
         get_platform(name)
-    catalog.all()  # reads and validates the data file
-    # Resolving a name that is not a SKU name builds the spelling index of every entry.
-    AcceleratorSpec.parse("nvidia-tesla-t4:1")
+        # and keeps the instance to_pod_fragment reuses (a TPU or Neuron platform refuses a T4)
+        with contextlib.suppress(AcceleratorError):
+            to_pod_fragment(spec, platform=name)
+    for acc in catalog.all():  # the catalog's own names, resolved here once for every parse
+        for name in (acc.name, acc.model, acc.constant, *acc.aliases):
+            with contextlib.suppress(AcceleratorError):  # a name that is no spec by itself
+                AcceleratorSpec.parse(name or "")
+    _done.append(True)
     return time.perf_counter() - start
