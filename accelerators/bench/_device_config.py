@@ -175,24 +175,20 @@ def config_reasons(config: DeviceConfigRecord, index: int) -> list[Reason]:
                 "riser or BIOS setting limits it",
             )
         )  # fmt: skip
-    if config.nvlinks_up and config.nvlinks_down:
-        links = ", ".join(str(i) for i in config.nvlinks_down)
-        out.append(
-            _reason(
-                index, ReasonCode.NVLINK_DOWN, warn, "config.nvlink",
-                f"NVLink link(s) {links} down, {config.nvlinks_up} up: peer-to-peer and "
-                "collective bandwidth is cut",
-            )
-        )  # fmt: skip
-    if config.xgmi_links_up and config.xgmi_links_down:
-        links = ", ".join(str(i) for i in config.xgmi_links_down)
-        out.append(
-            _reason(
-                index, ReasonCode.XGMI_DOWN, warn, "config.xgmi",
-                f"XGMI link(s) {links} down, {config.xgmi_links_up} up: peer-to-peer and "
-                "collective bandwidth is cut",
-            )
-        )  # fmt: skip
+    fabrics = (
+        ("NVLink", ReasonCode.NVLINK_DOWN, config.nvlinks_up, config.nvlinks_down),
+        ("XGMI", ReasonCode.XGMI_DOWN, config.xgmi_links_up, config.xgmi_links_down),
+    )
+    for fabric, code, up, down in fabrics:
+        if up and down:  # some links up, others down (a card with none up is not judged)
+            links = ", ".join(str(i) for i in down)
+            out.append(
+                _reason(
+                    index, code, warn, f"config.{fabric.lower()}",
+                    f"{fabric} link(s) {links} down, {up} up: peer-to-peer and collective "
+                    "bandwidth is cut",
+                )
+            )  # fmt: skip
     judged = {k: v for k, v in config.unreadable.items() if k not in ("nvlink", "xgmi")}
     if judged:
         listed = "; ".join(f"{k} ({v})" for k, v in sorted(judged.items()))
