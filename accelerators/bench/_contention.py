@@ -120,7 +120,7 @@ def busy_reasons(
         instead of the host's CPU shares.
     """
     others, steal = found.get("others_cpu", 0.0), found.get("steal", 0.0)
-    busy = cause is not None or others > policy.others_busy_above or steal > policy.steal_above
+    busy = cause is not None or _over_the_lines(found, policy)
     why = cause or (
         f"other processes used {others:.0%} of the {found.get('cpus', 0):.0f} CPUs, "
         f"steal {steal:.0%}, load {found.get('load_1m', float('nan')):.2f}"
@@ -182,6 +182,11 @@ def busy_reasons(
 def busy_since(before: CpuSnapshot | None, policy: ContentionPolicy) -> bool:
     """Whether other processes or the hypervisor took more than ``policy`` allows of the
     CPUs since ``before`` (a run's start): what :func:`busy_reasons` will find at its end."""
-    found = conditions(before, snapshot())
+    return _over_the_lines(conditions(before, snapshot()), policy)
+
+
+def _over_the_lines(found: dict[str, float], policy: ContentionPolicy) -> bool:
+    """Whether ``found`` (:func:`conditions`) shows other processes or steal above the
+    policy's lines."""
     others, steal = found.get("others_cpu", 0.0), found.get("steal", 0.0)
     return others > policy.others_busy_above or steal > policy.steal_above
