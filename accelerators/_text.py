@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-__all__ = ["format_number", "quote", "shorten"]
+__all__ = ["flops_unit", "format_number", "quote", "shorten"]
 
 
 def format_number(value: float) -> str:
@@ -34,3 +34,8 @@ def shorten(text: str, limit: int = 60) -> str:
 def quote(text: str, limit: int = 60) -> str:
     """``repr(text)``, shortened in the middle when long (messages quote user input)."""
     return repr(shorten(text, limit))
+
+
+def flops_unit(tflops: float) -> tuple[float, str]:
+    """How to show a rate given in TFLOPS: ``(factor, unit)``, GFLOPS below 1 TFLOPS (a CPU)."""
+    return (1e3, "GFLOPS") if tflops < 1.0 else (1.0, "TFLOPS")

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from accelerators._text import flops_unit
 from accelerators.bench._report import GemmResult, MemoryResult, Reason, ReasonCode, Severity
 from accelerators.bench._stable import bounded_best
 
@@ -137,7 +138,8 @@ def _rate_text(value: float, metric: str) -> str:
     """``value`` (TFLOPS for a GEMM, GB/s for a stream) with its unit, as the tables show it."""
     if not metric.startswith("gemm."):
         return f"{value:.4g} GB/s"
-    return f"{value:.4g} TFLOPS" if value >= 1.0 else f"{value * 1000:.4g} GFLOPS"
+    factor, unit = flops_unit(value)
+    return f"{value * factor:.4g} {unit}"
 
 
 def peak_reasons(results: Iterable[GemmResult | MemoryResult], *, ceiling: bool) -> list[Reason]:

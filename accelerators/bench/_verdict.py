@@ -42,6 +42,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal
 
+from accelerators._text import flops_unit
 from accelerators.bench._bands import Thresholds, ThrottlePolicy
 from accelerators.bench._identity import device_name, identity_reasons
 from accelerators.bench._report import (
@@ -231,9 +232,9 @@ def performance_reasons(
                 severity = Severity.FAIL
                 suffix = f"fails below {thresholds.fail_below:.0%} of expected"
         # GFLOPS below 1 TFLOPS (a CPU), as the CLI's tables show them.
-        scale, shown = (
-            (1e3, "GFLOPS") if unit == "tflops" and (peak or expected) < 1.0 else (1.0, shown)
-        )
+        scale = 1.0
+        if unit == "tflops":
+            scale, shown = flops_unit(peak or expected)
         best_text = f"; best call {best * scale:.4g}" if best is not None and median else ""
         basis = (
             f"the {result.band_source}"

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 from rich.text import Text
 
+from accelerators._text import flops_unit
 from accelerators.cli._common import console, err_console
 
 if TYPE_CHECKING:
@@ -59,8 +60,7 @@ def _reruns(reruns: int, unjudged: str | None) -> str:
 def print_report(report: BenchReport) -> None:
     several = len(report.devices) > 1
     rates = [g.tflops for d in report.devices for g in d.gemm if g.tflops]
-    giga = bool(rates) and max(rates) < 1.0
-    scale, unit = (1e3, "GFLOPS") if giga else (1.0, "TFLOPS")
+    scale, unit = flops_unit(max(rates)) if rates else (1.0, "TFLOPS")
     gemm = Table(
         title="GEMM (winning shape; % peak: the median, the figure the gate judges)",
         header_style="bold",
