@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+import accelerators
 from accelerators.bench._backend import Backend
 from accelerators.bench._bands import ContentionPolicy, bands
 from accelerators.bench._baseline import with_fleet_baseline
@@ -192,10 +194,6 @@ def figures(report: DeviceReport) -> Iterator[tuple[str, float]]:
 
 def versions_of(backend: Backend | None) -> dict[str, str]:
     """The versions a report names: this package, the catalog, the backend's libraries."""
-    import contextlib
-
-    import accelerators
-
     versions = {"accelerators": accelerators.__version__}
     with contextlib.suppress(Exception):
         from accelerators import catalog

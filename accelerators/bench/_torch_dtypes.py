@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from accelerators.bench._backend import DeviceProps
+from accelerators.bench._block_scaled import probe
 
 __all__ = ["GEMM_DTYPES", "torch_dtype", "unsupported"]
 
@@ -57,8 +58,6 @@ def _block_scaled(torch: Any, kind: str, device: DeviceProps, dtype: str, where:
     missing = [a for a in _BLOCK_SCALED_ATTRS[dtype] if not hasattr(torch, a)]
     if missing:
         return f"unsupported by this torch: torch {torch.__version__} has no {', '.join(missing)}"
-    from accelerators.bench._block_scaled import probe
-
     return probe(torch, dtype, where)
 
 
