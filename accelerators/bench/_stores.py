@@ -51,22 +51,24 @@ def history_store(
     history: str | os.PathLike[str] | HistoryStore | bool | None,
 ) -> HistoryStore | None:
     """The store a run appends to: ``history`` itself, the store at a path or URL
-    (``"default"``: the default SQLite file), none for ``False``, and for ``None`` what
-    :data:`HISTORY_ENV` names (unset or empty: none).
+    (``"default"``: the default SQLite file), none for ``False``; for ``None`` the store
+    :data:`HISTORY_ENV` names (unset or empty: none), for ``True`` that store or else the
+    default file.
 
     :raises AcceleratorError: a location that is neither a path nor an ``s3://`` URL.
     """
     if history is False:
         return None
-    if history is None or history is True:
-        history = os.environ.get(HISTORY_ENV, "").strip() or ("default" if history else None)
-        if history is None:
-            return None
     if isinstance(history, HistoryStore):
         return history
+    where = ""
+    if history is None or history is True:
+        named = os.environ.get(HISTORY_ENV, "").strip()
+        if not named and history is None:
+            return None
+        history, where = (named, f" ({HISTORY_ENV})") if named else ("default", "")
     text = os.fspath(history)
     try:
         return open_store(None if text == "default" else text)
     except AcceleratorError as exc:
-        where = f" ({HISTORY_ENV})" if text == os.environ.get(HISTORY_ENV, "").strip() else ""
         raise AcceleratorError(f"Bench history {text!r}{where}: {exc}") from exc

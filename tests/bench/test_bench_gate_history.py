@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 
 from accelerators.bench import AcceleratorGateError, ReasonCode, Severity, gate, run
-from accelerators.bench._stores import HISTORY_ENV, history_store, open_store
+from accelerators.bench._stores import (
+    HISTORY_ENV,
+    default_history_path,
+    history_store,
+    open_store,
+)
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 from accelerators.errors import AcceleratorError
 
@@ -65,6 +70,20 @@ def test_a_bad_history_location_is_bad_input(monkeypatch: pytest.MonkeyPatch) ->
         gate("H100", **_fake())  # type: ignore[arg-type]
     monkeypatch.setenv(HISTORY_ENV, "  ")
     assert history_store(None) is None
+
+
+def test_history_true_is_the_environments_store_else_the_default_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(HISTORY_ENV, str(tmp_path / "fleet.sqlite"))
+    named = history_store(True)
+    assert named is not None
+    assert named.location == str(tmp_path / "fleet.sqlite")
+    monkeypatch.delenv(HISTORY_ENV)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    fallback = history_store(True)
+    assert fallback is not None
+    assert fallback.location == str(default_history_path())
 
 
 def test_the_history_is_the_baseline_of_the_next_run(tmp_path: Path) -> None:
