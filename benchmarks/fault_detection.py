@@ -10,6 +10,9 @@ Four faults, each injected into the output of *every* product right after it is 
   can tell it from a correct result, and it does not matter);
 * ``scale``: every element 1 % too large (a systematic error).
 
+``--device cuda`` runs the same on GPU 0 (``benchmarks/gpu_validation.py`` does, through
+:func:`case_trials` and :func:`gate_runs`).
+
 ``none`` runs the same code without a fault: its rate is the false-alarm rate.
 
 Two levels, both through the gate's own code:
@@ -124,15 +127,20 @@ def case_trials(
     return caught, worst_outlier, worst_scale
 
 
-def gate_runs(fault: str, runs: int, budget_scale: float) -> tuple[int, float]:
-    """Gate runs (of ``runs``) that failed with a MISCOMPARE, and seconds per run."""
+def gate_runs(
+    fault: str, runs: int, budget_scale: float, devices: str | list[int] = "cpu"
+) -> tuple[int, float]:
+    """Gate runs (of ``runs``) that failed with a MISCOMPARE, and seconds per run.
+
+    ``devices`` is :func:`accelerators.bench.run`'s: ``"cpu"``, or GPU indices (``[0]``).
+    """
     profile = get_profile("quick").scaled(budget_scale)
     profile = type(profile)(**{**profile.__dict__, "stream": False, "name": "fault-check"})
     caught = 0
     start = time.perf_counter()
     for number in range(runs):
         with injected(fault, seed=number):
-            report = run(devices="cpu", profile=profile)
+            report = run(devices=devices, profile=profile)
         caught += any(r.code is ReasonCode.MISCOMPARE for r in report.reasons)
     return caught, (time.perf_counter() - start) / max(runs, 1)
 
@@ -142,13 +150,17 @@ def main() -> int:
     parser.add_argument("--trials", type=int, default=200, help="case-level trials per fault")
     parser.add_argument("--gate-runs", type=int, default=20, help="gate runs per fault")
     parser.add_argument("--budget-scale", type=float, default=0.25)
-    parser.add_argument("--dtype", action="append", choices=("fp32", "bf16"))
+    parser.add_argument("--dtype", action="append", choices=("fp32", "bf16", "fp16"))
     parser.add_argument("--fault", action="append", choices=FAULTS)
+    parser.add_argument(
+        "--device", choices=("cpu", "cuda"), default="cpu", help="cuda: GPU 0 (also ROCm)"
+    )
     args = parser.parse_args()
     dtypes = args.dtype or ["fp32", "bf16"]
     faults = args.fault or list(FAULTS)
-    backend = TorchBackend("cpu")
-    print(f"torch {backend.describe()}; faults in every product's output; CPU backend")
+    backend = TorchBackend(args.device, indices=None if args.device == "cpu" else [0])
+    devices: str | list[int] = "cpu" if args.device == "cpu" else [0]
+    print(f"torch {backend.describe()}; faults in every product's output; {args.device} backend")
     print(f"{'fault':8} {'dtype':6} {'case trials caught':>24}  worst outlier  worst |alpha-1|")
     for fault in faults if args.trials else ():
         for dtype in dtypes:
@@ -159,7 +171,7 @@ def main() -> int:
     if args.gate_runs:
         print(f"\n{'fault':8} {'gate runs with MISCOMPARE':>28}  (quick x {args.budget_scale})")
         for fault in faults:
-            caught, per_run = gate_runs(fault, args.gate_runs, args.budget_scale)
+            caught, per_run = gate_runs(fault, args.gate_runs, args.budget_scale, devices)
             print(f"{fault:8} {caught:>13}/{args.gate_runs:<5} = {caught / args.gate_runs:6.1%}"
                   f"   {per_run:.1f} s/run", flush=True)  # fmt: skip
     return 0
