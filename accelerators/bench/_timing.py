@@ -140,14 +140,23 @@ class EventTimer(Timer):
     Calls and ``before`` are enqueued back to back; ``before`` is enqueued ahead of the start
     event, so a flush is not inside the timed region. One synchronisation at the end.
 
+    An event is stamped when the device reaches it. Where the host enqueues more slowly than
+    the device runs (short calls with checks between them, or a host thread that stalls), the
+    device reaches the start event with nothing behind it and waits for the call's launch:
+    that wait would be timed. ``spacer`` enqueues a short device-side busy wait ahead of each
+    start event (``torch.cuda._sleep``), so that the launch is queued before the device gets
+    to the event.
+
     :param module: ``torch.cuda`` or ``torch.xpu`` (anything with ``Event`` and
         ``synchronize``).
     :param device: the device index to synchronise.
+    :param spacer: enqueues device work ahead of each start event, or ``None``.
     """
 
-    def __init__(self, module: Any, device: int):
+    def __init__(self, module: Any, device: int, spacer: Callable[[], object] | None = None):
         self.module = module
         self.device = device
+        self.spacer = spacer
 
     def time(
         self,
@@ -161,6 +170,8 @@ class EventTimer(Timer):
         for start, end in zip(starts, ends, strict=True):
             if before is not None:
                 before()
+            if self.spacer is not None:
+                self.spacer()
             start.record()
             fn()
             end.record()

@@ -143,3 +143,38 @@ def test_event_timer_enqueues_before_ahead_of_the_start_event() -> None:
     assert samples == [0.002, 0.002]
     assert module.log == ["flush", "record", "call", "record"] * 2
     assert module.synced == 1
+
+
+def test_event_timer_queues_its_spacer_between_before_and_the_start_event() -> None:
+    """The spacer keeps the device busy while the call's launch is queued: it must sit after
+    the untimed work and right before the start event, never inside the timed region."""
+    module = _FakeEventModule()
+    timer = EventTimer(module, 0, spacer=lambda: module.log.append("spacer"))
+    timer.time(
+        lambda: module.log.append("call"), iterations=2, before=lambda: module.log.append("flush")
+    )
+    assert module.log == ["flush", "spacer", "record", "call", "record"] * 2
+
+
+def test_the_torch_backend_spaces_cuda_timings_only() -> None:
+    import types
+
+    from accelerators.bench import _torch_backend
+
+    slept: list[int] = []
+    props = types.SimpleNamespace(clock_rate=1_980_000)  # kHz, as CUDA reports it
+    cuda = types.SimpleNamespace(
+        _sleep=slept.append, get_device_properties=lambda index: props, Event=object
+    )
+    backend = object.__new__(_torch_backend.TorchBackend)
+    backend.torch = types.SimpleNamespace(cuda=cuda)
+    backend.device_type = "cuda"
+    device = types.SimpleNamespace(index=0)
+    timer = backend.timer(device)  # type: ignore[arg-type]
+    assert isinstance(timer, EventTimer) and timer.spacer is not None
+    timer.spacer()
+    assert slept == [round(_torch_backend.SPACER_S * 1_980_000 * 1e3)]
+    del cuda._sleep  # a torch without torch.cuda._sleep: no spacer, plain events
+    assert backend.timer(device).spacer is None  # type: ignore[attr-defined, arg-type]
+    backend.device_type = "cpu"
+    assert not isinstance(backend.timer(device), EventTimer)  # type: ignore[arg-type]
