@@ -234,8 +234,12 @@ class SustainedPolicy(BaseModel):
 
     drop_below: float = Field(default=0.90, gt=0, le=1)
     """Rate of the last quarter of the sustained run over the burst median."""
-    thermal_reasons: tuple[str, ...] = ("thermal", "power")
+    thermal_reasons: tuple[str, ...] = ("thermal", "hw_slowdown", "power_brake", "prochot")
     """Clock-event reason names containing one of these make the drop ``thermal_throttle``."""
+    power_cap_reasons: tuple[str, ...] = ("sw_power_cap", "amd_ppt_power")
+    """The board holding its power limit: a drop with only these reasons is power capping."""
+    power_capped_below: float = Field(default=0.80, gt=0, le=1)
+    """A power-capped drop warns below this ratio; above it, an info reason gives the rate."""
     note: str = ""
 
 

@@ -97,6 +97,57 @@ def test_a_sag_with_a_thermal_reason_is_a_thermal_throttle(monkeypatch: pytest.M
     assert "with sw_thermal_slowdown reported" in throttle.message
 
 
+def _heated(monkeypatch: pytest.MonkeyPatch, reasons: tuple[str, ...]) -> _Telemetry:
+    """Telemetry that reports ``reasons`` from the start of the sustained phase."""
+    from accelerators.bench import _sustained
+
+    telemetry = _Telemetry(reasons)
+    original = _sustained.gemm_session
+
+    def heat_up(ctx: Any, state: Any, dtype: str) -> Any:
+        telemetry.hot.set()
+        return original(ctx, state, dtype)
+
+    monkeypatch.setattr(_sustained, "gemm_session", heat_up)
+    return telemetry
+
+
+def test_a_board_holding_its_power_limit_is_info_not_a_throttle(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As measured on an H200 (docs/gpu-validation.md): bf16 back to back held 89 % of its
+    burst with only sw_power_cap reported. That is the board at its 700 W, not a fault."""
+    telemetry = _heated(monkeypatch, ("sw_power_cap",))
+    report = _run(FakeDevice(throttle_after_s=1.0, throttle_factor=0.88), sample=telemetry)
+    sustained = report.devices[0].sustained
+    assert sustained is not None
+    assert sustained.ratio == pytest.approx(0.88, abs=0.03)
+    assert report.verdict is Verdict.PASS, report.reasons
+    (reason,) = [r for r in report.reasons if r.metric == "sustained.bf16"]
+    assert reason.code is ReasonCode.SUSTAINED_DROP
+    assert reason.severity is Severity.INFO
+    assert "held by the board's power limit (sw_power_cap" in reason.message
+    assert reason.threshold == pytest.approx(0.80)
+
+
+def test_a_drop_deeper_than_power_capping_explains_warns(monkeypatch: pytest.MonkeyPatch) -> None:
+    telemetry = _heated(monkeypatch, ("sw_power_cap",))
+    report = _run(FakeDevice(throttle_after_s=1.0, throttle_factor=0.65), sample=telemetry)
+    assert report.verdict is Verdict.WARN
+    (reason,) = report.reasons_at_least(Severity.WARN)
+    assert reason.code is ReasonCode.SUSTAINED_DROP
+    assert "further than power capping (sw_power_cap) explains" in reason.message
+
+
+def test_a_hardware_slowdown_with_the_power_cap_is_a_thermal_throttle(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    telemetry = _heated(monkeypatch, ("sw_power_cap", "hw_slowdown"))
+    report = _run(FakeDevice(throttle_after_s=1.0, throttle_factor=0.88), sample=telemetry)
+    codes = {r.code for r in report.reasons_at_least(Severity.WARN)}
+    assert ReasonCode.THERMAL_THROTTLE in codes
+
+
 def test_quick_has_no_sustained_phase_and_standard_has_one() -> None:
     assert get_profile("quick").sustained_s == 0
     assert get_profile("standard").sustained_s > 0
