@@ -145,7 +145,12 @@ def catalog_gate(ctx: Context, state: DeviceState, dtype: str) -> str | None:
     Those dtypes run only where the catalog lists a dense figure of the dtype for the device:
     without one there is nothing to judge the rate against.
     """
-    if ctx.is_cpu or dtype not in ctx.profile.catalog_gated:
+    if ctx.is_cpu:
+        return None
+    stand_in = dict(ctx.profile.gpu_stand_ins).get(dtype)
+    if stand_in is not None:
+        return _stand_in_gate(ctx, state, dtype, stand_in)
+    if dtype not in ctx.profile.catalog_gated:
         return None
     acc = state.identity.accelerator
     if acc is None:
@@ -153,6 +158,23 @@ def catalog_gate(ctx: Context, state: DeviceState, dtype: str) -> str | None:
     if acc.figure(f"tflops.{dtype}") is None:
         return f"not run: the catalog has no dense {dtype} figure for {acc.name}"
     return None
+
+
+def _stand_in_gate(ctx: Context, state: DeviceState, dtype: str, instead: str) -> str | None:
+    """Why ``dtype`` is left to ``instead`` in this profile, or ``None`` to run it."""
+    acc = state.identity.accelerator
+    if acc is None or instead not in ctx.dtypes:
+        return None
+    mine, theirs = acc.figure(f"tflops.{dtype}"), acc.figure(f"tflops.{instead}")
+    if mine is None or theirs is None or mine.value != theirs.value:
+        return None
+    if ctx.backend.unsupported(state.props, instead) is not None:
+        return None
+    return (
+        f"not run in {ctx.profile.name}: {acc.name}'s dense {dtype} and {instead} rates are "
+        f"the same ({mine.value:g} TFLOPS, the same matrix units), and {instead} is measured; "
+        "the standard profile measures both"
+    )
 
 
 def cpu_setup(

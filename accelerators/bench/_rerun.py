@@ -54,6 +54,8 @@ class Windows:
 
     def __init__(self, first: Measurement, work: float, scale: float, expected: float | None):
         self.windows = [first]
+        self.out_of_budget = False
+        """Whether a rerun that was wanted did not fit in the rerun budget."""
         self.work = work * scale
         self.expected = expected
         data = bands()
@@ -105,12 +107,18 @@ class Windows:
         while added < MAX_RERUNS and self.wants_rerun(added) and not ctx.busy():
             spend = min(rep_s, ctx.rerun_left_s - keep_s)
             if spend < rep_s / 2:
+                self.out_of_budget = True
                 break
             start = ctx.clock()
             self.windows.append(measure(spend))
             ctx.rerun_left_s -= max(0.0, ctx.clock() - start)
             added += 1
         return added
+
+
+def _why(windows: Windows) -> str | None:
+    why = windows.why()
+    return why + "; no rerun budget left" if why and windows.out_of_budget else why
 
 
 def rerun_gemm(ctx: Context, state: DeviceState, dtype: str) -> None:
@@ -180,7 +188,7 @@ def rerun_gemm(ctx: Context, state: DeviceState, dtype: str) -> None:
         "median_tflops": shape.flops / judged.median_s / 1e12,
         "samples_s": judged.samples_s,
         "reruns": added,
-        "unjudged": windows.why(),
+        "unjudged": _why(windows),
         "window_medians": windows.medians,
     }
     if not passes:

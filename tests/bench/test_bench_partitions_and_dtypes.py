@@ -210,3 +210,27 @@ def test_blackwell_runs_mxfp8_and_fp4_against_their_catalog_figures() -> None:
     (reason,) = [r for r in slow.reasons if r.code is ReasonCode.GEMM_SLOW]
     assert reason.metric == "gemm.fp4"
     assert reason.severity in (Severity.WARN, Severity.FAIL)
+
+
+def test_quick_measures_fp16_only_where_bf16_does_not_stand_for_it() -> None:
+    """fp16 and bf16 share an H100's matrix units at one datasheet rate: quick measures bf16
+    and says why fp16 was not run; standard measures both; a V100 (no bf16) gets fp16."""
+    quick = run("H100", backend=FakeBackend([FakeDevice()]), detected=fake_detected("H100-SXM"))
+    fp16 = next(g for g in quick.gemm if g.dtype == "fp16")
+    assert fp16.status == "unsupported"
+    assert "same (989.5 TFLOPS" in (fp16.note or "")
+    assert "the standard profile measures both" in (fp16.note or "")
+    assert next(g for g in quick.gemm if g.dtype == "bf16").status == "measured"
+    assert quick.verdict is Verdict.PASS, quick.reasons
+    standard = run(
+        "H100", STANDARD, backend=FakeBackend([FakeDevice()]), detected=fake_detected("H100-SXM")
+    )
+    assert next(g for g in standard.gemm if g.dtype == "fp16").status == "measured"
+    v100 = FakeDevice(
+        name="Tesla V100-SXM2-32GB", capability="7.0", compute_units=80,
+        unsupported={"bf16": "no bf16 before compute capability 8.0", "fp8": "none",
+                     "tf32": "none"},
+        gemm_tflops={"fp32": 14.0, "fp16": 100.0},
+    )  # fmt: skip
+    old = run("V100", backend=FakeBackend([v100]), detected=fake_detected("V100-SXM2-32GB"))
+    assert next(g for g in old.gemm if g.dtype == "fp16").status == "measured"

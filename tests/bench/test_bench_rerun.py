@@ -81,7 +81,11 @@ def test_contention_that_never_stops_is_inconclusive_not_slow() -> None:
     assert not any(r.code in (ReasonCode.GEMM_SLOW, ReasonCode.MEMORY_SLOW) for r in report.reasons)
     unjudged = [g for g in report.gemm if g.unjudged]
     assert unjudged
-    assert all(g.reruns == MAX_RERUNS for g in unjudged)
+    # Each was re-timed as often as allowed, or the report says the budget ran out first.
+    assert all(
+        g.reruns == MAX_RERUNS or g.unjudged.endswith("no rerun budget left") for g in unjudged
+    )
+    assert any(g.reruns == MAX_RERUNS for g in unjudged)
     # Reruns stay within their share of the planned time (the fake clock: no wall time).
     quick = get_profile("quick")
     planned = (

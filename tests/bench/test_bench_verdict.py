@@ -260,7 +260,7 @@ def test_slow_gemm(bf16_tflops: float, severity: Severity) -> None:
 
 
 def test_an_unconfirmed_band_warns_instead_of_failing() -> None:
-    rates = dict(FakeDevice().gemm_tflops, fp16=300.0)  # the fp16 band is unconfirmed
+    rates = dict(FakeDevice().gemm_tflops, tf32=100.0)  # the tf32 band is unconfirmed
     report = _run("H100", [FakeDevice(gemm_tflops=rates)])
     reason = next(r for r in report.reasons if r.code is ReasonCode.GEMM_SLOW)
     assert reason.severity is Severity.WARN
