@@ -253,6 +253,21 @@ def page(runs: list[tuple[Path, dict[str, Any]]]) -> str:
         "`results.json` and `summary.md`. This page is rendered from the results file "
         f"committed beside it (`{source}`).",
         "",
+        "## How to run it",
+        "",
+        "On a GPU machine with its own Python, torch and CUDA but no internet, carry the "
+        "checkout and the wheels of our pure-Python dependencies (`bash scripts/gpu-wheels "
+        ".whl` here), then from the repository root there:",
+        "",
+        "```bash",
+        "python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl",
+        "PYTHONPATH=/tmp/site:$PWD python3 benchmarks/gpu_validation.py OUTDIR --deadline 420",
+        "```",
+        "",
+        "It takes about 4 minutes on an H200; `--deadline` stops it from starting a part after "
+        "that many seconds. Commit `OUTDIR/results.json` under `docs/gpu-validation/` and "
+        "regenerate this page with the command in the comment at its top.",
+        "",
         "## Runs",
         "",
         *runs_table(runs),
