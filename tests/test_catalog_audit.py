@@ -38,6 +38,7 @@ def test_formula_names_and_inputs():
     assert _formula.inputs("3958 / 2") == (3958.0,)
     assert _formula.inputs("19.5 * 4 / 64") == (19.5,)  # 4 and 64 are rule constants
     assert _formula.inputs("1536 / 16") == (1536.0,)
+    assert _formula.inputs("820 * 1.073741824 / 1000") == (820.0,)  # GiB/s in TB/s
 
 
 @pytest.mark.parametrize(

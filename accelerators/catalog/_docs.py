@@ -219,9 +219,9 @@ def render_catalog_markdown() -> str:
 
     out += ["## Sources", ""]
     out += _table(
-        ["Key", "Title", "Kind", "URL", "Note"],
+        ["Key", "Title", "Kind", "URL", "Read", "Note"],
         [
-            (f"`{key}`", s.title, s.kind, s.url or "—", s.note or "")
+            (f"`{key}`", s.title, s.kind, s.url or "—", s.retrieved or "—", s.note or "")
             for key, s in sorted(sources.items())
         ],
     )

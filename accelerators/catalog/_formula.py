@@ -15,13 +15,16 @@ import ast
 import math
 from collections.abc import Callable, Mapping
 
-__all__ = ["FIGURE_NAMES", "agrees", "evaluate", "inputs", "names"]
+__all__ = ["FIGURE_NAMES", "UNIT_CONSTANTS", "agrees", "evaluate", "inputs", "names"]
 
 #: Names a formula may use besides ``tflops.<dtype>``: the entry's figures, the figure's own
 #: with-sparsity and per-device values, and the entry's devices per board.
 FIGURE_NAMES: frozenset[str] = frozenset(
     {"memory_gb", "bandwidth_tbps", "tdp_w", "sparse", "per_device", "devices"}
 )
+
+#: Unit conversions a formula may use without the note naming them (GiB -> GB, G -> T).
+UNIT_CONSTANTS: frozenset[float] = frozenset({1000.0, 1024.0, 0.001, 1.073741824, 1.048576})
 
 _OPS: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: lambda a, b: a + b,
@@ -77,7 +80,8 @@ def names(formula: str) -> tuple[str, ...]:
 
 def inputs(formula: str) -> tuple[float, ...]:
     """The numbers ``formula`` reads from its source (every literal but small whole rule
-    constants such as the 2 of ``/ 2`` or the 64 of ``/ 64``), in order.
+    constants such as the 2 of ``/ 2`` or the 64 of ``/ 64``, and :data:`UNIT_CONSTANTS`),
+    in order.
 
     :raises ValueError: ``formula`` is not an expression of the accepted form.
     """
@@ -85,7 +89,7 @@ def inputs(formula: str) -> tuple[float, ...]:
     for node in ast.walk(_parse(formula)):
         if isinstance(node, ast.Constant):
             value = node.value
-            if isinstance(value, int) and 1 <= value <= 128:
+            if (isinstance(value, int) and 1 <= value <= 128) or value in UNIT_CONSTANTS:
                 continue
             if isinstance(value, int | float):
                 out.append(float(value))
