@@ -148,8 +148,10 @@ def audit(loaded: CatalogFile | None = None) -> Report:
                     fig.note,
                 )
             )
-            findings += _figure_findings(acc, key, fig, src.kind)
-            if not src.url or not src.retrieved:
+            findings += _figure_findings(acc, key, fig, src.kind, src.note)
+            # an unconfirmed figure cites the page it should be read on, which nobody read
+            unread_ok = fig.confidence == "unconfirmed"
+            if not src.url or not (src.retrieved or unread_ok):
                 what = "no URL" if not src.url else "no date it was read"
                 findings.append(Finding("url", acc.name, key, f"source {fig.source!r} has {what}"))
         for part, ref in [(m.profile, m.source) for m in acc.mig] + [
@@ -177,7 +179,9 @@ def audit(loaded: CatalogFile | None = None) -> Report:
     )
 
 
-def _figure_findings(acc: Accelerator, key: str, fig: Figure, kind: str) -> list[Finding]:
+def _figure_findings(
+    acc: Accelerator, key: str, fig: Figure, kind: str, source_note: str | None
+) -> list[Finding]:
     out: list[Finding] = []
 
     def add(check: str, message: str) -> None:
@@ -185,7 +189,7 @@ def _figure_findings(acc: Accelerator, key: str, fig: Figure, kind: str) -> list
 
     if fig.confidence != "source" and not fig.note:
         add("explained", f"a {fig.confidence} figure without a note saying why")
-    if kind == "third-party" and not fig.note:
+    if kind == "third-party" and not (fig.note or source_note):
         add("explained", "a third-party figure without a note saying why no vendor page is cited")
     if fig.confidence == "derived":
         if fig.formula is None:

@@ -24,7 +24,7 @@ FIGURE_NAMES: frozenset[str] = frozenset(
 )
 
 #: Unit conversions a formula may use without the note naming them (GiB -> GB, G -> T).
-UNIT_CONSTANTS: frozenset[float] = frozenset({1000.0, 1024.0, 0.001, 1.073741824, 1.048576})
+UNIT_CONSTANTS: frozenset[float] = frozenset({1000.0, 1e6, 1024.0, 0.001, 1.073741824, 1.048576})
 
 _OPS: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: lambda a, b: a + b,
