@@ -12,8 +12,17 @@ Usage::
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
-from accelerators.catalog._audit import main
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main(argv: list[str] | None = None) -> int:
+    sys.path.insert(0, str(ROOT))  # runs from a checkout without installing the package
+    from accelerators.catalog._audit import main as audit_main
+
+    return audit_main(argv)
+
 
 if __name__ == "__main__":
     sys.exit(main())

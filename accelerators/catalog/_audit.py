@@ -276,9 +276,11 @@ def render(report: Report, *, list_rows: str | None = None) -> str:
     out.append("by confidence:")
     for name, n in report.by_confidence.items():
         out.append(f"  {name:<12} {n:>5}  {n / max(1, total):6.1%}")
-    out.append("by source kind:")
+    out.append("by source kind (all / read there / unconfirmed, citing the page to read):")
+    unread = Counter(row.kind for row in report.figures if row.confidence == "unconfirmed")
     for name, n in report.by_kind.items():
-        out.append(f"  {name:<20} {n:>5}  {n / max(1, total):6.1%}")
+        share = f"{n / max(1, total):6.1%}"
+        out.append(f"  {name:<20} {n:>5}  {share}  {n - unread[name]:>5} / {unread[name]:>4}")
     out.append(f"figures without a URL: {len(report.without_url)}")
     out.append(f"MIG profiles and TPU slices without a URL: {report.partitions_without_url}")
     third = Counter(row.source for row in report.third_party)
