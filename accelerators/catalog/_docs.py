@@ -131,9 +131,13 @@ def render_catalog_markdown() -> str:
         "TFLOPS are dense (no sparsity) and per GPU or chip unless an entry's notes say otherwise; "
         "FP32 and FP64 are the non-tensor (vector) rates; INT8 is in TOPS.",
         "",
-        "Markers: `~` derived (calculated from a cited value, e.g. a sparse datasheet figure "
-        "halved), `?` unconfirmed (no retrieved source; see the entry's notes), "
-        "`—` not supported or not published.",
+        "Markers: `~` derived (calculated by the figure's formula from cited values, e.g. a "
+        "sparse datasheet figure halved), `?` unconfirmed (no page found; the figure's note says "
+        "what was searched), `—` not supported or not published.",
+        "",
+        "Every figure cites a source with its address, kind and the day it was read (see Sources). "
+        "`python benchmarks/catalog_audit.py` (or `accelerators catalog audit`) counts them and "
+        "runs the consistency checks; `docs/catalog-changelog.md` lists every changed figure.",
         "",
         "## Summary",
         "",
@@ -219,9 +223,9 @@ def render_catalog_markdown() -> str:
 
     out += ["## Sources", ""]
     out += _table(
-        ["Key", "Title", "Kind", "URL", "Note"],
+        ["Key", "Title", "Kind", "URL", "Read", "Note"],
         [
-            (f"`{key}`", s.title, s.kind, s.url or "—", s.note or "")
+            (f"`{key}`", s.title, s.kind, s.url or "—", s.retrieved or "—", s.note or "")
             for key, s in sorted(sources.items())
         ],
     )
