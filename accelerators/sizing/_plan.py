@@ -17,21 +17,27 @@ says where it came from; ``docs/planning.md`` cites each factor.
 
 from __future__ import annotations
 
-import math
-import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
-from accelerators.catalog._instances import CLOUDS, Price
-from accelerators.errors import close_matches
+from accelerators.catalog._instances import Price
 from accelerators.sizing._choices import Choice, Exclusion, owned_choices, rented_choices
 from accelerators.sizing._cost import KINDS
 from accelerators.sizing._flops import JobFlops, job_flops
 from accelerators.sizing._inventory import owned_nodes
 from accelerators.sizing._memory import MemoryEstimate, estimate_memory
 from accelerators.sizing._model import ModelShape, SizingError
+from accelerators.sizing._plan_inputs import (
+    WHERE,
+    clouds_of,
+    instance_names,
+    one_of,
+    optional_positive,
+    shape_of,
+    vendors_of,
+    where_of,
+)
 from accelerators.sizing._throughput import Throughput, fleet_baseline
 from accelerators.spec import AcceleratorSpec
 
@@ -43,7 +49,6 @@ __all__ = ["RANKINGS", "TRAINING_EFFICIENCY", "WHERE", "Plan", "PlanOption", "pl
 #: measured MAMF is 86.9 % of it (bench_bands.toml, mamf-finder): 0.52 / 0.869 = 0.60.
 TRAINING_EFFICIENCY = 0.52 / 0.869
 RANKINGS: tuple[str, ...] = ("cost", "time")
-WHERE: tuple[str, ...] = ("cloud", "cluster", "all")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,14 +121,29 @@ class Plan:
         return self.options[0] if self.options else None
 
     def fallbacks(self, count: int = 3) -> AcceleratorSpec:
-        """The first ``count`` distinct specs as one ordered fallback spec (``A | B | C``).
+        """The best choice and up to ``count - 1`` next ones as an ordered fallback spec.
+
+        The alternatives are the next distinct specs in rank order that one pod can ask for
+        the same way as the best: the same number of devices of the same vendor, whole
+        devices or MIG slices alike (``L40S | H200 | RTX-PRO-6000``).
 
         :raises SizingError: no choice holds the job within the constraints.
         """
         if not self.options:
             raise SizingError(f"No choice holds this job: {self.summary()}")
-        specs = list(dict.fromkeys(str(o.spec) for o in self.options))[: max(count, 1)]
-        return AcceleratorSpec.parse(specs)
+        first = self.options[0].spec
+        chosen = [first]
+        for option in self.options[1:]:
+            spec = option.spec
+            if len(chosen) >= max(count, 1) or spec in chosen:
+                continue
+            if (
+                spec.count == first.count
+                and _vendor(spec) == _vendor(first)
+                and (spec.partition is None) == (first.partition is None)
+            ):
+                chosen.append(spec)
+        return AcceleratorSpec.parse(chosen)
 
     def summary(self) -> str:
         """One line: the job and its best choice (or why there is none)."""
@@ -138,6 +158,12 @@ class Plan:
             return f"{job}; no choice fits ({'; '.join(reasons) or 'no candidates'})"
         cost = f"${best.usd:,.2f}" if best.usd is not None else "cost unknown"
         return f"{job}; best: {best.spec} on {best.where}, {best.hours:.3g} h, {cost}"
+
+    def to_html(self, top: int = 10) -> str:
+        """A self-contained HTML page of the plan (Flyte Decks, Airflow XCom)."""
+        from accelerators.sizing._plan_report import plan_html
+
+        return plan_html(self, top=top)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of the whole plan."""
@@ -206,12 +232,12 @@ def plan(
     :param top: keep the first ``top`` choices.
     :raises SizingError: bad input, named with what was expected.
     """
-    shape = _shape(model)
-    rank_by = _one_of(rank_by, RANKINGS, "rank_by")
-    kind = _one_of(kind, KINDS, "kind")
-    place = _where(where, inventory)
-    budget = _optional_positive(budget_usd, "budget_usd")
-    deadline = _optional_positive(deadline_h, "deadline_h")
+    shape = shape_of(model)
+    rank_by = one_of(rank_by, RANKINGS, "rank_by")
+    kind = one_of(kind, KINDS, "kind")
+    place = where_of(where, inventory)
+    budget = optional_positive(budget_usd, "budget_usd")
+    deadline = optional_positive(deadline_h, "deadline_h")
     raw: object = efficiency
     if isinstance(raw, bool) or not isinstance(raw, int | float) or not 0 < raw <= 1:
         raise SizingError(f"Expected an efficiency in (0, 1], got {efficiency!r}")
@@ -231,9 +257,9 @@ def plan(
     excluded: list[Exclusion] = []
     if place in ("cloud", "all"):
         found, dropped = rented_choices(
-            memory, dtype, clouds=_clouds(clouds), kind=kind, fleet=fleet,
-            headroom=min_headroom, max_devices=max_devices, vendors=_vendors(vendors),
-            unpriced=unpriced, names=_instance_names(instances),
+            memory, dtype, clouds=clouds_of(clouds), kind=kind, fleet=fleet,
+            headroom=min_headroom, max_devices=max_devices, vendors=vendors_of(vendors),
+            unpriced=unpriced, names=instance_names(instances),
         )  # fmt: skip
         choices += found
         excluded += dropped
@@ -295,6 +321,10 @@ def _ranking(rank_by: str) -> Any:
     return by_cost if rank_by == "cost" else by_time
 
 
+def _vendor(spec: AcceleratorSpec) -> str | None:
+    return spec.accelerator.vendor if spec.accelerator is not None else spec.vendor
+
+
 def _sig(value: float) -> float:
     """Three significant figures: costs or times that close are ties, broken by the other."""
     return float(f"{value:.3g}")
@@ -302,88 +332,3 @@ def _sig(value: float) -> float:
 
 def _with_rank(option: PlanOption, rank: int) -> PlanOption:
     return replace(option, rank=rank)
-
-
-def _shape(model: Any) -> ModelShape:
-    if isinstance(model, ModelShape):
-        return model
-    if isinstance(model, int | float) and not isinstance(model, bool):
-        return ModelShape.like(model)
-    if isinstance(model, str | os.PathLike | Mapping):
-        if isinstance(model, str) and not Path(model).exists():
-            try:
-                return ModelShape.like(float(model))
-            except ValueError:
-                pass
-        return ModelShape.from_hf_config(model)
-    raise SizingError(
-        "Expected a model: a ModelShape, a parameter count such as 7e9, or a Hugging Face "
-        f"config.json (path or dict); got {type(model).__name__}"
-    )
-
-
-def _where(where: str | None, inventory: Iterable[Any] | None) -> str:
-    if where is None:
-        return "all" if inventory is not None else "cloud"
-    place = _one_of(where, WHERE, "where")
-    if place == "cluster" and inventory is None:
-        raise SizingError(
-            "where='cluster' plans on nodes you own: give inventory= (specs such as "
-            "'A100-80GB@1g.10gb:7' or your nodes' Kubernetes labels)"
-        )
-    if place == "cloud" and inventory is not None:
-        raise SizingError("inventory= was given with where='cloud': use where='all' or 'cluster'")
-    return place
-
-
-def _one_of(value: object, choices: tuple[str, ...], name: str) -> str:
-    text = str(value).strip().lower() if isinstance(value, str) else None
-    if text not in choices:
-        hint = close_matches(str(value), choices)
-        extra = f"; did you mean {hint[0]!r}?" if hint else ""
-        raise SizingError(f"Unknown {name} {value!r}: expected one of {choices}{extra}")
-    return text
-
-
-def _optional_positive(value: object, name: str) -> float | None:
-    if value is None:
-        return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value <= 0
-    ):
-        raise SizingError(f"Expected a positive {name}, got {value!r}")
-    return float(value)
-
-
-def _clouds(clouds: Iterable[str] | None) -> tuple[str, ...]:
-    if clouds is None:
-        return CLOUDS
-    chosen = [clouds] if isinstance(clouds, str) else list(clouds)
-    return tuple(_one_of(c, CLOUDS, "cloud") for c in chosen)
-
-
-def _instance_names(names: Iterable[str] | None) -> set[str] | None:
-    if names is None:
-        return None
-    from accelerators.catalog import _instances
-    from accelerators.sizing.aws import cached_instances
-
-    chosen = [names] if isinstance(names, str) else list(names)
-    known = [row.name for row in (*_instances.instances(), *cached_instances())]
-    folded = {n.casefold() for n in known}
-    for name in chosen:
-        text: object = name
-        if not isinstance(text, str) or text.strip().casefold() not in folded:
-            hint = close_matches(str(name), known)
-            extra = f"; did you mean {hint[0]!r}?" if hint else ""
-            raise SizingError(f"Unknown instance type {name!r}{extra}")
-    return {n.strip().casefold() for n in chosen}
-
-
-def _vendors(vendors: Iterable[str] | None) -> set[str]:
-    from accelerators.sizing._recommend import _vendors as check
-
-    return check([vendors] if isinstance(vendors, str) else vendors)

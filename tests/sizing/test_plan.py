@@ -228,12 +228,17 @@ def test_a_model_that_does_not_fit_one_device_is_sharded_over_a_real_instance() 
     assert big.best.devices == 8 * big.best.instances
 
 
-def test_fallbacks_are_the_first_distinct_specs() -> None:
+def test_fallbacks_are_the_next_choices_one_pod_can_ask_for() -> None:
+    task_args = pytest.importorskip("flytekitplugins.accelerators").task_args
     job = plan(7e9, "lora", tokens=1e8, clouds=["hf"], history=False)
     chain = job.fallbacks(3)
-    specs = list(dict.fromkeys(str(o.spec) for o in job.options))[:3]
-    assert [str(s) for s in chain.alternatives] == specs
+    first = job.options[0].spec
+    same = [o.spec for o in job.options if o.spec.count == first.count]
+    expected = list(dict.fromkeys(str(s) for s in same))[:3]
+    assert [str(s) for s in chain.alternatives] == expected
+    assert len(expected) == 3
     assert AcceleratorSpec.parse(str(chain)) == chain
+    assert task_args(chain)["limits"].gpu == str(first.count)  # one pod asks for all of them
 
 
 def test_the_plan_is_json() -> None:
@@ -348,3 +353,16 @@ def test_callable_constants_and_plan_agree() -> None:
     job = plan(70e9, "qlora", tokens=1e7, clouds=["hf"], history=False)
     assert job.best is not None
     assert job.best.spec == accelerators.H200(count=job.best.devices)
+
+
+def test_the_plan_as_html() -> None:
+    job = plan(QWEN, "full", tokens=5e7, budget_usd=5, history=False)
+    page = job.to_html(top=3)
+    assert page.startswith("<h3>Plan: ")
+    assert page.count("<tr>") == 1 + 3  # header and the first three choices
+    best = job.best
+    assert best is not None
+    assert f"<td style=\"padding:2px 8px;border-bottom:1px solid #ddd\">{best.where}</td>" in page
+    assert best.throughput.detail in page
+    assert "budget $5.00" in page
+    assert "<script" not in page
