@@ -337,7 +337,7 @@ def _owned_rate(
         return None, "no rate given and no rented price of this accelerator known", None
     return (
         unit.usd_per_device_hour * devices,
-        f"opportunity cost: {devices:g} x a rented {unit.accelerator} device-hour "
+        f"opportunity cost: {devices:.3g} x a rented {unit.accelerator} device-hour "
         f"({unit.price.cloud} {unit.price.instance}, {unit.price.date})",
         unit.price,
     )
