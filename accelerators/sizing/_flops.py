@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from accelerators.errors import close_matches
 from accelerators.sizing._memory import LoraTargets, lora_params
 from accelerators.sizing._model import ModelShape, SizingError
 
@@ -93,9 +94,10 @@ def job_flops(
     if not isinstance(model, ModelShape):
         raise SizingError(f"Expected a ModelShape, got {type(model).__name__}: {model!r}")
     if method not in TRAINING_METHODS:
+        hint = close_matches(str(method), TRAINING_METHODS)
+        extra = f"; did you mean {hint[0]!r}?" if hint else " (inference is not a training job)"
         raise SizingError(
-            f"Unknown training method {method!r}: expected one of {TRAINING_METHODS} "
-            "(inference is not a training job)"
+            f"Unknown training method {method!r}: expected one of {TRAINING_METHODS}{extra}"
         )
     seen = _positive(tokens, "tokens") * _positive(epochs, "epochs")
     n = float(model.params)

@@ -48,9 +48,9 @@ def where_of(where: str | None, inventory: Iterable[Any] | None) -> str:
     if where is None:
         return "all" if inventory is not None else "cloud"
     place = one_of(where, WHERE, "where")
-    if place == "cluster" and inventory is None:
+    if place in ("cluster", "all") and inventory is None:
         raise SizingError(
-            "where='cluster' plans on nodes you own: give inventory= (specs such as "
+            f"where={place!r} plans on nodes you own: give inventory= (specs such as "
             "'A100-80GB@1g.10gb:7' or your nodes' Kubernetes labels)"
         )
     if place == "cloud" and inventory is not None:

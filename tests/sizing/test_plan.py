@@ -67,6 +67,7 @@ def test_lora_drops_the_weight_gradient_and_qlora_stretches_time() -> None:
     ("kwargs", "message"),
     [
         ({"method": "inference", "tokens": 1e6}, "not a training job"),
+        ({"method": "lroa", "tokens": 1e6}, "did you mean 'lora'"),
         ({"method": "full", "tokens": 0}, "positive number for tokens"),
         ({"method": "full", "tokens": float("nan")}, "positive number for tokens"),
         ({"method": "lora", "tokens": 1e6, "epochs": -1}, "positive number for epochs"),
@@ -322,6 +323,7 @@ def test_node_labels_are_an_inventory(labels: dict[str, str], spec: str) -> None
     [
         ({"rank_by": "fastest"}, r"Unknown rank_by 'fastest'"),
         ({"where": "cluster"}, r"where='cluster' plans on nodes you own: give inventory="),
+        ({"where": "all"}, r"where='all' plans on nodes you own: give inventory="),
         ({"where": "clod"}, r"Unknown where 'clod'.*did you mean 'cloud'"),
         ({"where": "cloud", "inventory": ["H100:8"]}, r"inventory= was given with where='cloud'"),
         ({"clouds": ["awz"]}, r"Unknown cloud 'awz'.*did you mean 'aws'"),
@@ -362,7 +364,7 @@ def test_the_plan_as_html() -> None:
     assert page.count("<tr>") == 1 + 3  # header and the first three choices
     best = job.best
     assert best is not None
-    assert f"<td style=\"padding:2px 8px;border-bottom:1px solid #ddd\">{best.where}</td>" in page
+    assert f'<td style="padding:2px 8px;border-bottom:1px solid #ddd">{best.where}</td>' in page
     assert best.throughput.detail in page
     assert "budget $5.00" in page
     assert "<script" not in page

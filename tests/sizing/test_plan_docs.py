@@ -43,9 +43,11 @@ def test_each_worked_plan_is_what_the_command_prints(
     assert result.exit_code == 0, result.output
     lines = [line.rstrip() for line in result.output.splitlines()]
     start = next(i for i, line in enumerate(lines) if "Ranked by" in line)
-    end = next(i for i, line in enumerate(lines[start:], start) if not line.strip() or (
-        i > start + 1 and not line.lstrip()[:1].isdigit()
-    ))
+    end = next(
+        i
+        for i, line in enumerate(lines[start:], start)
+        if not line.strip() or (i > start + 1 and not line.lstrip()[:1].isdigit())
+    )
     shown = lines[:3] + lines[start:end]
     page = {line.rstrip() for line in DOC.read_text(encoding="utf-8").splitlines()}
     missing = [line for line in shown if line not in page]
