@@ -230,7 +230,8 @@ def test_a_model_that_does_not_fit_one_device_is_sharded_over_a_real_instance() 
 
 
 def test_fallbacks_are_the_next_choices_one_pod_can_ask_for() -> None:
-    task_args = pytest.importorskip("flytekitplugins.accelerators").task_args
+    from accelerators.kubernetes import placement_problems, to_pod_fragment
+
     job = plan(7e9, "lora", tokens=1e8, clouds=["hf"], history=False)
     chain = job.fallbacks(3)
     first = job.options[0].spec
@@ -239,7 +240,9 @@ def test_fallbacks_are_the_next_choices_one_pod_can_ask_for() -> None:
     assert [str(s) for s in chain.alternatives] == expected
     assert len(expected) == 3
     assert AcceleratorSpec.parse(str(chain)) == chain
-    assert task_args(chain)["limits"].gpu == str(first.count)  # one pod asks for all of them
+    assert not placement_problems(chain, platform="flyte")  # one pod asks for all of them
+    fragment = to_pod_fragment(chain, platform="flyte")
+    assert fragment["resources"]["limits"] == {"nvidia.com/gpu": str(first.count)}
 
 
 def test_the_plan_is_json() -> None:

@@ -76,6 +76,26 @@ def _planned(**kwargs: Any) -> flyte_finetune.FinetunePlan:
     )
 
 
+def _placement(compiled: Any, node: Any) -> tuple[dict[str, Any], list[str], str | None]:
+    """The pod spec a compiled node gets, its GPU count and its accelerator device: from the
+    node's overrides, else from the task template the node runs (a gate node carries its
+    placement in its own task, so that chained overrides cannot drop it)."""
+    overrides = node.task_node.overrides
+    [template] = [t for t in compiled.tasks if t.id == node.task_node.reference_id]
+    if overrides is not None and overrides.pod_template is not None:
+        pod_spec = override_pod_spec(overrides)
+    else:
+        pod_spec = dict(template.k8s_pod.pod_spec)
+    limits = [e.value for e in (overrides.resources.limits if overrides.resources else [])]
+    if not limits:
+        primary = next(c for c in pod_spec["containers"] if c["name"] == "primary")
+        found = primary.get("resources", {}).get("limits", {})
+        limits = [v for k, v in found.items() if k in ("gpu", "nvidia.com/gpu")]
+    extended = overrides.extended_resources or template.extended_resources
+    device = extended.gpu_accelerator.device if extended and extended.gpu_accelerator else None
+    return pod_spec, limits, device or None
+
+
 def test_the_gate_node_asks_for_the_plans_alternatives() -> None:
     job = _planned()
     assert job.spec == "L40S | H200 | RTX-PRO-6000"
@@ -85,10 +105,10 @@ def test_the_gate_node_asks_for_the_plans_alternatives() -> None:
         {"job": flyte_finetune.FinetunePlan, "steps": int},
     )
     gate_node = compiled.nodes[0]
-    assert gate_node.task_node.reference_id.name.endswith("benchmark_gate")
-    overrides = gate_node.task_node.overrides
-    assert [e.value for e in overrides.resources.limits if e.name == GPU] == ["1"]
-    pod_spec = override_pod_spec(overrides)
+    assert "gate" in gate_node.task_node.reference_id.name
+    pod_spec, limits, device = _placement(compiled, gate_node)
+    assert limits == ["1"]
+    assert device is None  # three devices: the pod template selects, not one device label
     names = {v for term in required_terms(pod_spec) for e in term for v in e.get("values", [])}
     assert {"nvidia-l40s", "nvidia-h200", "nvidia-rtx-pro-6000"} <= names
     validate_pod_spec(pod_spec)
@@ -107,10 +127,9 @@ def test_training_gets_the_alternative_the_gate_matched_on_its_node() -> None:
         {"gate_result": GateResult, "job": flyte_finetune.FinetunePlan, "steps": int},
     )
     [node] = compiled.nodes
-    overrides = node.task_node.overrides
-    assert overrides.extended_resources.gpu_accelerator.device == "nvidia-h200"
-    assert [e.value for e in overrides.resources.limits if e.name == GPU] == ["1"]
-    pod_spec = override_pod_spec(overrides)
+    pod_spec, limits, device = _placement(compiled, node)
+    assert device == "nvidia-h200"
+    assert limits == ["1"]
     assert required_terms(pod_spec) == [
         [{"key": HOSTNAME, "operator": "In", "values": ["gpu-node-3"]}]
     ]
