@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
     from accelerators.spec import AcceleratorSpec
 
-__all__ = ["Factory", "VendorFactories"]
+__all__ = ["Factory", "VendorFactories", "constant_spec"]
 
 #: How each vendor's namespace is spelled on ``AcceleratorSpec``.
 _VENDOR_LABELS = {
@@ -327,3 +327,54 @@ def _models(skus: Iterable[Accelerator]) -> list[str]:
 
 def _listing(items: Iterable[str]) -> str:
     return ", ".join(dict.fromkeys(items))
+
+
+def constant_spec(
+    accelerator: Accelerator,
+    spec_type: Any,
+    version: str | int | None = None,
+    *,
+    count: float = 1,
+    memory: str | float | None = None,
+    form_factor: str | None = None,
+    partition: str | None = None,
+    topology: str | None = None,
+    exact: bool = False,
+) -> AcceleratorSpec:
+    """What calling a constant builds: ``accelerators.A100(count=4)``, ``A100(memory="80GB")``.
+
+    With ``version``, ``memory`` or ``form_factor`` the call is the factory of the constant's
+    family (``AcceleratorSpec.NVIDIA.A100``), so the variant can change; without them it
+    keeps the constant's own SKU (exact when the constant names a non-default SKU, as
+    ``to_spec()`` does). ``accelerators.A100(count=4) == AcceleratorSpec.NVIDIA.A100(count=4)``.
+    """
+    factory = replace(_constant_factory(accelerator), spec_type=spec_type)
+    if version is not None or memory is not None or form_factor is not None:
+        return factory(
+            version, count=count, memory=memory, form_factor=form_factor,
+            partition=partition, topology=topology, exact=exact,
+        )  # fmt: skip
+    call = f"accelerators.{accelerator.constant or accelerator.name}"
+    if not isinstance(exact, bool):
+        raise AcceleratorError(f"{call}: exact must be True or False, got {exact!r}")
+    slice_ = factory._slice(call, accelerator, partition, topology)
+    spec: AcceleratorSpec = spec_type(
+        accelerator=accelerator,
+        count=count,
+        partition=None if slice_ in _WHOLE else slice_,
+        unpartitioned=slice_ in _WHOLE,
+        exact=exact or not accelerator.default_for_model,
+    )
+    return spec
+
+
+def _constant_factory(accelerator: Accelerator) -> Factory:
+    """The factory named like the constant when it covers its model (``A100`` covers both
+    A100 memory variants), else its family's (``V100`` for ``V100_PCIE``, ``TPU`` for
+    ``V5E``), else the model's own."""
+    factories = _all_factories(catalog.all()).get(accelerator.vendor, {})
+    for name in (accelerator.constant or "", _identifier(accelerator.family)):
+        found = factories.get(name.casefold())
+        if found is not None and accelerator.model in found.models:
+            return found
+    return factories[_identifier(accelerator.model).casefold()]

@@ -45,7 +45,7 @@ import functools
 import importlib
 import re
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from accelerators import catalog
 from accelerators._flyte_names import (
@@ -151,6 +151,57 @@ class Device:
         :param count: number of devices.
         """
         return _spec(self.accelerator, count)
+
+    @overload
+    def __call__(
+        self,
+        version: str | int | None = None,
+        *,
+        count: float = 1,
+        memory: str | float | None = None,
+        form_factor: str | None = None,
+        partition: str | None = None,
+        topology: str | None = None,
+        exact: bool = False,
+    ) -> AcceleratorSpec: ...
+
+    @overload
+    def __call__(self, *, context: Any, jinja_env: Any = None) -> Device: ...
+
+    def __call__(
+        self,
+        version: str | int | None = None,
+        *,
+        count: float = 1,
+        memory: str | float | None = None,
+        form_factor: str | None = None,
+        partition: str | None = None,
+        topology: str | None = None,
+        exact: bool = False,
+        context: Any = None,
+        jinja_env: Any = None,
+    ) -> AcceleratorSpec | Device:
+        """The spec of this constant, as skyward's ``sky.accelerators.A100(count=4)``.
+
+        ``accelerators.H100(count=8)`` is ``H100:8``; ``accelerators.A100(memory="80GB")`` is
+        the 80 GB A100: with ``version``, ``memory`` or ``form_factor`` this is the family's
+        factory (:mod:`accelerators._factories`), so ``A100(count=4)`` equals
+        ``AcceleratorSpec.NVIDIA.A100(count=4)``. ``partition`` takes a MIG profile (or
+        ``"whole"``), ``topology`` a TPU slice.
+
+        Airflow calls a callable in a templated field with ``context=`` and ``jinja_env=``
+        to render it: then the constant is returned unchanged, as a value that is not
+        callable would render.
+        """
+        if context is not None or jinja_env is not None:
+            return self
+        from accelerators._factories import constant_spec
+        from accelerators.spec import AcceleratorSpec
+
+        return constant_spec(
+            self.accelerator, AcceleratorSpec, version, count=count, memory=memory,
+            form_factor=form_factor, partition=partition, topology=topology, exact=exact,
+        )  # fmt: skip
 
     def partitioned(self, partition: str) -> Partition:
         """The :class:`Partition` for a MIG profile or TPU topology given as text.
@@ -287,6 +338,23 @@ class Partition:
         :param count: number of partitions (or whole devices, for ``unpartitioned``).
         """
         return _spec(self.accelerator, count, partition=self.partition, unpartitioned=self.whole)
+
+    @overload
+    def __call__(self, *, count: float = 1) -> AcceleratorSpec: ...
+
+    @overload
+    def __call__(self, *, context: Any, jinja_env: Any = None) -> Partition: ...
+
+    def __call__(
+        self, *, count: float = 1, context: Any = None, jinja_env: Any = None
+    ) -> AcceleratorSpec | Partition:
+        """The spec of ``count`` of these slices: ``A100.partition_1g_5gb(count=7)``.
+
+        Called by Airflow's template rendering (``context=``), it returns itself.
+        """
+        if context is not None or jinja_env is not None:
+            return self
+        return self.to_spec(count)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith(("partition_", "slice_")) or name == "partitioned":

@@ -29,6 +29,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "accelerators.cli._bench",
     "accelerators.cli._k8s",
     "accelerators.cli._sizing",
+    "accelerators.cli._plan",
     "accelerators.cli._flyte",
 )
 

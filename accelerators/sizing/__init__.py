@@ -10,6 +10,10 @@
   read from a file or dict, never downloaded.
 * :func:`recommend`: ranked :class:`~accelerators.AcceleratorSpec` answers (MIG slices, TPU
   slices, multi-device counts) with their headroom and price.
+* :func:`plan`: a fine-tune priced by the job: its FLOPs (:func:`job_flops`), its memory,
+  what each choice really delivers (:func:`achievable`: the fleet's bench history, else a
+  sourced default), ranked by total cost, time, or cost within a deadline; rentable
+  instances apart from shares of nodes you own (:func:`owned_nodes`).
 * :func:`instances`, :func:`estimate_cost`, :func:`unit_price`, :func:`cost_of_throughput`:
   the instance types that carry a spec, and prices from the dated table
   (``accelerators/data/prices.toml``) or a live AWS refresh (:mod:`accelerators.sizing.aws`).
@@ -28,6 +32,8 @@ from accelerators.sizing._cost import (
     instances,
     unit_price,
 )
+from accelerators.sizing._flops import QLORA_SLOWDOWN, JobFlops, job_flops
+from accelerators.sizing._inventory import OwnedNodes, owned_nodes
 from accelerators.sizing._memory import (
     DTYPE_BYTES,
     MemoryEstimate,
@@ -37,27 +43,42 @@ from accelerators.sizing._memory import (
     lora_params,
 )
 from accelerators.sizing._model import ModelShape, SizingError, count_params
+from accelerators.sizing._plan import TRAINING_EFFICIENCY, Plan, PlanOption, plan
 from accelerators.sizing._recommend import Recommendation, recommend
+from accelerators.sizing._throughput import FleetBaseline, Throughput, achievable, fleet_baseline
 
 __all__ = [
     "DTYPE_BYTES",
+    "QLORA_SLOWDOWN",
+    "TRAINING_EFFICIENCY",
     "CostEstimate",
+    "FleetBaseline",
     "InstanceOffer",
+    "JobFlops",
     "MemoryEstimate",
     "ModelShape",
+    "OwnedNodes",
+    "Plan",
+    "PlanOption",
     "Recommendation",
     "SizingError",
+    "Throughput",
     "ThroughputCost",
     "UnitPrice",
+    "achievable",
     "activation_bytes",
     "all_prices",
     "cost_of_throughput",
     "count_params",
     "estimate_cost",
     "estimate_memory",
+    "fleet_baseline",
     "instances",
+    "job_flops",
     "kv_cache_bytes_per_token",
     "lora_params",
+    "owned_nodes",
+    "plan",
     "recommend",
     "unit_price",
 ]

@@ -30,9 +30,10 @@ def load_dag(name: str) -> Any:
     return module.dag
 
 
-def test_there_are_four_templates() -> None:
+def test_there_are_five_templates() -> None:
     assert TEMPLATES == [
         "airflow_fallback.py",
+        "airflow_finetune.py",
         "airflow_k8s_executor.py",
         "airflow_mig_inference.py",
         "airflow_training.py",

@@ -1,0 +1,334 @@
+"""``plan()``: which accelerator finishes a fine-tune soonest or cheapest, within a budget.
+
+>>> from accelerators.sizing import plan
+>>> job = plan(7e9, "lora", tokens=1e8, clouds=["hf"], history=False)
+>>> str(job.best.spec), job.best.where, round(job.best.hours, 1), round(job.best.usd, 2)
+('L40S', 'hf l40sx1', 8.1, 14.61)
+
+For each choice: the job's FLOPs (:func:`job_flops`), its memory (:func:`estimate_memory`),
+the time at what a device really delivers (:func:`achievable`: the fleet's bench history,
+else a sourced default) times :data:`TRAINING_EFFICIENCY`, and the cost at the choice's
+hourly price. Choices are **rentable** instance offerings, whole instances with all their
+devices, and, only when you say you own them (``inventory``), **shares of your cluster**:
+MIG slices or a few devices of a node. They are ranked by ``cost``, ``time``, or cost among
+those that finish before ``deadline_h``; ``budget_usd`` drops what costs more. Every figure
+says where it came from; ``docs/planning.md`` cites each factor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from accelerators.catalog._instances import Price
+from accelerators.sizing._choices import Choice, Exclusion, owned_choices, rented_choices
+from accelerators.sizing._cost import KINDS
+from accelerators.sizing._flops import JobFlops, job_flops
+from accelerators.sizing._inventory import owned_nodes
+from accelerators.sizing._memory import MemoryEstimate, estimate_memory
+from accelerators.sizing._model import ModelShape, SizingError
+from accelerators.sizing._plan_inputs import (
+    WHERE,
+    clouds_of,
+    instance_names,
+    one_of,
+    optional_positive,
+    shape_of,
+    vendors_of,
+    where_of,
+)
+from accelerators.sizing._throughput import Throughput, fleet_baseline
+from accelerators.spec import AcceleratorSpec
+
+__all__ = ["RANKINGS", "TRAINING_EFFICIENCY", "WHERE", "Plan", "PlanOption", "plan"]
+
+#: Share of the achievable matmul rate that a training step sustains over a whole job
+#: (attention, norms, optimizer, data loading, communication): Megatron-LM trained at 52 % of
+#: the A100's peak (Narayanan et al. 2021, counting recomputation), and the A100 SXM's
+#: measured MAMF is 86.9 % of it (bench_bands.toml, mamf-finder): 0.52 / 0.869 = 0.60.
+TRAINING_EFFICIENCY = 0.52 / 0.869
+RANKINGS: tuple[str, ...] = ("cost", "time")
+
+
+@dataclass(frozen=True, slots=True)
+class PlanOption:
+    """One ranked way to run the job: where, on what, how long, for how much."""
+
+    rank: int
+    kind: str
+    """``rent``: an instance offering; ``own``: a share of a cluster you run."""
+    spec: AcceleratorSpec
+    where: str
+    cloud: str | None
+    instance: str | None
+    instances: int
+    devices: int
+    layout: str
+    sharded: bool
+    """The job's state must be split over the devices (FSDP / ZeRO-3)."""
+    memory_per_device_gb: float
+    capacity_gb: float
+    throughput: Throughput
+    hours: float
+    usd: float | None
+    usd_per_hour: float | None
+    price: Price | None
+    cost_basis: str
+    notes: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (Flyte Decks, Airflow XCom, ``accelerators plan --json``)."""
+        t = self.throughput
+        return {
+            "rank": self.rank, "kind": self.kind, "spec": str(self.spec), "where": self.where,
+            "cloud": self.cloud, "instance": self.instance, "instances": self.instances,
+            "devices": self.devices, "layout": self.layout, "sharded": self.sharded,
+            "memory_per_device_gb": round(self.memory_per_device_gb, 3),
+            "capacity_gb": self.capacity_gb, "hours": self.hours, "usd": self.usd,
+            "usd_per_hour": self.usd_per_hour, "cost_basis": self.cost_basis,
+            "price_date": str(self.price.date) if self.price else None,
+            "throughput": {
+                "accelerator": t.accelerator, "partition": t.partition, "dtype": t.dtype,
+                "peak_tflops": t.peak_tflops, "achievable_tflops": t.achievable_tflops,
+                "fraction": t.fraction, "source": t.source, "detail": t.detail,
+                "confidence": t.confidence,
+            },
+            "notes": list(self.notes),
+        }  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A job's work, memory and ranked choices, with what was left out and why."""
+
+    model: ModelShape
+    method: str
+    dtype: str
+    flops: JobFlops
+    memory: MemoryEstimate
+    efficiency: float
+    rank_by: str
+    budget_usd: float | None
+    deadline_h: float | None
+    options: tuple[PlanOption, ...]
+    excluded: tuple[Exclusion, ...]
+    fleet: str | None
+    """Where the fleet baseline came from (``None``: no bench history was read)."""
+
+    @property
+    def best(self) -> PlanOption | None:
+        return self.options[0] if self.options else None
+
+    def fallbacks(self, count: int = 3) -> AcceleratorSpec:
+        """The best choice and up to ``count - 1`` next ones as an ordered fallback spec.
+
+        The alternatives are the next distinct specs in rank order that one pod can ask for
+        the same way as the best: the same number of devices of the same vendor, whole
+        devices or MIG slices alike (``L40S | H200 | RTX-PRO-6000``).
+
+        :raises SizingError: no choice holds the job within the constraints.
+        """
+        if not self.options:
+            raise SizingError(f"No choice holds this job: {self.summary()}")
+        first = self.options[0].spec
+        chosen = [first]
+        for option in self.options[1:]:
+            spec = option.spec
+            if len(chosen) >= max(count, 1) or spec in chosen:
+                continue
+            if (
+                spec.count == first.count
+                and _vendor(spec) == _vendor(first)
+                and (spec.partition is None) == (first.partition is None)
+            ):
+                chosen.append(spec)
+        return AcceleratorSpec.parse(chosen)
+
+    def summary(self) -> str:
+        """One line: the job and its best choice (or why there is none)."""
+        job = (
+            f"{self.method} of {self.model.params / 1e9:.3g}B params on "
+            f"{self.flops.tokens:.3g} tokens: {self.flops.hardware_flops:.3g} FLOPs, "
+            f"{self.memory.total_gb:.1f} GB"
+        )
+        best = self.best
+        if best is None:
+            reasons = sorted({e.reason.split(":")[0] for e in self.excluded})[:3]
+            return f"{job}; no choice fits ({'; '.join(reasons) or 'no candidates'})"
+        cost = f"${best.usd:,.2f}" if best.usd is not None else "cost unknown"
+        return f"{job}; best: {best.spec} on {best.where}, {best.hours:.3g} h, {cost}"
+
+    def to_html(self, top: int = 10) -> str:
+        """A self-contained HTML page of the plan (Flyte Decks, Airflow XCom)."""
+        from accelerators.sizing._plan_report import plan_html
+
+        return plan_html(self, top=top)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of the whole plan."""
+        return {
+            "model": {"name": self.model.name, "params": self.model.params},
+            "method": self.method, "dtype": self.dtype, "rank_by": self.rank_by,
+            "budget_usd": self.budget_usd, "deadline_h": self.deadline_h,
+            "tokens": self.flops.tokens, "model_flops": self.flops.model_flops,
+            "hardware_flops": self.flops.hardware_flops, "time_factor": self.flops.time_factor,
+            "flops_notes": list(self.flops.notes), "memory_gb": self.memory.total_gb,
+            "memory": dict(self.memory.components()), "memory_notes": list(self.memory.notes),
+            "efficiency": self.efficiency, "fleet": self.fleet,
+            "best": self.best.to_dict() if self.best else None,
+            "options": [o.to_dict() for o in self.options],
+            "excluded": [
+                {"where": e.where, "spec": e.spec, "reason": e.reason} for e in self.excluded
+            ],
+            "summary": self.summary(),
+        }  # fmt: skip
+
+
+def plan(
+    model: Any,
+    method: str = "lora",
+    *,
+    tokens: float,
+    epochs: float = 1,
+    budget_usd: float | None = None,
+    deadline_h: float | None = None,
+    where: str | None = None,
+    rank_by: str = "cost",
+    inventory: Iterable[Any] | None = None,
+    clouds: Iterable[str] | None = None,
+    vendors: Iterable[str] | None = None,
+    instances: Iterable[str] | None = None,
+    kind: str = "on-demand",
+    dtype: str = "bf16",
+    seq_len: int = 4096,
+    batch: int = 1,
+    optimizer: str = "adamw",
+    lora_rank: int = 16,
+    checkpointing: bool = True,
+    history: Any = None,
+    efficiency: float = TRAINING_EFFICIENCY,
+    min_headroom: float = 0.1,
+    max_devices: int = 64,
+    unpriced: bool = False,
+    top: int | None = None,
+) -> Plan:
+    """Plan fine-tuning ``model`` with ``method`` (``full``, ``lora``, ``qlora``) on ``tokens``.
+
+    :param model: a :class:`ModelShape`, a parameter count (``7e9``: the nearest Llama 2
+        shape is assumed), a Hugging Face ``config.json`` path or its parsed dict.
+    :param tokens: tokens in the dataset; ``epochs`` passes over it.
+    :param budget_usd: drop choices whose total cost is above it.
+    :param deadline_h: drop choices that take longer.
+    :param where: ``cloud`` (rentable instances), ``cluster`` (your ``inventory`` only) or
+        ``all``; default ``all`` with an inventory, else ``cloud``.
+    :param rank_by: ``cost`` (total USD) or ``time`` (hours).
+    :param inventory: nodes you run (:func:`owned_nodes`: specs or node labels).
+    :param clouds: rentable clouds (``aws``, ``gcp``, ``azure``, ``hf``); default all.
+    :param instances: rent only these instance types or flavors (``a10g-large``...).
+    :param history: the bench history for the fleet baseline (see :func:`fleet_baseline`).
+    :param efficiency: share of the achievable matmul rate a training step sustains.
+    :param unpriced: keep instances with no known price (ranked after the priced ones).
+    :param top: keep the first ``top`` choices.
+    :raises SizingError: bad input, named with what was expected.
+    """
+    shape = shape_of(model)
+    rank_by = one_of(rank_by, RANKINGS, "rank_by")
+    kind = one_of(kind, KINDS, "kind")
+    place = where_of(where, inventory)
+    budget = optional_positive(budget_usd, "budget_usd")
+    deadline = optional_positive(deadline_h, "deadline_h")
+    raw: object = efficiency
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or not 0 < raw <= 1:
+        raise SizingError(f"Expected an efficiency in (0, 1], got {efficiency!r}")
+    room: object = min_headroom
+    if isinstance(room, bool) or not isinstance(room, int | float) or not 0 <= room < 1:
+        raise SizingError(f"Expected min_headroom in [0, 1), got {min_headroom!r}")
+    work = job_flops(
+        shape, method=method, tokens=tokens, epochs=epochs, seq_len=seq_len,
+        checkpointing=checkpointing, lora_rank=lora_rank,
+    )  # fmt: skip
+    memory = estimate_memory(
+        shape, method=method, dtype=dtype, seq_len=seq_len, batch=batch, optimizer=optimizer,
+        checkpointing=checkpointing, lora_rank=lora_rank,
+    )  # fmt: skip
+    fleet = fleet_baseline(history)
+    choices: list[Choice] = []
+    excluded: list[Exclusion] = []
+    if place in ("cloud", "all"):
+        found, dropped = rented_choices(
+            memory, dtype, clouds=clouds_of(clouds), kind=kind, fleet=fleet,
+            headroom=min_headroom, max_devices=max_devices, vendors=vendors_of(vendors),
+            unpriced=unpriced, names=instance_names(instances),
+        )  # fmt: skip
+        choices += found
+        excluded += dropped
+    if place in ("cluster", "all"):
+        found, dropped = owned_choices(
+            memory, dtype, owned_nodes(inventory or ()), kind=kind, fleet=fleet,
+            headroom=min_headroom,
+        )  # fmt: skip
+        choices += found
+        excluded += dropped
+    options: list[PlanOption] = []
+    for choice in choices:
+        option = _priced(choice, work, efficiency)
+        reason = _outside(option, budget, deadline)
+        if reason:
+            excluded.append(Exclusion(option.where, str(option.spec), reason))
+        else:
+            options.append(option)
+    options.sort(key=_ranking(rank_by))
+    ranked = tuple(_with_rank(o, i) for i, o in enumerate(options[:top] if top else options, 1))
+    return Plan(
+        model=shape, method=method, dtype=dtype, flops=work, memory=memory,
+        efficiency=float(efficiency), rank_by=rank_by, budget_usd=budget, deadline_h=deadline,
+        options=ranked, excluded=tuple(excluded), fleet=fleet.location,
+    )  # fmt: skip
+
+
+# -- helpers -----------------------------------------------------------------------------------
+def _priced(choice: Choice, work: JobFlops, efficiency: float) -> PlanOption:
+    devices = choice.layout.devices
+    rate = devices * choice.throughput.achievable_tflops * 1e12 * efficiency
+    hours = work.hardware_flops * work.time_factor / rate / 3600
+    usd = hours * choice.usd_per_hour if choice.usd_per_hour is not None else None
+    return PlanOption(
+        rank=0, kind=choice.kind, spec=choice.spec, where=choice.where, cloud=choice.cloud,
+        instance=choice.instance, instances=choice.instances, devices=devices,
+        layout=choice.layout.text, sharded=choice.layout.sharded,
+        memory_per_device_gb=choice.layout.per_device_gb, capacity_gb=choice.capacity_gb,
+        throughput=choice.throughput, hours=hours, usd=usd, usd_per_hour=choice.usd_per_hour,
+        price=choice.price, cost_basis=choice.cost_basis, notes=choice.notes,
+    )  # fmt: skip
+
+
+def _outside(option: PlanOption, budget: float | None, deadline: float | None) -> str | None:
+    if deadline is not None and option.hours > deadline:
+        return f"past the deadline: {option.hours:.3g} h > {deadline:g} h"
+    if budget is not None and option.usd is not None and option.usd > budget:
+        return f"over budget: ${option.usd:,.2f} > ${budget:,.2f}"
+    return None
+
+
+def _ranking(rank_by: str) -> Any:
+    def by_cost(o: PlanOption) -> tuple[Any, ...]:
+        return (o.usd is None, _sig(o.usd or 0.0), o.hours, str(o.spec), o.where)
+
+    def by_time(o: PlanOption) -> tuple[Any, ...]:
+        return (_sig(o.hours), o.usd is None, o.usd or 0.0, str(o.spec), o.where)
+
+    return by_cost if rank_by == "cost" else by_time
+
+
+def _vendor(spec: AcceleratorSpec) -> str | None:
+    return spec.accelerator.vendor if spec.accelerator is not None else spec.vendor
+
+
+def _sig(value: float) -> float:
+    """Three significant figures: costs or times that close are ties, broken by the other."""
+    return float(f"{value:.3g}")
+
+
+def _with_rank(option: PlanOption, rank: int) -> PlanOption:
+    return replace(option, rank=rank)

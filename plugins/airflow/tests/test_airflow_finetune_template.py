@@ -1,0 +1,79 @@
+"""``dags/airflow_finetune.py`` runs with ``dag.test()`` on a real Airflow: the plan is real,
+the gate runs in this process (``local_run``: a health check of the CPU), the training pod is
+marked success and rendered from the run's XComs, then validated against the strict schema.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from airflow_testenv import REPO, validate_pod
+from test_airflow_dags import NODE, render_pod, run_template
+
+from accelerators.sizing import plan
+
+CONFIG = REPO / "tests" / "data" / "qwen2.5-0.5b-config.json"
+GPU_NAME = "karpenter.k8s.aws/instance-gpu-name"
+
+
+def _xcom(run: Any, task_id: str, key: str = "return_value") -> Any:
+    from airflow.utils.session import create_session
+
+    with create_session() as session:
+        ti = run.get_task_instance(task_id, session=session)
+        assert ti is not None, task_id
+        session.expunge(ti)
+    return ti.xcom_pull(task_ids=task_id, key=key)
+
+
+def test_finetune_plans_gates_and_places_training_on_the_plans_choice(
+    airflow_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FINETUNE_MODEL_CONFIG", str(CONFIG))
+    dag, run, states = run_template("airflow_finetune.py", "train", monkeypatch)
+    assert states[("train", -1)] == "success"
+    expected = plan(CONFIG, "full", tokens=2e7, budget_usd=50, clouds=["aws"])
+    assert expected.best is not None
+    planned = _xcom(run, "plan_job")
+    assert planned["spec"] == str(expected.fallbacks(3)) == "H100:8 | A100-40GB:8 | A100-80GB:8"
+    assert planned["usd"] == pytest.approx(expected.best.usd)
+    assert planned["devices"] == 8
+    assert expected.summary() in _xcom(run, "plan_job", "plan_html")
+
+    report = _xcom(run, "gate")
+    assert report["verdict"] in ("pass", "warn")
+    assert report["expect"] is None  # local_run: health only, and the report says so
+    assert report["node"] == NODE
+
+    manifest = validate_pod(render_pod(dag, run, "train"))
+    main = manifest["spec"]["containers"][0]
+    assert main["resources"]["limits"]["nvidia.com/gpu"] == "8"
+    assert main["command"] == ["torchrun", "--nproc-per-node=8", "train.py"]
+    assert f"--gate-verdict={report['verdict']}" in main["args"]
+    assert f"--model-config={CONFIG}" in main["args"]
+    required = manifest["spec"]["affinity"]["nodeAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ]["nodeSelectorTerms"]
+    names = {
+        v for term in required for e in term["matchExpressions"] if e["key"] == GPU_NAME
+        for v in e["values"]
+    }  # fmt: skip
+    assert names == {"h100", "a100"}  # the plan's three alternatives, on Karpenter's labels
+    pins = {
+        v for term in required for e in term["matchExpressions"]
+        if e["key"] == "kubernetes.io/hostname" for v in e["values"]
+    }  # fmt: skip
+    assert pins == {NODE}  # and on the node the gate checked
+
+    gate_pod = validate_pod(render_pod(dag, run, "gate"))
+    command = gate_pod["spec"]["containers"][0]["command"]
+    assert command[:2] == ["accelerators", "bench"]
+    assert command[command.index("--expect") + 1] == planned["spec"]
+
+    summary = _xcom(run, "summary")
+    assert summary["planned_usd"] == pytest.approx(expected.best.usd)
+    assert summary["gate_verdict"] == report["verdict"]
+    assert summary["gate_tflops"] == {g["dtype"]: g["tflops"] for g in report["gemm"]}
+    assert summary["gate_tflops"]

@@ -1,0 +1,142 @@
+"""``dags/flyte_finetune.py``: plan by the job, gate the plan's choice, train where it passed.
+
+One test runs the workflow locally end to end (the real plan, the real quick gate on this
+machine's CPU, training on the CPU); the others compile the ``@dynamic`` nodes as a cluster
+pod does and read what the plan's choice becomes in the serialised overrides.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import flyte_finetune
+from flyte_helpers import SETTINGS, override_pod_spec, required_terms, serialize, validate_pod_spec
+from flytekit import FlyteContextManager
+from flytekit.core.context_manager import ExecutionState
+from flytekit.core.type_engine import TypeEngine
+from flytekit.models.task import Resources as ResourceModel
+from flytekitplugins.accelerators import GateResult, last_gate_result
+
+from accelerators.sizing import plan
+
+GPU = ResourceModel.ResourceName.GPU
+HOSTNAME = "kubernetes.io/hostname"
+
+
+def test_the_workflow_plans_gates_and_trains_locally() -> None:
+    result = flyte_finetune.finetune(tokens=2e7, budget_usd=5.0, steps=10)
+    expected = plan(flyte_finetune.MODEL_CONFIG, "full", tokens=2e7, budget_usd=5.0, clouds=["hf"])
+    assert expected.best is not None
+    assert result.spec == str(expected.fallbacks(3))
+    assert result.planned_usd == expected.best.usd
+    assert result.planned_usd <= 5.0
+    gate = last_gate_result(result.spec)
+    assert gate is not None
+    assert gate.local  # the plan's choice is not on this machine: the CPU stands in
+    assert gate.expected == result.spec
+    assert f"{result.spec} is not on this machine" in result.gate_note
+    assert (result.gate_verdict, result.gate_device) == (gate.verdict, gate.device)
+    measured = {g.dtype: round(g.tflops, 3) for g in gate.report().gemm}
+    assert result.gate_tflops == measured
+    assert measured  # the gate's figures reach the training task
+    assert result.device == "cpu"
+    assert result.final_loss < result.first_loss
+    # the plan task's Deck shows the ranking
+    ctx = FlyteContextManager.current_context()
+    decks = [d for d in ctx.user_space_params.decks if d.name == "Plan"]
+    assert decks
+    page = decks[-1].html
+    assert expected.summary() in page
+    assert expected.best.throughput.detail in page
+
+
+def _dispatch(dynamic_task: Any, inputs: dict[str, Any], hints: dict[str, type]) -> Any:
+    """Compile a ``@dynamic`` as a cluster pod does (TASK_EXECUTION)."""
+    ctx = FlyteContextManager.current_context()
+    with FlyteContextManager.with_context(ctx.with_serialization_settings(SETTINGS)) as ctx:
+        state = ctx.execution_state.with_params(mode=ExecutionState.Mode.TASK_EXECUTION)
+        with FlyteContextManager.with_context(ctx.with_execution_state(state)) as ctx:
+            literals = TypeEngine.dict_to_literal_map(ctx, inputs, type_hints=hints)
+            return dynamic_task.dispatch_execute(ctx, literals)
+
+
+def _planned(**kwargs: Any) -> flyte_finetune.FinetunePlan:
+    job = plan(flyte_finetune.MODEL_CONFIG, "full", tokens=2e7, clouds=["hf"], **kwargs)
+    assert job.best is not None
+    assert job.best.usd is not None
+    return flyte_finetune.FinetunePlan(
+        spec=str(job.fallbacks(3)),
+        best=str(job.best.spec),
+        where=job.best.where,
+        hours=job.best.hours,
+        usd=job.best.usd,
+        summary=job.summary(),
+        plan_json=json.dumps(job.to_dict()),
+    )
+
+
+def _placement(compiled: Any, node: Any) -> tuple[dict[str, Any], list[str], str | None]:
+    """The pod spec a compiled node gets, its GPU count and its accelerator device: from the
+    node's overrides, else from the task template the node runs (a gate node carries its
+    placement in its own task, so that chained overrides cannot drop it)."""
+    overrides = node.task_node.overrides
+    [template] = [t for t in compiled.tasks if t.id == node.task_node.reference_id]
+    if overrides is not None and overrides.pod_template is not None:
+        pod_spec = override_pod_spec(overrides)
+    else:
+        pod_spec = dict(template.k8s_pod.pod_spec)
+    limits = [e.value for e in (overrides.resources.limits if overrides.resources else [])]
+    if not limits:
+        primary = next(c for c in pod_spec["containers"] if c["name"] == "primary")
+        found = primary.get("resources", {}).get("limits", {})
+        limits = [v for k, v in found.items() if k in ("gpu", "nvidia.com/gpu")]
+    extended = overrides.extended_resources or template.extended_resources
+    device = extended.gpu_accelerator.device if extended and extended.gpu_accelerator else None
+    return pod_spec, limits, device or None
+
+
+def test_the_gate_node_asks_for_the_plans_alternatives() -> None:
+    job = _planned()
+    assert job.spec == "L40S | H200 | RTX-PRO-6000"
+    compiled = _dispatch(
+        flyte_finetune.gate_then_train,
+        {"job": job, "steps": 3},
+        {"job": flyte_finetune.FinetunePlan, "steps": int},
+    )
+    gate_node = compiled.nodes[0]
+    assert "gate" in gate_node.task_node.reference_id.name
+    pod_spec, limits, device = _placement(compiled, gate_node)
+    assert limits == ["1"]
+    assert device is None  # three devices: the pod template selects, not one device label
+    names = {v for term in required_terms(pod_spec) for e in term for v in e.get("values", [])}
+    assert {"nvidia-l40s", "nvidia-h200", "nvidia-rtx-pro-6000"} <= names
+    validate_pod_spec(pod_spec)
+
+
+def test_training_gets_the_alternative_the_gate_matched_on_its_node() -> None:
+    job = _planned()
+    gate = GateResult(
+        verdict="pass", expected=job.spec, checked=job.spec, local=False,
+        expected_present=True, node="gpu-node-3", host="gate-pod", device="1 x H200-SXM",
+        matched="H200",
+    )  # fmt: skip
+    compiled = _dispatch(
+        flyte_finetune.train_on_gated_node,
+        {"gate_result": gate, "job": job, "steps": 3},
+        {"gate_result": GateResult, "job": flyte_finetune.FinetunePlan, "steps": int},
+    )
+    [node] = compiled.nodes
+    pod_spec, limits, device = _placement(compiled, node)
+    assert device == "nvidia-h200"
+    assert limits == ["1"]
+    assert required_terms(pod_spec) == [
+        [{"key": HOSTNAME, "operator": "In", "values": ["gpu-node-3"]}]
+    ]
+    validate_pod_spec(pod_spec)
+
+
+def test_the_workflow_serialises() -> None:
+    spec = serialize(flyte_finetune.finetune)
+    assert spec.to_flyte_idl().SerializeToString()
+    assert [n.id for n in spec.template.nodes][:1] == ["n0"]
