@@ -34,6 +34,7 @@ __all__ = [
     "normalise_toleration",
     "taint_key",
     "toleration",
+    "wants_whole_devices",
 ]
 
 #: Options every platform accepts (documented in ``docs/kubernetes.md``).
@@ -143,6 +144,23 @@ def device_resource(vendor: str, device_class: str) -> str | None:
     if found is None and device_class == "hpu":
         return "habana.ai/gaudi"
     return found
+
+
+def wants_whole_devices(spec: AcceleratorSpec) -> bool:
+    """Whether ``spec`` asks for whole devices of an accelerator that MIG can split.
+
+    ``@whole``, or no partition at all on a device with MIG profiles: a spec without a
+    partition means whole devices (the benchmark gate fails a MIG slice for it,
+    ``mig_slice``), so a platform that labels MIG nodes must keep such a pod off them
+    (``<partition label> DoesNotExist``). A shared slot or a fraction is not a whole device.
+
+    :param spec: one alternative (no fallbacks).
+    """
+    if spec.unpartitioned:
+        return True
+    if spec.partition is not None or spec.is_shared:
+        return False
+    return any(acc.mig_profiles for acc in spec.candidates)
 
 
 def taint_key(resource: str) -> str:
