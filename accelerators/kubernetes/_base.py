@@ -223,6 +223,9 @@ class Platform(ABC):
     options: ClassVar[tuple[str, ...]] = ()
     #: Whether :meth:`place` handles a shared slot (``T4@shared``): GPU sharing it can select.
     places_shared: ClassVar[bool] = False
+    #: The cloud whose machine types make this platform's nodes (``instances.toml``'s
+    #: ``cloud``), or ``None`` for a platform that runs anywhere.
+    cloud: ClassVar[str | None] = None
 
     def __init__(
         self,

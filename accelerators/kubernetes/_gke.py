@@ -151,6 +151,7 @@ class Gke(Platform):
     """
 
     name = "gke"
+    cloud = "gcp"
     summary = "GKE: cloud.google.com/gke-accelerator, MIG partition size, TPU topology, sharing"
     labels: ClassVar[Mapping[str, str]] = {
         "accelerator": "cloud.google.com/gke-accelerator",
