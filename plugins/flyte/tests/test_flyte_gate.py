@@ -61,9 +61,13 @@ def test_retry_policy_raises_flytekits_recoverable_error() -> None:
     assert isinstance(caught.value.__cause__, AcceleratorGateError)
 
 
-def test_unknown_policy_is_refused() -> None:
-    with pytest.raises(AcceleratorError, match="Unknown gate policy 'ignore'"):
+def test_unknown_policy_or_profile_is_refused_with_the_valid_ones() -> None:
+    with pytest.raises(
+        AcceleratorError, match="unknown gate policy 'ignore': expected one of fail"
+    ):
         run_gate("H100", policy="ignore", run=_on("H100-SXM"))
+    with pytest.raises(AcceleratorError, match=r"unknown gate profile 'ful'.*did you mean 'full'"):
+        run_gate("H100", profile="ful", run=_on("H100-SXM"))
 
 
 def test_fallback_records_the_alternative_it_matched() -> None:
@@ -122,7 +126,7 @@ def test_pinned_uses_the_gates_node_and_matched_alternative() -> None:
     result = run_gate("H100 | A100-80GB", local=False, run=_on("A100-80GB-SXM"))
     result.node = "gpu-node-7"
     args = pinned("H100 | A100-80GB", result)
-    assert args["accelerator"].name == "A100_80GB"
+    assert args["accelerator"].name == "A100_80GB.unpartitioned"  # whole GPUs, off MIG nodes
     terms = args["pod_template"].pod_spec.affinity.node_affinity
     [term] = terms.required_during_scheduling_ignored_during_execution.node_selector_terms
     assert [(e.key, e.values) for e in term.match_expressions] == [
@@ -136,7 +140,8 @@ def test_pinned_refuses_a_cluster_gate_without_a_node() -> None:
     with pytest.raises(AcceleratorError, match=r"reported no node name \(\$NODE_NAME"):
         pinned("H100", result)
     result.local = True  # locally there is no node to pin to: plain task arguments
-    assert "pod_template" not in pinned("H100", result)
+    assert pinned("H100", result).keys() == {"accelerator", "requests", "limits", "pod_template"}
+    assert pinned("H100", result)["pod_template"].pod_spec.affinity is None
 
 
 # -- in-pod gating: the gate runs before the function, and a failed gate stops it ------------------
