@@ -16,6 +16,7 @@ from flytekit.core.type_engine import TypeEngine
 from flytekit.exceptions.user import FlyteRecoverableException
 from flytekitplugins.accelerators import (
     LOCAL_EXPECT_ENV,
+    PLACED_SPEC_ENV,
     GateResult,
     is_local_execution,
     pinned,
@@ -204,3 +205,50 @@ def test_the_gate_task_appends_to_the_deployments_bench_history(
         run_gate("H100", local=False, run=_on("A100-80GB-SXM"))
     verdicts = [r["verdict"] for r in open_store(path).reports()]
     assert verdicts == ["pass", "fail"]
+
+
+# -- one meaning of "any"; the local override named in the failure it causes --------------------
+def test_any_is_the_same_spec_in_gate_nodes_and_in_the_local_override(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from flytekitplugins.accelerators._gate_node import gate_task
+
+    from accelerators import AcceleratorSpec
+
+    modal_any = str(AcceleratorSpec.parse("any"))  # Modal's any-of, docs/grammar.md
+    assert modal_any.startswith("T4 | L4 | A10 | L40S")
+    assert gate_task("any").spec == modal_any
+    monkeypatch.setenv(LOCAL_EXPECT_ENV, "any")
+    assert run_gate("H100", local=True, run=_on("L4")).checked == modal_any
+    with pytest.raises(AcceleratorGateError, match=r"\$ACCELERATORS_GATE_EXPECT") as caught:
+        run_gate("H100", local=True, run=_on("A10G"))  # not one of Modal's GPU classes
+    assert "wrong_accelerator" in str(caught.value)
+
+
+def test_none_checks_whatever_is_there_and_a_bad_value_names_the_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(LOCAL_EXPECT_ENV, "none")
+    result = run_gate("H100", local=True, run=_on("A10G"))
+    assert (result.checked, result.passed) == ("anything", True)
+    assert "health and speed only" in result.note
+    monkeypatch.setenv(LOCAL_EXPECT_ENV, "H10O")
+    with pytest.raises(AcceleratorError, match=r"\$ACCELERATORS_GATE_EXPECT='H10O'.*'H100'"):
+        run_gate("H100", local=True, run=_on("H100-SXM"))
+
+
+# -- the spec the pod was placed for ---------------------------------------------------------------
+def test_in_a_cluster_the_placed_spec_is_checked_and_the_declared_one_recorded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(PLACED_SPEC_ENV, "H100-MEGA!")
+    result = run_gate("H100", local=False, run=_on("H100-MEGA"))
+    assert (result.expected, result.declared, result.passed) == ("H100-MEGA!", "H100", True)
+    assert "placed by a node override; declared H100" in result.summary()
+    with pytest.raises(AcceleratorGateError, match="expected H100-MEGA!"):
+        run_gate("H100", local=False, run=_on("H100-SXM"))  # the placed spec, not the declared
+    # locally there is no placement: the declared spec (here through the local rule) stands
+    assert run_gate("H100", local=True, run=_on("H100-SXM")).declared == ""
+    monkeypatch.setenv(PLACED_SPEC_ENV, "H10O")
+    with pytest.raises(AcceleratorError, match=r"\$ACCELERATORS_PLACED_SPEC='H10O' is not a spec"):
+        run_gate("H100", local=False, run=_on("H100-SXM"))

@@ -10,8 +10,10 @@ or the gate fails. Nothing can relax this in a cluster.
 On your machine (``pyflyte run`` without ``--remote``, ``python dags/…``, unit tests) the
 expected device is usually absent, so:
 
-1. ``$ACCELERATORS_GATE_EXPECT`` set → that spec is checked instead (``any`` accepts
-   whatever is there);
+1. ``$ACCELERATORS_GATE_EXPECT`` set → that spec is checked instead, and a failure names
+   the variable; ``none`` checks whatever device is there (health and speed only). ``any`` is
+   a spec like any other (Modal's any-of: ``T4 | L4 | … | B200``, docs/grammar.md), here as
+   in ``gate("any")``;
 2. else, no accelerator visible (only the CPU) → the gate checks the CPU's health and speed
    against its own figures, and the result records that the expected device was absent
    (``local=True``, ``expected_present=False`` and a note);
@@ -170,6 +172,12 @@ def placed_spec(declared: Any, *, local: bool) -> tuple[AcceleratorSpec, str]:
     return found, "" if found == spec else str(spec)
 
 
+#: ``$ACCELERATORS_GATE_EXPECT`` value for "no expectation": health and speed of whatever
+#: device is there, against its own datasheet. (``any`` is a spec like any other: Modal's
+#: any-of, docs/grammar.md.)
+NO_EXPECTATION = "none"
+
+
 def _expectation(spec: AcceleratorSpec, local: bool) -> tuple[AcceleratorSpec | None, str]:
     """``(spec to check or None for anything, note)`` per the module's rule."""
     if not local:
@@ -177,9 +185,14 @@ def _expectation(spec: AcceleratorSpec, local: bool) -> tuple[AcceleratorSpec | 
     override = os.environ.get(LOCAL_EXPECT_ENV, "").strip()
     if override:
         note = f"local run: expectation {override!r} from ${LOCAL_EXPECT_ENV}"
-        if override.lower() in ("any", "anything", "none"):
-            return None, note
-        return AcceleratorSpec.parse(override), note
+        if override.lower() == NO_EXPECTATION:
+            return None, note + " (no expectation: health and speed only)"
+        try:
+            return AcceleratorSpec.parse(override), note
+        except AcceleratorError as exc:
+            raise AcceleratorError(
+                f"${LOCAL_EXPECT_ENV}={override!r} is neither a spec nor {NO_EXPECTATION!r}: {exc}"
+            ) from exc
     from accelerators import current
 
     visible = [d for d in current().devices if d.kind != "cpu"]
@@ -225,6 +238,8 @@ def run_gate(
     _LAST[""] = result
     if not result.passed:
         error = AcceleratorGateError(report)
+        if note:  # a local override (or the local rule) caused this failure: say so
+            error.args = (f"{error.args[0]}\n({note})",)
         if policy == "retry":
             from flytekit.exceptions.user import FlyteRecoverableException
 
