@@ -14,7 +14,8 @@ Public names (``docs/flyte.md``):
   :func:`last_gate_result`, :func:`is_local_execution`, :data:`LOCAL_EXPECT_ENV`,
   :data:`PLACED_SPEC_ENV`;
 * the linter: :func:`check`, :func:`check_file`, :class:`Finding`;
-* Flyte 2: :func:`flyte2_device`, :func:`flyte2_resources`, :func:`flyte2_run_gate`.
+* Flyte 2: :func:`flyte2_args`, :func:`flyte2_device`, :func:`flyte2_resources`,
+  :func:`flyte2_pinned`, :func:`flyte2_run_gate`, :func:`flyte2_gate`.
 
 flytekit loads this package through its ``flytekit.plugins`` entry point; that import only
 registers our constants as virtual subclasses of flytekit's ``BaseAccelerator`` (so
@@ -40,7 +41,10 @@ __all__ = [
     "benchmark_gate",
     "check",
     "check_file",
+    "flyte2_args",
     "flyte2_device",
+    "flyte2_gate",
+    "flyte2_pinned",
     "flyte2_resources",
     "flyte2_run_gate",
     "gate",
@@ -73,7 +77,10 @@ _WHERE = {
     "Finding": "_check",
     "check": "_check",
     "check_file": "_check",
+    "flyte2_args": "_flyte2",
     "flyte2_device": "_flyte2",
+    "flyte2_gate": "_flyte2",
+    "flyte2_pinned": "_flyte2",
     "flyte2_resources": "_flyte2",
     "flyte2_run_gate": "_flyte2",
 }
