@@ -195,6 +195,20 @@ INVENTORY: tuple[Node, ...] = (
         partition="1g.5gb",
     ),
     _node(
+        "a100-40gb-mig-2g10gb",
+        {
+            _FLYTE_D: "nvidia-tesla-a100",
+            _FLYTE_P: "2g.10gb",
+            "cloud.google.com/gke-accelerator": "nvidia-tesla-a100",
+            "cloud.google.com/gke-gpu-partition-size": "2g.10gb",
+            "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB-MIG-2g.10gb",
+        },
+        allocatable={**_CPU, "nvidia.com/gpu": "24"},
+        taints=(_GPU_TAINT,),
+        device="A100-40GB-SXM",
+        partition="2g.10gb",
+    ),
+    _node(
         "mi300x",
         {
             _FLYTE_D: "amd-mi300x",

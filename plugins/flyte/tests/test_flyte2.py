@@ -235,9 +235,14 @@ def test_flyte2_override_moves_the_gates_expectation_and_pinning_uses_the_gates_
     assert moved.resources.gpu.device == "nvidia-h200"
     assert moved.env_vars == {PLACED_SPEC_ENV: "H200:8"}
     result = GateResult(
-        verdict="pass", expected="H100 | A100-80GB", checked="H100 | A100-80GB", local=False,
-        expected_present=True, node="gpu-node-3", matched="A100-80GB",
-    )  # fmt: skip
+        verdict="pass",
+        expected="H100 | A100-80GB",
+        checked="H100 | A100-80GB",
+        local=False,
+        expected_present=True,
+        node="gpu-node-3",
+        matched="A100-80GB",
+    )
     args = flyte2_pinned("H100 | A100-80GB", result)
     assert args["resources"].gpu.device == "nvidia-a100-80gb"
     assert ("kubernetes.io/hostname", "In", ["gpu-node-3"]) in _required(args["pod_template"])
