@@ -184,13 +184,19 @@ def test_flyte2_gate_policies_map_to_flyte_errors() -> None:
         del os.environ[LOCAL_EXPECT_ENV]
 
 
-def test_flyte2_task_runs_the_real_gate_locally() -> None:
+def _run_locally(task: Any, **inputs: Any) -> tuple[Any, GateResult]:
+    """Run a Flyte 2 task locally (the real gate on this machine); the run and its result."""
     pytest.importorskip("torch", reason="the gate needs torch (the [bench] extra)")
     flyte.init()
-    run = flyte.with_runcontext(mode="local").run(gated, expect="H100")
-    result = run.outputs()
-    result = result[0] if isinstance(result, tuple) else result
+    run = flyte.with_runcontext(mode="local").run(task, **inputs)
+    outputs = run.outputs()
+    result = outputs[0] if isinstance(outputs, tuple) else outputs
     assert isinstance(result, GateResult)
+    return run, result
+
+
+def test_flyte2_task_runs_the_real_gate_locally() -> None:
+    _, result = _run_locally(gated, expect="H100")
     assert result.local
     assert result.expected == "H100"
     assert "H100 is not on this machine" in result.note
@@ -285,13 +291,8 @@ async def gated_with_report(expect: str) -> GateResult:
     return await flyte2_gate(expect)
 
 
-def test_flyte2_task_report_holds_the_gate(tmp_path: Any) -> None:
-    pytest.importorskip("torch", reason="the gate needs torch (the [bench] extra)")
-    flyte.init()
-    run = flyte.with_runcontext(mode="local").run(gated_with_report, expect="H100")
-    result = run.outputs()
-    result = result[0] if isinstance(result, tuple) else result
-    assert isinstance(result, GateResult)
+def test_flyte2_task_report_holds_the_gate() -> None:
+    run, result = _run_locally(gated_with_report, expect="H100")
     assert result.verdict in ("pass", "warn")
     # a local run writes the task's report under the run's folder (run.url)
     from pathlib import Path

@@ -255,6 +255,13 @@ def test_case4_a_retried_gate_node_keeps_its_placement() -> None:
     pod = oracle.propeller_pod(task_template, gate_node.task_node.overrides)
     assert _lands(pod) == {"h100-whole"}
     assert oracle.device_request(pod) == {"nvidia.com/gpu": "1"}
+    # what pyflyte-execute does in the pod: the resolver rebuilds the gate task from its name
+    from flytekit.tools.module_loader import load_object_from_module
+
+    args = pod["containers"][0]["args"]
+    resolver = load_object_from_module(args[args.index("--resolver") + 1])
+    loaded = resolver.load_task(args[args.index("--") + 1 :])
+    assert loaded.name == task_template.id.name
 
 
 def test_case4_gate_takes_retries_and_the_retry_policy_gets_some() -> None:

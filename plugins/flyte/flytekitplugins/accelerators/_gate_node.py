@@ -67,6 +67,10 @@ class GateTask(PythonFunctionTask[None]):  # type: ignore[misc]  # flytekit: unt
         )
         self._name = name
         self.spec = spec
+        # flytekit gives a task built while a workflow compiles that workflow as its resolver,
+        # which finds it only once the workflow is compiled again in the pod; ours rebuilds it
+        # from its name alone.
+        self._task_resolver = gate_task_resolver
 
     @property
     def name(self) -> str:
