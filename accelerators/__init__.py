@@ -84,11 +84,24 @@ def __getattr__(name: str) -> Any:
         try:
             value = getattr(constants, name)
         except AttributeError:
-            raise AttributeError(f"module 'accelerators' has no attribute {name!r}") from None
+            raise AttributeError(_no_attribute(name)) from None
     else:
-        raise AttributeError(f"module 'accelerators' has no attribute {name!r}")
+        raise AttributeError(_no_attribute(name))
     globals()[name] = value
     return value
+
+
+def _no_attribute(name: str) -> str:
+    """``module 'accelerators' has no attribute 'H10O'; did you mean 'H100'?``"""
+    message = f"module 'accelerators' has no attribute {name!r}"
+    if name.startswith("__"):
+        return message
+    constants = _import("accelerators.constants")
+    known = [*_LAZY, *(n for n in constants.__all__ if _is_constant_name(n))]
+    from accelerators.errors import close_matches
+
+    hints = close_matches(name, known)
+    return message + (f"; did you mean {' or '.join(repr(h) for h in hints)}?" if hints else "")
 
 
 def __dir__() -> list[str]:

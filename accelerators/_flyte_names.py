@@ -142,8 +142,22 @@ def _missing_attribute_message(
     device: object, accelerator: Accelerator, name: str, attributes: dict[str, str]
 ) -> str:
     head = f"{device!r} has no attribute {name!r}"
+    misspelt_prefix = close_matches(name.split("_", 1)[0], ("partition", "slice", "unpartitioned"))
+    if not attributes and misspelt_prefix:
+        return (
+            f"{head}: {accelerator.name} cannot be partitioned (it has no MIG profiles or TPU "
+            "topologies)"
+        )
     if not name.startswith(("partition_", "slice_")) and name != "unpartitioned":
-        return head
+        # A misspelt prefix (``partiton_2g_10gb``) or method: the closest real attributes.
+        public = [a for a in dir(device) if not a.startswith("_")]
+        hints = close_matches(name, public, cutoff=0.75)
+        if not hints:
+            return head
+        message = f"{head}; did you mean {' or '.join(repr(h) for h in hints)}?"
+        if attributes and any(h in attributes for h in hints):
+            message += f" (partitions: {', '.join([*attributes, 'unpartitioned'])})"
+        return message
     if not attributes:
         return (
             f"{head}: {accelerator.name} cannot be partitioned (it has no MIG profiles or TPU "

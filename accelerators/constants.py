@@ -363,7 +363,12 @@ class Partition:
                 f"partitions from the device (accelerators.{self.accelerator.constant or '…'}"
                 f".{name})"
             )
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        message = f"{type(self).__name__!r} object has no attribute {name!r}"
+        if not name.startswith("_"):
+            hints = close_matches(name, [a for a in dir(self) if not a.startswith("_")])
+            if hints:
+                message += f"; did you mean {' or '.join(repr(h) for h in hints)}?"
+        raise AttributeError(message)
 
     def __repr__(self) -> str:
         return f"<Partition {_label(self.accelerator)}@{self.partition or 'whole'}>"

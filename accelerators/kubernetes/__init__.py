@@ -20,7 +20,8 @@ functions :func:`to_pod_fragment`, :func:`to_dra_fragment`, :func:`apply_to_pod`
 :func:`validate_fragment`, :func:`validate_claim_template`, :func:`get_platform`,
 :func:`platforms`, :func:`register_platform`, :func:`fragment_models`, :func:`pod_model`;
 defaults :data:`DEFAULT_IMAGE`, :data:`DEFAULT_COMMAND`; node pinning :func:`pin_to_node`,
-:func:`node_name_env`; linting :func:`placement_problems`.
+:func:`node_name_env`; linting :func:`placement_problems`; the whole-GPU rule
+:func:`wants_whole_devices`.
 
 Importing this module imports neither ``kubernetes`` nor ``pydantic``, and no platform
 adapter: each is imported the first time its platform is used.
@@ -34,7 +35,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from accelerators.errors import AcceleratorError, close_matches
-from accelerators.kubernetes._base import Placement, Platform, PodFragment, Requirement
+from accelerators.kubernetes._base import (
+    Placement,
+    Platform,
+    PodFragment,
+    Requirement,
+    wants_whole_devices,
+)
 from accelerators.kubernetes._merge import merge_fragment
 from accelerators.kubernetes._validate import validate_claim_template, validate_fragment
 
@@ -70,6 +77,7 @@ __all__ = [
     "to_pod_fragment",
     "validate_claim_template",
     "validate_fragment",
+    "wants_whole_devices",
 ]
 
 T = TypeVar("T")

@@ -34,6 +34,7 @@ __all__ = [
     "normalise_toleration",
     "taint_key",
     "toleration",
+    "wants_whole_devices",
 ]
 
 #: Options every platform accepts (documented in ``docs/kubernetes.md``).
@@ -145,6 +146,23 @@ def device_resource(vendor: str, device_class: str) -> str | None:
     return found
 
 
+def wants_whole_devices(spec: AcceleratorSpec) -> bool:
+    """Whether ``spec`` asks for whole devices of an accelerator that MIG can split.
+
+    ``@whole``, or no partition at all on a device with MIG profiles: a spec without a
+    partition means whole devices (the benchmark gate fails a MIG slice for it,
+    ``mig_slice``), so a platform that labels MIG nodes must keep such a pod off them
+    (``<partition label> DoesNotExist``). A shared slot or a fraction is not a whole device.
+
+    :param spec: one alternative (no fallbacks).
+    """
+    if spec.unpartitioned:
+        return True
+    if spec.partition is not None or spec.is_shared:
+        return False
+    return any(acc.mig_profiles for acc in spec.candidates)
+
+
 def taint_key(resource: str) -> str:
     """The conventional taint key for an extended resource (MIG and shared ones included)."""
     if resource.startswith("nvidia.com/"):
@@ -205,6 +223,9 @@ class Platform(ABC):
     options: ClassVar[tuple[str, ...]] = ()
     #: Whether :meth:`place` handles a shared slot (``T4@shared``): GPU sharing it can select.
     places_shared: ClassVar[bool] = False
+    #: The cloud whose machine types make this platform's nodes (``instances.toml``'s
+    #: ``cloud``), or ``None`` for a platform that runs anywhere.
+    cloud: ClassVar[str | None] = None
 
     def __init__(
         self,

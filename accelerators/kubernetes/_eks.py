@@ -33,6 +33,7 @@ class Eks(Platform):
     """User-applied ``k8s.amazonaws.com/accelerator`` node label."""
 
     name = "eks"
+    cloud = "aws"
     summary = "EKS / Cluster Autoscaler: user-applied k8s.amazonaws.com/accelerator label"
     labels: ClassVar[Mapping[str, str]] = {"accelerator": "k8s.amazonaws.com/accelerator"}
 

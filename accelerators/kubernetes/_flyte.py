@@ -11,7 +11,10 @@ flytepropeller's ``ApplyGPUNodeSelectors`` (``pod_helper.go``) adds, with the de
 * for a partition, ``<partition label> In [<profile>]`` and the matching ``Equal``
   toleration; the resource stays ``nvidia.com/gpu`` (MIG slices exposed as whole GPUs);
 * for ``@whole`` (``unpartitioned``), ``<partition label> DoesNotExist`` (or the configured
-  ``unpartitioned_requirement``) and only a configured ``unpartitioned_toleration``;
+  ``unpartitioned_requirement``) and only a configured ``unpartitioned_toleration``; a spec
+  without a partition on a device MIG can split means whole devices too
+  (:func:`~accelerators.kubernetes._base.wants_whole_devices`), as the Flyte plugin sends it
+  (``unpartitioned: true``), so it gets the same requirement;
 * no ``<resource> Exists`` toleration: propeller adds one only for resources listed in
   ``add-tolerations-for-extended-resources`` (option ``extended_resource_tolerations``).
 
@@ -38,6 +41,7 @@ from accelerators.kubernetes._base import (
     Requirement,
     normalise_toleration,
     toleration,
+    wants_whole_devices,
 )
 from accelerators.kubernetes._gke import tpu_chips
 
@@ -140,7 +144,7 @@ class Flyte(Platform):
                     )
                 requirements.append(Requirement(partition_key, "In", (spec.partition,)))
                 tolerations.append(toleration(partition_key, "Equal", spec.partition))
-            elif spec.unpartitioned:
+            elif wants_whole_devices(spec):
                 requirements.append(
                     self.unpartitioned_requirement or Requirement(partition_key, "DoesNotExist")
                 )

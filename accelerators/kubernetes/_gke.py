@@ -3,7 +3,8 @@
 * GPU: ``nvidia.com/gpu`` plus ``cloud.google.com/gke-accelerator`` (catalog ``names.gke``).
 * MIG: still ``nvidia.com/gpu`` (one per partition) plus
   ``cloud.google.com/gke-gpu-partition-size``; only the profiles GKE's device plugin
-  accepts (:data:`GKE_MIG_PROFILES`). ``@whole`` requires the partition label to be absent.
+  accepts (:data:`GKE_MIG_PROFILES`). Whole GPUs (``@whole``, or no partition on a GPU MIG
+  can split) require the partition label to be absent, so they never land on a MIG pool.
 * A shared slot (``T4@shared``): one ``nvidia.com/gpu`` on a node of the configured sharing
   strategy, with no ``max-shared-clients`` bound (that would invent a share).
 * Fractional counts: one shared ``nvidia.com/gpu`` with
@@ -21,7 +22,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from accelerators.errors import AcceleratorError
-from accelerators.kubernetes._base import Placement, Platform, Requirement, describe, toleration
+from accelerators.kubernetes._base import (
+    Placement,
+    Platform,
+    Requirement,
+    describe,
+    toleration,
+    wants_whole_devices,
+)
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -143,6 +151,7 @@ class Gke(Platform):
     """
 
     name = "gke"
+    cloud = "gcp"
     summary = "GKE: cloud.google.com/gke-accelerator, MIG partition size, TPU topology, sharing"
     labels: ClassVar[Mapping[str, str]] = {
         "accelerator": "cloud.google.com/gke-accelerator",
@@ -207,7 +216,7 @@ class Gke(Platform):
         requirements.append(Requirement(self.key("accelerator"), "In", values))
         if profile is not None:
             requirements.append(Requirement(self.key("partition"), "In", (profile.profile,)))
-        elif spec.unpartitioned:
+        elif wants_whole_devices(spec):
             requirements.append(Requirement(self.key("partition"), "DoesNotExist"))
         if spec.is_fractional:
             requirements += self._sharing(spec)

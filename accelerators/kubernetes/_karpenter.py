@@ -40,6 +40,7 @@ class Karpenter(Platform):
     """Karpenter's AWS instance-type labels."""
 
     name = "karpenter"
+    cloud = "aws"
     summary = "Karpenter (AWS): instance-gpu-name / instance-accelerator-name, instance-gpu-memory"
     labels: ClassVar[Mapping[str, str]] = {
         "gpu_name": "karpenter.k8s.aws/instance-gpu-name",

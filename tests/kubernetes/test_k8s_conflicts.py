@@ -79,7 +79,7 @@ def test_contradicting_terms_are_dropped_when_another_term_fits() -> None:
     assert len(terms) == 1
     assert expr("zone", "In", "a") in terms[0]["matchExpressions"]
     keys = [e["key"] for e in terms[0]["matchExpressions"]]
-    assert keys == ["zone", GKE]
+    assert keys == ["zone", GKE, "cloud.google.com/gke-gpu-partition-size"]
 
 
 def test_compatible_requirements_are_kept() -> None:
@@ -88,7 +88,7 @@ def test_compatible_requirements_are_kept() -> None:
     merged = apply_to_pod(base, "H100", platform="gke")
     assert merged["spec"]["nodeSelector"] == {GKE: "nvidia-h100-80gb"}
     (term,) = merged["spec"]["affinity"]["nodeAffinity"][REQUIRED]["nodeSelectorTerms"]
-    assert len(term["matchExpressions"]) == 3
+    assert len(term["matchExpressions"]) == 4  # NotIn, Exists, In, partition DoesNotExist
 
 
 @pytest.mark.parametrize("section", ["limits", "requests"])

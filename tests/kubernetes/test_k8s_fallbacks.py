@@ -21,7 +21,7 @@ def node_affinity(spec: Any, platform: str, **options: Any) -> dict[str, Any]:
 
 
 def test_one_label_differs_gives_one_in_term() -> None:
-    affinity = node_affinity(["T4", "L4", "A100"], "gke")
+    affinity = node_affinity(["T4", "L4", "V100"], "gke")
     assert affinity["requiredDuringSchedulingIgnoredDuringExecution"] == {
         "nodeSelectorTerms": [
             {
@@ -29,7 +29,7 @@ def test_one_label_differs_gives_one_in_term() -> None:
                     {
                         "key": GKE,
                         "operator": "In",
-                        "values": ["nvidia-tesla-t4", "nvidia-l4", "nvidia-tesla-a100"],
+                        "values": ["nvidia-tesla-t4", "nvidia-l4", "nvidia-tesla-v100"],
                     }
                 ]
             }
@@ -37,6 +37,20 @@ def test_one_label_differs_gives_one_in_term() -> None:
     }
     preferred = affinity["preferredDuringSchedulingIgnoredDuringExecution"]
     assert [p["weight"] for p in preferred] == [100, 50, 25]
+
+
+def test_a_whole_gpu_that_mig_can_split_keeps_its_own_term_off_mig_nodes() -> None:
+    # A100 without a partition means whole GPUs: its term also needs the partition label absent
+    terms = node_affinity(["T4", "A100"], "gke")["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert terms["nodeSelectorTerms"] == [
+        {"matchExpressions": [{"key": GKE, "operator": "In", "values": ["nvidia-tesla-t4"]}]},
+        {
+            "matchExpressions": [
+                {"key": GKE, "operator": "In", "values": ["nvidia-tesla-a100"]},
+                {"key": "cloud.google.com/gke-gpu-partition-size", "operator": "DoesNotExist"},
+            ]
+        },
+    ]
 
 
 def test_preferred_terms_follow_the_order() -> None:

@@ -111,8 +111,15 @@ def test_unpartitioned_with_configured_requirement_and_toleration() -> None:
     assert gke_toleration in fragment["tolerations"]
 
 
-def test_bare_a100_sends_no_partition() -> None:
-    expressions = frag("A100")["affinity"]["nodeAffinity"][
+def test_no_partition_means_whole_gpus_off_mig_nodes() -> None:
+    # A100 without a partition asks for whole GPUs (as the gate checks them): the plugin sends
+    # unpartitioned, so propeller adds <partition label> DoesNotExist; T4 cannot be split.
+    for text in ("A100", "A100@whole"):
+        expressions = frag(text)["affinity"]["nodeAffinity"][
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        ]["nodeSelectorTerms"][0]["matchExpressions"]
+        assert expressions[1:] == [{"key": P, "operator": "DoesNotExist"}]
+    expressions = frag("T4")["affinity"]["nodeAffinity"][
         "requiredDuringSchedulingIgnoredDuringExecution"
     ]["nodeSelectorTerms"][0]["matchExpressions"]
     assert [e["key"] for e in expressions] == [D]

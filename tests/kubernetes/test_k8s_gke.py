@@ -58,7 +58,8 @@ def test_model_with_several_gke_labels_becomes_affinity() -> None:
                     "key": GKE,
                     "operator": "In",
                     "values": ["nvidia-h100-80gb", "nvidia-h100-mega-80gb"],
-                }
+                },
+                {"key": PARTITION, "operator": "DoesNotExist"},  # whole GPUs: no MIG pool
             ]
         }
     ]

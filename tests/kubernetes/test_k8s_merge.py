@@ -293,7 +293,7 @@ def test_v1pod_in_v1pod_out(k8s_validate: Callable[..., None]) -> None:
     assert merged.spec.containers[0].resources.limits == {"memory": "1Gi", "nvidia.com/gpu": "8"}
     term = merged.spec.affinity.node_affinity.required_during_scheduling_ignored_during_execution
     keys = [e.key for e in term.node_selector_terms[0].match_expressions]
-    assert keys == ["zone", "k8s.amazonaws.com/accelerator"]
+    assert keys == ["zone", "k8s.amazonaws.com/accelerator", "k8s.amazonaws.com/gpu-partition-size"]
     k8s_validate(k8s.ApiClient().sanitize_for_serialization(merged))
 
 

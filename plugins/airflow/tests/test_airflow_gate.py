@@ -104,7 +104,8 @@ def test_a_failed_gate_fails_the_run_and_its_retry_avoids_the_node(
     ]["nodeSelectorTerms"]
     avoid = {"key": "kubernetes.io/hostname", "operator": "NotIn", "values": [NODE]}
     assert all(avoid in term["matchExpressions"] for term in terms)
-    assert all(len(term["matchExpressions"]) == 2 for term in terms)
+    # the accelerator, whole GPUs (the partition label absent), and the failed node avoided
+    assert all(len(term["matchExpressions"]) == 3 for term in terms)
     path.unlink()
 
 

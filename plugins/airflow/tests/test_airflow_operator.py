@@ -111,7 +111,12 @@ def test_nothing_of_the_users_is_lost(kind: str, tmp_path: Path) -> None:
     assert main["resources"]["requests"] == {"nvidia.com/gpu": "8"}
     (expressions,) = _expressions(pod)
     keys = [e["key"] for e in expressions]
-    assert keys == ["disk", "topology.kubernetes.io/zone", "cloud.google.com/gke-accelerator"]
+    assert keys == [
+        "disk",
+        "topology.kubernetes.io/zone",
+        "cloud.google.com/gke-accelerator",
+        "cloud.google.com/gke-gpu-partition-size",  # whole GPUs: DoesNotExist
+    ]
     anti = spec["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]
     assert anti[0]["weight"] == 10
     assert spec["volumes"] == [{"name": "data", "emptyDir": {}}]

@@ -1,6 +1,6 @@
 """Shared set-up: the templates in ``dags/`` are importable as top-level modules.
 
-No flytekit import here: ``test_flyte2.py`` runs in a Flyte 2 environment without flytekit.
+No flytekit import here: ``test_flyte2.py`` also runs where only the Flyte 2 SDK is installed.
 """
 
 from __future__ import annotations

@@ -110,3 +110,84 @@ def wf_count_on_node() -> None:
 @workflow
 def wf_accelerator_on_node() -> None:
     plain().with_overrides(accelerator=constants.L4)
+
+
+# -- what issue 17 found the linter missing ------------------------------------------------------
+@task(**task_args("H100:8"))
+def h100x8() -> None:
+    return None
+
+
+@workflow
+def wf_gate_on_another_spec() -> None:
+    checked = gate("T4")
+    result = h100x8()
+    checked >> result
+
+
+@task(accelerator=constants.H100.unpartitioned, limits=Resources(gpu="8"))
+def flytekit_style_h100() -> None:
+    return None
+
+
+@workflow
+def wf_override_reset_by_a_later_call() -> None:
+    # the second with_overrides resets the node's accelerator (flytekit), the template stays
+    flytekit_style_h100().with_overrides(**task_args("H100:8 | A100-80GB:8")).with_overrides(
+        retries=2
+    )
+
+
+@task(
+    pod_template=task_args("MI300X:8")["pod_template"],
+    requests=Resources(cpu="8", mem="64Gi"),
+)
+def amd_template_with_cpu() -> None:
+    return None
+
+
+@workflow
+def wf_dropped_device() -> None:
+    amd_template_with_cpu()
+
+
+@task(requests=Resources(cpu="2"))
+def cpu_task() -> None:
+    return None
+
+
+@workflow
+def wf_override_device_dropped() -> None:
+    cpu_task().with_overrides(**task_args("V5P@2x2x1"))
+
+
+@accelerator_task("H100:8")
+def gated_h100x8() -> None:
+    return None
+
+
+@workflow
+def wf_gated_moved_without_task_args() -> None:
+    gated_h100x8().with_overrides(
+        accelerator=constants.H200.unpartitioned, limits=Resources(gpu="8")
+    )
+
+
+@workflow
+def wf_gated_moved_with_task_args() -> None:
+    gated_h100x8().with_overrides(**task_args("H200:8"))
+
+
+@task(accelerator=constants.H100.unpartitioned, limits=Resources(gpu="1"))
+def whole_h100() -> None:
+    return None
+
+
+@task(**task_args("V5P@2x2x1"))
+def tpu_task() -> None:
+    return None
+
+
+@workflow
+def wf_tpu_ungated() -> None:
+    tpu_task()

@@ -4,7 +4,9 @@ flytekit's ``tests/flytekit/unit/extras/test_accelerators.py`` (flyteorg/flyte, 
 checks four tasks: a whole T4, a bare A100 (no partition field), ``A100.unpartitioned`` and
 ``A100.partition_1g_5gb``, each serialised with ``get_serializable``. The same four cases run
 here with flytekit's constant, ours, our spec text through ``task_args``, and ours through
-``accelerator_task``; all four must give the same ``gpu_accelerator``.
+``accelerator_task``; all four must give the same ``gpu_accelerator``, with one deliberate
+difference: our spec text ``A100`` means whole GPUs, so ``task_args``/``accelerator_task`` send it
+as flytekit's ``A100.unpartitioned`` (a bare constant may land on a MIG slice).
 """
 
 from __future__ import annotations
@@ -81,6 +83,10 @@ MAKERS: dict[str, Callable[[tuple[Any, ...]], Any]] = {
 @pytest.mark.parametrize("maker", list(MAKERS))
 def test_flytekit_accelerator_case(case: tuple[Any, ...], maker: str) -> None:
     _, _, _, _, device, oneof, value = case
+    reference_case = case
+    if case[0] == "mig" and maker in ("task_args", "accelerator_task"):
+        reference_case = CASES[2]  # spec text "A100" is whole GPUs: flytekit's unpartitioned
+        oneof, value = "unpartitioned", True
     spec = serialize(MAKERS[maker](case)).to_flyte_idl()
     gpu = spec.template.extended_resources.gpu_accelerator
     assert spec.template.extended_resources.HasField("gpu_accelerator")
@@ -90,5 +96,6 @@ def test_flytekit_accelerator_case(case: tuple[Any, ...], maker: str) -> None:
         assert getattr(gpu, oneof) == value
     for other in {"unpartitioned", "partition_size"} - {oneof}:
         assert not gpu.HasField(other)
-    reference = serialize(MAKERS["flytekit"](case)).to_flyte_idl().template.extended_resources
+    reference = serialize(MAKERS["flytekit"](reference_case)).to_flyte_idl()
+    reference = reference.template.extended_resources
     assert spec.template.extended_resources == reference

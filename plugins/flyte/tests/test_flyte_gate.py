@@ -16,6 +16,7 @@ from flytekit.core.type_engine import TypeEngine
 from flytekit.exceptions.user import FlyteRecoverableException
 from flytekitplugins.accelerators import (
     LOCAL_EXPECT_ENV,
+    PLACED_SPEC_ENV,
     GateResult,
     is_local_execution,
     pinned,
@@ -61,9 +62,13 @@ def test_retry_policy_raises_flytekits_recoverable_error() -> None:
     assert isinstance(caught.value.__cause__, AcceleratorGateError)
 
 
-def test_unknown_policy_is_refused() -> None:
-    with pytest.raises(AcceleratorError, match="Unknown gate policy 'ignore'"):
+def test_unknown_policy_or_profile_is_refused_with_the_valid_ones() -> None:
+    with pytest.raises(
+        AcceleratorError, match="unknown gate policy 'ignore': expected one of fail"
+    ):
         run_gate("H100", policy="ignore", run=_on("H100-SXM"))
+    with pytest.raises(AcceleratorError, match=r"unknown gate profile 'ful'.*did you mean 'full'"):
+        run_gate("H100", profile="ful", run=_on("H100-SXM"))
 
 
 def test_fallback_records_the_alternative_it_matched() -> None:
@@ -122,7 +127,7 @@ def test_pinned_uses_the_gates_node_and_matched_alternative() -> None:
     result = run_gate("H100 | A100-80GB", local=False, run=_on("A100-80GB-SXM"))
     result.node = "gpu-node-7"
     args = pinned("H100 | A100-80GB", result)
-    assert args["accelerator"].name == "A100_80GB"
+    assert args["accelerator"].name == "A100_80GB.unpartitioned"  # whole GPUs, off MIG nodes
     terms = args["pod_template"].pod_spec.affinity.node_affinity
     [term] = terms.required_during_scheduling_ignored_during_execution.node_selector_terms
     assert [(e.key, e.values) for e in term.match_expressions] == [
@@ -136,7 +141,8 @@ def test_pinned_refuses_a_cluster_gate_without_a_node() -> None:
     with pytest.raises(AcceleratorError, match=r"reported no node name \(\$NODE_NAME"):
         pinned("H100", result)
     result.local = True  # locally there is no node to pin to: plain task arguments
-    assert "pod_template" not in pinned("H100", result)
+    assert pinned("H100", result).keys() == {"accelerator", "requests", "limits", "pod_template"}
+    assert pinned("H100", result)["pod_template"].pod_spec.affinity is None
 
 
 # -- in-pod gating: the gate runs before the function, and a failed gate stops it ------------------
@@ -199,3 +205,50 @@ def test_the_gate_task_appends_to_the_deployments_bench_history(
         run_gate("H100", local=False, run=_on("A100-80GB-SXM"))
     verdicts = [r["verdict"] for r in open_store(path).reports()]
     assert verdicts == ["pass", "fail"]
+
+
+# -- one meaning of "any"; the local override named in the failure it causes --------------------
+def test_any_is_the_same_spec_in_gate_nodes_and_in_the_local_override(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from flytekitplugins.accelerators._gate_node import gate_task
+
+    from accelerators import AcceleratorSpec
+
+    modal_any = str(AcceleratorSpec.parse("any"))  # Modal's any-of, docs/grammar.md
+    assert modal_any.startswith("T4 | L4 | A10 | L40S")
+    assert gate_task("any").spec == modal_any
+    monkeypatch.setenv(LOCAL_EXPECT_ENV, "any")
+    assert run_gate("H100", local=True, run=_on("L4")).checked == modal_any
+    with pytest.raises(AcceleratorGateError, match=r"\$ACCELERATORS_GATE_EXPECT") as caught:
+        run_gate("H100", local=True, run=_on("A10G"))  # not one of Modal's GPU classes
+    assert "wrong_accelerator" in str(caught.value)
+
+
+def test_none_checks_whatever_is_there_and_a_bad_value_names_the_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(LOCAL_EXPECT_ENV, "none")
+    result = run_gate("H100", local=True, run=_on("A10G"))
+    assert (result.checked, result.passed) == ("anything", True)
+    assert "health and speed only" in result.note
+    monkeypatch.setenv(LOCAL_EXPECT_ENV, "H10O")
+    with pytest.raises(AcceleratorError, match=r"\$ACCELERATORS_GATE_EXPECT='H10O'.*'H100'"):
+        run_gate("H100", local=True, run=_on("H100-SXM"))
+
+
+# -- the spec the pod was placed for ---------------------------------------------------------------
+def test_in_a_cluster_the_placed_spec_is_checked_and_the_declared_one_recorded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(PLACED_SPEC_ENV, "H100-MEGA!")
+    result = run_gate("H100", local=False, run=_on("H100-MEGA"))
+    assert (result.expected, result.declared, result.passed) == ("H100-MEGA!", "H100", True)
+    assert "placed by a node override; declared H100" in result.summary()
+    with pytest.raises(AcceleratorGateError, match="expected H100-MEGA!"):
+        run_gate("H100", local=False, run=_on("H100-SXM"))  # the placed spec, not the declared
+    # locally there is no placement: the declared spec (here through the local rule) stands
+    assert run_gate("H100", local=True, run=_on("H100-SXM")).declared == ""
+    monkeypatch.setenv(PLACED_SPEC_ENV, "H10O")
+    with pytest.raises(AcceleratorError, match=r"\$ACCELERATORS_PLACED_SPEC='H10O' is not a spec"):
+        run_gate("H100", local=False, run=_on("H100-SXM"))

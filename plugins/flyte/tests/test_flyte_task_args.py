@@ -15,11 +15,13 @@ from flyte_helpers import (
     template_pod_spec,
     validate_pod_spec,
 )
+from flyteidl.core import tasks_pb2
 from flytekit import PodTemplate, Resources, task, workflow
 from flytekit.extras import accelerators as theirs
 from flytekit.extras.accelerators import BaseAccelerator
 from flytekit.models.task import Resources as ResourceModel
-from flytekitplugins.accelerators import DeviceClassWarning, task_args
+from flytekitplugins.accelerators import NO_ACCELERATOR, DeviceClassWarning, task_args
+from flytekitplugins.accelerators._args import _WARNED
 from kubernetes.client import V1Container, V1EnvVar, V1PodSpec, V1Toleration
 
 from accelerators import AcceleratorSpec, PlacementError, catalog, constants
@@ -79,6 +81,14 @@ def test_spec_of_every_flytekit_value_serialises_like_it(name: str, attribute: s
             assert mine.to_flyte_idl() == reference.extended_resources.gpu_accelerator
             return
         template = serialize(_task(**task_args(mine.to_spec()))).template
+    gpu, theirs_gpu = (
+        template.extended_resources.gpu_accelerator,
+        reference.extended_resources.gpu_accelerator,
+    )
+    if not attribute and mine.accelerator.mig_profiles:
+        # a bare device MIG can split: whole GPUs, sent as flytekit's .unpartitioned
+        assert (gpu.device, gpu.unpartitioned) == (theirs_gpu.device, True)
+        return
     assert template.extended_resources == reference.extended_resources
 
 
@@ -88,13 +98,17 @@ def test_every_nvidia_constant_and_partition_gets_idl_and_gpu_count(name: str) -
     values = [device] + [getattr(device, a) for a in dir(device) if a.startswith("partition_")]
     for value in values:
         for count in (1, 2) if value is device else (1,):
-            template = serialize(_task(**task_args(value.to_spec(count)))).template
-            gpu = template.extended_resources.gpu_accelerator
-            assert gpu == value.to_flyte_idl()
-            resources = template.container.resources
-            assert _gpu_entries(resources.requests) == [str(count)]
-            assert _gpu_entries(resources.limits) == [str(count)]  # never IDL without a limit
-            assert template.k8s_pod is None  # propeller places it; nothing to add
+            spec = serialize(_task(**task_args(value.to_spec(count))))
+            gpu = spec.template.extended_resources.gpu_accelerator
+            whole = value is device and device.accelerator.mig_profiles
+            assert gpu == (value.unpartitioned if whole else value).to_flyte_idl()
+            # no IDL resources (a later override's device must not be overwritten by them):
+            # the count is in the pod template, on both sides
+            assert spec.template.container is None
+            pod_spec = template_pod_spec(spec)
+            assert pod_spec is not None
+            resources = primary(pod_spec)["resources"]
+            assert resources["requests"]["gpu"] == resources["limits"]["gpu"] == str(count)
 
 
 @pytest.mark.parametrize(
@@ -104,26 +118,34 @@ def test_every_nvidia_constant_and_partition_gets_idl_and_gpu_count(name: str) -
 def test_spec_strings(text: str) -> None:
     spec = AcceleratorSpec.parse(text)
     template = serialize(_task(**task_args(text))).template
-    expected = constants.constant_for(spec).to_flyte_idl()
-    assert template.extended_resources.gpu_accelerator == expected
-    assert _gpu_entries(template.container.resources.limits) == [str(spec.count)]
+    constant = constants.constant_for(spec)
+    if spec.partition is None and spec.accelerator.mig_profiles:
+        constant = constant.unpartitioned
+    assert template.extended_resources.gpu_accelerator == constant.to_flyte_idl()
+    pod_spec = template_pod_spec(serialize(_task(**task_args(text))))
+    assert pod_spec is not None
+    assert primary(pod_spec)["resources"]["limits"]["gpu"] == str(spec.count)
 
 
 # -- what the IDL cannot say goes into a pod template ------------------------------------------
 def test_fallback_goes_into_the_pod_template_not_the_idl() -> None:
     spec = serialize(_task(**task_args("H100:2 | A100-80GB:2", requests=Resources(cpu="4"))))
-    # one GPUAccelerator would AND nvidia-h100 into every term and kill the fallback
-    assert spec.template.extended_resources is None
+    # one GPUAccelerator would AND nvidia-h100 into every term and kill the fallback: the
+    # empty one says "none" (and, on a node, replaces the task's)
+    assert spec.template.extended_resources.gpu_accelerator == tasks_pb2.GPUAccelerator()
     pod_spec = template_pod_spec(spec)
     assert pod_spec is not None
     [term] = required_terms(pod_spec)
-    assert term == [{"key": D, "operator": "In", "values": ["nvidia-h100", "nvidia-a100-80gb"]}]
+    assert term == [
+        {"key": D, "operator": "In", "values": ["nvidia-h100", "nvidia-a100-80gb"]},
+        {"key": "k8s.amazonaws.com/gpu-partition-size", "operator": "DoesNotExist"},
+    ]
     preferred = pod_spec["affinity"]["nodeAffinity"][
         "preferredDuringSchedulingIgnoredDuringExecution"
     ]
     assert [p["weight"] for p in preferred] == [100, 50]
     resources = primary(pod_spec)["resources"]
-    # flytekit writes the task's resources as "gpu"; propeller renames it to nvidia.com/gpu
+    # "gpu" as flytekit writes it; propeller renames it to its gpu-resource-name
     assert resources == {"limits": {"gpu": "2"}, "requests": {"cpu": "4", "gpu": "2"}}
     validate_pod_spec(pod_spec)
 
@@ -140,11 +162,12 @@ def test_fallback_goes_into_the_pod_template_not_the_idl() -> None:
 def test_other_device_classes_use_a_pod_template_and_say_so(
     text: str, resource: str, count: str
 ) -> None:
+    _WARNED.clear()  # warned once per spec in a process: make this test see it
     with pytest.warns(DeviceClassWarning, match="cannot carry a device class"):
         args = task_args(text, requests=Resources(cpu="2", mem="4Gi"))
-    assert set(args) == {"pod_template"}  # no accelerator=, no gpu resource
+    assert args["accelerator"] is NO_ACCELERATOR  # no device class in the v1 IDL
     spec = serialize(_task(**args))
-    assert spec.template.extended_resources is None
+    assert spec.template.extended_resources.gpu_accelerator == tasks_pb2.GPUAccelerator()
     pod_spec = template_pod_spec(spec)
     assert pod_spec is not None
     resources = primary(pod_spec)["resources"]
@@ -206,8 +229,8 @@ def test_with_overrides_takes_the_same_arguments() -> None:
         overrides.extended_resources.gpu_accelerator
         == constants.A100.partition_2g_10gb.to_flyte_idl()
     )
-    assert _gpu_entries(overrides.resources.limits) == ["1"]
     pod_spec = override_pod_spec(overrides)
+    assert primary(pod_spec)["resources"]["limits"] == {"gpu": "1"}
     assert required_terms(pod_spec) == [
         [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["gpu-node-3"]}]
     ]
@@ -230,8 +253,9 @@ def test_unplaceable_specs_fail_at_decoration(text: str, needle: str) -> None:
 
 
 def test_gpu_resource_that_disagrees_with_the_spec_is_refused() -> None:
-    with pytest.raises(PlacementError, match="disagrees with the accelerator spec's count 8"):
+    with pytest.raises(PlacementError, match="disagrees with 'H100:8', which asks for 8 GPU"):
         task_args("H100:8", requests=Resources(gpu="1"))
+    assert task_args("H100:8", limits=Resources(gpu="8"))  # the same count is fine
 
 
 def test_importing_the_plugin_registers_our_constants_with_flytekit() -> None:

@@ -15,23 +15,14 @@ from typing import Any
 import flyte_fallback
 import flyte_mig_inference
 import flyte_training
-from flyte_helpers import (
-    SETTINGS,
-    override_pod_spec,
-    primary,
-    required_terms,
-    serialize,
-    template_pod_spec,
-    validate_pod_spec,
-)
+import placement_oracle as oracle
+from flyte_helpers import SETTINGS, primary, required_terms, serialize, validate_pod_spec
 from flytekit.core.context_manager import ExecutionState, FlyteContextManager
 from flytekit.core.type_engine import TypeEngine
-from flytekit.models.task import Resources as ResourceModel
-from flytekitplugins.accelerators import GateResult, last_gate_result
+from flytekitplugins.accelerators import GateResult, GateTask, last_gate_result
 from flytekitplugins.accelerators._tasks import _GATE_PROCESS_CACHE
 
 ROOT = Path(__file__).resolve().parents[3]
-GPU = ResourceModel.ResourceName.GPU
 HOSTNAME = "kubernetes.io/hostname"
 NODE_ENV = {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}
 
@@ -55,7 +46,7 @@ def test_training_runs_gate_first_and_its_report_reaches_training() -> None:
     assert result.device == "cpu"
     # the gate is the workflow's first node and training depends on it
     first, second = flyte_training.training.nodes
-    assert first.flyte_entity.name.endswith("benchmark_gate")
+    assert isinstance(first.flyte_entity, GateTask)
     assert first in second.upstream_nodes
 
 
@@ -106,71 +97,71 @@ def _dispatch(dynamic_task: Any, inputs: dict[str, Any], hints: dict[str, type])
             return dynamic_task.dispatch_execute(ctx, literals)
 
 
-def _cluster_gate(expected: str, matched: str = "") -> GateResult:
+def _cluster_gate(expected: str, node: str, matched: str = "") -> GateResult:
     return GateResult(
         verdict="pass",
         expected=expected,
         checked=expected,
         local=False,
         expected_present=True,
-        node="gpu-node-7",
+        node=node,
         host="training-pod",
         device="1 x H100-SXM",
         matched=matched,
     )
 
 
+def _only_pod(registered: oracle.Registered, workflow: str = "") -> dict[str, Any]:
+    [(_, pod)] = registered.pods(workflow)
+    return pod
+
+
 def test_training_is_pinned_to_the_gates_node_in_the_serialised_pod_spec() -> None:
     job = _dispatch(
         flyte_training.train_on_gated_node,
-        {"gate_result": _cluster_gate("H100"), "epochs": 3},
+        {"gate_result": _cluster_gate("H100", "h100-whole"), "epochs": 3},
         {"gate_result": GateResult, "epochs": int},
     )
-    [node] = job.nodes
-    overrides = node.task_node.overrides
-    assert overrides.extended_resources.gpu_accelerator.device == "nvidia-h100"
-    assert [e.value for e in overrides.resources.limits if e.name == GPU] == ["1"]
-    pod_spec = override_pod_spec(overrides)
-    assert required_terms(pod_spec) == [
-        [{"key": HOSTNAME, "operator": "In", "values": ["gpu-node-7"]}]
-    ]
-    validate_pod_spec(pod_spec)
+    pod = _only_pod(oracle.dynamic_job(job))
+    assert oracle.lands_on(pod) == ["h100-whole"]  # the gate's node, and only it
+    assert oracle.device_request(pod) == {"nvidia.com/gpu": "1"}
+    assert required_terms(pod)[0][0] == {
+        "key": HOSTNAME,
+        "operator": "In",
+        "values": ["h100-whole"],
+    }
+    validate_pod_spec(pod)
 
 
 def test_fallback_pins_the_matched_alternative_to_the_gates_node() -> None:
     job = _dispatch(
         flyte_fallback.finetune_on_gated_node,
-        {"gate_result": _cluster_gate("H100 | A100-80GB", matched="A100-80GB"), "steps": 2},
+        {"gate_result": _cluster_gate("H100 | A100-80GB", "a100-80gb", "A100-80GB"), "steps": 2},
         {"gate_result": GateResult, "steps": int},
     )
-    overrides = job.nodes[0].task_node.overrides
-    assert overrides.extended_resources.gpu_accelerator.device == "nvidia-a100-80gb"
-    terms = required_terms(override_pod_spec(overrides))
-    assert terms == [[{"key": HOSTNAME, "operator": "In", "values": ["gpu-node-7"]}]]
+    pod = _only_pod(oracle.dynamic_job(job))
+    assert oracle.lands_on(pod) == ["a100-80gb"]
+    assert oracle.env(pod)["ACCELERATORS_PLACED_SPEC"] == "A100-80GB"
 
 
 def test_gate_nodes_run_on_the_guarded_accelerator_and_read_their_node_name() -> None:
-    spec = serialize(flyte_training.training)
-    gate_node = spec.template.nodes[0]
-    overrides = gate_node.task_node.overrides
-    assert overrides.extended_resources.gpu_accelerator.device == "nvidia-h100"
-    assert [e.value for e in overrides.resources.limits if e.name == GPU] == ["1"]
-    assert NODE_ENV in primary(override_pod_spec(overrides))["env"]
-    fallback = serialize(flyte_fallback.fallback_finetune).template.nodes[0].task_node.overrides
-    assert fallback.extended_resources is None  # two devices: the pod template selects
-    [term] = required_terms(override_pod_spec(fallback))
-    assert term[0]["values"] == ["nvidia-h100", "nvidia-a100-80gb"]
+    pods = oracle.registered(flyte_training.training, SETTINGS).pods()
+    [gate_pod] = [pod for name, pod in pods if ".gate." in name]
+    assert oracle.lands_on(gate_pod) == ["h100-whole"]
+    assert oracle.device_request(gate_pod) == {"nvidia.com/gpu": "1"}
+    assert NODE_ENV in gate_pod["containers"][0]["env"]
+    pods = oracle.registered(flyte_fallback.fallback_finetune, SETTINGS).pods()
+    [gate_pod] = [pod for name, pod in pods if ".gate." in name]
+    assert set(oracle.lands_on(gate_pod)) == {"h100-whole", "a100-80gb"}
 
 
 def test_mig_slices_serialise_one_slice_per_pod_with_the_gate_inside() -> None:
     task_spec = serialize(flyte_mig_inference.score)
     gpu = task_spec.template.extended_resources.gpu_accelerator
     assert (gpu.device, gpu.partition_size) == ("nvidia-tesla-a100", "1g.5gb")
-    pod_spec = template_pod_spec(task_spec)
-    assert pod_spec is not None
-    # with a pod template flytekit writes the task's resources into the primary container
-    assert primary(pod_spec)["resources"]["limits"] == {"gpu": "1"}
-    assert NODE_ENV in primary(pod_spec)["env"]
-    validate_pod_spec(pod_spec)
-    workflow = serialize(flyte_mig_inference.batch_inference)
-    assert workflow.to_flyte_idl().SerializeToString()
+    pods = oracle.registered(flyte_mig_inference.batch_inference, SETTINGS).pods()
+    [pod] = [pod for name, pod in pods if "map_score" in name]  # the map task's array node
+    assert oracle.lands_on(pod) == ["a100-40gb-mig-1g5gb"]
+    assert oracle.device_request(pod) == {"nvidia.com/gpu": "1"}
+    assert NODE_ENV in primary(pod)["env"]
+    validate_pod_spec(pod)

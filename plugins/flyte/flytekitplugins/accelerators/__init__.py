@@ -6,13 +6,16 @@
 
 Public names (``docs/flyte.md``):
 
-* flytekit task arguments: :func:`task_args`, :func:`accelerator_task`, :func:`pod_template_for`,
+* flytekit task arguments: :func:`task_args`, :func:`pod_template_for`, :data:`NO_ACCELERATOR`,
   :class:`DeviceClassWarning`;
-* the gate: :data:`benchmark_gate` (a task), :func:`gate` (a workflow node), :func:`pinned`,
-  :class:`GateResult`, :func:`run_gate`, :func:`last_gate_result`, :func:`is_local_execution`,
-  :data:`LOCAL_EXPECT_ENV`;
+* gated tasks: :func:`accelerator_task`, :class:`AcceleratorTask` and its config :class:`Gate`;
+* the gate: :data:`benchmark_gate` (a task), :func:`gate` (a workflow node, a
+  :class:`GateTask`), :func:`pinned`, :class:`GateResult`, :func:`run_gate`,
+  :func:`last_gate_result`, :func:`is_local_execution`, :data:`LOCAL_EXPECT_ENV`,
+  :data:`PLACED_SPEC_ENV`;
 * the linter: :func:`check`, :func:`check_file`, :class:`Finding`;
-* Flyte 2: :func:`flyte2_device`, :func:`flyte2_resources`, :func:`flyte2_run_gate`.
+* Flyte 2: :func:`flyte2_args`, :func:`flyte2_device`, :func:`flyte2_resources`,
+  :func:`flyte2_pinned`, :func:`flyte2_run_gate`, :func:`flyte2_gate`.
 
 flytekit loads this package through its ``flytekit.plugins`` entry point; that import only
 registers our constants as virtual subclasses of flytekit's ``BaseAccelerator`` (so
@@ -26,14 +29,22 @@ from typing import Any
 
 __all__ = [
     "LOCAL_EXPECT_ENV",
+    "NO_ACCELERATOR",
+    "PLACED_SPEC_ENV",
+    "AcceleratorTask",
     "DeviceClassWarning",
     "Finding",
+    "Gate",
     "GateResult",
+    "GateTask",
     "accelerator_task",
     "benchmark_gate",
     "check",
     "check_file",
+    "flyte2_args",
     "flyte2_device",
+    "flyte2_gate",
+    "flyte2_pinned",
     "flyte2_resources",
     "flyte2_run_gate",
     "gate",
@@ -47,21 +58,29 @@ __all__ = [
 
 _WHERE = {
     "DeviceClassWarning": "_args",
+    "NO_ACCELERATOR": "_args",
     "pod_template_for": "_args",
     "task_args": "_args",
     "LOCAL_EXPECT_ENV": "_gate",
+    "PLACED_SPEC_ENV": "_gate",
     "GateResult": "_gate",
     "is_local_execution": "_gate",
     "last_gate_result": "_gate",
     "run_gate": "_gate",
+    "AcceleratorTask": "_tasks",
+    "Gate": "_tasks",
     "accelerator_task": "_tasks",
-    "benchmark_gate": "_tasks",
-    "gate": "_tasks",
-    "pinned": "_tasks",
+    "GateTask": "_gate_node",
+    "benchmark_gate": "_gate_node",
+    "gate": "_gate_node",
+    "pinned": "_gate_node",
     "Finding": "_check",
     "check": "_check",
     "check_file": "_check",
+    "flyte2_args": "_flyte2",
     "flyte2_device": "_flyte2",
+    "flyte2_gate": "_flyte2",
+    "flyte2_pinned": "_flyte2",
     "flyte2_resources": "_flyte2",
     "flyte2_run_gate": "_flyte2",
 }

@@ -1,20 +1,30 @@
-"""Accelerator specs as flytekit task arguments: ``accelerator=``, GPU resources, a pod template.
+"""Accelerator specs as flytekit task arguments, the same for ``@task`` and ``with_overrides``.
 
-Which argument says what (``docs/flyte.md`` has the table):
+:func:`task_args` returns four arguments, always the same four, whatever the spec:
 
-* **Propeller can place it** (platform ``flyte``, one named NVIDIA accelerator requested as
-  ``nvidia.com/gpu``): ``accelerator=`` (the constant, so the IDL is flytekit's own),
-  ``requests`` and ``limits`` with the GPU count (propeller ignores an accelerator without
-  a GPU limit), and a pod template only for what propeller does not add (extra
-  tolerations, a runtime class, the ``$NODE_NAME`` variable of a gated task).
-* **The IDL cannot say it** (fallbacks, a memory request, another platform's labels): the
-  GPU count in ``requests``/``limits``, and node selection and tolerations from
-  :func:`accelerators.kubernetes.to_pod_fragment` in the pod template; no ``accelerator=``,
-  because propeller would AND its one device label into every node-selector term.
-* **Not an NVIDIA GPU request** (TPU, AMD, Neuron, Gaudi, MIG resources named
-  ``nvidia.com/mig-…``): flytekit 1.x cannot carry a device class and its ``gpu`` resource
-  always becomes propeller's GPU resource name, so everything, resources included, goes
-  into the pod template, and :class:`DeviceClassWarning` says so.
+* ``pod_template``: the device resource (``gpu: 8``, ``amd.com/gpu: 8``, ``google.com/tpu:
+  4``…) and your cpu/memory in the primary container, the node selection propeller does not
+  add itself, ``$ACCELERATORS_PLACED_SPEC`` (the spec the pod is placed for: the in-pod gate
+  checks it) and ``$NODE_NAME``;
+* ``accelerator``: for one NVIDIA GPU or MIG slice on propeller's labels (platform
+  ``flyte``), the constant (flytekit's IDL; ``unpartitioned`` for whole GPUs of a model MIG
+  can split); for anything else :data:`NO_ACCELERATOR`, an empty ``GPUAccelerator``;
+* ``requests`` and ``limits``: empty ``Resources()``.
+
+Why, in flytepropeller v1.16.8 and flytekit 1.16:
+
+* a node's ``extended_resources`` replaces the task's only when it is set
+  (``applyExtendedResourcesOverrides``), and ``ApplyGPUNodeSelectors`` ANDs the device into
+  every required term: an override that sends no accelerator keeps the task's. The empty one
+  clears it (no device, no partition: propeller adds nothing);
+* a node's pod template replaces the task's pod spec (``BuildRawPod``), but flytekit writes the
+  *task's* requests and limits into its primary container whenever the task has any
+  (``_serialize_pod_spec``): device resources of an override would be lost to the task's. A
+  task built by these arguments has none (the empty ``Resources()``), so any later override
+  can change its device, vendor included;
+* the empty ``requests``/``limits`` also reserve the names: ``@task(**task_args(...),
+  requests=...)`` is a ``TypeError`` for every device, never a template whose device flytekit
+  silently replaced with your cpu. Give your resources to :func:`task_args`.
 
 A user's own pod template is merged, never replaced
 (:func:`accelerators.kubernetes.merge_fragment`).
@@ -27,6 +37,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from flytekit import PodTemplate, Resources
+from flytekit.extras.accelerators import BaseAccelerator
+from flytekitplugins.accelerators._gate import PLACED_SPEC_ENV
 from kubernetes.client import (
     V1Container,
     V1EnvVar,
@@ -42,19 +54,48 @@ from accelerators.kubernetes import (
     pin_to_node,
     placement_problems,
     to_pod_fragment,
+    wants_whole_devices,
 )
 from accelerators.kubernetes import node_name_env as _downward_node_name
 
-__all__ = ["DeviceClassWarning", "pod_template_for", "task_args"]
+__all__ = [
+    "NO_ACCELERATOR",
+    "PLACED_SPEC_ENV",
+    "DeviceClassWarning",
+    "pod_template_for",
+    "task_args",
+]
 
 _GPU = "nvidia.com/gpu"
+#: flytekit's name for the GPU resource; propeller renames it to its ``gpu-resource-name``.
+_FLYTE_GPU = "gpu"
 _NODE_NAME_ENV: str = _downward_node_name()["name"]
 _PRIMARY = "primary"
 _SELECTION_KEYS = ("nodeSelector", "affinity", "tolerations", "runtimeClassName")
+_RESOURCE_FIELDS = (("cpu", "cpu"), ("mem", "memory"), ("ephemeral_storage", "ephemeral-storage"))
 
 
 class DeviceClassWarning(UserWarning):
     """flytekit 1.x cannot send this device's class; a pod template places it instead."""
+
+
+class _NoAccelerator:
+    """An accelerator that clears the task's: an empty ``GPUAccelerator`` (no device, no
+    partition), so propeller's ``ApplyGPUNodeSelectors`` adds nothing."""
+
+    def to_flyte_idl(self) -> Any:
+        from flyteidl.core import tasks_pb2
+
+        return tasks_pb2.GPUAccelerator()
+
+    def __repr__(self) -> str:
+        return "<NO_ACCELERATOR: the pod template places this task>"
+
+
+#: The ``accelerator=`` of a spec the IDL cannot say (fallbacks, memory requests, other
+#: vendors, other platforms): an empty ``GPUAccelerator``, which on a node replaces the task's.
+NO_ACCELERATOR = _NoAccelerator()
+BaseAccelerator.register(_NoAccelerator)
 
 
 def task_args(
@@ -63,32 +104,36 @@ def task_args(
     platform: str = "flyte",
     requests: Resources | None = None,
     limits: Resources | None = None,
+    resources: Resources | None = None,
     pod_template: PodTemplate | None = None,
-    node_name_env: bool = False,
+    node_name_env: bool = True,
     pin_node: str | None = None,
     **platform_options: Any,
 ) -> dict[str, Any]:
     """Keyword arguments for ``@task(...)`` or ``node.with_overrides(...)`` that place ``spec``.
 
-    >>> @task(**task_args("H100:8"))          # doctest: +SKIP
+    >>> @task(**task_args("H100:8", requests=Resources(cpu="16", mem="128Gi")))  # doctest: +SKIP
     ... def train() -> None: ...
+    >>> train().with_overrides(**task_args("H100:8 | A100-80GB:8"))  # doctest: +SKIP
 
     :param spec: an :class:`~accelerators.AcceleratorSpec`, spec text (``"A100@2g.10gb"``,
         ``"H100 | A100-80GB"``), a constant, or a fallback list.
     :param platform: how the cluster labels its nodes (``accelerators.kubernetes.platforms()``);
         ``flyte`` is propeller's default configuration.
-    :param requests: your other requests (cpu, mem); the GPU count is added.
-    :param limits: your other limits; the GPU count is added.
+    :param requests: your other requests (cpu, mem, ephemeral_storage).
+    :param limits: your other limits.
+    :param resources: flytekit's ``Resources`` for both (a value is a request, a pair is
+        ``(request, limit)``); not with ``requests``/``limits``.
     :param pod_template: your pod template; the accelerator's parts are merged into a copy.
     :param node_name_env: set ``$NODE_NAME`` from the pod's ``spec.nodeName`` (the gate's
         report reads it).
     :param pin_node: require this node (``kubernetes.io/hostname``): where a gate ran.
     :param platform_options: options of the platform (``labels``, ``tolerations``,
         ``unpartitioned_requirement``…; see ``docs/kubernetes.md``).
-    :returns: ``accelerator`` (when propeller places it), ``requests``, ``limits`` and
-        ``pod_template`` (when needed).
+    :returns: ``accelerator``, ``requests``, ``limits`` and ``pod_template``.
     :raises PlacementError: the spec cannot run as one container on the platform (the
-        message lists every reason: MIG slices per container, TPU chips, label values…).
+        message lists every reason: MIG slices per container, more devices than any node,
+        TPU chips, label values…), or a ``gpu`` in your resources.
     """
     parsed = AcceleratorSpec.parse(spec)
     problems = placement_problems(parsed, platform=platform, **platform_options)
@@ -96,27 +141,38 @@ def task_args(
         raise PlacementError(
             f"Cannot use {str(parsed)!r} as a Flyte task's accelerator: " + "; ".join(problems)
         )
+    user_requests, user_limits = _user_resources(requests, limits, resources)
     fragment: dict[str, Any] = dict(to_pod_fragment(parsed, platform=platform, **platform_options))
     [(resource, count)] = fragment["resources"]["limits"].items()
-    out: dict[str, Any] = {}
-    extra: dict[str, Any] = {}
-    if resource == _GPU:
-        out["requests"] = _with_gpu(requests, count)
-        out["limits"] = _with_gpu(limits, count)
-        single = parsed.accelerator is not None and not parsed.fallbacks
-        if platform == "flyte" and single:
-            out["accelerator"] = constant_for(parsed)
-            extra = _beyond_propeller(parsed, fragment)
-        else:
-            extra = {k: v for k, v in fragment.items() if k in _SELECTION_KEYS}
+    for given in (user_requests, user_limits):
+        _refuse_gpu(given, parsed, resource, count)
+    accelerator: Any = NO_ACCELERATOR
+    if resource == _GPU and platform == "flyte" and parsed.accelerator and not parsed.fallbacks:
+        constant = constant_for(parsed)
+        if parsed.partition is None and wants_whole_devices(parsed):
+            constant = constant.unpartitioned
+        accelerator = constant
+        placement = _beyond_propeller(parsed, fragment)
     else:
-        _warn_device_class(parsed, resource)
-        extra = dict(fragment)
-        extra["resources"] = _container_resources(fragment["resources"], requests, limits)
-    template = pod_template_for(extra, pod_template, node_name_env=node_name_env, pin_node=pin_node)
-    if template is not None:
-        out["pod_template"] = template
-    return out
+        if resource != _GPU:
+            _warn_device_class(parsed, resource)
+        placement = {k: v for k, v in fragment.items() if k in _SELECTION_KEYS}
+    device = _FLYTE_GPU if resource == _GPU and platform == "flyte" else resource
+    placement["resources"] = {"limits": {device: count}, "requests": {device: count}}
+    template = _build_template(
+        placement,
+        pod_template,
+        node_name_env=node_name_env,
+        pin_node=pin_node,
+        env={PLACED_SPEC_ENV: str(parsed)},
+    )
+    _set_user_resources(template, user_requests, user_limits)
+    return {
+        "accelerator": accelerator,
+        "requests": Resources(),
+        "limits": Resources(),
+        "pod_template": template,
+    }
 
 
 def pod_template_for(
@@ -125,6 +181,7 @@ def pod_template_for(
     *,
     node_name_env: bool = False,
     pin_node: str | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> PodTemplate | None:
     """A copy of ``pod_template`` (or a new one) with ``fragment`` merged into it.
 
@@ -132,10 +189,24 @@ def pod_template_for(
     :param pod_template: the user's template, kept as it is.
     :param node_name_env: add ``$NODE_NAME`` from the downward API to the primary container.
     :param pin_node: require this node (:func:`accelerators.kubernetes.pin_to_node`).
+    :param env: more environment variables for the primary container (replacing same names).
     :returns: ``None`` when there is nothing to say (no fragment, template, variable or pin).
     """
-    if not fragment and pod_template is None and not node_name_env and pin_node is None:
+    if not (fragment or pod_template or node_name_env or pin_node or env):
         return None
+    return _build_template(
+        fragment, pod_template, node_name_env=node_name_env, pin_node=pin_node, env=env
+    )
+
+
+def _build_template(
+    fragment: Mapping[str, Any],
+    pod_template: PodTemplate | None,
+    *,
+    node_name_env: bool,
+    pin_node: str | None,
+    env: Mapping[str, str] | None,
+) -> PodTemplate:
     primary = pod_template.primary_container_name if pod_template else _PRIMARY
     spec = (
         pod_template.pod_spec
@@ -150,18 +221,14 @@ def pod_template_for(
         spec = merge_fragment(spec, fragment, container=primary)
     if pin_node is not None:
         spec = merge_fragment(spec, pin_to_node(pin_node), container=primary)
+    added = [V1EnvVar(name=name, value=value) for name, value in (env or {}).items()]
     if node_name_env:
+        field = V1ObjectFieldSelector(field_path="spec.nodeName")
+        added.append(V1EnvVar(name=_NODE_NAME_ENV, value_from=V1EnvVarSource(field_ref=field)))
+    if added:
         container = next(c for c in spec.containers if c.name == primary)
-        env = [e for e in container.env or [] if e.name != _NODE_NAME_ENV]
-        env.append(
-            V1EnvVar(
-                name=_NODE_NAME_ENV,
-                value_from=V1EnvVarSource(
-                    field_ref=V1ObjectFieldSelector(field_path="spec.nodeName")
-                ),
-            )
-        )
-        container.env = env
+        names = {e.name for e in added}
+        container.env = [e for e in container.env or [] if e.name not in names] + added
     return PodTemplate(
         pod_spec=spec,
         primary_container_name=primary,
@@ -175,16 +242,49 @@ def _fields(spec: V1PodSpec) -> dict[str, Any]:
     return {name: getattr(spec, name) for name in spec.attribute_map if name != "containers"}
 
 
-def _with_gpu(resources: Resources | None, count: str) -> Resources:
-    base = resources or Resources()
-    if base.gpu is not None and str(base.gpu) != count:
+def _user_resources(
+    requests: Resources | None, limits: Resources | None, resources: Resources | None
+) -> tuple[Resources | None, Resources | None]:
+    """The user's requests and limits, from either form flytekit takes."""
+    if resources is None:
+        return requests, limits
+    if requests is not None or limits is not None:
         raise PlacementError(
-            f"Resources(gpu={base.gpu!r}) disagrees with the accelerator spec's count {count}; "
-            "leave gpu out, the spec sets it"
+            "task_args takes resources= or requests=/limits=, not both (as flytekit's @task)"
         )
-    return Resources(
-        cpu=base.cpu, mem=base.mem, gpu=count, ephemeral_storage=base.ephemeral_storage
+    from flytekit.core.resources import ResourceSpec
+
+    both = ResourceSpec.from_multiple_resource(resources)
+    return both.requests, both.limits
+
+
+def _refuse_gpu(given: Resources | None, spec: AcceleratorSpec, resource: str, count: str) -> None:
+    if given is None or given.gpu is None:
+        return
+    if resource == _GPU and str(given.gpu) == count:
+        return  # says what the spec says
+    what = f"asks for {count} x {resource}" if resource != _GPU else f"asks for {count} GPU(s)"
+    raise PlacementError(
+        f"Resources(gpu={given.gpu!r}) disagrees with {str(spec)!r}, which {what} per pod "
+        "(flytekit's gpu is always propeller's NVIDIA GPU resource); leave gpu out, the spec "
+        "sets the device and its count"
     )
+
+
+def _set_user_resources(
+    template: PodTemplate, requests: Resources | None, limits: Resources | None
+) -> None:
+    """The user's cpu, memory and ephemeral storage in the primary container (theirs win)."""
+    container = next(
+        c for c in template.pod_spec.containers if c.name == template.primary_container_name
+    )
+    for side, given in (("requests", requests), ("limits", limits)):
+        values = dict(getattr(container.resources, side) or {})
+        for attribute, name in _RESOURCE_FIELDS:
+            value = getattr(given, attribute, None)
+            if value is not None:
+                values[name] = str(value)
+        setattr(container.resources, side, values)
 
 
 def _beyond_propeller(spec: AcceleratorSpec, fragment: Mapping[str, Any]) -> dict[str, Any]:
@@ -199,29 +299,6 @@ def _beyond_propeller(spec: AcceleratorSpec, fragment: Mapping[str, Any]) -> dic
     return extra
 
 
-def _container_resources(
-    device: Mapping[str, Any], requests: Resources | None, limits: Resources | None
-) -> dict[str, Any]:
-    """The device resources plus the user's cpu/mem: flytekit would overwrite them otherwise."""
-    out = {"limits": dict(device["limits"]), "requests": dict(device["requests"])}
-    for key, given in (("requests", requests), ("limits", limits)):
-        if given is None:
-            continue
-        if given.gpu is not None:
-            raise PlacementError(
-                f"Resources(gpu={given.gpu!r}) would become propeller's NVIDIA GPU resource; "
-                "the spec sets the device resource, leave gpu out"
-            )
-        for name, value in (
-            ("cpu", given.cpu),
-            ("memory", given.mem),
-            ("ephemeral-storage", given.ephemeral_storage),
-        ):
-            if value is not None:
-                out[key][name] = str(value)
-    return out
-
-
 _WARNED: set[str] = set()
 
 
@@ -232,8 +309,8 @@ def _warn_device_class(spec: AcceleratorSpec, resource: str) -> None:
     _WARNED.add(text)
     warnings.warn(
         f"{text}: flytekit 1.x tasks cannot carry a device class (GPUAccelerator has no "
-        f"device_class before Flyte 2), so accelerator= is not sent; the pod template requests "
-        f"{resource} and selects the nodes",
+        f"device_class before Flyte 2), so the pod template requests {resource} and selects "
+        "the nodes, and accelerator= is the empty NO_ACCELERATOR",
         DeviceClassWarning,
         stacklevel=3,
     )

@@ -9,17 +9,41 @@ node label serves flytekit and Flyte 2 tasks alike, and with the device class an
 (TPU chips per host included) from :mod:`accelerators.kubernetes`.
 
 Flyte 2 sends the GPU count as a request only; its backend sets the limit.
+
+:func:`flyte2_args` is Flyte 2's :func:`~flytekitplugins.accelerators.task_args`: the
+``resources``, a ``pod_template`` and ``env_vars`` for ``flyte.TaskEnvironment(...)`` or
+``task.override(...)``. The pod template carries what a ``Device`` cannot say: whole GPUs of a
+model MIG can split (``<partition label> DoesNotExist``; the gate fails a MIG slice for a spec
+without a partition), ``$NODE_NAME`` for the gate's report, and a pin to a node
+(:func:`flyte2_pinned`, after a gate task); ``$ACCELERATORS_PLACED_SPEC`` tells the in-pod gate
+what the task was placed for, so an override moves its expectation too.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
+
+from flytekitplugins.accelerators._gate import PLACED_SPEC_ENV
 
 from accelerators import AcceleratorSpec, PlacementError
 from accelerators.constants import constant_for, flyte2_name
-from accelerators.kubernetes import placement_problems, to_pod_fragment
+from accelerators.kubernetes import (
+    get_platform,
+    node_name_env,
+    pin_to_node,
+    placement_problems,
+    to_pod_fragment,
+    wants_whole_devices,
+)
 
-__all__ = ["flyte2_device", "flyte2_resources", "flyte2_run_gate"]
+__all__ = [
+    "flyte2_args",
+    "flyte2_device",
+    "flyte2_gate",
+    "flyte2_pinned",
+    "flyte2_resources",
+    "flyte2_run_gate",
+]
 
 #: (vendor, catalog device class) -> Flyte 2 ``DeviceClass``.
 _DEVICE_CLASS = {
@@ -58,7 +82,7 @@ def flyte2_device(spec: Any) -> Any:
             "partition may land on a MIG node); use flytekit's task_args for @whole"
         )
     if parsed.is_shared:  # Flyte 2's own shared GPUs ("T4 shared"), named as the SDK names them
-        return flyte.GPU(device=flyte2_name(parsed), quantity=1)
+        return flyte.GPU(device=cast(Any, flyte2_name(parsed)), quantity=1)  # checked by the SDK
     device_class = _DEVICE_CLASS.get((acc.vendor, acc.device_class))
     if device_class is None:
         raise PlacementError(
@@ -70,7 +94,7 @@ def flyte2_device(spec: Any) -> Any:
     [count] = to_pod_fragment(parsed, platform="flyte")["resources"]["limits"].values()
     return flyte.Device(
         quantity=int(count),
-        device_class=device_class,
+        device_class=cast(Any, device_class),  # one of the SDK's Literal values (_DEVICE_CLASS)
         device=constant_for(parsed).device,
         partition=parsed.partition,
     )
@@ -90,26 +114,126 @@ def flyte2_resources(spec: Any, **resources: Any) -> Any:
     return flyte.Resources(gpu=flyte2_device(spec), **resources)
 
 
+def flyte2_args(spec: Any, *, pin_node: str | None = None, **resources: Any) -> dict[str, Any]:
+    """``resources``, ``pod_template`` and ``env_vars`` for ``flyte.TaskEnvironment(...)`` or
+    ``task.override(...)`` that place ``spec``::
+
+        env = flyte.TaskEnvironment("train", **flyte2_args("H100:8", cpu=16))
+        await train.override(**flyte2_args("H200:8"))()
+
+    :param spec: as for :func:`flyte2_device`.
+    :param pin_node: require this node (``kubernetes.io/hostname``): where a gate ran.
+    :param resources: the other ``flyte.Resources`` fields (``cpu``, ``memory``…).
+    :raises PlacementError: as :func:`flyte2_device`.
+    """
+    import flyte
+    from kubernetes.client import (
+        V1Affinity,
+        V1Container,
+        V1EnvVar,
+        V1EnvVarSource,
+        V1NodeAffinity,
+        V1NodeSelector,
+        V1NodeSelectorRequirement,
+        V1NodeSelectorTerm,
+        V1ObjectFieldSelector,
+        V1PodSpec,
+    )
+
+    parsed = AcceleratorSpec.parse(spec)
+    out: dict[str, Any] = {
+        "resources": flyte2_resources(parsed, **resources),
+        "env_vars": {PLACED_SPEC_ENV: str(parsed)},
+    }
+    requirements: list[dict[str, Any]] = []
+    if parsed.accelerator is not None and wants_whole_devices(parsed):
+        label = get_platform("flyte").key("partition")
+        requirements.append({"key": label, "operator": "DoesNotExist"})
+    if pin_node is not None:
+        pin = pin_to_node(pin_node)["affinity"]["nodeAffinity"]
+        terms = pin["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+        requirements.extend(terms[0]["matchExpressions"])
+    variable = node_name_env()
+    container = V1Container(
+        name="primary",
+        env=[
+            V1EnvVar(
+                name=variable["name"],
+                value_from=V1EnvVarSource(
+                    field_ref=V1ObjectFieldSelector(
+                        field_path=variable["valueFrom"]["fieldRef"]["fieldPath"]
+                    )
+                ),
+            )
+        ],
+    )
+    affinity = None
+    if requirements:
+        term = V1NodeSelectorTerm(
+            match_expressions=[
+                V1NodeSelectorRequirement(
+                    key=r["key"], operator=r["operator"], values=r.get("values")
+                )
+                for r in requirements
+            ]
+        )
+        affinity = V1Affinity(
+            node_affinity=V1NodeAffinity(
+                required_during_scheduling_ignored_during_execution=V1NodeSelector(
+                    node_selector_terms=[term]
+                )
+            )
+        )
+    out["pod_template"] = flyte.PodTemplate(
+        pod_spec=V1PodSpec(containers=[container], affinity=affinity),
+        primary_container_name="primary",
+    )
+    return out
+
+
+def flyte2_pinned(spec: Any, result: Any, **resources: Any) -> dict[str, Any]:
+    """:func:`flyte2_args` for a task that runs after a gate task, on the gate's node, with the
+    alternative the gate matched (``task.override(**flyte2_pinned(spec, result))``).
+
+    :param spec: the gate's spec.
+    :param result: the gate task's :class:`GateResult`.
+    :param resources: as for :func:`flyte2_args`.
+    :raises AcceleratorError: in a cluster, the gate reported no node name.
+    """
+    from accelerators import AcceleratorError
+
+    chosen = result.matched or spec
+    if not result.node and not result.local:
+        raise AcceleratorError(
+            f"The gate for {result.expected} ran in a cluster but reported no node name "
+            "($NODE_NAME), so the task cannot be pinned to the node it checked; give the gate "
+            "task's environment flyte2_args(spec), whose pod template sets it"
+        )
+    return flyte2_args(chosen, pin_node=result.node or None, **resources)
+
+
 def flyte2_run_gate(
     expect: Any, *, profile: str = "quick", policy: str = "fail", run: Any = None
 ) -> Any:
     """The benchmark gate inside a Flyte 2 task; returns a :class:`GateResult`.
 
-    Use it in a task of the ``TaskEnvironment`` whose resources are ``flyte2_resources(spec)``,
-    first in the task that needs the accelerator, or as its own task (a module-level task, so
-    a cluster can load it)::
+    Use it in a task of the ``TaskEnvironment`` built with ``flyte2_args(spec)``, first in the
+    task that needs the accelerator, or as its own task (a module-level task, so a cluster can
+    load it); with ``report=True`` the task's report shows the gate's verdict, tables and chart::
 
-        env = flyte.TaskEnvironment("train", resources=flyte2_resources("H100:8"))
+        env = flyte.TaskEnvironment("train", **flyte2_args("H100:8"))
 
-        @env.task
+        @env.task(report=True)
         async def train() -> float:
             flyte2_run_gate("H100:8")   # raises unless the devices are right
             ...
 
-    The expectation follows the same rule as the flytekit gate (docs/flyte.md): strict when
-    ``flyte.ctx().is_in_cluster()``, the local-run rule otherwise. Policies: ``"fail"``
-    raises ``flyte.errors.NonRecoverableError`` (no retry); ``"retry"`` raises
-    ``flyte.errors.RuntimeUserError``, which the task's ``retries`` retry in a new pod.
+    The expectation follows the same rule as the flytekit gate (docs/flyte.md): in a cluster
+    (``flyte.ctx().is_in_cluster()``) the spec the pod was placed for
+    (``$ACCELERATORS_PLACED_SPEC`` from :func:`flyte2_args`, else ``expect``), the local-run rule
+    otherwise. Policies: ``"fail"`` raises ``flyte.errors.NonRecoverableError`` (no retry);
+    ``"retry"`` raises ``flyte.errors.RuntimeUserError``, which the task's ``retries`` retry in a
+    new pod.
 
     :param expect: the spec the task runs on.
     :param profile: the bench profile.
@@ -118,18 +242,51 @@ def flyte2_run_gate(
     """
     import flyte
     import flyte.errors
-    from flytekitplugins.accelerators._gate import POLICIES, run_gate
+    from flytekitplugins.accelerators._gate import check_gate_options, run_gate
 
-    from accelerators import AcceleratorError, AcceleratorGateError
+    from accelerators import AcceleratorGateError
 
-    if policy not in POLICIES:
-        raise AcceleratorError(
-            f"Unknown gate policy {policy!r}: expected one of {', '.join(POLICIES)}"
-        )
-    in_cluster = bool(flyte.ctx()) and flyte.ctx().is_in_cluster()
+    check_gate_options(policy, profile, where=f"flyte2_run_gate({expect!r})")
+    context = flyte.ctx()
+    in_cluster = bool(context) and bool(context.is_in_cluster())  # type: ignore[no-untyped-call]
     try:
-        return run_gate(expect, profile=profile, policy="fail", local=not in_cluster, run=run)
+        result = run_gate(expect, profile=profile, policy="fail", local=not in_cluster, run=run)
     except AcceleratorGateError as error:
+        _report(error.report, "")
         if policy == "retry":
             raise flyte.errors.RuntimeUserError("AcceleratorGateFailed", str(error)) from error
         raise flyte.errors.NonRecoverableError(str(error), code="AcceleratorGateFailed") from error
+    _report(result.report(), result.note)
+    return result
+
+
+async def flyte2_gate(
+    expect: Any, *, profile: str = "quick", policy: str = "fail", run: Any = None
+) -> Any:
+    """:func:`flyte2_run_gate` for an ``async`` task: on a failed gate it flushes the task's
+    report before raising, so the report of the failure is kept (Flyte 2 flushes a report
+    itself only after a task that succeeded)::
+
+        @env.task(report=True)
+        async def train() -> float:
+            await flyte2_gate("H100:8")
+            ...
+    """
+    import flyte.errors
+    import flyte.report
+
+    try:
+        return flyte2_run_gate(expect, profile=profile, policy=policy, run=run)
+    except flyte.errors.RuntimeUserError:
+        await flyte.report.flush.aio()
+        raise
+
+
+def _report(report: Any, note: str) -> None:
+    """The gate's HTML report in the main tab of the task's Flyte 2 report (shown with
+    ``@env.task(report=True)``; a dummy report outside a task). Not flushed here: a blocking
+    flush inside an async task deadlocks the SDK; the runtime flushes after the task."""
+    import flyte.report
+    from flytekitplugins.accelerators._deck import report_html
+
+    flyte.report.get_tab("main").log(report_html(report, note=note))

@@ -1,14 +1,19 @@
 """The benchmark gate in Flyte: a result type, the local-run rule, policies, the Deck.
 
 **What the gate expects.** In a cluster (flytekit's execution mode is a real task execution)
-the gate always checks the spec it was given: the device must be that accelerator, healthy
-and fast, or the gate fails. Nothing can relax this in a cluster.
+the gate checks the spec the pod was placed for: ``$ACCELERATORS_PLACED_SPEC``, which every pod
+template of :func:`~flytekitplugins.accelerators.task_args` sets, so a node override
+(``with_overrides(**task_args("H200:8"))``) moves the expectation with the placement; without
+it, the spec the task was declared with. The device must be that accelerator, healthy and fast,
+or the gate fails. Nothing can relax this in a cluster.
 
 On your machine (``pyflyte run`` without ``--remote``, ``python dags/…``, unit tests) the
 expected device is usually absent, so:
 
-1. ``$ACCELERATORS_GATE_EXPECT`` set → that spec is checked instead (``any`` accepts
-   whatever is there);
+1. ``$ACCELERATORS_GATE_EXPECT`` set → that spec is checked instead, and a failure names
+   the variable; ``none`` checks whatever device is there (health and speed only). ``any`` is
+   a spec like any other (Modal's any-of: ``T4 | L4 | … | B200``, docs/grammar.md), here as
+   in ``gate("any")``;
 2. else, no accelerator visible (only the CPU) → the gate checks the CPU's health and speed
    against its own figures, and the result records that the expected device was absent
    (``local=True``, ``expected_present=False`` and a note);
@@ -27,22 +32,31 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from accelerators import AcceleratorError, AcceleratorGateError, AcceleratorSpec
+from accelerators.errors import close_matches
 
 if TYPE_CHECKING:
     from accelerators.bench import BenchReport
 
 __all__ = [
     "LOCAL_EXPECT_ENV",
+    "PLACED_SPEC_ENV",
     "POLICIES",
+    "RETRY_POLICY_RETRIES",
     "GateResult",
+    "check_gate_options",
     "is_local_execution",
     "last_gate_result",
+    "placed_spec",
     "run_gate",
 ]
 
 #: Overrides the gate's expectation in local runs only.
 LOCAL_EXPECT_ENV = "ACCELERATORS_GATE_EXPECT"
+#: The spec a pod was placed for: set in every pod template ``task_args`` makes.
+PLACED_SPEC_ENV = "ACCELERATORS_PLACED_SPEC"
 POLICIES = ("fail", "retry")
+#: How many retries a ``retry`` policy gets when the task or node sets none.
+RETRY_POLICY_RETRIES = 2
 
 _LAST: dict[str, GateResult] = {}
 _IDENTITY_CODES = frozenset(
@@ -56,7 +70,8 @@ class GateResult:
     """The gate's typed output: what it checked, where, the verdict, and the full report.
 
     :ivar verdict: ``pass``, ``warn`` or ``fail``.
-    :ivar expected: the spec the task asked for.
+    :ivar expected: the spec the pod was placed for (``$ACCELERATORS_PLACED_SPEC``, else the
+        declared one).
     :ivar checked: the spec the gate judged against (``anything`` when none).
     :ivar local: the gate ran outside a cluster.
     :ivar expected_present: the visible devices are the expected accelerator.
@@ -67,6 +82,8 @@ class GateResult:
     :ivar reasons: ``"[severity] code: message"`` lines.
     :ivar note: how the local-run rule applied, if it did.
     :ivar report_json: the whole :class:`~accelerators.bench.BenchReport` as JSON.
+    :ivar declared: the spec the task was declared with, when a node override placed it on
+        another (``expected``); empty otherwise.
     """
 
     verdict: str
@@ -82,6 +99,7 @@ class GateResult:
     reasons: list[str] = field(default_factory=list)
     note: str = ""
     report_json: str = ""
+    declared: str = ""
 
     @property
     def passed(self) -> bool:
@@ -98,6 +116,8 @@ class GateResult:
         """One line: verdict, device, node, expectation and the local note."""
         where = self.node or self.host or "?"
         line = f"gate {self.verdict.upper()}: {self.device} on {where}, expected {self.expected}"
+        if self.declared:
+            line += f" (placed by a node override; declared {self.declared})"
         if self.checked != self.expected:
             line += f" (checked: {self.checked})"
         return line + (f"; {self.note}" if self.note else "")
@@ -117,6 +137,47 @@ def is_local_execution() -> bool:
     return state is None or state.mode not in cluster
 
 
+def check_gate_options(policy: str, profile: str, *, where: str = "gate") -> None:
+    """Refuse an unknown policy or bench profile when the task is written, not in the pod.
+
+    :raises AcceleratorError: naming the value, the valid ones and the closest.
+    """
+    from accelerators.bench import PROFILES
+
+    for what, value, valid in (("policy", policy, POLICIES), ("profile", profile, PROFILES)):
+        if value not in valid:
+            hint = close_matches(str(value), valid)
+            raise AcceleratorError(
+                f"{where}: unknown gate {what} {value!r}: expected one of {', '.join(valid)}"
+                + (f"; did you mean {hint[0]!r}?" if hint else "")
+            )
+
+
+def placed_spec(declared: Any, *, local: bool) -> tuple[AcceleratorSpec, str]:
+    """``(spec the pod was placed for, declared text if a node override changed it else "")``.
+
+    In a cluster, ``$ACCELERATORS_PLACED_SPEC`` (set by ``task_args``' pod template) wins over
+    the declared spec; locally there is no placement, so the declared one stands.
+
+    :raises AcceleratorError: the variable holds no valid spec (named in the message).
+    """
+    spec = AcceleratorSpec.parse(declared)
+    placed = "" if local else os.environ.get(PLACED_SPEC_ENV, "").strip()
+    if not placed:
+        return spec, ""
+    try:
+        found = AcceleratorSpec.parse(placed)
+    except AcceleratorError as exc:
+        raise AcceleratorError(f"${PLACED_SPEC_ENV}={placed!r} is not a spec: {exc}") from exc
+    return found, "" if found == spec else str(spec)
+
+
+#: ``$ACCELERATORS_GATE_EXPECT`` value for "no expectation": health and speed of whatever
+#: device is there, against its own datasheet. (``any`` is a spec like any other: Modal's
+#: any-of, docs/grammar.md.)
+NO_EXPECTATION = "none"
+
+
 def _expectation(spec: AcceleratorSpec, local: bool) -> tuple[AcceleratorSpec | None, str]:
     """``(spec to check or None for anything, note)`` per the module's rule."""
     if not local:
@@ -124,9 +185,14 @@ def _expectation(spec: AcceleratorSpec, local: bool) -> tuple[AcceleratorSpec | 
     override = os.environ.get(LOCAL_EXPECT_ENV, "").strip()
     if override:
         note = f"local run: expectation {override!r} from ${LOCAL_EXPECT_ENV}"
-        if override.lower() in ("any", "anything", "none"):
-            return None, note
-        return AcceleratorSpec.parse(override), note
+        if override.lower() == NO_EXPECTATION:
+            return None, note + " (no expectation: health and speed only)"
+        try:
+            return AcceleratorSpec.parse(override), note
+        except AcceleratorError as exc:
+            raise AcceleratorError(
+                f"${LOCAL_EXPECT_ENV}={override!r} is neither a spec nor {NO_EXPECTATION!r}: {exc}"
+            ) from exc
     from accelerators import current
 
     visible = [d for d in current().devices if d.kind != "cpu"]
@@ -156,22 +222,24 @@ def run_gate(
     :raises AcceleratorGateError: the verdict is ``fail`` and the policy is ``fail``.
     :raises FlyteRecoverableException: the verdict is ``fail`` and the policy is ``retry``.
     """
-    if policy not in POLICIES:
-        raise AcceleratorError(
-            f"Unknown gate policy {policy!r}: expected one of {', '.join(POLICIES)}"
-        )
-    spec = AcceleratorSpec.parse(expect)
+    check_gate_options(policy, profile)
     is_local = is_local_execution() if local is None else local
+    spec, declared = placed_spec(expect, local=is_local)
     checked, note = _expectation(spec, is_local)
     if run is None:
         from accelerators.bench import run
     # history=None: the report goes to the bench history ACCELERATORS_BENCH_HISTORY names.
     report = run(checked, profile, history=None)
     result = _result(report, spec, checked, is_local, note)
+    result.declared = declared
     _LAST[str(spec)] = result
+    if declared:
+        _LAST[declared] = result
     _LAST[""] = result
     if not result.passed:
         error = AcceleratorGateError(report)
+        if note:  # a local override (or the local rule) caused this failure: say so
+            error.args = (f"{error.args[0]}\n({note})",)
         if policy == "retry":
             from flytekit.exceptions.user import FlyteRecoverableException
 

@@ -1,29 +1,35 @@
-"""flytekit tasks: ``accelerator_task`` (gate in the task's own pod), ``benchmark_gate``,
-``gate`` (the gate as a workflow node) and ``pinned`` (pin a task to the gate's node).
+"""Gated flytekit tasks: ``accelerator_task(spec)``, a task whose pod runs the benchmark gate
+before the user's function.
 
-**Default: the gate runs inside each guarded task's pod, before the user's code**
-(``accelerator_task(spec)``). It proves something about the exact devices the code gets: on
-an 8-GPU node, or a node cut into MIG slices, another pod on the same node is given other
-devices, so a gate in another pod says nothing about them even when pinned to the node.
-It costs one gate per task (about 10 s on an H100) and no scheduling constraint.
+**The gate runs inside each guarded task's pod, before the user's code.** It proves something
+about the exact devices the code gets: on an 8-GPU node, or a node cut into MIG slices, another
+pod on the same node is given other devices, so a gate in another pod says nothing about them
+even when pinned to the node. It costs one gate per task (about 10 s on an H100) and no
+scheduling constraint. (The other way, a gate node and tasks pinned to its node, is in
+:mod:`flytekitplugins.accelerators._gate_node`.)
 
-**The other way: a gate node, then tasks pinned to its node** (``gate(spec)`` in a workflow,
-then ``pinned(spec, result)`` inside a ``@dynamic``). One gate for several tasks, whose pods
-require ``kubernetes.io/hostname`` = the gate's node. Use it when the tasks take whole nodes
-(all the node's GPUs), so the devices are the same ones; a pinned task waits if the node
-goes away, and fails to schedule if it was recycled.
+The task is an :class:`AcceleratorTask`, flytekit's ``PythonFunctionTask`` with a
+:class:`Gate` as its ``task_config`` (registered as a flytekit task plugin), built around the
+user's own function: flytekit names, registers and loads it exactly as a plain ``@task``
+(module and name from the function, the default resolver), also from a script run as
+``__main__``. ``@task(task_config=Gate("H100:8"), **task_args("H100:8"))`` is the same task.
 """
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
 from flytekit import PodTemplate, Resources, task
-from flytekitplugins.accelerators._args import pod_template_for, task_args
+from flytekit.configuration import SerializationSettings
+from flytekit.core.python_function_task import PythonFunctionTask
+from flytekit.extend import TaskPlugins
+from flytekitplugins.accelerators._args import task_args
 from flytekitplugins.accelerators._gate import (
+    RETRY_POLICY_RETRIES,
     GateResult,
+    check_gate_options,
     is_local_execution,
     render_deck,
     run_gate,
@@ -31,75 +37,66 @@ from flytekitplugins.accelerators._gate import (
 
 from accelerators import AcceleratorError, AcceleratorSpec
 
-__all__ = ["GATED_ATTRIBUTE", "accelerator_task", "benchmark_gate", "gate", "pinned"]
-
-#: Set on a task function that gates itself; the linter reads it.
-GATED_ATTRIBUTE = "__accelerators_gate__"
-#: Set on every accelerator_task function: the spec text, for the linter.
-SPEC_ATTRIBUTE = "__accelerators_spec__"
+__all__ = ["AcceleratorTask", "Gate", "accelerator_task"]
 
 _GATE_PROCESS_CACHE: dict[tuple[str, str], GateResult] = {}
 
 
-@task(enable_deck=True, pod_template=pod_template_for({}, node_name_env=True), cache=False)  # type: ignore[untyped-decorator]
-def benchmark_gate(expect: str, profile: str = "quick", policy: str = "fail") -> GateResult:
-    """Run ``accelerators.bench`` on this pod's accelerator; return the typed result.
+@dataclasses.dataclass(frozen=True)
+class Gate:
+    """``task_config`` of a task whose pod runs the benchmark gate before its function.
 
-    Give the node the same accelerator as the tasks it guards: ``gate(spec)`` does that.
-    Fails per ``policy`` (``fail`` or ``retry``) when the verdict is ``fail``; the Deck
-    shows the verdict, the reasons, the tables and the chart.
-    """
-    result = run_gate(expect, profile=profile, policy=policy)
-    render_deck(result)
-    return result
-
-
-def gate(
-    spec: Any,
-    *,
-    policy: str = "fail",
-    profile: str = "quick",
-    platform: str = "flyte",
-    **platform_options: Any,
-) -> Any:
-    """Inside a ``@workflow``: the gate node, on the same accelerator as ``spec``.
-
-    :param spec: the accelerator of the tasks it guards.
+    :param spec: the spec the task is declared with (a node override that places it elsewhere
+        with ``task_args`` moves the gate's expectation along: ``$ACCELERATORS_PLACED_SPEC``).
     :param policy: ``fail`` or ``retry``.
-    :param profile: the bench profile.
-    :param platform: as for :func:`task_args`.
-    :returns: the node's promise of a :class:`GateResult`.
+    :param profile: the bench profile (``quick``).
     """
-    parsed = AcceleratorSpec.parse(spec)
-    overrides = task_args(parsed, platform=platform, node_name_env=True, **platform_options)
-    return benchmark_gate(expect=str(parsed), profile=profile, policy=policy).with_overrides(
-        **overrides
-    )
+
+    spec: str
+    policy: str = "fail"
+    profile: str = "quick"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "spec", str(AcceleratorSpec.parse(self.spec)))
+        check_gate_options(self.policy, self.profile, where=f"Gate({self.spec!r})")
 
 
-def pinned(
-    spec: Any, result: GateResult, *, platform: str = "flyte", **kwargs: Any
-) -> dict[str, Any]:
-    """``with_overrides`` arguments for a task guarded by a gate node: ``spec``, on its node.
+class AcceleratorTask(PythonFunctionTask[Gate]):  # type: ignore[misc]  # flytekit: untyped
+    """A ``PythonFunctionTask`` that runs the benchmark gate first, in its own pod."""
 
-    Call it in a ``@dynamic`` (where ``result`` is a value, not a promise). With a fallback
-    spec, the alternative the gate matched is used, so the task gets the same hardware.
+    def __init__(self, task_config: Gate, task_function: Callable[..., Any], **kwargs: Any):
+        super().__init__(task_config=task_config, task_function=task_function, **kwargs)
 
-    :param spec: the accelerator (the gate's).
-    :param result: the gate's result.
-    :param kwargs: as for :func:`task_args` (``requests``, ``pod_template``…).
-    :raises AcceleratorError: in a cluster, the gate did not report a node name.
-    """
-    chosen = result.matched or spec
-    if not result.node:
-        if not result.local:
-            raise AcceleratorError(
-                f"The gate for {result.expected} ran in a cluster but reported no node name "
-                "($NODE_NAME was not set), so the guarded task cannot be pinned to the node it "
-                "checked; run the gate with gate(spec), whose pod template sets it"
+    def get_custom(self, settings: SerializationSettings) -> dict[str, Any]:
+        """The gate, in the registered ``TaskTemplate.custom`` (for linters and readers)."""
+        config = self.task_config
+        return {
+            "accelerators": {
+                "gate": config.spec,
+                "policy": config.policy,
+                "profile": config.profile,
+            }
+        }
+
+    def execute(self, **kwargs: Any) -> Any:
+        """The gate (raising per the policy when the devices are wrong), then the function."""
+        config = self.task_config
+        local = is_local_execution()
+        key = (config.spec, config.profile)
+        # One pod is one process: in a cluster the cache is the pod's own gate. Locally all
+        # tasks share this process and its (CPU) devices, so the gate runs once per spec.
+        result = _GATE_PROCESS_CACHE.get(key) if local else None
+        if result is None:
+            result = run_gate(
+                config.spec, profile=config.profile, policy=config.policy, local=local
             )
-        return task_args(chosen, platform=platform, **kwargs)
-    return task_args(chosen, platform=platform, pin_node=result.node, **kwargs)
+            if local:
+                _GATE_PROCESS_CACHE[key] = result
+        render_deck(result)
+        return super().execute(**kwargs)
+
+
+TaskPlugins.register_pythontask_plugin(Gate, AcceleratorTask)
 
 
 def accelerator_task(
@@ -111,61 +108,66 @@ def accelerator_task(
     platform: str = "flyte",
     requests: Resources | None = None,
     limits: Resources | None = None,
+    resources: Resources | None = None,
     pod_template: PodTemplate | None = None,
     platform_options: dict[str, Any] | None = None,
     **task_kwargs: Any,
 ) -> Callable[[Callable[..., Any]], Any]:
     """``@task`` on ``spec``'s accelerator, the gate running first in the task's own pod.
 
-    >>> @accelerator_task("H100:8")            # doctest: +SKIP
+    >>> @accelerator_task("H100:8", requests=Resources(cpu="16"))   # doctest: +SKIP
     ... def train(epochs: int) -> float: ...
 
     :param spec: the accelerator spec.
     :param gate: run the gate before the function (the default; see the module docstring).
-    :param gate_policy: ``fail`` or ``retry``.
+    :param gate_policy: ``fail`` or ``retry`` (``retry`` gives the task
+        ``retries=2`` unless you set them).
     :param gate_profile: the bench profile.
     :param platform: as for :func:`task_args`.
-    :param requests: other requests; the GPU count is added.
-    :param limits: other limits; the GPU count is added.
+    :param requests: other requests (cpu, mem).
+    :param limits: other limits.
+    :param resources: flytekit's ``Resources`` for both, as ``@task(resources=...)``.
     :param pod_template: your pod template, merged.
     :param platform_options: platform options for :func:`task_args`.
     :param task_kwargs: anything else ``@task`` takes (``retries``, ``cache``…).
+    :raises AcceleratorError: a spec, policy or profile that cannot work, when the task is
+        written (not in the pod).
     """
+    parsed = AcceleratorSpec.parse(spec)
+    config = Gate(str(parsed), gate_policy, gate_profile) if gate else None
     args = task_args(
-        spec,
+        parsed,
         platform=platform,
         requests=requests,
         limits=limits,
+        resources=resources,
         pod_template=pod_template,
-        node_name_env=gate,
         **(platform_options or {}),
     )
-    text = str(AcceleratorSpec.parse(spec))
-    if gate:
+    clash = sorted(set(args) & set(task_kwargs))
+    if clash:
+        raise AcceleratorError(
+            f"accelerator_task({str(parsed)!r}) sets {', '.join(clash)} from the spec; pass "
+            "requests=, limits=, resources= or pod_template= to accelerator_task itself"
+        )
+    if config is not None:
         task_kwargs.setdefault("enable_deck", True)
+        _retries_for(config.policy, task_kwargs, f"accelerator_task({str(parsed)!r})")
+        task_kwargs["task_config"] = config
 
     def decorator(function: Callable[..., Any]) -> Any:
-        target = _gated(function, text, gate_policy, gate_profile) if gate else function
-        setattr(target, SPEC_ATTRIBUTE, text)
-        return task(**args, **task_kwargs)(target)
+        return task(**args, **task_kwargs)(function)
 
     return decorator
 
 
-def _gated(function: Callable[..., Any], spec: str, policy: str, profile: str) -> Any:
-    @functools.wraps(function)
-    def gated(*args: Any, **kwargs: Any) -> Any:
-        local = is_local_execution()
-        key = (spec, profile)
-        # One pod is one process: in a cluster the cache is the pod's own gate. Locally all
-        # tasks share this process and its (CPU) devices, so the gate runs once per spec.
-        result = _GATE_PROCESS_CACHE.get(key) if local else None
-        if result is None:
-            result = run_gate(spec, profile=profile, policy=policy, local=local)
-            if local:
-                _GATE_PROCESS_CACHE[key] = result
-        render_deck(result)
-        return function(*args, **kwargs)
-
-    setattr(gated, GATED_ATTRIBUTE, spec)
-    return gated
+def _retries_for(policy: str, kwargs: dict[str, Any], where: str) -> None:
+    """A ``retry`` policy needs retries: the default, or the user's (at least one)."""
+    if policy != "retry":
+        return
+    retries = kwargs.setdefault("retries", RETRY_POLICY_RETRIES)
+    if not isinstance(retries, int) or retries < 1:
+        raise AcceleratorError(
+            f"{where}: gate policy 'retry' with retries={retries!r} never retries; give "
+            f"retries >= 1 (default {RETRY_POLICY_RETRIES}) or use policy 'fail'"
+        )

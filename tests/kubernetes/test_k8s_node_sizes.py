@@ -1,0 +1,43 @@
+"""``placement_problems`` refuses more devices in one pod than any node we know has: per the
+platform's cloud (GKE's machine types are GCP's), anywhere otherwise."""
+
+from __future__ import annotations
+
+import pytest
+
+from accelerators.kubernetes import get_platform, placement_problems
+
+
+@pytest.mark.parametrize(
+    ("spec", "platform", "needle"),
+    [
+        ("H100:99", "flyte", "largest H100 node we know anywhere has 8 (p5.48xlarge, aws"),
+        ("H100:99", "nvidia", "has 8"),
+        ("H100:16", "gke", "largest H100 node we know on gcp has 8 (a3-highgpu-8g, gcp"),
+        ("H100:16", "flyte", "anywhere has 8"),
+        ("H200:9 | H100:9", "flyte", "'H200:9' asks for 9 devices"),
+        ("TRAINIUM2:32", "neuron", "has 16 (trn2.48xlarge"),
+    ],
+)
+def test_more_devices_than_any_node_is_a_problem(spec: str, platform: str, needle: str) -> None:
+    problems = placement_problems(spec, platform=platform)
+    assert any(needle in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("spec", "platform"),
+    [
+        ("H100:8", "gke"),
+        ("A100-40GB-SXM!:16", "gke"),  # a2-megagpu-16g
+        ("K80:32", "flyte"),  # no instance row: unknown, not refused
+        ("A100:16", "eks"),  # the PCIe SKU has no row: a larger node may exist
+        ("A100@1g.5gb", "flyte"),  # slices are not whole devices
+    ],
+)
+def test_what_some_node_has_or_we_cannot_know_is_not(spec: str, platform: str) -> None:
+    assert not [p for p in placement_problems(spec, platform=platform) if "largest" in p]
+
+
+def test_platforms_name_their_cloud() -> None:
+    clouds = {name: get_platform(name).cloud for name in ("gke", "eks", "karpenter", "flyte")}
+    assert clouds == {"gke": "gcp", "eks": "aws", "karpenter": "aws", "flyte": None}
