@@ -324,7 +324,6 @@ UNCONFIRMED = {
         "tflops.int8",
     },
     "T4G": {"bandwidth_tbps", "tdp_w", "tflops.fp32", "tflops.fp16", "tflops.int8"},
-    "RTX-4500-ADA": {"memory_gb", "bandwidth_tbps"},
     "RTX-3070-TI": {"memory_gb", "bandwidth_tbps", "tdp_w", "tflops.fp32"},
     "RTX-3080-TI": {"memory_gb", "bandwidth_tbps", "tdp_w", "tflops.fp32"},
     "MI308X": {"memory_gb", "bandwidth_tbps", "tdp_w"},
