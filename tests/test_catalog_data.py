@@ -325,7 +325,7 @@ UNCONFIRMED = {
     },
     "T4G": {"bandwidth_tbps", "tdp_w", "tflops.fp32", "tflops.fp16", "tflops.int8"},
     "RTX-3070-TI": {"memory_gb", "bandwidth_tbps", "tdp_w", "tflops.fp32"},
-    "RTX-3080-TI": {"memory_gb", "bandwidth_tbps", "tdp_w", "tflops.fp32"},
+    "RTX-3080-TI": {"bandwidth_tbps", "tdp_w", "tflops.fp32"},
     "MI308X": {"memory_gb", "bandwidth_tbps", "tdp_w"},
     "MAX-1100": {"bandwidth_tbps"},
     "FLEX-170": {"bandwidth_tbps"},
