@@ -46,7 +46,8 @@ def test_catalog_doc_marks_unconfirmed_and_derived_values():
     h100_row = next(line for line in summary.splitlines() if line.startswith("| [H100-SXM]"))
     assert "989.5~" in h100_row  # derived from the sparse datasheet value
     nvl_row = next(line for line in summary.splitlines() if line.startswith("| [H100-NVL]"))
-    assert "835.5?" in nvl_row  # unconfirmed
+    assert "| 30? |" in nvl_row  # unconfirmed (the NVL's FP64: no readable page)
+    assert "| 835 |" in nvl_row  # read on a page: no mark
 
 
 def test_names_doc_has_one_row_per_entry():
