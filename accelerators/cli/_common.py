@@ -1,7 +1,8 @@
 """Shared plumbing for the ``accelerators`` command modules.
 
-A command module (``accelerators.cli._catalog``, ``_bench``, ``_k8s``) is listed in
-``accelerators.cli._COMMAND_MODULES`` and exposes ``register(app: typer.Typer) -> None``.
+A command module (``accelerators.cli._catalog``, ``_bench``, ``_k8s``) is named for each of
+its commands in ``accelerators.cli.COMMANDS`` (with the line ``--help`` shows) and exposes
+``register(app: typer.Typer) -> None``; it is imported only when one of its commands runs.
 Inside it:
 
 * print results with :data:`console` (stdout) and diagnostics with :data:`err_console`;
