@@ -34,9 +34,11 @@ class Measurement:
     """Raw per-call times of one kernel, in seconds, with robust statistics.
 
     :param samples_s: the timed calls, in the order they ran (warm-up excluded).
+    :param cut: a deadline stopped the timing before the calls it planned.
     """
 
     samples_s: tuple[float, ...]
+    cut: bool = False
 
     def __post_init__(self) -> None:
         if not self.samples_s:
@@ -66,7 +68,7 @@ class Measurement:
 
     def merge(self, other: Measurement) -> Measurement:
         """Pool the samples of two measurements of the same kernel."""
-        return Measurement(self.samples_s + other.samples_s)
+        return Measurement(self.samples_s + other.samples_s, self.cut or other.cut)
 
     def __repr__(self) -> str:
         text = (
@@ -179,6 +181,8 @@ def bench(
     max_reps: int = 1000,
     estimate: Sequence[float] | None = None,
     min_warmup: int = 0,
+    deadline: float | None = None,
+    clock: Clock | None = None,
 ) -> Measurement:
     """Time ``fn`` for about ``rep_s`` seconds after about ``warmup_s`` of warm-up.
 
@@ -186,9 +190,15 @@ def bench(
     initialisation), convert the budgets into iteration counts, run the warm-up calls, then
     the timed ones. ``estimate`` skips the estimation with known per-call times.
 
+    With a ``deadline`` (a ``clock`` reading) the loop is hard-bounded: warm-up and timed
+    calls are cut to what fits (timed calls first), the calls run in batches, and no batch
+    starts that would end after the deadline by the median call so far; the measurement is
+    then marked ``cut`` (it keeps at least one call, the caller checked it could afford one).
+
     :param fn: the kernel launch.
     :param timer: how calls are timed.
-    :param rep_s: timed budget in seconds; at least ``min_reps`` calls run whatever it says.
+    :param rep_s: timed budget in seconds; at least ``min_reps`` calls run whatever it says
+        (unless the deadline comes first).
     :param warmup_s: untimed warm-up budget in seconds.
     :param before: untimed work before each call.
     :param min_reps: fewest timed calls.
@@ -197,17 +207,37 @@ def bench(
         median is the per-call estimate: the best call would over-count reps on a noisy host).
     :param min_warmup: untimed calls to make whatever ``warmup_s`` says (with an
         ``estimate``, nothing else pays for first-touch and lazy initialisation).
+    :param deadline: no call starts that cannot end before this ``clock`` reading.
+    :param clock: reads the time the deadline is in; needed with ``deadline``.
     :return: the timed samples (warm-up and estimation excluded).
     """
     if min_reps < 1 or max_reps < min_reps:
         raise ValueError(f"Need 1 <= min_reps <= max_reps, got {min_reps} and {max_reps}")
+    if deadline is not None and clock is None:
+        raise ValueError("bench() needs the clock its deadline is read on")
     if estimate:
         per_call = max(statistics.median(estimate), 1e-9)
     else:
         timer.time(fn, iterations=1, before=before)  # lazy init, first-touch, kernel load
         per_call = max(timer.time(fn, iterations=1, before=before)[0], 1e-9)
     warmup = max(min_warmup, min(max_reps, math.floor(warmup_s / per_call)))
+    reps = max(min_reps, min(max_reps, math.floor(rep_s / per_call)))
+    if deadline is None or clock is None:
+        if warmup > 0:
+            timer.time(fn, iterations=warmup, before=before)
+        return Measurement(tuple(timer.time(fn, iterations=reps, before=before)))
+    room = math.floor((deadline - clock()) / per_call)
+    reps_fit = max(1, min(reps, room))
+    warmup = max(0, min(warmup, room - reps_fit))
     if warmup > 0:
         timer.time(fn, iterations=warmup, before=before)
-    reps = max(min_reps, min(max_reps, math.floor(rep_s / per_call)))
-    return Measurement(tuple(timer.time(fn, iterations=reps, before=before)))
+    samples: list[float] = []
+    while len(samples) < reps_fit:
+        typical = statistics.median(samples) if samples else per_call
+        left = math.floor((deadline - clock()) / typical)
+        if samples and left < 1:
+            break
+        # Batches of a quarter of what remains: few synchronisations, a late stop at worst.
+        batch = max(1, min(reps_fit - len(samples), left // 4 or 1))
+        samples += timer.time(fn, iterations=batch, before=before)
+    return Measurement(tuple(samples), cut=len(samples) < reps)
