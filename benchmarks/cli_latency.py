@@ -35,8 +35,12 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+
+from _host import describe_host  # noqa: E402
 
 from accelerators.bench._contention import conditions, snapshot  # noqa: E402
 
@@ -106,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
                 cpus[name].append(cpu)
             loads.append(conditions(start, snapshot()))
     floor = statistics.median(walls["python -c pass"])
+    print(describe_host())
     print(f"{args.rounds} rounds, alternating order, bytecode cached; interpreter {args.python}")
     print(f"{'command':<16} {'median ms':>10} {'min ms':>8} {'cpu ms':>8} {'x pass':>7}  bar")
     summary = {}

@@ -7,10 +7,10 @@ about ``warm-up + len(dtypes) * gemm budget + stream`` whatever the number of GP
 =========  ==========================================  =====================================
 profile    GPU (per device)                            CPU
 =========  ==========================================  =====================================
-quick      0.5 s warm-up, 1 s per dtype, 512 MiB      2.5 s per dtype (thread windows
+quick      0.5 s warm-up, 1 s per dtype, 512 MiB      2.25 s per dtype (thread windows
            stream arrays: about 8-9 s on an H100       included), copy and triad on 4x LLC
-                                                       arrays: ``run()`` ends by about 7 s
-                                                       on a 2-core VM (a hard deadline)
+                                                       arrays: the measurements end within
+                                                       6.7 s on a 2-core VM (a hard deadline)
 standard   5 s warm-up, 4 s per dtype, 1 GiB arrays,   8 s per dtype
            5 s sustained GEMM
 full       30 s warm-up (mamf-finder's), 15 s per      30 s per dtype, 8x LLC arrays
@@ -100,7 +100,7 @@ class Profile:
     cpu_dtypes: tuple[str, ...] = ("fp32", "bf16")
     gpu_warmup_s: float = 0.5
     gpu_gemm_budget_s: float = 1.0
-    cpu_gemm_budget_s: float = 2.5
+    cpu_gemm_budget_s: float = 2.25
     final_fraction: float = 0.3
     stream_llc_multiple: float = 4.0
     gpu_stream_min_bytes: int = 512 * _MIB
