@@ -141,7 +141,9 @@ def run_once(base: Path, preload: bool, runs: int, source: str) -> dict[str, lis
     sink = StatsdSink() if source == "statsd" else None
     env = _home(base, preload, sink.port if sink is not None else None)
     airflow = str(Path(sys.executable).with_name("airflow"))
-    subprocess.run([airflow, "db", "migrate"], env=env, check=True, capture_output=True, text=True)
+    subprocess.run(
+        [airflow, "db", "migrate"], env=env, check=True, capture_output=True, text=True
+    )
     proc = subprocess.run(
         [airflow, "dag-processor", "--num-runs", str(runs)],
         env=env, capture_output=True, text=True, check=False,
