@@ -121,3 +121,34 @@ def test_the_peak_uses_the_measured_clock() -> None:
     one = cpu_gemm_peak(tsc, "fp32", cores=1, clock=clock)  # type: ignore[arg-type]
     assert one is not None
     assert one.value == pytest.approx(peak.value / 2)
+
+
+def test_a_measured_clock_makes_the_peak_but_the_nodes_history_still_sets_the_band() -> None:
+    """The peak comes from the measured clock; a CPU's unconfirmed band still gives way to the
+    node's own passing runs (a VM's vCPUs sustain what they sustain)."""
+    from accelerators.bench import PROFILES
+    from accelerators.bench._session import Session
+    from accelerators.bench.testing import FakeBackend, FakeDevice
+
+    session = Session(
+        FakeBackend([FakeDevice.cpu()]),
+        PROFILES["quick"],
+        fake_detected(None),
+        None,
+        None,
+        False,  # type: ignore[arg-type]
+    )
+    ctx = session.ctx
+    ctx.cpu_clock = sustained_clock(
+        ctx.detected.cpu, ClockEstimate(3600.0, "add_chain", (3600.0, 3600.0), 0.05)
+    )
+    ctx.own = {(0, "gemm.fp32"): (0.05, 5)}
+    (report,) = session.run()
+    fp32 = next(g for g in report.gemm if g.dtype == "fp32")
+    assert fp32.peak_tflops == pytest.approx(32 * 2 * 3600e6 / 1e12)
+    assert "dependent-add chain" in (fp32.peak_note or "")
+    assert fp32.band_confidence == "history"
+    assert fp32.expected_tflops == pytest.approx(0.75 * 0.05)
+    assert report.clocks_mhz["peak"] == 3600.0
+    assert report.clocks_mhz["measured"] == 3600.0
+    assert report.clocks_mhz["reported"] == 2250.0
