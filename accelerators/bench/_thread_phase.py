@@ -122,13 +122,15 @@ def windowed_choice(
         rounds=rounds,
         window_s=window_s,
         before=before,
-        first=ran_at,
+        # The count it has not run at first: if the deadline allows one window, it is that.
+        first=next((t for t in options if t != ran_at), ran_at),
+        current=ran_at,
     )
+    found.samples[ran_at] = [*earlier_s, *found.samples[ran_at]]
     chosen = choose(found, options, prior, ran_at)
     ctx.backend.set_threads(chosen)
     remember(device, workload, chosen)
     samples = {t: tuple(s) for t, s in found.samples.items()}
-    samples[ran_at] = (*earlier_s, *samples.get(ran_at, ()))
     confirmed = prior is not None and chosen == prior
     choice = ThreadChoice(
         threads=chosen,

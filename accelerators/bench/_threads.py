@@ -147,14 +147,16 @@ def time_windows(
     window_s: float = WINDOW_S,
     before: Callable[[], object] | None = None,
     first: int | None = None,
+    current: int | None = None,
 ) -> Windows:
     """Time ``fn`` in interleaved windows, ``rounds`` visits per count, none past ``deadline``.
 
     :param options: the thread counts to compare.
     :param per_call_s: a predicted call time per count; no call starts that would end after
         ``deadline`` by that prediction (or by the median of its calls so far).
-    :param first: the count of the first window (the one the workload ran at last: no
-        thread-pool change before it); the order then goes ABBA.
+    :param first: the count of the first window (the order then goes ABBA): one the workload
+        has not run at yet, so that a deadline that allows one window still times it.
+    :param current: the count set now (its first window needs no untimed settling call).
     :return: the windows; ``cut`` when the deadline ended them early.
     """
     counts = list(options)
@@ -162,7 +164,7 @@ def time_windows(
         counts.remove(first)
         counts.insert(0, first)
     found = Windows({t: [] for t in counts}, {t: [] for t in counts})
-    settled: set[int] = {counts[0]}
+    settled: set[int] = {current} if current is not None else {counts[0]}
     for round_index in range(rounds):
         order = counts if round_index % 2 == 0 else counts[::-1]
         for threads in order:
@@ -222,7 +224,12 @@ def choose(found: Windows, options: Sequence[int], prior: int | None, ran_at: in
     """
     ratio = found.paired(min(options))
     if len(ratio) < 2:
-        return prior if prior is not None and prior in options else ran_at
+        # Too few windows to pair (a deadline, very slow calls): each count's median call,
+        # where every count has calls, else the prior or the count it ran at.
+        medians = found.median_s()
+        if not all(t in medians for t in options):
+            return prior if prior is not None and prior in options else ran_at
+        ratio = {t: medians[min(options)] / medians[t] for t in options}
     if prior is not None and prior in ratio:
         best = max(ratio, key=lambda t: ratio[t])
         return best if ratio[best] > ratio[prior] * (1 + SWITCH_MARGIN) else prior

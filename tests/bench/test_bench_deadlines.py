@@ -109,7 +109,8 @@ def test_a_heavy_tailed_host_overruns_by_at_most_a_stray_call() -> None:
                             busy_share=0.3, busy_factor=6.0)  # fmt: skip
     ctx, took, _ = _timed_run(device)
     assert all(took[f"GEMM {d}"] <= ctx.profile.cpu_gemm_budget_s for d in ctx.profile.cpu_dtypes)
-    assert ctx.clock() <= ctx.run_deadline * 1.01
+    longest_call = ctx.profile.cpu_gemm_budget_s / 40  # the CPU search's largest call
+    assert ctx.clock() <= ctx.run_deadline + 6 * longest_call
 
 
 def test_a_phase_cut_short_says_so() -> None:

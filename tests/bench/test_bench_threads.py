@@ -87,6 +87,13 @@ def test_the_choice_uses_paired_window_rates_and_its_margins(
     assert choose(_windows(ratios), (1, 2), prior, ran_at=2) == expected
 
 
+def test_without_paired_windows_the_median_calls_decide() -> None:
+    """Calls so slow at two threads that one window of each did not fit: one thread's
+    window and the search's two-thread calls still compare."""
+    found = Windows({1: [0.01, 0.01], 2: [0.5, 0.6]}, {1: [100.0], 2: []})
+    assert choose(found, (1, 2), None, ran_at=2) == 1
+
+
 def test_too_few_windows_keep_the_count_the_workload_ran_at() -> None:
     empty = Windows({1: [], 2: [0.01]}, {1: [], 2: [100.0]})
     assert choose(empty, (1, 2), None, ran_at=2) == 2
