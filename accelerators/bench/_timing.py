@@ -226,18 +226,38 @@ def bench(
         if warmup > 0:
             timer.time(fn, iterations=warmup, before=before)
         return Measurement(tuple(timer.time(fn, iterations=reps, before=before)))
-    room = math.floor((deadline - clock()) / per_call)
-    reps_fit = max(1, min(reps, room))
-    warmup = max(0, min(warmup, room - reps_fit))
-    if warmup > 0:
-        timer.time(fn, iterations=warmup, before=before)
+    # Warm-up only in the time the timed calls leave (they come first); each part in batches
+    # that grow from one call, so a call far slower than its estimate is seen before more run.
+    keep = reps * per_call
+    warmed = _guarded(fn, timer, before, warmup, per_call, deadline - keep, clock, at_least=0)
+    if warmed:
+        per_call = max(statistics.median(warmed), 1e-9)
+    samples = _guarded(fn, timer, before, reps, per_call, deadline, clock, at_least=1)
+    return Measurement(tuple(samples), cut=len(samples) < reps)
+
+
+def _guarded(
+    fn: Callable[[], object],
+    timer: Timer,
+    before: Callable[[], object] | None,
+    count: int,
+    per_call: float,
+    deadline: float,
+    clock: Clock,
+    *,
+    at_least: int,
+) -> list[float]:
+    """Up to ``count`` calls, none started that the median call so far (``per_call`` before
+    the first) says would end after ``deadline`` - except the first ``at_least``. Batches
+    double from one call, and never take more than a quarter of what fits."""
     samples: list[float] = []
-    while len(samples) < reps_fit:
+    batch = 1
+    while len(samples) < count:
         typical = statistics.median(samples) if samples else per_call
         left = math.floor((deadline - clock()) / typical)
-        if samples and left < 1:
+        if left < 1 and len(samples) >= at_least:
             break
-        # Batches of a quarter of what remains: few synchronisations, a late stop at worst.
-        batch = max(1, min(reps_fit - len(samples), left // 4 or 1))
-        samples += timer.time(fn, iterations=batch, before=before)
-    return Measurement(tuple(samples), cut=len(samples) < reps)
+        size = max(1, min(count - len(samples), batch, left // 4))
+        samples += timer.time(fn, iterations=size, before=before)
+        batch *= 2
+    return samples

@@ -47,6 +47,20 @@ def test_bench_stops_before_a_call_that_would_end_past_the_deadline() -> None:
     assert len(roomy.samples_s) == 5
 
 
+def test_a_call_far_slower_than_its_estimate_is_seen_before_more_are_queued() -> None:
+    # GIVEN calls estimated at 1 ms that take 100 ms (two threads waiting out a busy host)
+    clock = FakeClock()
+    calls: list[float] = []
+    deadline = clock() + 0.5
+    # WHEN they are timed for 1 s of estimated calls with the deadline
+    m = bench(_kernel(clock, 0.100, calls), SyncTimer(clock=clock), rep_s=1.0,  # type: ignore[arg-type]
+              estimate=(0.001,), deadline=deadline, clock=clock)  # fmt: skip
+    # THEN the first call shows the real cost, and no call starts that would end past it
+    assert clock() <= deadline + 1e-9
+    assert 1 <= len(m.samples_s) <= 5
+    assert m.cut
+
+
 def test_bench_with_a_deadline_needs_its_clock() -> None:
     clock = FakeClock()
     with pytest.raises(ValueError, match="clock"):
