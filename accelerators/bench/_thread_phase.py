@@ -104,8 +104,11 @@ def windowed_choice(
     if len(options) < 2:
         return Chosen(ThreadChoice(ran_at, "fixed"), {ran_at: earlier_s})
     typical = sorted(earlier_s)[len(earlier_s) // 2] if earlier_s else 1e-3
-    # A count below the one it ran at is predicted proportionally slower (the worst case).
-    per_call = {t: typical * max(1.0, ran_at / t) for t in options}
+    fastest = min(earlier_s) if earlier_s else typical
+    # A smaller count is predicted from the fastest call, proportionally slower: the calls
+    # it ran at may have waited out other processes' slices (their median can be ten times
+    # the fastest), which fewer threads need not; a larger count as the typical call.
+    per_call = {t: fastest * ran_at / t if t < ran_at else typical for t in options}
     span = max(0.0, deadline - ctx.clock())
     rounds = ROUNDS
     while rounds > 1 and span / (rounds * len(options)) < WINDOW_S:
