@@ -88,8 +88,8 @@ def run(
     :param sample: reads telemetry while a GEMM burst runs; ``current(refresh=True)`` by
         default when ``detected`` was not given.
     :param progress: called with ``(fraction done, phase)`` while the run goes on.
-    :param refresh_threads: CPU: time 1 vs N threads again instead of reusing this
-        process's earlier choice.
+    :param refresh_threads: CPU: decide the thread counts from this run's windows alone,
+        starting from no prior (neither this process's earlier choice nor the history's).
     :param baseline: a bench history (a store, a path or ``s3://`` URL): figures whose band
         or peak is unconfirmed are judged against the fleet median of their SKU there.
     :param processes: lists other processes per GPU UUID, or says why it cannot
