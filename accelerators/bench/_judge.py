@@ -70,11 +70,13 @@ def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
             sku = identity.raw_name or state.props.name
         if identity.is_mig and identity.mig_profile:
             sku += f"@{identity.mig_profile}"
-        # A CPU's band (85 % of its peak, unconfirmed) says less of what a VM's vCPUs
-        # sustain than the node's own passing runs: those replace it once there are enough,
-        # whether the peak's clock was measured (a ceiling) or reported (a floor).
+        # Where no cpufreq maximum stands behind a CPU's peak (a VM: the TSC's clock, or the
+        # one the add chain measured), its band (85 % of the peak, unconfirmed) says less of
+        # what the vCPUs sustain than the node's own passing runs: those replace it once
+        # there are enough. With cpufreq's maximum the peak-derived band stays.
+        measured = ctx.is_cpu and clock.kind == "measured" and clock.reported_kind != "max_boost"
         results = with_fleet_baseline(
-            results, sku, ctx.fleet, ctx.own, peak_is_floor=ctx.is_cpu or not ceiling
+            results, sku, ctx.fleet, ctx.own, peak_is_floor=measured or not ceiling
         )
         state.gemm = [r for r in results if isinstance(r, GemmResult)]
         state.memory = [r for r in results if isinstance(r, MemoryResult)]
