@@ -71,6 +71,7 @@ def __getattr__(name: str) -> Any:
         _CONSOLES[name] = Console(stderr=name == "err_console", highlight=False)
     return _CONSOLES[name]
 
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
