@@ -10,6 +10,9 @@ command's own CPU time, and the 1-minute load average). The bar: every run finis
 absolute time, so it prints the spread over the runs, the ratio of the slowest run to the bar,
 and how busy the host was: a run on a busy host says little about the bar.
 
+Bytecode is written to a temporary ``PYTHONPYCACHEPREFIX`` by a first untimed run per tree
+(``PYTHONDONTWRITEBYTECODE`` is dropped for the commands), as an installed package has it.
+
 With ``--compare-root`` (another tree, e.g. main exported with ``git archive``) every run of
 this tree is paired with a run of that one, alternating which goes first: before and after
 side by side.
@@ -43,11 +46,13 @@ from _host import describe_host  # noqa: E402
 from accelerators.bench._contention import snapshot  # noqa: E402
 
 
-def one_run(root: Path, report_path: Path) -> dict[str, Any]:
+def one_run(root: Path, report_path: Path, cache: str) -> dict[str, Any]:
     """Run the command once from ``root``; its wall time, report figures and host load."""
     command = [sys.executable, "-m", "accelerators.cli", "bench", "--profile", "quick"]
     command += ["--device", "cpu", "--json", str(report_path)]
-    env = dict(os.environ, PYTHONPATH=str(root))
+    # With bytecode, as an installed package has it (torch's import is seconds without).
+    env = dict(os.environ, PYTHONPATH=str(root), PYTHONPYCACHEPREFIX=cache)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("ACCELERATORS_BENCH_HISTORY", None)
     before = snapshot()
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -86,11 +91,13 @@ def main(argv: list[str] | None = None) -> int:
     print(describe_host(), flush=True)
     trees = [("after", ROOT)] + ([("before", args.compare_root)] if args.compare_root else [])
     rows: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in trees}
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as cache:
+        for _, root in trees:  # writes the bytecode; not timed
+            one_run(root, Path(tmp, "warm.json"), cache)
         for index in range(args.runs):
             order = trees if index % 2 == 0 else trees[::-1]
             for name, root in order:
-                row = one_run(root, Path(tmp, f"{name}{index}.json"))
+                row = one_run(root, Path(tmp, f"{name}{index}.json"), cache)
                 rows[name].append(row)
                 print(
                     f"run {index + 1:>2} {name:<6} {row['wall_s']:6.2f} s wall, elapsed_s "
