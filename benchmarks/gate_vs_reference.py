@@ -151,6 +151,9 @@ def run_json(argv: list[str], env: dict[str, str], cwd: Path) -> dict[str, Any]:
 def gate(root: Path, out: Path, history: Path | None) -> dict[str, Any]:
     env = dict(os.environ, PYTHONPATH=str(root))
     env.pop("ACCELERATORS_BENCH_HISTORY", None)
+    # With bytecode, as an installed package has it (the first round writes it).
+    env.setdefault("PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir(), "gate-vs-ref-pyc")))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     command = [sys.executable, "-m", "accelerators.cli", "bench", "--profile", "quick"]
     command += ["--device", "cpu", "--json", str(out)]
     if history is not None:
