@@ -5,7 +5,8 @@ round after round on the same machine:
 
 * the C reference with 1 thread and with every logical CPU (best of ``--ntimes`` each), and
 * the stream phase of ``accelerators.bench.run`` (the quick profile's code path: thread
-  probe, warm-up, best of N) with GEMM dtypes switched off,
+  windows on the first kernel, warm-up, best of N) with GEMM dtypes switched off and all
+  five kernels on (quick runs only copy and triad on a CPU),
 
 on arrays of the same length (the quick profile's: at least 4 x the last-level cache). Per
 round it prints ours / best C for every kernel; at the end the median and spread of the
@@ -77,7 +78,7 @@ def run_c(binary: Path, elements: int, threads: int, ntimes: int) -> dict[str, f
 
 
 def run_ours(profile_name: str) -> tuple[dict[str, float], int, int | None]:
-    profile = dataclasses.replace(PROFILES[profile_name], cpu_dtypes=())
+    profile = dataclasses.replace(PROFILES[profile_name], cpu_dtypes=(), cpu_stream_kernels=KERNELS)
     report = run(None, profile, devices="cpu", refresh_threads=True)
     device = report.devices[0]
     figures = {m.kernel: m.gbps or 0.0 for m in device.memory}

@@ -6,7 +6,7 @@ For each dtype, on the same machine and in one run:
    fresh ``randn`` inputs, B a transposed view, one untimed call then ``--reps`` timed calls
    per shape, best call = the shape's rate), once per thread count in ``--sweep-threads``;
 2. the quick profile's GEMM phase (``accelerators.bench.run`` with only that dtype and no
-   stream phase: thread probe, shape search, final re-measurement), ``--repeats`` times;
+   stream phase: shape search, then the thread windows on its winner), ``--repeats`` times;
 3. right after each quick run, the sweep's best shape (at the thread count quick chose) timed
    with as many calls as quick's winner got - a paired control for host drift;
 4. a side-by-side re-measurement of the two winning shapes (quick's and the sweep's),

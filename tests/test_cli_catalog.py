@@ -182,12 +182,17 @@ def test_version() -> None:
 def test_missing_command_modules_are_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
         accelerators.cli,
-        "_COMMAND_MODULES",
-        ("accelerators.cli._catalog", "accelerators.cli._not_written_yet"),
+        "COMMANDS",
+        {
+            "parse": accelerators.cli.COMMANDS["parse"],
+            "later": accelerators.cli.Command("accelerators.cli._not_written_yet", "Not yet."),
+        },
     )
     result = run("--help")
     assert result.exit_code == 0
     assert "parse" in result.stdout
+    assert "later" not in result.stdout
+    assert run("parse", "H100:8").exit_code == 0
 
 
 def test_a_command_module_missing_a_dependency_is_not_hidden(
@@ -197,9 +202,54 @@ def test_a_command_module_missing_a_dependency_is_not_hidden(
         "import accelerators_test_no_such_module\n", encoding="utf-8"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(accelerators.cli, "_COMMAND_MODULES", ("needs_missing_dependency",))
+    monkeypatch.setattr(
+        accelerators.cli,
+        "COMMANDS",
+        {"broken": accelerators.cli.Command("needs_missing_dependency", "Needs a module.")},
+    )
+    listed = run("--help")
+    assert listed.exit_code == 0
+    assert "broken" in listed.stdout  # listed without importing its module
     with pytest.raises(ModuleNotFoundError, match="accelerators_test_no_such_module"):
-        build_app()
+        typer_testing.CliRunner().invoke(build_app(), ["broken"], catch_exceptions=False)
+
+
+def test_every_command_line_in_the_table_is_the_commands_own_help() -> None:
+    """The root help shows the table's line without importing the module: it must say what
+    the command itself says, and every command a module registers must be in the table."""
+    import importlib
+
+    import typer
+
+    registered: dict[str, str] = {}
+    for module_name in {entry.module for entry in accelerators.cli.COMMANDS.values()}:
+        scratch = typer.Typer()
+        importlib.import_module(module_name).register(scratch)
+        for name, command in typer.main.get_group(scratch).commands.items():
+            registered[name] = command.get_short_help_str(limit=1000)
+    assert registered == {name: e.help for name, e in accelerators.cli.COMMANDS.items()}
+
+
+def test_a_command_imports_only_its_own_module() -> None:
+    """``accelerators parse`` and ``--help`` import no other command's module (sizing,
+    Kubernetes, the benchmark, Flyte): the command line answers at once."""
+    probe = (
+        "import sys\n"
+        "from accelerators.cli import main\n"
+        "try:\n"
+        "    main(sys.argv[1:])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "others = ('accelerators.cli._sizing', 'accelerators.cli._k8s', 'accelerators.cli._bench',"
+        " 'accelerators.cli._flyte', 'accelerators.sizing', 'accelerators.kubernetes',"
+        " 'accelerators.bench')\n"
+        "print(sorted(m for m in others if m in sys.modules), file=sys.stderr)\n"
+    )
+    for args in (["parse", "H100:8"], ["--help"], ["list", "--json"]):
+        done = subprocess.run(
+            [sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True
+        )
+        assert done.stderr.strip().splitlines()[-1] == "[]", (args, done.stderr)
 
 
 def test_main_without_the_cli_extra_says_how_to_install_it(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -12,11 +13,14 @@ from accelerators.bench._backend import ELEMENT_BYTES, Backend, DeviceProps, Gem
 from accelerators.bench._backend import Shape as _Shape
 from accelerators.bench._bands import Band, band_for
 from accelerators.bench._config_report import DeviceConfigRecord, SustainedRecord
+from accelerators.bench._cpu_peak import CpuClock
 from accelerators.bench._profiles import Profile
 from accelerators.bench._report import (
     GemmResult,
     MemoryResult,
     Reason,
+    ReasonCode,
+    Severity,
     ThreadChoiceRecord,
 )
 from accelerators.bench._threads import ThreadChoice
@@ -37,6 +41,7 @@ __all__ = [
     "Progress",
     "ProgressCallback",
     "band_of",
+    "cut_short_reason",
     "driver_record",
     "gemm_session",
     "identity_of",
@@ -134,10 +139,25 @@ class Context:
     busy: Callable[[], bool] = lambda: False
     """Whether other work is visibly slowing the host now (a CPU run): reruns are skipped,
     since the verdict names the contention whatever another window shows."""
+    run_deadline: float = math.inf
+    """Clock reading by which the run's measurements end (:meth:`phase_end`)."""
+    planned_after: dict[str, float] = field(default_factory=dict)
+    """Per phase, the planned seconds of the phases after it (they keep that much time)."""
+    thread_priors: dict[str, int] = field(default_factory=dict)
+    """CPU: ``workload -> threads`` this node's bench history recorded last."""
+    cpu_clock: CpuClock | None = None
+    """CPU: the clock the peaks are computed from (measured when it could be)."""
+    cut_short: list[str] = field(default_factory=list)
+    """Phases that reached their hard deadline, in words (reported as ``phase_cut_short``)."""
 
     @property
     def clock(self) -> Callable[[], float]:
         return self.backend.clock
+
+    def phase_end(self, phase: str, start: float, budget_s: float) -> float:
+        """The hard deadline of ``phase``, started at ``start``: its budget, and never later
+        than the run's deadline minus what the phases after it are planned to take."""
+        return min(start + budget_s, self.run_deadline - self.planned_after.get(phase, 0.0))
 
 
 def gemm_session(ctx: Context, state: DeviceState, dtype: str) -> GemmSession:
@@ -241,4 +261,22 @@ def record(workload: str, choice: ThreadChoice) -> ThreadChoiceRecord:
         threads=choice.threads,
         source=choice.source,
         median_s=dict(choice.median_s),
+        rates=dict(choice.rates),
+        rounds=choice.rounds,
+        prior=choice.prior,
+        cut=choice.cut,
+    )
+
+
+def cut_short_reason(index: int, metric: str, budget_s: float, what: str) -> Reason:
+    """``phase_cut_short``: the phase measuring ``metric`` reached its hard deadline."""
+    return Reason(
+        code=ReasonCode.PHASE_CUT_SHORT,
+        severity=Severity.INFO,
+        device_index=index,
+        metric=metric,
+        value=budget_s,
+        unit=None,
+        message=f"device {index}: {metric} was cut short at its hard deadline "
+        f"({budget_s:.2f} s): {what}; its figures rest on fewer calls than planned",
     )

@@ -7,6 +7,12 @@ higher), else the current clock ``/proc/cpuinfo`` shows (on a VM without cpufreq
 rate: boost unknown). :func:`cpu_clock` says which of the three it is, reading the same
 files, so the peak's note and the verdict can tell a ceiling from a floor.
 
+A benchmark run on a real CPU also **measures** the clock its cores sustain with every core
+busy (:mod:`accelerators.bench._cpu_clock`, about 50 ms), and :func:`sustained_clock` makes
+that the peak's clock: kept between the reported clock as a floor where that is nominal or
+the TSC's (cores below it are throttled, and the peak must not excuse them) and cpufreq's
+maximum as a ceiling. The reported clock stays in the note, with why it is only a floor.
+
 :func:`isa_of` names the widest FMA the flags show (AMX, AVX-512, AVX2+FMA, AVX); the
 FLOPs-per-cycle rows that turn it into a peak live in ``bench_bands.toml [[cpu_peak]]``
 (family-aware: Zen 4 runs AVX-512 on a 256-bit datapath).
@@ -32,9 +38,18 @@ from accelerators.bench._report import GemmResult, MemoryResult, Reason, ReasonC
 from accelerators.bench._stable import bounded_best
 
 if TYPE_CHECKING:
+    from accelerators.bench._cpu_clock import ClockEstimate
     from accelerators.detect import CpuInfo
 
-__all__ = ["ABOVE_PEAK", "CpuClock", "cpu_clock", "isa_of", "peak_reasons"]
+__all__ = [
+    "ABOVE_PEAK",
+    "CpuClock",
+    "cpu_clock",
+    "cpu_peak_clock",
+    "isa_of",
+    "peak_reasons",
+    "sustained_clock",
+]
 
 #: A rate above this share of its peak means the peak is wrong (timing noise stays below).
 ABOVE_PEAK = 1.05
@@ -42,35 +57,94 @@ ABOVE_PEAK = 1.05
 CPUFREQ_GLOB = "/sys/devices/system/cpu/cpu[0-9]*/cpufreq/cpuinfo_max_freq"
 _GHZ_IN_NAME = re.compile(r"@\s*([0-9.]+)\s*GHz", re.IGNORECASE)
 
-ClockKind = Literal["max_boost", "nominal", "current", "unknown"]
+ClockKind = Literal["measured", "max_boost", "nominal", "current", "unknown"]
+
+_KIND_TEXT: dict[str, str] = {
+    "max_boost": "the maximum boost clock cpufreq reports (a ceiling)",
+    "nominal": "the nominal clock in the model name: boost may run faster, so the peak is a floor",
+    "current": "the current clock /proc/cpuinfo shows (no cpufreq: on a VM the TSC rate): "
+    "boost is unknown, so the peak is a floor",
+    "unknown": "no clock reported",
+}
 
 
 @dataclass(frozen=True)
 class CpuClock:
     """The clock a CPU peak is computed from.
 
-    :param mhz: the clock, or ``None`` when none is reported.
-    :param kind: ``max_boost`` (cpufreq's maximum), ``nominal`` (the model name's),
-        ``current`` (``/proc/cpuinfo``'s ``cpu MHz``: the TSC rate on most VMs) or ``unknown``.
+    :param mhz: the clock, or ``None`` when none is known.
+    :param kind: ``measured`` (the sustained clock of busy cores, :func:`sustained_clock`),
+        ``max_boost`` (cpufreq's maximum), ``nominal`` (the model name's), ``current``
+        (``/proc/cpuinfo``'s ``cpu MHz``: the TSC rate on most VMs) or ``unknown``.
+    :param reported_mhz: measured clocks: what the host reports (``CpuInfo.max_mhz``).
+    :param reported_kind: measured clocks: the kind of the reported clock.
+    :param estimate: measured clocks: the measurement.
     """
 
     mhz: float | None
     kind: ClockKind
+    reported_mhz: float | None = None
+    reported_kind: ClockKind | None = None
+    estimate: ClockEstimate | None = None
 
     @property
     def ceiling(self) -> bool:
-        """Whether no core runs faster than this clock (only cpufreq's maximum says so)."""
-        return self.kind == "max_boost"
+        """Whether no core runs faster than this clock: cpufreq's maximum, or the clock the
+        cores were measured to sustain."""
+        return self.kind in ("max_boost", "measured")
 
     def describe(self) -> str:
-        return {
-            "max_boost": "the maximum boost clock cpufreq reports (a ceiling)",
-            "nominal": "the nominal clock in the model name: boost may run faster, so the "
-            "peak is a floor",
-            "current": "the current clock /proc/cpuinfo shows (no cpufreq: on a VM the TSC "
-            "rate): boost is unknown, so the peak is a floor",
-            "unknown": "no clock reported",
-        }[self.kind]
+        if self.kind != "measured" or self.estimate is None:
+            text = _KIND_TEXT[self.kind]
+            if self.estimate is not None and self.estimate.mhz is None:
+                text += f"; {self.estimate.describe()}"
+            return text
+        measured = self.estimate.mhz or 0.0
+        text = f"{self.estimate.describe()}: {measured:.0f} MHz"
+        reported = self.reported_mhz
+        if reported is None or self.reported_kind is None:
+            return text
+        if self.reported_kind == "max_boost":
+            return text + f" (cpufreq's maximum, {reported:.0f} MHz, is the ceiling)"
+        if self.mhz is not None and measured < self.mhz:
+            return text + (
+                f", below the {reported:.0f} MHz the host reports ({self.reported_kind}): the "
+                "cores are held below it (power or thermal limits), and the peak uses it as "
+                "its floor"
+            )
+        why = "the TSC rate on this VM" if self.reported_kind == "current" else "the base clock"
+        return text + f"; the {reported:.0f} MHz the host reports ({why}) is only a floor"
+
+
+def sustained_clock(cpu: CpuInfo, estimate: ClockEstimate) -> CpuClock:
+    """The peak's clock from a measurement: ``estimate`` within the reported clock's bounds
+    (a nominal or TSC clock is a floor, cpufreq's maximum a ceiling); the reported clock
+    alone, with why, when nothing was measured.
+
+    :param cpu: the host CPU from :func:`accelerators.current`.
+    :param estimate: :func:`~accelerators.bench._cpu_clock.measure_clock`'s result.
+    """
+    reported = cpu_clock(cpu)
+    if estimate.mhz is None:
+        return CpuClock(reported.mhz, reported.kind, estimate=estimate)
+    mhz = estimate.mhz
+    if reported.mhz is not None:
+        if reported.kind == "max_boost":
+            mhz = min(mhz, reported.mhz)
+        elif reported.kind in ("nominal", "current"):
+            mhz = max(mhz, reported.mhz)
+    return CpuClock(mhz, "measured", reported.mhz, reported.kind, estimate)
+
+
+def cpu_peak_clock(cpu: CpuInfo, *, measure: bool) -> CpuClock:
+    """The clock a run's CPU peaks use: measured on the real cores when ``measure`` (about
+    50 ms, one thread per physical core), else the reported one (a fake host's)."""
+    if not measure:
+        return cpu_clock(cpu)
+    from accelerators.bench._cpu_clock import measure_clock
+
+    cores = cpu.physical_cores or cpu.logical_cpus or 1
+    return sustained_clock(cpu, measure_clock(cores))
 
 
 def _cpufreq_max_mhz(pattern: str) -> float | None:

@@ -62,6 +62,10 @@ class FakeDevice:
         taking the device now and then would.
     :param busy_share: share of the calls slowed while busy.
     :param busy_factor: how much slower a disturbed call runs (2.0: twice as long).
+    :param slice_s: CPU contention as the scheduler makes it: a call at a thread count in
+        ``sliced_threads`` lasts a whole number of ``slice_s`` (one worker waits out another
+        process's slice), so short calls there look far slower than long ones.
+    :param sliced_threads: the thread counts ``slice_s`` applies to.
     """
 
     name: str = "NVIDIA H100 80GB HBM3"
@@ -95,6 +99,8 @@ class FakeDevice:
     busy_until_s: float = 0.0
     busy_share: float = 0.0
     busy_factor: float = 1.0
+    slice_s: float = 0.0
+    sliced_threads: frozenset[int] = frozenset()
 
     @classmethod
     def cpu(cls, **changes: object) -> FakeDevice:

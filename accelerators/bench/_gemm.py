@@ -61,12 +61,15 @@ class SearchSettings:
     :param min_reps: fewest timed calls per candidate.
     :param trial_reps: timed calls an exploratory trial aims for (fewer when its share of
         the budget runs out first); enough to rank shapes, not to report them.
+    :param remeasure: spend the reserved final share re-measuring the two best shapes; off
+        when the caller re-measures the winner itself (a CPU's thread windows).
     """
 
     budget_s: float
     final_fraction: float = 0.3
     min_reps: int = 3
     trial_reps: int = 20
+    remeasure: bool = True
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,7 @@ class SearchResult:
     :param elapsed_s: wall-clock time of the search (pool allocation included).
     :param stopped: ``"budget"`` or ``"converged"``.
     :param case: the winning shape's case, still open, for the correctness check.
+    :param cut: the hard deadline cut a measurement short (fewer calls than planned).
     """
 
     dtype: str
@@ -102,6 +106,7 @@ class SearchResult:
     elapsed_s: float
     stopped: str
     case: GemmCase
+    cut: bool = False
 
 
 class ShapeSearch:
@@ -116,6 +121,8 @@ class ShapeSearch:
     :param on_progress: called with the fraction of the budget spent after each trial.
     :param flops_per_s: CPU only: the rate a first product reached (sizes the candidates).
     :param start: clock reading the budget counts from (defaults to now).
+    :param hard_deadline: clock reading no timed call may end after (a trial in progress is
+        cut short there); the end of the budget by default.
     """
 
     def __init__(
@@ -130,6 +137,7 @@ class ShapeSearch:
         on_progress: Callable[[float], None] | None = None,
         flops_per_s: float | None = None,
         start: float | None = None,
+        hard_deadline: float | None = None,
     ):
         self.backend = backend
         self.device = device
@@ -140,6 +148,10 @@ class ShapeSearch:
         self.on_progress = on_progress
         self.flops_per_s = flops_per_s
         self.start = clock() if start is None else start
+        self.hard_deadline = (
+            self.start + settings.budget_s if hard_deadline is None else hard_deadline
+        )
+        self.cut = False
         self.trials: dict[Shape, Trial] = {}
         self.order: list[Shape] = []
         self.failed: set[Shape] = set()
@@ -187,6 +199,7 @@ class ShapeSearch:
     def _affordable(self, shape: Shape, until: float) -> bool:
         if not self._fits(shape):
             return False
+        until = min(until, self.hard_deadline)
         predicted = self._predicted_call_s(shape)
         if predicted is None:
             return True
@@ -223,9 +236,12 @@ class ShapeSearch:
                 max_reps=500,
                 estimate=estimate,
                 min_warmup=1 if previous is None else 0,
+                deadline=self.hard_deadline,
+                clock=self.clock,
             )
         finally:
             case.close()
+        self.cut = self.cut or measurement.cut
         if previous is not None:
             measurement = previous.measurement.merge(measurement)
         else:
@@ -356,7 +372,7 @@ class ShapeSearch:
             max(0.0, self.deadline - self.clock()),
             self.settings.budget_s * self.settings.final_fraction,
         )
-        for trial in ranked:
+        for trial in ranked if self.settings.remeasure else ():
             if self.clock() >= self.deadline:
                 break
             share = reserve / len(ranked)
@@ -367,7 +383,7 @@ class ShapeSearch:
         case.run()  # the output the correctness check reads comes from a real call
         elapsed = self.clock() - self.start
         trials = tuple(self.trials[s] for s in self.order)
-        return SearchResult(self.session.dtype, best, trials, elapsed, stopped, case)
+        return SearchResult(self.session.dtype, best, trials, elapsed, stopped, case, self.cut)
 
 
 def _dims(shape: Shape) -> tuple[int, int, int]:

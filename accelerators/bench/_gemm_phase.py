@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import statistics
+from typing import Literal
 
 from accelerators.bench._backend import GemmSession
 from accelerators.bench._backend import Shape as _Shape
@@ -13,6 +14,7 @@ from accelerators.bench._context import (
     Context,
     DeviceState,
     band_of,
+    cut_short_reason,
     gemm_session,
     record,
 )
@@ -25,12 +27,19 @@ from accelerators.bench._report import (
     ReasonCode,
     Severity,
 )
-from accelerators.bench._threads import pick_threads
+from accelerators.bench._thread_phase import Chosen, start_threads, windowed_choice
 
-if TYPE_CHECKING:
-    pass
+__all__ = [
+    "CHECK_RESERVE",
+    "catalog_gate",
+    "cpu_setup",
+    "gemm_peak",
+    "measure_gemm",
+    "no_peak_note",
+]
 
-__all__ = ["catalog_gate", "cpu_setup", "gemm_peak", "measure_gemm", "no_peak_note"]
+#: Share of a dtype's budget kept after the search for the winner's correctness check.
+CHECK_RESERVE = 0.04
 
 
 def measure_gemm(ctx: Context, state: DeviceState, dtype: str) -> None:
@@ -53,7 +62,13 @@ def measure_gemm(ctx: Context, state: DeviceState, dtype: str) -> None:
         return
     phase = f"GEMM {dtype}"
     budget = ctx.profile.cpu_gemm_budget_s if ctx.is_cpu else ctx.profile.gpu_gemm_budget_s
+    end = ctx.phase_end(phase, start, budget)
+    # The search and the thread windows end early enough for the winner's check.
+    search_end = end - CHECK_RESERVE * budget
+    options = ctx.backend.thread_options(props) if ctx.is_cpu else ()
+    windowed = len(options) > 1
     session = gemm_session(ctx, state, dtype)
+    chosen: Chosen | None = None
     try:
         timer = ctx.backend.timer(props)
         search = ShapeSearch(
@@ -62,20 +77,38 @@ def measure_gemm(ctx: Context, state: DeviceState, dtype: str) -> None:
             session,
             timer,
             SearchSettings(
-                budget_s=budget,
+                budget_s=max(search_end - start, 1e-3),
                 final_fraction=ctx.profile.final_fraction,
                 min_reps=3 if ctx.is_cpu else 5,
                 trial_reps=CPU_TRIAL_REPS if ctx.is_cpu else GPU_TRIAL_REPS,
+                # On a CPU the final share goes to the thread windows on the winner.
+                remeasure=not windowed,
             ),
             clock=ctx.clock,
             on_progress=lambda f: ctx.progress.update(phase, f),
             start=start,
+            hard_deadline=search_end,
         )
         candidates = None
         threads: int | None = None
         if ctx.is_cpu:
-            candidates, threads = cpu_setup(ctx, state, dtype, session, search)
+            candidates, threads = cpu_setup(ctx, state, dtype, session, search, options)
         result = search.run(candidates)
+        best = result.best
+        if windowed and threads is not None:
+            chosen = windowed_choice(
+                ctx,
+                state,
+                f"gemm.{dtype}",
+                result.case.run,
+                work=best.shape.flops * 1e-12,
+                ran_at=threads,
+                earlier_s=best.measurement.samples_s,
+                deadline=search_end,
+                before=result.case.before,
+            )
+            state.threads.append(record(f"gemm.{dtype}", chosen.choice))
+            threads = chosen.choice.threads
         try:
             check = result.case.check(
                 blocks=ctx.profile.check_blocks,
@@ -87,13 +120,25 @@ def measure_gemm(ctx: Context, state: DeviceState, dtype: str) -> None:
     finally:
         session.close()
     passes, tolerance = gemm_check_passes(check, dtype)
-    best = result.best
-    peak, band_metric = gemm_peak(ctx, state, dtype)
+    flops = best.shape.flops
+    samples = chosen.samples[threads] if chosen is not None and threads is not None else ()
+    samples = samples or best.measurement.samples_s
+    per_count = {
+        count: flops / statistics.median(s) / 1e12
+        for count, s in (chosen.samples.items() if chosen is not None else ())
+        if s
+    }
+    judged_on: Literal["all-core", "per-core"] | None = None
+    if ctx.is_cpu:
+        one_core = windowed and threads is not None and threads < max(options) and ctx.busy()
+        judged_on = "per-core" if one_core else "all-core"
+    peak, band_metric = gemm_peak(ctx, state, dtype, one_core=judged_on == "per-core")
     band = band_of(ctx, state, band_metric)
     expected = peak.value * band.fraction if peak is not None and band is not None else None
     note = None
     if peak is None:
         note = no_peak_note(ctx, state, dtype)
+    cut = result.cut or (chosen is not None and chosen.choice.cut)
     state.gemm.append(
         GemmResult(
             dtype=dtype,
@@ -101,13 +146,16 @@ def measure_gemm(ctx: Context, state: DeviceState, dtype: str) -> None:
             m=best.shape.m,
             n=best.shape.n,
             k=best.shape.k,
-            tflops=best.best_tflops,
-            median_tflops=best.median_tflops,
-            samples_s=best.measurement.samples_s,
+            tflops=flops / min(samples) / 1e12,
+            median_tflops=flops / statistics.median(samples) / 1e12,
+            samples_s=tuple(samples),
             shapes_tried=len(result.trials),
             search_s=ctx.clock() - start,
-            search_stopped=result.stopped,
+            search_stopped="deadline" if cut else result.stopped,
             threads=threads,
+            all_core_tflops=per_count.get(max(options)) if windowed else None,
+            per_core_tflops=per_count.get(min(options)) if windowed else None,
+            judged_on=judged_on,
             correct=passes,
             max_error=check.max_error,
             calls_checked=check.calls_checked or None,
@@ -118,6 +166,7 @@ def measure_gemm(ctx: Context, state: DeviceState, dtype: str) -> None:
             peak_tflops=peak.value if peak is not None else None,
             peak_source=peak.source if peak is not None else None,
             peak_confidence=peak.confidence if peak is not None else None,
+            peak_note=peak.note if peak is not None else None,
             expected_tflops=expected,
             band_fraction=band.fraction if band is not None and peak is not None else None,
             band_source=band.source if band is not None and peak is not None else None,
@@ -135,6 +184,11 @@ def measure_gemm(ctx: Context, state: DeviceState, dtype: str) -> None:
                 metric=f"gemm.{dtype}",
                 message=f"device {props.index}: {note}",
             )
+        )
+    if cut:
+        what = "the thread windows" if chosen is not None and chosen.choice.cut else "a trial"
+        state.reasons.append(
+            cut_short_reason(props.index, f"gemm.{dtype}", end - start, f"{what} ended early")
         )
     ctx.progress.update(phase, 1.0)
 
@@ -178,10 +232,17 @@ def _stand_in_gate(ctx: Context, state: DeviceState, dtype: str, instead: str) -
 
 
 def cpu_setup(
-    ctx: Context, state: DeviceState, dtype: str, session: GemmSession, search: ShapeSearch
+    ctx: Context,
+    state: DeviceState,
+    dtype: str,
+    session: GemmSession,
+    search: ShapeSearch,
+    options: tuple[int, ...],
 ) -> tuple[list[_Shape], int | None]:
-    """Rate of a first small product, then 1 vs N threads on the first candidate."""
+    """Set the thread count the search runs at (the prior, else every core), then size the
+    candidates by the rate of a first small product."""
     props = state.props
+    threads = start_threads(ctx, props.name, f"gemm.{dtype}", options) if options else None
     timer = ctx.backend.timer(props)
     probe = session.case(CPU_PROBE)
     try:
@@ -190,37 +251,16 @@ def cpu_setup(
     finally:
         probe.close()
     search.flops_per_s = CPU_PROBE.flops / max(first, 1e-9)
-    candidates = search.candidates()
-    # Compare thread counts on the first candidate cheap enough for several rounds.
-    cheap = ctx.profile.thread_probe_s / 15 * search.flops_per_s
-    lead_shape = next(
-        (s for s in candidates if s.flops <= cheap), min(candidates, key=lambda s: s.flops)
-    )
-    lead = session.case(lead_shape)
-    try:
-        choice = pick_threads(
-            ctx.backend,
-            props,
-            f"gemm.{dtype}",
-            lead.run,
-            timer,
-            clock=ctx.clock,
-            budget_s=ctx.profile.thread_probe_s,
-            refresh=ctx.refresh_threads,
-        )
-    finally:
-        lead.close()
-    state.threads.append(record(f"gemm.{dtype}", choice))
-    if choice.median_s:
-        search.flops_per_s = lead_shape.flops / choice.median_s[choice.threads]
-        candidates = search.candidates()
-    return candidates, choice.threads
+    return search.candidates(), threads
 
 
-def gemm_peak(ctx: Context, state: DeviceState, dtype: str) -> tuple[Peak | None, str]:
+def gemm_peak(
+    ctx: Context, state: DeviceState, dtype: str, *, one_core: bool = False
+) -> tuple[Peak | None, str]:
     metric = f"gemm.{dtype}"
     if ctx.is_cpu:
-        return cpu_gemm_peak(ctx.detected.cpu, dtype), metric
+        cores = 1 if one_core else None
+        return cpu_gemm_peak(ctx.detected.cpu, dtype, cores=cores, clock=ctx.cpu_clock), metric
     return device_gemm_peak(state.identity, dtype, sms=state.props.compute_units), metric
 
 
@@ -231,7 +271,7 @@ def no_peak_note(ctx: Context, state: DeviceState, dtype: str) -> str:
             return (
                 "bf16 GEMM is emulated on this CPU (no AVX512_BF16 or AMX-BF16): measured rate only"
             )
-        if cpu.max_mhz is None:
+        if (ctx.cpu_clock.mhz if ctx.cpu_clock is not None else cpu.max_mhz) is None:
             return f"{dtype} peak unknown (no CPU clock reported): measured figures only"
         return f"{dtype} peak unknown for this CPU's ISA: measured figures only"
     acc = state.identity.accelerator

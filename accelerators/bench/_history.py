@@ -84,6 +84,12 @@ class HistoryStore(ABC):
     def reports(self) -> Iterator[dict[str, Any]]:
         """Every stored report as a JSON-mode dict, oldest first."""
 
+    def node_reports(self, node: str, limit: int) -> list[dict[str, Any]]:
+        """The latest ``limit`` reports of ``node`` (its ``node``, else its ``host``), oldest
+        first. Stores with an index on the node override this scan of every report."""
+        mine = [d for d in self.reports() if str(d.get("node") or d.get("host")) == node]
+        return mine[-limit:] if limit > 0 else []
+
     def append(self, report: BenchReport) -> None:
         """Store ``report``.
 
@@ -159,6 +165,24 @@ class SqliteStore(HistoryStore):
             ) from exc
         finally:
             connection.close()
+
+    def node_reports(self, node: str, limit: int) -> list[dict[str, Any]]:
+        if not self.path.exists() or limit <= 0:
+            return []
+        connection = self._connect()
+        try:
+            rows = connection.execute(
+                "SELECT report FROM reports WHERE node = ? ORDER BY started_at DESC, id DESC "
+                "LIMIT ?",
+                (node, limit),
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise AcceleratorError(
+                f"Cannot read the bench history {self.location!r}: {exc}"
+            ) from exc
+        finally:
+            connection.close()
+        return [json.loads(text) for (text,) in reversed(rows)]
 
     def reports(self) -> Iterator[dict[str, Any]]:
         if not self.path.exists():

@@ -30,7 +30,7 @@ from accelerators.bench._bands import (
     full_gpu_sms,
     matrix_peak,
 )
-from accelerators.bench._cpu_peak import cpu_clock, isa_of
+from accelerators.bench._cpu_peak import CpuClock, cpu_clock, isa_of
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -210,14 +210,20 @@ def device_memory_peak(device: DeviceInfo, *, sms: int | None = None) -> Peak | 
     )
 
 
-def cpu_gemm_peak(cpu: CpuInfo, dtype: str, *, cores: int | None = None) -> Peak | None:
+def cpu_gemm_peak(
+    cpu: CpuInfo, dtype: str, *, cores: int | None = None, clock: CpuClock | None = None
+) -> Peak | None:
     """Theoretical GEMM peak of the host CPU in TFLOPS, ``None`` when it cannot be derived.
 
     :param cpu: the host CPU from :func:`accelerators.current`.
     :param dtype: ``fp32``, ``fp64`` or ``bf16``.
     :param cores: cores to count; the CPU's physical cores by default.
+    :param clock: the clock to use (a measured one, :func:`~._cpu_peak.sustained_clock`);
+        the reported clock (:func:`~._cpu_peak.cpu_clock`) by default.
     """
-    if cpu.max_mhz is None:
+    clock = clock or cpu_clock(cpu)
+    mhz = clock.mhz
+    if mhz is None:
         return None
     count = cores or cpu.physical_cores or cpu.logical_cpus
     data = bands()
@@ -247,10 +253,10 @@ def cpu_gemm_peak(cpu: CpuInfo, dtype: str, *, cores: int | None = None) -> Peak
         source, confidence, note = bf16.source, _weaker(bf16.confidence, confidence), bf16.note
     else:
         return None
-    value = per_cycle * count * cpu.max_mhz * 1e6 / 1e12
-    clock = cpu_clock(cpu)
+    value = per_cycle * count * mhz * 1e6 / 1e12
     text = (
-        f"{per_cycle:g} FLOPs/cycle/core x {count} cores x {cpu.max_mhz:g} MHz "
+        f"{per_cycle:g} FLOPs/cycle/core x {count} core{'s' if count != 1 else ''} x "
+        f"{mhz:.0f} MHz "
         f"({note.rstrip('.')}; ISA: {isa_of(cpu.flags)}); the clock is {clock.describe()}"
     )
     return Peak(value=value, source=source, confidence=_weaker(confidence, "derived"), note=text)

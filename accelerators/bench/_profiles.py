@@ -7,15 +7,21 @@ about ``warm-up + len(dtypes) * gemm budget + stream`` whatever the number of GP
 =========  ==========================================  =====================================
 profile    GPU (per device)                            CPU
 =========  ==========================================  =====================================
-quick      0.5 s warm-up, 1 s per dtype, 512 MiB      2.5 s per dtype (thread probe
-           stream arrays: about 8-9 s on an H100       included), 4x LLC stream arrays:
-                                                       about 8-10 s on a 2-core VM
+quick      0.5 s warm-up, 1 s per dtype, 512 MiB      2.25 s per dtype (thread windows
+           stream arrays: about 8-9 s on an H100       included), copy and triad on 4x LLC
+                                                       arrays: the measurements end within
+                                                       6.7 s on a 2-core VM (a hard deadline)
 standard   5 s warm-up, 4 s per dtype, 1 GiB arrays,   8 s per dtype
            5 s sustained GEMM
 full       30 s warm-up (mamf-finder's), 15 s per      30 s per dtype, 8x LLC arrays
            dtype, 2 GiB arrays (AMD acceptance size),
            20 s sustained GEMM
 =========  ==========================================  =====================================
+
+Every budget is a hard deadline (:meth:`~accelerators.bench._context.Context.phase_end`): no
+timed call starts that cannot end inside its phase's budget, nor inside the run's, which is
+the planned total plus the reruns' share; a phase cut short says so in the report
+(``phase_cut_short``).
 
 Dtypes:
 
@@ -35,7 +41,8 @@ The dtypes in :attr:`Profile.catalog_gated` run on a GPU only where the catalog 
 figure of that dtype for the identified device (an HPC part's fp64, a datacenter part's int8):
 with nothing to compare with they would only cost time. A dtype left out that way is reported
 as not run, with the reason. quick keeps to the headline dtypes so that it stays within its
-15 s budget; the sustained phase (:attr:`Profile.sustained_s`) is likewise off in quick.
+budget; the sustained phase (:attr:`Profile.sustained_s`) is likewise off in quick, and on a
+CPU it runs only the stream kernels a CPU's verdict reads (:attr:`Profile.cpu_stream_kernels`).
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
+from accelerators.bench._stream import KERNELS
 from accelerators.errors import AcceleratorError
 
 __all__ = ["PROFILES", "Profile", "ProfileName", "get_profile"]
@@ -64,9 +72,9 @@ class Profile:
     :param gpu_warmup_s: continuous GEMM load before the first measurement (a cold GPU
         over-reports: mamf-finder warms up for 30 s).
     :param gpu_gemm_budget_s: shape search budget per dtype and GPU, in seconds.
-    :param cpu_gemm_budget_s: shape search budget per dtype on CPU (thread probe included).
+    :param cpu_gemm_budget_s: budget per dtype on a CPU: the shape search, then (its final
+        share) the thread windows on the winning shape.
     :param final_fraction: share of a dtype's budget kept to re-measure the best shapes.
-    :param thread_probe_s: CPU only: time spent comparing 1 and N torch threads, per workload.
     :param stream_llc_multiple: every stream array is at least this many times the last-level
         cache (STREAM's rule is 4).
     :param gpu_stream_min_bytes: lower bound for a GPU stream array, in bytes.
@@ -78,6 +86,10 @@ class Profile:
     :param check_block: edge of one checked block (rows and columns).
     :param stream: whether to run the memory-bandwidth phase (an empty dtype tuple skips
         the GEMM phase likewise).
+    :param cpu_stream_kernels: the stream kernels run on a CPU, in STREAM order (GPUs run all
+        five, each judged against the datasheet). quick runs what a CPU's verdict reads:
+        triad (the contention and history figure) and copy (the first, on which the thread
+        count is chosen).
     :param catalog_gated: GPU dtypes run only where the catalog has a dense figure of that
         dtype for the identified device (reported as not run otherwise).
     :param sustained_s: GPUs: seconds of back-to-back GEMMs after the search, judged against
@@ -93,9 +105,8 @@ class Profile:
     cpu_dtypes: tuple[str, ...] = ("fp32", "bf16")
     gpu_warmup_s: float = 0.5
     gpu_gemm_budget_s: float = 1.0
-    cpu_gemm_budget_s: float = 2.5
+    cpu_gemm_budget_s: float = 2.25
     final_fraction: float = 0.3
-    thread_probe_s: float = 0.3
     stream_llc_multiple: float = 4.0
     gpu_stream_min_bytes: int = 512 * _MIB
     cpu_stream_min_bytes: int = 0
@@ -105,13 +116,14 @@ class Profile:
     check_blocks: int = 4
     check_block: int = 64
     stream: bool = True
+    cpu_stream_kernels: tuple[str, ...] = ("copy", "triad")
     catalog_gated: tuple[str, ...] = ("fp64", "int8", "fp4", "mxfp8")
     sustained_s: float = 0.0
     gpu_stand_ins: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         problems = []
-        for field in ("gpu_warmup_s", "thread_probe_s", "sustained_s"):
+        for field in ("gpu_warmup_s", "sustained_s"):
             if getattr(self, field) < 0:
                 problems.append(f"{field} must be >= 0, got {getattr(self, field)!r}")
         for field in ("gpu_gemm_budget_s", "cpu_gemm_budget_s", "stream_budget_s"):
@@ -125,6 +137,13 @@ class Profile:
             problems.append(
                 "need 1 <= stream_min_reps <= stream_max_reps, got "
                 f"{self.stream_min_reps!r} and {self.stream_max_reps!r}"
+            )
+        names = tuple(k.name for k in KERNELS)
+        unknown = [k for k in self.cpu_stream_kernels if k not in names]
+        if unknown or not self.cpu_stream_kernels:
+            problems.append(
+                f"cpu_stream_kernels must be a non-empty subset of {names}, got "
+                f"{self.cpu_stream_kernels!r}"
             )
         if self.check_blocks < 1 or self.check_block < 1:
             problems.append("check_blocks and check_block must be >= 1")
@@ -145,7 +164,6 @@ class Profile:
             gpu_warmup_s=self.gpu_warmup_s * factor,
             gpu_gemm_budget_s=self.gpu_gemm_budget_s * factor,
             cpu_gemm_budget_s=self.cpu_gemm_budget_s * factor,
-            thread_probe_s=self.thread_probe_s * factor,
             stream_budget_s=self.stream_budget_s * factor,
             sustained_s=self.sustained_s * factor,
         )
@@ -154,6 +172,7 @@ class Profile:
 #: Every GPU dtype: the headline ones, then those run only where the catalog has a figure.
 _GPU_ALL = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp64", "int8", "fp4", "mxfp8")
 _CPU_ALL = ("fp32", "bf16", "fp64", "int8")
+_STREAM_ALL = tuple(k.name for k in KERNELS)
 
 #: The named profiles. ``quick`` is the pipeline gate: at most 15 s on a 2-core CPU VM and
 #: designed for at most 10 s on one H100.
@@ -169,7 +188,7 @@ PROFILES: dict[str, Profile] = {
         gpu_gemm_budget_s=4.0,
         cpu_gemm_budget_s=8.0,
         final_fraction=0.3,
-        thread_probe_s=0.6,
+        cpu_stream_kernels=_STREAM_ALL,
         gpu_stream_min_bytes=1024 * _MIB,
         stream_budget_s=0.5,
         stream_min_reps=10,
@@ -185,7 +204,7 @@ PROFILES: dict[str, Profile] = {
         gpu_gemm_budget_s=15.0,
         cpu_gemm_budget_s=30.0,
         final_fraction=0.25,
-        thread_probe_s=1.0,
+        cpu_stream_kernels=_STREAM_ALL,
         stream_llc_multiple=8.0,
         gpu_stream_min_bytes=2048 * _MIB,
         stream_budget_s=2.0,

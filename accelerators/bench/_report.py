@@ -141,6 +141,9 @@ class ReasonCode(StrEnum):
     """The driver sees devices that were not benchmarked (named by UUID where known)."""
     TELEMETRY_UNAVAILABLE = "telemetry_unavailable"
     """Clocks, power, temperature or throttle reasons could not be read (the error is named)."""
+    PHASE_CUT_SHORT = "phase_cut_short"
+    """A phase reached its hard deadline before it had done what it planned (informational:
+    what it measured stands, on fewer calls)."""
 
 
 class Reason(BaseModel):
@@ -172,6 +175,9 @@ class _JudgedResult(BaseModel):
     tolerance: float | None = None
     peak_source: str | None = None
     peak_confidence: str | None = None
+    peak_note: str | None = None
+    """How the peak was derived: a MIG slice's or a package's share, a CPU's FLOPs per cycle,
+    cores and the clock (measured, or reported with why it is only a floor)."""
     band_fraction: float | None = None
     band_source: str | None = None
     band_confidence: str | None = None
@@ -204,7 +210,16 @@ class GemmResult(_JudgedResult):
     shapes_tried: int = 0
     search_s: float = 0.0
     search_stopped: str | None = None
+    """``converged``, ``budget`` (the search's time ran out) or ``deadline`` (the phase's
+    hard deadline cut a measurement short)."""
     threads: int | None = None
+    all_core_tflops: float | None = None
+    """CPU: median rate of the winning shape with a thread on every core."""
+    per_core_tflops: float | None = None
+    """CPU: median rate of the winning shape on one thread (one core)."""
+    judged_on: Literal["all-core", "per-core"] | None = None
+    """CPU: what the verdict compared with its peak: the figure at ``threads`` against every
+    core's peak, or (the host busy and one thread chosen) against one core's peak."""
     max_error: float | None = None
     """Largest ``|C - C_ref| / sqrt(k)`` over the checked blocks (NaN when one was NaN)."""
     calls_checked: int | None = None
@@ -262,9 +277,19 @@ class ThreadChoiceRecord(BaseModel):
 
     workload: str
     threads: int
-    source: Literal["measured", "cached", "fixed"]
+    source: Literal["measured", "cached", "history", "fixed"]
+    """``measured``: decided by this run's windows; ``cached`` / ``history``: this process's
+    or the node's recorded choice, which this run's windows did not overturn."""
     median_s: dict[int, float] = Field(default_factory=dict)
     """Median call time per thread count compared (empty unless measured now)."""
+    rates: dict[int, float] = Field(default_factory=dict)
+    """Median window rate per thread count, scheduler stalls included (TFLOPS or GB/s)."""
+    rounds: int = 0
+    """Rounds of interleaved windows timed (each visits every count)."""
+    prior: int | None = None
+    """The count the run started from (this process's or the history's), if any."""
+    cut: bool = False
+    """The phase's deadline stopped the windows before their planned rounds."""
 
 
 class DeviceReport(BaseModel):

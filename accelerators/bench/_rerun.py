@@ -138,11 +138,13 @@ def rerun_gemm(ctx: Context, state: DeviceState, dtype: str) -> None:
     why = windows.why()
     if not windows.wants_rerun(0):
         return
-    if ctx.rerun_left_s <= ctx.rerun_reserve_s:
+    busy = ctx.busy()
+    if busy or ctx.rerun_left_s <= ctx.rerun_reserve_s:
+        # No rerun: say why the figure stays unjudged (without opening a pool for nothing).
         if why is not None:
             state.gemm[index] = result.model_copy(
                 update={
-                    "unjudged": why + "; no rerun budget left",
+                    "unjudged": why + ("" if busy else "; no rerun budget left"),
                     "window_medians": windows.medians,
                 }
             )
@@ -167,6 +169,9 @@ def rerun_gemm(ctx: Context, state: DeviceState, dtype: str) -> None:
                     max_reps=500,
                     estimate=windows.judged.samples_s,
                     min_warmup=1,
+                    # The phases after the GEMMs (sustained, stream) keep their planned time.
+                    deadline=ctx.run_deadline - ctx.planned_after.get(f"GEMM {ctx.dtypes[-1]}", 0),
+                    clock=ctx.clock,
                 )
 
             added = windows.rerun(ctx, measure, rep_s, keep_s=ctx.rerun_reserve_s)

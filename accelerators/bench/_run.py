@@ -14,6 +14,7 @@ One run:
 6. stream kernels on every device, each checked against its analytic value;
 7. compare with datasheet peaks and expected bands, and gate on the slowest device.
 
+:mod:`~accelerators.bench._session` plans the phases and their deadlines and runs them.
 Each phase is its own module: :mod:`~accelerators.bench._select` (the spec and the backend),
 :mod:`~accelerators.bench._warmup`, :mod:`~accelerators.bench._gemm_phase`,
 :mod:`~accelerators.bench._stream_phase` and :mod:`~accelerators.bench._judge` (checks and
@@ -30,7 +31,6 @@ import os
 import platform
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -38,32 +38,22 @@ from accelerators.bench._backend import Backend
 from accelerators.bench._bands import bands
 from accelerators.bench._contention import busy_since, conditions, snapshot
 from accelerators.bench._context import (
-    BURST_S,
-    Context,
     DeviceSelection,
-    DeviceState,
-    Progress,
     ProgressCallback,
-    identity_of,
 )
-from accelerators.bench._device_config import check_device_config
-from accelerators.bench._gemm_phase import measure_gemm
+from accelerators.bench._cpu_peak import cpu_peak_clock
 from accelerators.bench._gpu_processes import Occupancy, gpu_occupancy
 from accelerators.bench._history import HistoryStore
-from accelerators.bench._judge import device_report, judge_busy, summary, versions_of
+from accelerators.bench._judge import judge_busy, summary, versions_of
 from accelerators.bench._judge import slowest as slowest_of
 from accelerators.bench._profiles import Profile, get_profile
 from accelerators.bench._reconcile import reconcile_reasons
 from accelerators.bench._record import open_history, read_baselines, record
-from accelerators.bench._report import BenchReport, DeviceReport, Reason, ReasonCode, Severity
-from accelerators.bench._rerun import RERUN_SHARE, rerun_gemm
+from accelerators.bench._report import BenchReport, DeviceReport, ReasonCode, Severity
 from accelerators.bench._select import parse_expect, sample_current, select_backend
-from accelerators.bench._stream import KERNELS
-from accelerators.bench._stream_phase import RERUNNABLE, measure_stream
-from accelerators.bench._sustained import measure_sustained
-from accelerators.bench._telemetry import TelemetrySampler, fold, telemetry_problems
+from accelerators.bench._session import Session
+from accelerators.bench._thread_phase import history_priors
 from accelerators.bench._verdict import identity_reasons, spread_reasons, verdict_of
-from accelerators.bench._warmup import drain_bursts, warm_up
 
 if TYPE_CHECKING:
     from accelerators.detect import Detected
@@ -98,8 +88,8 @@ def run(
     :param sample: reads telemetry while a GEMM burst runs; ``current(refresh=True)`` by
         default when ``detected`` was not given.
     :param progress: called with ``(fraction done, phase)`` while the run goes on.
-    :param refresh_threads: CPU: time 1 vs N threads again instead of reusing this
-        process's earlier choice.
+    :param refresh_threads: CPU: decide the thread counts from this run's windows alone,
+        starting from no prior (neither this process's earlier choice nor the history's).
     :param baseline: a bench history (a store, a path or ``s3://`` URL): figures whose band
         or peak is unconfirmed are judged against the fleet median of their SKU there.
     :param processes: lists other processes per GPU UUID, or says why it cannot
@@ -136,18 +126,29 @@ def run(
     # The host's load says nothing about a fake backend's planted figures (tests).
     before = snapshot() if backend is None else None
     if not fatal:
+        real = backend is None
         if backend is None:
             backend, problem = select_backend(detected, devices)
             if problem is not None:
                 reasons.append(problem)
         if backend is not None:
-            session = _Session(backend, chosen, detected, sample, progress, refresh_threads)
-            if session.ctx.is_cpu and before is not None:
-                session.ctx.busy = functools.partial(busy_since, before, bands().contention)
+            session = Session(backend, chosen, detected, sample, progress, refresh_threads)
+            ctx = session.ctx
+            if ctx.is_cpu:
+                # The real cores' sustained clock (the fakes' planted figures have none).
+                ctx.cpu_clock = cpu_peak_clock(detected.cpu, measure=real)
+                if before is not None:
+                    ctx.busy = functools.partial(busy_since, before, bands().contention)
+            node = os.environ.get("NODE_NAME") or platform.node()
             if baseline is not None:
-                node = os.environ.get("NODE_NAME") or platform.node()
-                session.ctx.fleet, session.ctx.own, unread = read_baselines(baseline, node)
+                ctx.fleet, ctx.own, unread = read_baselines(baseline, node)
                 reasons += unread
+            where = store if store is not None else baseline
+            if ctx.is_cpu and not refresh_threads and where is not None:
+                first = ctx.states[0].props
+                ctx.thread_priors = history_priors(
+                    where, node, first.name, backend.thread_options(first)
+                )
             device_reports = session.run()
             extras = {s.props.index: s.identity.extra for s in session.ctx.states}
             reasons += reconcile_reasons(
@@ -189,108 +190,3 @@ def run(
         warn_below=data.thresholds.warn_below,
     )
     return record(store, report) if store is not None else report
-
-
-class _Session:
-    """One benchmark run over the devices of one backend: the phases, in order."""
-
-    def __init__(
-        self,
-        backend: Backend,
-        profile: Profile,
-        detected: Detected,
-        sample: Callable[[], Detected] | None,
-        progress: ProgressCallback | None,
-        refresh_threads: bool,
-    ):
-        props = backend.devices()
-        is_cpu = bool(props) and props[0].kind == "cpu"
-        dtypes = profile.cpu_dtypes if is_cpu else profile.gpu_dtypes
-        budget = profile.cpu_gemm_budget_s if is_cpu else profile.gpu_gemm_budget_s
-        phases: list[tuple[str, float]] = []
-        if not is_cpu:
-            phases.append(("warm-up", profile.gpu_warmup_s + BURST_S))
-        phases += [(f"GEMM {d}", budget) for d in dtypes]
-        if not is_cpu and profile.sustained_s > 0:
-            phases.append(("sustained", profile.sustained_s))
-        if profile.stream:
-            phases.append(("stream", len(KERNELS) * profile.stream_budget_s * 1.25 + 0.5))
-        self.ctx = Context(
-            backend=backend,
-            profile=profile,
-            detected=detected,
-            sample=sample,
-            refresh_threads=refresh_threads,
-            states=[DeviceState(p, identity_of(detected, p)) for p in props],
-            is_cpu=is_cpu,
-            dtypes=tuple(dtypes),
-            progress=Progress(progress, phases),
-            parallel=len(props) > 1 and all(p.parallel_safe for p in props),
-            rerun_left_s=RERUN_SHARE * sum(span for _, span in phases),
-            rerun_reserve_s=len(RERUNNABLE) * profile.stream_budget_s if profile.stream else 0.0,
-        )
-
-    def _each(self, phase: str, fn: Callable[[DeviceState], None]) -> None:
-        def guarded(state: DeviceState) -> None:
-            try:
-                with self.ctx.backend.activate(state.props):
-                    fn(state)
-            except Exception as exc:  # one device's failure must not hide the others'
-                state.reasons.append(
-                    Reason(
-                        code=ReasonCode.BENCH_ERROR,
-                        severity=Severity.FAIL,
-                        device_index=state.props.index,
-                        metric=phase,
-                        message=f"device {state.props.index}: {phase} failed with "
-                        f"{type(exc).__name__}: {exc}",
-                    )
-                )
-
-        if self.ctx.parallel:
-            with ThreadPoolExecutor(max_workers=len(self.ctx.states)) as pool:
-                list(pool.map(guarded, self.ctx.states))
-        else:
-            for state in self.ctx.states:
-                guarded(state)
-
-    def run(self) -> list[DeviceReport]:
-        ctx = self.ctx
-        saved_threads = ctx.backend.get_threads() if ctx.is_cpu else None
-        sampler = TelemetrySampler(ctx)
-        try:
-            if not ctx.is_cpu:
-                self._each("warm-up", functools.partial(warm_up, ctx))
-                if any(s.burst is not None for s in ctx.states):
-                    sampler.start()  # the first read while the warm-up bursts run
-                drain_bursts(ctx)
-            try:
-                for dtype in ctx.dtypes:
-                    with ctx.backend.precision(dtype):
-                        self._each(
-                            f"GEMM {dtype}", functools.partial(measure_gemm, ctx, dtype=dtype)
-                        )
-                # Figures too spread to judge are re-timed after every dtype had its turn.
-                for dtype in ctx.dtypes:
-                    with ctx.backend.precision(dtype):
-                        self._each(
-                            f"GEMM {dtype} rerun", functools.partial(rerun_gemm, ctx, dtype=dtype)
-                        )
-                self._each("sustained", functools.partial(measure_sustained, ctx))
-            finally:
-                sampler.stop()
-            self._each("device config", functools.partial(check_device_config, ctx))
-            if sampler.started:
-                for state in ctx.states:
-                    state.load = fold(state.samples)
-                    state.reasons += telemetry_problems(sampler, state)
-            if ctx.profile.stream:
-                self._each("stream", functools.partial(measure_stream, ctx))
-        finally:
-            for state in ctx.states:
-                for session in state.sessions.values():
-                    session.close()
-                state.sessions.clear()
-            if saved_threads is not None:
-                ctx.backend.set_threads(saved_threads)
-        return [device_report(ctx, state) for state in ctx.states]

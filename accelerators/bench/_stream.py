@@ -27,11 +27,11 @@ relative for arrays; the dot tolerance is per dtype).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from accelerators.bench._backend import ELEMENT_BYTES, Backend, DeviceProps, StreamCase
-from accelerators.bench._timing import Measurement, Timer, bench
+from accelerators.bench._timing import Clock, Measurement, Timer, bench
 
 __all__ = [
     "KERNELS",
@@ -78,23 +78,33 @@ KERNELS: tuple[StreamKernel, ...] = (
 )
 
 
-def expected_values(elements: int) -> dict[str, dict[str, float]]:
+def expected_values(
+    elements: int, kernels: Sequence[str] | None = None
+) -> dict[str, dict[str, float]]:
     """Array values after each phase, and the dot product, computed in Python floats.
 
+    :param kernels: the kernels that run, in :data:`KERNELS` order (the quick profile runs
+        only copy and triad on a CPU); every kernel by default.
     :return: ``{kernel: {"a": .., "b": .., "c": .., "dot": ..}}``; ``dot`` only after ``dot``.
     """
-    a, b, c = STREAM_START["a"], STREAM_START["b"], STREAM_START["c"]
+    arrays = dict(STREAM_START)
     s = STREAM_SCALAR
     out: dict[str, dict[str, float]] = {}
-    c = a
-    out["copy"] = {"a": a, "b": b, "c": c}
-    b = s * c
-    out["scale"] = {"a": a, "b": b, "c": c}
-    c = a + b
-    out["add"] = {"a": a, "b": b, "c": c}
-    a = b + s * c
-    out["triad"] = {"a": a, "b": b, "c": c}
-    out["dot"] = {"a": a, "b": b, "c": c, "dot": elements * a * b}
+    for kernel in KERNELS:
+        if kernels is not None and kernel.name not in kernels:
+            continue
+        if kernel.name == "copy":
+            arrays["c"] = arrays["a"]
+        elif kernel.name == "scale":
+            arrays["b"] = s * arrays["c"]
+        elif kernel.name == "add":
+            arrays["c"] = arrays["a"] + arrays["b"]
+        elif kernel.name == "triad":
+            arrays["a"] = arrays["b"] + s * arrays["c"]
+        values = dict(arrays)
+        if kernel.name == "dot":
+            values["dot"] = elements * arrays["a"] * arrays["b"]
+        out[kernel.name] = values
     return out
 
 
@@ -172,6 +182,10 @@ def run_stream(
     min_reps: int,
     max_reps: int,
     on_kernel: Callable[[str], None] | None = None,
+    kernels: Sequence[str] | None = None,
+    deadline: float | None = None,
+    clock: Clock | None = None,
+    timing: Callable[[StreamKernel, Callable[[], None]], Measurement | None] | None = None,
 ) -> list[StreamOutcome]:
     """Time every kernel in order on ``case`` and check its output.
 
@@ -183,20 +197,41 @@ def run_stream(
     :param min_reps: fewest timed calls per kernel.
     :param max_reps: most timed calls per kernel.
     :param on_kernel: called with each kernel's name when it is done.
+    :param kernels: the kernels to run (in :data:`KERNELS` order); all by default.
+    :param deadline: no call starts that cannot end before this ``clock`` reading.
+    :param clock: the clock of ``deadline``.
+    :param timing: measures a kernel instead of the budgeted loop when it returns a
+        measurement (a CPU's thread windows on the first kernel).
     """
-    expected = expected_values(case.elements)
+    expected = expected_values(case.elements, kernels)
     eps = _EPS.get(case.dtype, 2.0**-23)
-    outcomes = []
+    outcomes: list[StreamOutcome] = []
+    element_bytes = ELEMENT_BYTES[case.dtype]
     for kernel in KERNELS:
+        if kernel.name not in expected:
+            continue
         fn = case.kernel(kernel.name)
-        measurement = bench(
-            fn,
-            timer,
-            rep_s=budget_s,
-            warmup_s=budget_s / 4,
-            min_reps=min_reps,
-            max_reps=max_reps,
-        )
+        measurement = timing(kernel, fn) if timing is not None else None
+        if measurement is None:
+            # After the first kernel, its time per byte predicts the next one's calls: the
+            # deadline then holds from the first call (no unbounded estimation calls).
+            estimate = None
+            if outcomes:
+                last = outcomes[-1]
+                per_byte = last.measurement.median_s / last.bytes_per_call
+                estimate = (per_byte * kernel.bytes_per_call(case.elements, element_bytes),)
+            measurement = bench(
+                fn,
+                timer,
+                rep_s=budget_s,
+                warmup_s=budget_s / 4,
+                min_reps=min_reps,
+                max_reps=max_reps,
+                estimate=estimate,
+                min_warmup=1 if estimate else 0,
+                deadline=deadline,
+                clock=clock,
+            )
         backend.synchronize(device)
         want = expected[kernel.name]
         if kernel.writes is not None:

@@ -34,9 +34,11 @@ class Measurement:
     """Raw per-call times of one kernel, in seconds, with robust statistics.
 
     :param samples_s: the timed calls, in the order they ran (warm-up excluded).
+    :param cut: a deadline stopped the timing before the calls it planned.
     """
 
     samples_s: tuple[float, ...]
+    cut: bool = False
 
     def __post_init__(self) -> None:
         if not self.samples_s:
@@ -66,7 +68,7 @@ class Measurement:
 
     def merge(self, other: Measurement) -> Measurement:
         """Pool the samples of two measurements of the same kernel."""
-        return Measurement(self.samples_s + other.samples_s)
+        return Measurement(self.samples_s + other.samples_s, self.cut or other.cut)
 
     def __repr__(self) -> str:
         text = (
@@ -190,6 +192,8 @@ def bench(
     max_reps: int = 1000,
     estimate: Sequence[float] | None = None,
     min_warmup: int = 0,
+    deadline: float | None = None,
+    clock: Clock | None = None,
 ) -> Measurement:
     """Time ``fn`` for about ``rep_s`` seconds after about ``warmup_s`` of warm-up.
 
@@ -197,9 +201,15 @@ def bench(
     initialisation), convert the budgets into iteration counts, run the warm-up calls, then
     the timed ones. ``estimate`` skips the estimation with known per-call times.
 
+    With a ``deadline`` (a ``clock`` reading) the loop is hard-bounded: warm-up and timed
+    calls are cut to what fits (timed calls first), the calls run in batches, and no batch
+    starts that would end after the deadline by the median call so far; the measurement is
+    then marked ``cut`` (it keeps at least one call, the caller checked it could afford one).
+
     :param fn: the kernel launch.
     :param timer: how calls are timed.
-    :param rep_s: timed budget in seconds; at least ``min_reps`` calls run whatever it says.
+    :param rep_s: timed budget in seconds; at least ``min_reps`` calls run whatever it says
+        (unless the deadline comes first).
     :param warmup_s: untimed warm-up budget in seconds.
     :param before: untimed work before each call.
     :param min_reps: fewest timed calls.
@@ -208,17 +218,57 @@ def bench(
         median is the per-call estimate: the best call would over-count reps on a noisy host).
     :param min_warmup: untimed calls to make whatever ``warmup_s`` says (with an
         ``estimate``, nothing else pays for first-touch and lazy initialisation).
+    :param deadline: no call starts that cannot end before this ``clock`` reading.
+    :param clock: reads the time the deadline is in; needed with ``deadline``.
     :return: the timed samples (warm-up and estimation excluded).
     """
     if min_reps < 1 or max_reps < min_reps:
         raise ValueError(f"Need 1 <= min_reps <= max_reps, got {min_reps} and {max_reps}")
+    if deadline is not None and clock is None:
+        raise ValueError("bench() needs the clock its deadline is read on")
     if estimate:
         per_call = max(statistics.median(estimate), 1e-9)
     else:
         timer.time(fn, iterations=1, before=before)  # lazy init, first-touch, kernel load
         per_call = max(timer.time(fn, iterations=1, before=before)[0], 1e-9)
     warmup = max(min_warmup, min(max_reps, math.floor(warmup_s / per_call)))
-    if warmup > 0:
-        timer.time(fn, iterations=warmup, before=before)
     reps = max(min_reps, min(max_reps, math.floor(rep_s / per_call)))
-    return Measurement(tuple(timer.time(fn, iterations=reps, before=before)))
+    if deadline is None or clock is None:
+        if warmup > 0:
+            timer.time(fn, iterations=warmup, before=before)
+        return Measurement(tuple(timer.time(fn, iterations=reps, before=before)))
+    # Warm-up only in the time the timed calls leave (they come first); each part in batches
+    # that grow from one call, so a call far slower than its estimate is seen before more run.
+    keep = reps * per_call
+    warmed = _guarded(fn, timer, before, warmup, per_call, deadline - keep, clock, at_least=0)
+    if warmed:
+        per_call = max(statistics.median(warmed), 1e-9)
+    samples = _guarded(fn, timer, before, reps, per_call, deadline, clock, at_least=1)
+    return Measurement(tuple(samples), cut=len(samples) < reps)
+
+
+def _guarded(
+    fn: Callable[[], object],
+    timer: Timer,
+    before: Callable[[], object] | None,
+    count: int,
+    per_call: float,
+    deadline: float,
+    clock: Clock,
+    *,
+    at_least: int,
+) -> list[float]:
+    """Up to ``count`` calls, none started that the median call so far (``per_call`` before
+    the first) says would end after ``deadline`` - except the first ``at_least``. Batches
+    double from one call, and never take more than a quarter of what fits."""
+    samples: list[float] = []
+    batch = 1
+    while len(samples) < count:
+        typical = statistics.median(samples) if samples else per_call
+        left = math.floor((deadline - clock()) / typical)
+        if left < 1 and len(samples) >= at_least:
+            break
+        size = max(1, min(count - len(samples), batch, left // 4))
+        samples += timer.time(fn, iterations=size, before=before)
+        batch *= 2
+    return samples

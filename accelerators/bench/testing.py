@@ -17,6 +17,7 @@ GPU is wave quantization over the SM count x a K-efficiency term x a bump centre
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 
@@ -136,7 +137,10 @@ class FakeBackend(Backend):
         jitter = 1.0 + abs(self.rng.gauss(0.0, fake.noise)) if fake.noise else 1.0
         if self.fake_clock() < fake.busy_until_s and self.rng.random() < fake.busy_share:
             jitter *= fake.busy_factor
-        self.fake_clock.advance(seconds * jitter / speed)
+        took = seconds * jitter / speed
+        if fake.slice_s and self.threads in fake.sliced_threads:
+            took = math.ceil(took / fake.slice_s) * fake.slice_s
+        self.fake_clock.advance(took)
 
     def gemm_seconds(self, device: DeviceProps, dtype: str, shape: Shape) -> float:
         """Modelled time of one product, noise excluded."""

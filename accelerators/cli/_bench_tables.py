@@ -61,6 +61,8 @@ def print_report(report: BenchReport) -> None:
     several = len(report.devices) > 1
     rates = [g.tflops for d in report.devices for g in d.gemm if g.tflops]
     scale, unit = flops_unit(max(rates)) if rates else (1.0, "TFLOPS")
+    # CPUs: the median with a thread on every core and on one, whichever was chosen.
+    cores = any(g.all_core_tflops or g.per_core_tflops for d in report.devices for g in d.gemm)
     gemm = Table(
         title="GEMM (winning shape; % peak: the median, the figure the gate judges)",
         header_style="bold",
@@ -72,6 +74,7 @@ def print_report(report: BenchReport) -> None:
         "m x n x k",
         f"best {unit}",
         "median",
+        *(["all-core", "per-core"] if cores else []),
         "peak",
         "% peak",
         "expected",
@@ -90,10 +93,18 @@ def print_report(report: BenchReport) -> None:
                 shape,
                 _fmt(g.tflops * scale if g.tflops else None),
                 _fmt(g.median_tflops * scale if g.median_tflops else None),
+                *(
+                    [
+                        _fmt(g.all_core_tflops * scale if g.all_core_tflops else None),
+                        _fmt(g.per_core_tflops * scale if g.per_core_tflops else None),
+                    ]
+                    if cores
+                    else []
+                ),
                 _fmt(g.peak_tflops * scale if g.peak_tflops else None),
                 _pct(g.median_tflops or g.tflops, g.peak_tflops),
                 _fmt(g.expected_tflops * scale if g.expected_tflops else None),
-                _fmt(g.threads),
+                _fmt(g.threads) + (" (1 core's peak)" if g.judged_on == "per-core" else ""),
                 _reruns(g.reruns, g.unjudged),
                 check,
             )
@@ -128,6 +139,15 @@ def print_report(report: BenchReport) -> None:
             )
     if any(d.gemm for d in report.devices):
         console.print(gemm)
+    for dev in report.devices:
+        clocks = dev.clocks_mhz
+        if dev.kind == "cpu" and "peak" in clocks:
+            measured = f", measured {clocks['measured']:.0f}" if "measured" in clocks else ""
+            reported = f", reported {clocks['reported']:.0f}" if "reported" in clocks else ""
+            console.print(
+                Text(f"CPU clock behind the peaks: {clocks['peak']:.0f} MHz{measured}{reported}",
+                     style="dim"), soft_wrap=True,
+            )  # fmt: skip
     if any(d.memory for d in report.devices):
         console.print(memory)
     for reason in report.reasons:

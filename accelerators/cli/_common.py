@@ -1,7 +1,8 @@
 """Shared plumbing for the ``accelerators`` command modules.
 
-A command module (``accelerators.cli._catalog``, ``_bench``, ``_k8s``) is listed in
-``accelerators.cli._COMMAND_MODULES`` and exposes ``register(app: typer.Typer) -> None``.
+A command module (``accelerators.cli._catalog``, ``_bench``, ``_k8s``) is named for each of
+its commands in ``accelerators.cli.COMMANDS`` (with the line ``--help`` shows) and exposes
+``register(app: typer.Typer) -> None``; it is imported only when one of its commands runs.
 Inside it:
 
 * print results with :data:`console` (stdout) and diagnostics with :data:`err_console`;
@@ -38,23 +39,38 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from typing import Any, NoReturn, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, ParamSpec, TypeVar
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from accelerators.errors import AcceleratorError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["EXIT_BAD_INPUT", "console", "err_console", "fail", "guarded", "print_json"]
 
 #: Exit code for bad input, the same code click uses for usage errors.
 EXIT_BAD_INPUT = 2
 
-#: Results go to stdout.
-console = Console(highlight=False)
-#: Errors and warnings go to stderr.
-err_console = Console(stderr=True, highlight=False)
+console: Console
+"""Results go to stdout (created on first use: rich loads only for commands that print
+with it)."""
+err_console: Console
+"""Errors and warnings go to stderr (created on first use)."""
+
+_CONSOLES: dict[str, Console] = {}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in ("console", "err_console"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name not in _CONSOLES:
+        from rich.console import Console
+
+        _CONSOLES[name] = Console(stderr=name == "err_console", highlight=False)
+    return _CONSOLES[name]
+
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -70,10 +86,13 @@ def fail(problem: BaseException | str, *, hint: str | None = None) -> NoReturn:
     :param hint: an optional line to add, such as the command that would work.
     :raises typer.Exit: always, with :data:`EXIT_BAD_INPUT`.
     """
+    from rich.text import Text
+
+    stderr = __getattr__("err_console")
     message = Text("error: ", style="bold red") + Text(str(problem))
-    err_console.print(message, soft_wrap=True)
+    stderr.print(message, soft_wrap=True)
     if hint:
-        err_console.print(Text(hint, style="dim"), soft_wrap=True)
+        stderr.print(Text(hint, style="dim"), soft_wrap=True)
     raise typer.Exit(code=EXIT_BAD_INPUT)
 
 

@@ -216,3 +216,23 @@ def test_tables_show_reruns_and_unjudged_figures(monkeypatch: pytest.MonkeyPatch
     assert "reruns" in result.output
     assert "2 !" in result.output  # re-measured twice, still too spread to judge
     assert "inconclusive: node busy" in result.output
+
+
+def test_a_cpu_run_shows_its_all_core_and_per_core_figures_and_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    device = FakeDevice.cpu(thread_speedup={1: 1.0, 2: 1.8})
+
+    def fake_run(**kwargs: Any) -> BenchReport:
+        kwargs.pop("devices", None)
+        return run(backend=FakeBackend([device]), detected=fake_detected(None), **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_bench, "_run_benchmark", fake_run)
+    result = typer_testing.CliRunner().invoke(
+        build_app(), ["bench", "--device", "cpu"], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 0, result.output
+    header = next(line for line in result.output.splitlines() if "m x n x k" in line)
+    assert "all-core" in header
+    assert "per-core" in header
+    assert "CPU clock behind the peaks: 2250 MHz" in result.output

@@ -9,7 +9,17 @@ import accelerators.bench
 
 PACKAGE = Path(accelerators.bench.__file__).parent
 #: The run, split one module per phase over a shared context (issue 11).
-PHASES = ("_run", "_context", "_select", "_warmup", "_gemm_phase", "_stream_phase", "_judge")
+PHASES = (
+    "_run",
+    "_session",
+    "_context",
+    "_select",
+    "_warmup",
+    "_gemm_phase",
+    "_stream_phase",
+    "_thread_phase",
+    "_judge",
+)
 
 
 def _imports(path: Path) -> set[str]:

@@ -171,7 +171,8 @@ def test_the_torch_backend_spaces_cuda_timings_only() -> None:
     backend.device_type = "cuda"
     device = types.SimpleNamespace(index=0)
     timer = backend.timer(device)  # type: ignore[arg-type]
-    assert isinstance(timer, EventTimer) and timer.spacer is not None
+    assert isinstance(timer, EventTimer)
+    assert timer.spacer is not None
     timer.spacer()
     assert slept == [round(_torch_backend.SPACER_S * 1_980_000 * 1e3)]
     del cuda._sleep  # a torch without torch.cuda._sleep: no spacer, plain events
