@@ -198,7 +198,7 @@ def test_instance_without_a_price_says_so(calls: list[dict[str, Any]]) -> None:
 
 
 def test_tables_show_reruns_and_unjudged_figures(monkeypatch: pytest.MonkeyPatch) -> None:
-    busy = FakeDevice(busy_until_s=1e9, busy_share=0.5, busy_factor=2.5)
+    busy = FakeDevice(busy_until_s=1e9, busy_share=0.7, busy_factor=2.5)
 
     def fake_run(**kwargs: Any) -> BenchReport:
         kwargs.pop("devices", None)
