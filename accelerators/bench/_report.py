@@ -127,7 +127,11 @@ class ReasonCode(StrEnum):
     CONFIG_UNAVAILABLE = "config_unavailable"
     """Power limits, clocks or links could not be read (informational, with the reason)."""
     HISTORY_UNAVAILABLE = "history_unavailable"
-    """The bench history could not be read (no baseline from it) or written (informational)."""
+    """The bench history could not be read (no baseline from it) or written, or did not
+    answer within its deadline (informational)."""
+    HISTORY_SKIPPED = "history_skipped"
+    """Records of the bench history that are malformed or physically impossible were skipped,
+    never used; the message names them (informational)."""
     THERMAL_THROTTLE = "thermal_throttle"
     """The sustained phase slowed down with thermal or power clock-event reasons active."""
     SUSTAINED_DROP = "sustained_drop"

@@ -160,6 +160,12 @@ def bench_command(
         )
     except ImportError as exc:
         fail(exc, hint='pip install "accelerators[bench]"')
+    if store is not None:
+        from accelerators.bench._record import record
+
+        # As the gate does: a store that cannot take the report (an S3 outage, bad
+        # credentials, an unwritable path) is an info reason, never a failed gate.
+        report = record(store, report)
     if json_path is not None:
         if to_stdout:
             sys.stdout.write(report.model_dump_json(indent=2) + "\n")
@@ -179,8 +185,6 @@ def bench_command(
         from accelerators.bench._report import atomic_write
 
         atomic_write(html, html_report(report).encode("utf-8"))
-    if store is not None:
-        store.append(report)
     if not (quiet or to_stdout):
         print_report(report)
         for what, where in (("JSON report", json_path), ("Roofline", plot), ("HTML", html)):
