@@ -178,7 +178,8 @@ class S3Store(HistoryStore):
         return left
 
 
-def _started(entry: tuple[str, object]) -> str:
+def _started(entry: tuple[str, object]) -> tuple[str, str]:
+    """Oldest first; records of the same time in key order (as listed)."""
     data = entry[1]
     started = data.get("started_at") if isinstance(data, dict) else None
-    return started if isinstance(started, str) else ""
+    return (started if isinstance(started, str) else "", entry[0])
