@@ -227,7 +227,16 @@ def _check_output(path: Path | None, option: str, *, allow_stdout: bool = False)
         fail(f"{option} needs a file path; '-' (stdout) is only accepted by --json")
     if path.is_dir() or text.endswith(os.sep):
         fail(f"{option} {text!r} is a directory; expected a file path")
-    parent = path.parent
+    from accelerators.bench._files import target_kind
+
+    kind = target_kind(path)
+    if kind in ("a FIFO", "a character device"):  # written directly, as a shell's '>' does
+        if not os.access(path, os.W_OK):
+            fail(f"{option} {text!r} ({kind}) is not writable")
+        return
+    if kind is not None:
+        fail(f"{option} {text!r} is {kind}, not a regular file; expected a file path")
+    parent = Path(os.path.realpath(path)).parent  # a symlink is written through
     if not parent.is_dir():
         fail(f"{option}: directory {str(parent)!r} of {text!r} does not exist")
     if path.exists() and not os.access(path, os.W_OK):
