@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from accelerators._text import redact
 from accelerators.bench._history import HistoryStore, SqliteStore
 from accelerators.errors import AcceleratorError
 
@@ -42,7 +43,7 @@ def open_store(location: str | os.PathLike[str] | None = None) -> HistoryStore:
         return S3Store.from_url(text)
     if "://" in text:
         raise AcceleratorError(
-            f"Expected a bench history path or an s3://bucket/prefix URL, got {text!r}"
+            f"Expected a bench history path or an s3://bucket/prefix URL, got {redact(text)!r}"
         )
     return SqliteStore(text)
 
@@ -71,4 +72,4 @@ def history_store(
     try:
         return open_store(None if text == "default" else text)
     except AcceleratorError as exc:
-        raise AcceleratorError(f"Bench history {text!r}{where}: {exc}") from exc
+        raise AcceleratorError(f"Bench history {redact(text)!r}{where}: {exc}") from exc
