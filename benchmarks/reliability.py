@@ -862,31 +862,14 @@ def check_writers_files(row: Row, work: Path) -> None:
             row.bad(f"{what}: the symlink was replaced by a file")
         fifo = folder / f"fifo{what}"
         os.mkfifo(fifo)
-        drained = threading.Thread(target=_drain, args=(fifo,), daemon=True)
-        drained.start()
-        row.tried += 1
-        try:
-            write(fifo)
-        except (AcceleratorError, OSError):
-            pass
-        except Exception as exc:
-            row.crash(f"{what} into a FIFO: {type(exc).__name__}")
-        if not stat.S_ISFIFO(os.lstat(fifo).st_mode):
-            row.bad(f"{what}: the FIFO was replaced by a file")
+        threading.Thread(target=_drain, args=(fifo,), daemon=True).start()
+        if not _write_special(row, what, write, fifo, stat.S_ISFIFO, "a FIFO"):
             with contextlib.suppress(OSError), open(fifo, "wb"):  # release the drain thread
                 pass
         if os.geteuid() == 0:  # a private character device like /dev/null (never the real one)
             device = folder / f"null{what}"
             os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
-            row.tried += 1
-            try:
-                write(device)
-            except (AcceleratorError, OSError):
-                pass
-            except Exception as exc:
-                row.crash(f"{what} into a character device: {type(exc).__name__}")
-            if not stat.S_ISCHR(os.lstat(device).st_mode):
-                row.bad(f"{what}: a character device was replaced by a regular file")
+            _write_special(row, what, write, device, stat.S_ISCHR, "a character device")
     for name in ("$\\undefinedmacro$", "GPU $x^{$", "$$", "a\\b_c^d", "<script>$\\frac$"):
         data = healthy_json()
         data["device"]["name"] = name
@@ -902,6 +885,28 @@ def check_writers_files(row: Row, work: Path) -> None:
                 make(hostile)
             except Exception as exc:
                 row.crash(f"{what}, device {name!r}: {type(exc).__name__}")
+
+
+def _write_special(
+    row: Row,
+    what: str,
+    write: Callable[[Path], object],
+    path: Path,
+    still: Callable[[int], bool],
+    kind: str,
+) -> bool:
+    """Write into ``path`` (not a regular file); whether it is still ``kind`` afterwards."""
+    row.tried += 1
+    try:
+        write(path)
+    except (AcceleratorError, OSError):
+        pass
+    except Exception as exc:
+        row.crash(f"{what} into {kind}: {type(exc).__name__}")
+    if still(os.lstat(path).st_mode):
+        return True
+    row.bad(f"{what}: {kind} was replaced by a regular file")
+    return False
 
 
 def _drain(path: Path) -> None:
@@ -977,21 +982,28 @@ def check_caches(row: Row, work: Path) -> None:
 
 
 # ------------------------------------------------------------------------ command line
-def _cli(args: list[str], **env: str) -> tuple[int, str, BaseException | None]:
-    from typer.testing import CliRunner
-
-    from accelerators.cli import build_app
-
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
+@contextlib.contextmanager
+def _env(**values: str) -> Iterator[None]:
+    """The environment with ``values`` set, put back afterwards."""
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
     try:
-        result = CliRunner().invoke(build_app(), args)
+        yield
     finally:
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+def _cli(args: list[str], **env: str) -> tuple[int, str, BaseException | None]:
+    from typer.testing import CliRunner
+
+    from accelerators.cli import build_app
+
+    with _env(**env):
+        result = CliRunner().invoke(build_app(), args)
     exc = result.exception
     if isinstance(exc, SystemExit):
         exc = None
@@ -1037,15 +1049,8 @@ def check_cli(row: Row, work: Path, endpoint: str | None) -> None:
     from accelerators.sizing import aws
 
     row.tried += 1
-    saved = os.environ.get("ACCELERATORS_CACHE_DIR")
-    os.environ["ACCELERATORS_CACHE_DIR"] = "off"
-    try:
+    with _env(ACCELERATORS_CACHE_DIR="off"):
         where = aws.cache_dir()
-    finally:
-        if saved is None:
-            os.environ.pop("ACCELERATORS_CACHE_DIR", None)
-        else:
-            os.environ["ACCELERATORS_CACHE_DIR"] = saved
     if where is not None and Path(where).name == "off":
         row.bad("ACCELERATORS_CACHE_DIR=off: the AWS cache goes to ./off/")
     if endpoint is not None:
@@ -1055,16 +1060,11 @@ def check_cli(row: Row, work: Path, endpoint: str | None) -> None:
         victim = work / "victim.txt"
         victim.write_text("precious")
         (folder / "aws-us-east-1.tmp").symlink_to(victim)
-        os.environ["ACCELERATORS_CACHE_DIR"] = str(folder)
-        try:
-            aws.refresh("us-east-1", endpoint_url=endpoint)
-        except Exception as exc:
-            row.note(f"aws refresh on moto: {type(exc).__name__}: {str(exc)[:60]}")
-        finally:
-            if saved is None:
-                os.environ.pop("ACCELERATORS_CACHE_DIR", None)
-            else:
-                os.environ["ACCELERATORS_CACHE_DIR"] = saved
+        with _env(ACCELERATORS_CACHE_DIR=str(folder)):
+            try:
+                aws.refresh("us-east-1", endpoint_url=endpoint)
+            except Exception as exc:
+                row.note(f"aws refresh on moto: {type(exc).__name__}: {str(exc)[:60]}")
         if victim.read_text() != "precious":
             row.bad("sizing/aws.py wrote through a symlinked .tmp file")
     for region in ("bad region", "../../../tmp/x"):

@@ -12,12 +12,11 @@ import copy
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -199,21 +198,6 @@ def test_a_corrupt_database_file_is_a_reason(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- S3: moto
-@pytest.fixture(scope="module")
-def moto_endpoint() -> Iterator[str]:
-    server_module = pytest.importorskip("moto.server")
-    pytest.importorskip("boto3")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = server_module.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.stop()
-
-
 def _aws(monkeypatch: pytest.MonkeyPatch, endpoint: str) -> None:
     for key, value in {
         "AWS_ACCESS_KEY_ID": "testing",
@@ -228,11 +212,11 @@ def _aws(monkeypatch: pytest.MonkeyPatch, endpoint: str) -> None:
 
 
 def test_corrupt_s3_objects_are_skipped_and_named(
-    moto_endpoint: str, healthy: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+    s3_endpoint: str, healthy: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import boto3
 
-    _aws(monkeypatch, moto_endpoint)
+    _aws(monkeypatch, s3_endpoint)
     client = boto3.client("s3")
     bucket = f"faults-{datetime.now(UTC).strftime('%H%M%S%f')}"
     client.create_bucket(Bucket=bucket)
