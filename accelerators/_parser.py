@@ -422,7 +422,7 @@ def _count_value(text: str) -> int | float:
     if "." not in text:
         return int(text) if len(text) <= 20 else math.inf
     value = float(text)
-    whole, _, fraction = text.partition(".")
+    fraction = text.partition(".")[2]
     if value.is_integer() and fraction.strip("0"):
         return math.nan
     return int(value) if value.is_integer() and value <= MAX_COUNT else value

@@ -524,6 +524,8 @@ def check_writers(row: Row, work: Path) -> None:
             )
         acknowledged += first
         row.tried += 4
+    present = _sqlite_count(path)
+    row.lost += max(0, acknowledged - present)
     connection = sqlite3.connect(path)
     check = connection.execute("PRAGMA integrity_check").fetchone()[0]
     connection.close()
@@ -1092,6 +1094,9 @@ def main() -> int:
     parser.add_argument("--pods", type=int, default=5000, help="hostile pods")
     parser.add_argument("--seed", type=int, default=19)
     parser.add_argument("--json", type=Path, help="write the rows as JSON")
+    parser.add_argument(
+        "--only", action="append", default=[], metavar="TEXT", help="checks whose name has TEXT"
+    )
     args = parser.parse_args()
     import logging
     import warnings
@@ -1118,6 +1123,8 @@ def main() -> int:
             ("cli: smaller items", lambda r: check_cli(r, work, endpoint)),
         ]
         for name, step in steps:
+            if args.only and not any(text in name for text in args.only):
+                continue
             row = Row(name)
             t0 = time.perf_counter()
             try:

@@ -8,6 +8,7 @@ Settings are sized for CI (about a minute of CPU in all, whatever the hypothesis
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import unicodedata
 from decimal import Decimal
@@ -138,7 +139,7 @@ def hostile_pods(draw: st.DrawFn) -> dict[str, Any]:
 def _put(target: Any, where: tuple[Any, ...], value: Any) -> None:
     """Set ``value`` at ``where``, making the mappings on the way; a list slot that is not
     there (the containers were replaced by junk) leaves the pod as it is."""
-    for key, following in zip(where[:-1], where[1:], strict=True):
+    for key, following in itertools.pairwise(where):
         if isinstance(key, int):
             if not isinstance(target, list) or len(target) <= key:
                 return

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -50,6 +51,7 @@ class S3Store(HistoryStore):
         self.location = f"s3://{bucket}/{self.prefix}".rstrip("/")
         self.limits = limits or Limits.from_env()
         self._client = client
+        self._lock = threading.Lock()
 
     @classmethod
     def from_url(cls, url: str, *, client: Any = None, limits: Limits | None = None) -> S3Store:
@@ -67,6 +69,10 @@ class S3Store(HistoryStore):
 
     @property
     def client(self) -> Any:
+        with self._lock:  # a read left behind at its deadline may still be making one
+            return self._make_client()
+
+    def _make_client(self) -> Any:
         if self._client is None:
             try:
                 import boto3
@@ -83,8 +89,8 @@ class S3Store(HistoryStore):
                 retries={"total_max_attempts": limits.attempts, "mode": "standard"},
                 max_pool_connections=_FETCHERS + 2,
             )
-            try:
-                self._client = boto3.client("s3", config=config)
+            try:  # its own session: boto3's default one is not safe across threads
+                self._client = boto3.Session().client("s3", config=config)
             except Exception as exc:  # a bad region or endpoint in the environment
                 raise self._error("open", exc) from exc
         return self._client

@@ -59,6 +59,17 @@ def history_command(
     check: Annotated[
         bool, typer.Option("--check", help="Exit 1 when any device is flagged.")
     ] = False,
+    deadline: Annotated[
+        float,
+        typer.Option(
+            "--deadline",
+            min=1.0,
+            max=3600.0,
+            metavar="SECONDS",
+            help="How long reading the whole history may take (a gate reads it within "
+            "ACCELERATORS_BENCH_HISTORY_DEADLINE).",
+        ),
+    ] = 300.0,
 ) -> None:
     """Show each node's and device's trend per metric; flag those below their own or the
     fleet's median."""
@@ -73,7 +84,11 @@ def history_command(
         except ImportError:
             fail("--chart needs matplotlib, which is not installed",
                  hint='pip install "accelerators[bench]"')  # fmt: skip
-    history = open_store(store)
+    from dataclasses import replace
+
+    from accelerators.bench._history import Limits
+
+    history = open_store(store, limits=replace(Limits.from_env(), deadline_s=deadline))
     read = history.read()
     if read.skipped:
         err_console.print(

@@ -52,7 +52,7 @@ def flyte_check(
         fail(
             f"{path} called SystemExit({exc.code!r}) while it was imported, so no workflow "
             "was checked",
-            hint="guard the file's script part with `if __name__ == \"__main__\":`",
+            hint='guard the file\'s script part with `if __name__ == "__main__":`',
         )
     total = 0
     for workflow, findings in results.items():

@@ -476,3 +476,22 @@ def test_the_fleet_median_is_a_median_of_node_medians() -> None:
     assert fleet_medians(one_node)[("H100-SXM", "gemm.tf32")] == (300.0, 1)  # 1 node, not 5
     mixed = [*one_node, figure("p1", 0, 350.0), figure("p2", 0, 350.0)]
     assert fleet_medians(mixed)[("H100-SXM", "gemm.tf32")] == (350.0, 3)
+
+
+def test_bench_history_on_a_hanging_store_ends_with_a_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    typer_testing = pytest.importorskip("typer.testing")
+    pytest.importorskip("boto3")
+    from accelerators.cli import build_app
+
+    with FaultServer("hang", lifetime_s=60) as server:
+        _aws(monkeypatch, server.url)
+        start = time.perf_counter()
+        result = typer_testing.CliRunner().invoke(
+            build_app(), ["bench", "history", "--store", "s3://fleet/prod", "--deadline", "1"]
+        )
+        spent = time.perf_counter() - start
+    assert result.exit_code == 2
+    assert "Cannot read the bench history s3://fleet/prod" in result.output
+    assert spent < 10, spent  # one request's read timeouts (1 s x 2 attempts), not minutes
