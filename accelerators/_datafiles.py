@@ -16,15 +16,36 @@ the SHA-256 of its payload, so a damaged or truncated entry reads as absent.
 
 Folder: ``$ACCELERATORS_CACHE_DIR``, else ``$XDG_CACHE_HOME/accelerators``, else
 ``~/.cache/accelerators``; ``ACCELERATORS_CACHE_DIR=off`` turns the cache off.
+
+**A cache is never trusted more than its folder.** The folder is created ``0700``; one that
+another user owns (root aside) or that group or others can write is not used at all
+(:func:`trusted_cache_dir`): whoever can write it could make every later process read wrong
+figures. An entry's name carries the SHA-256 of the data file's bytes and of this code's
+version, and an entry is checked against the data file before it is used: the number of
+records of each ``[[table]]`` array (the catalog also checks every SKU's name and memory,
+:mod:`accelerators.catalog._store`). A copy that fails is read as absent, and rewritten.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import stat
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["CACHE_ENV", "cache_dir", "data_bytes", "load_toml", "read_blob", "write_blob"]
+__all__ = [
+    "CACHE_ENV",
+    "cache_dir",
+    "data_bytes",
+    "load_toml",
+    "read_blob",
+    "trusted_cache_dir",
+    "write_blob",
+]
+
+#: ``[[name]]`` headers of top-level arrays of tables, counted against a cached copy.
+_ARRAY_HEADER = re.compile(rb"(?:^|\n)\[\[([A-Za-z0-9_-]+)\]\]")
 
 #: Environment variable naming the cache folder (``off`` disables the cache).
 CACHE_ENV = "ACCELERATORS_CACHE_DIR"
@@ -39,25 +60,53 @@ def cache_dir() -> Path | None:
     return Path(base) / "accelerators"
 
 
+def trusted_cache_dir() -> Path | None:
+    """:func:`cache_dir`, created ``0700``, or ``None`` when caching is off or the folder
+    cannot be trusted: not a folder, owned by another user than this one or root, or
+    writable by group or others."""
+    folder = cache_dir()
+    if folder is None:
+        return None
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = folder.stat()
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid not in (os.geteuid(), 0):
+        return None
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return None
+    return folder
+
+
+def _version() -> str:
+    import sys
+
+    return str(getattr(sys.modules.get("accelerators"), "__version__", "0"))
+
+
 def data_bytes(package: str, name: str) -> bytes:
     """The bytes of the data file ``name`` in ``package``."""
     return resources.files(package).joinpath(name).read_bytes()
 
 
-def load_toml(package: str, name: str) -> dict[str, object]:
+def load_toml(package: str, name: str, *, fresh: bool = False) -> dict[str, object]:
     """The parsed contents of the TOML file ``name`` in ``package``, through the cache.
 
+    :param fresh: parse the file even if a cached copy exists (and store the new copy): for a
+        caller whose own check found the copy wrong.
     :raises ValueError: the file is not valid TOML (``tomllib.TOMLDecodeError``) or not UTF-8;
         callers wrap it in their documented error type.
     """
     import hashlib
 
     raw = data_bytes(package, name)
-    folder = cache_dir()
+    folder = trusted_cache_dir()
     entry = None
     if folder is not None:
-        entry = folder / f"{name}.{hashlib.sha256(raw).hexdigest()[:32]}.json"
-        cached = _read_cached(entry)
+        digest = hashlib.sha256(raw + b"\0" + _version().encode()).hexdigest()[:32]
+        entry = folder / f"{name}.{digest}.json"
+        cached = None if fresh else _read_cached(entry, raw)
         if cached is not None:
             return cached
     import tomllib  # only on a cache miss: importing it costs a few ms per process
@@ -68,14 +117,24 @@ def load_toml(package: str, name: str) -> dict[str, object]:
     return data
 
 
-def _read_cached(entry: Path) -> dict[str, object] | None:
+def _read_cached(entry: Path, raw: bytes) -> dict[str, object] | None:
+    """The copy at ``entry`` if it reads and has as many records as ``raw`` has headers."""
     import json
 
     try:
         data = json.loads(entry.read_bytes())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
-    return data if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    counts: dict[bytes, int] = {}
+    for header in _ARRAY_HEADER.findall(raw):
+        counts[header] = counts.get(header, 0) + 1
+    for header, count in counts.items():
+        records = data.get(header.decode())
+        if not isinstance(records, list) or len(records) != count:
+            return None
+    return data
 
 
 def _write_cached(entry: Path, data: dict[str, object]) -> None:
@@ -97,7 +156,7 @@ def read_blob(name: str, key: str) -> bytes | None:
     """
     import hashlib
 
-    folder = cache_dir()
+    folder = trusted_cache_dir()
     if folder is None:
         return None
     try:
@@ -114,7 +173,7 @@ def write_blob(name: str, key: str, payload: bytes) -> None:
     """Store ``payload`` for ``name`` under ``key`` (dropping its other keys); never raise."""
     import hashlib
 
-    folder = cache_dir()
+    folder = trusted_cache_dir()
     if folder is not None:
         _replace_entry(folder / f"{name}.{key}.bin", hashlib.sha256(payload).digest() + payload)
 
@@ -128,7 +187,6 @@ def _replace_entry(entry: Path, data: bytes) -> None:
 
     stem, _, suffix = entry.name.rsplit(".", 2)
     try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=entry.parent, prefix=f".{stem}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as handle:

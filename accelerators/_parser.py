@@ -37,7 +37,11 @@ from accelerators.catalog._partitions import check_partition
 from accelerators.catalog._store import group_members
 from accelerators.errors import AcceleratorError, close_matches, with_caret
 
-__all__ = ["MAX_COUNT", "ParsedAlternative", "ParsedSpec", "parse_spec"]
+__all__ = ["MAX_COUNT", "MAX_LENGTH", "ParsedAlternative", "ParsedSpec", "parse_spec"]
+
+#: The longest spec text read: a fallback chain of a dozen long names fits many times over,
+#: and a megabyte of input is refused at once instead of parsed (2 MB took 5 s and 370 MB).
+MAX_LENGTH = 1000
 
 #: The largest device count a spec accepts (2**53: every integer up to it is exact as a
 #: float, so counts survive JSON and the Kubernetes quantity text unchanged).
@@ -85,6 +89,11 @@ def parse_spec(text: str) -> ParsedSpec:
         raise AcceleratorError(
             f"Expected an accelerator spec string {_EXAMPLES}, got {type(text).__name__}: "
             f"{shorten(repr(text), 200)}"
+        )
+    if len(text) > MAX_LENGTH:
+        raise AcceleratorError(
+            f"Expected an accelerator spec of at most {MAX_LENGTH:,} characters {_EXAMPLES}, "
+            f"got {len(text):,}: {quote(text, 60)}"
         )
     return _Parser(text).parse()
 
@@ -275,6 +284,13 @@ class _Parser:
             tokens.raise_syntax_error(f"Expected {expected}, got {tokens.found()}")
         token = tokens.read()
         value = _count_value(token.text)
+        if math.isnan(value):
+            tokens.raise_syntax_error(
+                f"Expected a count a float holds exactly (a whole number, or a fraction such "
+                f"as 0.5) after ':', got {quote(token.text)}, which would round to "
+                f"{float(token.text):.0f}",
+                span=token.span,
+            )
         if not (math.isfinite(value) and 0 < value <= MAX_COUNT):
             tokens.raise_syntax_error(
                 f"Expected a positive count of at most 2**53 ({MAX_COUNT}) after ':', got "
@@ -400,8 +416,13 @@ class _Parser:
 
 
 def _count_value(text: str) -> int | float:
-    """``8`` -> 8 (an exact int, however long), ``0.5`` -> 0.5; beyond 2**53 -> inf."""
+    """``8`` -> 8 (an exact int, however long), ``0.5`` -> 0.5; beyond 2**53 -> inf; a
+    fraction a float cannot hold apart from a whole number (``9007199254740992.5``) -> nan,
+    never the whole number it rounds to."""
     if "." not in text:
         return int(text) if len(text) <= 20 else math.inf
     value = float(text)
+    fraction = text.partition(".")[2]
+    if value.is_integer() and fraction.strip("0"):
+        return math.nan
     return int(value) if value.is_integer() and value <= MAX_COUNT else value

@@ -5,9 +5,16 @@ The lowest layer of the core, next to :mod:`accelerators.errors`: standard libra
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
-__all__ = ["flops_unit", "format_number", "quote", "shorten"]
+__all__ = ["flops_unit", "format_number", "quote", "redact", "shorten"]
+
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/@\s'\"]+)@")
+_SECRET_QUERY = re.compile(
+    r"(?i)([?&;](?:x-amz-signature|x-amz-credential|x-amz-security-token|signature|"
+    r"awsaccesskeyid|password|passwd|secret|token|access_token)=)[^&\s'\"]*"
+)
 
 
 def format_number(value: float) -> str:
@@ -39,3 +46,19 @@ def quote(text: str, limit: int = 60) -> str:
 def flops_unit(tflops: float) -> tuple[float, str]:
     """How to show a rate given in TFLOPS: ``(factor, unit)``, GFLOPS below 1 TFLOPS (a CPU)."""
     return (1e3, "GFLOPS") if tflops < 1.0 else (1.0, "TFLOPS")
+
+
+def redact(text: str) -> str:
+    """``text`` with the credentials of every URL in it masked: the password of
+    ``scheme://user:password@host`` (a bare ``token@`` entirely) and signature, credential,
+    token and password query values. For messages and reports that quote a URL.
+
+    >>> redact("Could not connect to http://admin:s3cret@minio:9000/bucket?X-Amz-Signature=ab")
+    'Could not connect to http://admin:***@minio:9000/bucket?X-Amz-Signature=***'
+    """
+
+    def mask(match: re.Match[str]) -> str:
+        user, colon, _ = match[2].partition(":")
+        return f"{match[1]}{user}:***@" if colon else f"{match[1]}***@"
+
+    return _SECRET_QUERY.sub(r"\1***", _USERINFO.sub(mask, text))

@@ -42,9 +42,7 @@ DEFAULT_RULES: Mapping[str, re.Pattern[str]] = {
     "BANG": re.compile(r"!"),
     "PLUS": re.compile(r"\+"),
     # A memory size: ``80GB``, ``80G``, ``24 gb``, ``0.5GB``, ``16000MB``, ``1.5TB`` (decimal).
-    "MEMORY": re.compile(
-        rf"(?P<gb>{_NUMBER})[ \t]*(?P<unit>gb|g|mb|tb){_BOUNDARY}", re.IGNORECASE
-    ),
+    "MEMORY": re.compile(rf"(?P<gb>{_NUMBER})[ \t]*(?P<unit>gb|g|mb|tb){_BOUNDARY}", re.IGNORECASE),
     # A device count: ``8``, ``0.5``.
     "COUNT": re.compile(rf"{_NUMBER}{_BOUNDARY}"),
     # A vendor standing alone as a request (``nvidia``, ``amd:192GB+``), not a name's first word.

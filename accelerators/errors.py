@@ -59,10 +59,18 @@ class SpecSyntaxError(AcceleratorError):
         right = min(len(source), end + self.WINDOW)
         head = "..." if left > 0 else ""
         tail = "..." if right < len(source) else ""
-        shown = head + source[left:right] + tail
-        offset = len(head) + start - left
-        marker = " " * offset + "~" * (end - start - 1) + "^"
+        # Characters a terminal would act on (ESC, NUL, a tab, a bidi override) are shown
+        # escaped, as repr() writes them, and the caret counts them at that width.
+        shown = head + "".join(map(_visible, source[left:right])) + tail
+        offset = len(head) + sum(len(_visible(ch)) for ch in source[left:start])
+        width = sum(len(_visible(ch)) for ch in source[start:end]) + max(0, end - len(source))
+        marker = " " * offset + "~" * (max(width, 1) - 1) + "^"
         return f"{self.message}\n    {shown}\n    {marker}"
+
+
+def _visible(ch: str) -> str:
+    """``ch``, or its escape (``\\x1b``) when a terminal would not just print it."""
+    return ch if ch.isprintable() else ascii(ch)[1:-1]
 
 
 class UnknownAcceleratorError(AcceleratorError, LookupError):

@@ -1,34 +1,36 @@
 """Expected figures from a bench history where no sourced band exists: the fleet's median
-for the SKU, else this node's own earlier runs (a VM's CPU has no datasheet bandwidth)."""
+for the SKU, else this node's own earlier runs (a VM's CPU has no datasheet bandwidth).
+
+The fleet median is the median over nodes of each node's median (:func:`._fleet.fleet_medians`,
+at least :data:`._fleet.MIN_FLEET` distinct nodes), and where the figure has a datasheet peak
+it is bounded by it: never above the peak, nor above what a device meeting its own band
+would still pass against (its band's expected figure / ``warn_below``), and never below
+:data:`FLEET_FLOOR` of the peak. A history, forged or not, can therefore neither fail a
+device that meets its band nor pass one below a quarter of its datasheet.
+"""
 
 from __future__ import annotations
 
-import os
 import statistics
 from collections.abc import Iterable
 
+from accelerators.bench._bands import bands
 from accelerators.bench._fleet import MIN_FLEET, MIN_OWN_RUNS, fleet_medians
-from accelerators.bench._history import Figure, HistoryStore
+from accelerators.bench._history import Figure
 from accelerators.bench._report import GemmResult, MemoryResult
 
-__all__ = ["OWN_BAND", "history_baselines", "own_medians", "with_fleet_baseline"]
+__all__ = ["FLEET_FLOOR", "OWN_BAND", "baselines_of", "own_medians", "with_fleet_baseline"]
 
 Medians = dict[tuple[str, str], tuple[float, int]]
 OwnMedians = dict[tuple[int, str], tuple[float, int]]
 
+#: A fleet median is never taken below this share of the datasheet peak.
+FLEET_FLOOR = 0.25
 
-def history_baselines(
-    baseline: str | os.PathLike[str] | HistoryStore, node: str
-) -> tuple[Medians, OwnMedians]:
+
+def baselines_of(figures: list[Figure], node: str) -> tuple[Medians, OwnMedians]:
     """The fleet's medians per ``(sku, metric)`` and ``node``'s per ``(device, metric)``."""
-    if isinstance(baseline, HistoryStore):
-        store = baseline
-    else:
-        from accelerators.bench._stores import open_store
-
-        store = open_store(baseline)
-    history = list(store.figures())
-    return fleet_medians(history), own_medians(history, node)
+    return fleet_medians(figures), own_medians(figures, node)
 
 
 #: A figure judged against its own node's history is expected at this share of the median of
@@ -57,7 +59,8 @@ def with_fleet_baseline(
     peak_is_floor: bool = False,
 ) -> list[GemmResult | MemoryResult]:
     """Results whose band or peak is unconfirmed (or missing) take the fleet median of their
-    SKU as the expected figure (at least ``MIN_FLEET`` devices in the history); figures with no
+    SKU as the expected figure (at least ``MIN_FLEET`` nodes in the history), bounded by the
+    datasheet (module docstring); figures with no
     band at all, failing that, :data:`OWN_BAND` x the median of this node's earlier passing
     runs (at least ``MIN_OWN_RUNS``).
 
@@ -70,7 +73,7 @@ def with_fleet_baseline(
         metric = (
             f"gemm.{result.dtype}" if isinstance(result, GemmResult) else f"memory.{result.kernel}"
         )
-        median, devices = fleet.get((sku, metric), (0.0, 0))
+        median, nodes = fleet.get((sku, metric), (0.0, 0))
         weak = "unconfirmed" in (result.band_confidence, result.peak_confidence) or (
             result.band_confidence is None
         )
@@ -81,7 +84,7 @@ def with_fleet_baseline(
         unbanded = result.band_fraction is None and result.band_confidence is None
         peak = result.peak_tflops if isinstance(result, GemmResult) else result.peak_gbps
         floored = peak_is_floor and peak is not None
-        fleetless = devices < MIN_FLEET or median <= 0
+        fleetless = nodes < MIN_FLEET or median <= 0
         if (unbanded or floored) and fleetless and runs >= MIN_OWN_RUNS and mine > 0:
             key = "expected_tflops" if isinstance(result, GemmResult) else "expected_gbps"
             instead = " instead of a band from a floor peak" if floored and not unbanded else ""
@@ -94,15 +97,34 @@ def with_fleet_baseline(
             }
             out.append(result.model_copy(update=update))
             continue
-        if not weak or devices < MIN_FLEET or median <= 0:
+        if not weak or fleetless:
             out.append(result)
             continue
         key = "expected_tflops" if isinstance(result, GemmResult) else "expected_gbps"
+        own_expected = (
+            result.expected_tflops if isinstance(result, GemmResult) else (result.expected_gbps)
+        )
+        expected, bounded = _bounded(median, None if floored else peak, own_expected)
         update = {
-            key: median,
+            key: expected,
             "band_fraction": None,
-            "band_source": f"fleet median of {devices} {sku} devices (bench history)",
+            "band_source": f"fleet median of {nodes} {sku} nodes (bench history){bounded}",
             "band_confidence": "fleet",
         }
         out.append(result.model_copy(update=update))
     return out
+
+
+def _bounded(median: float, peak: float | None, own: float | None) -> tuple[float, str]:
+    """``median`` within the datasheet's bounds (module docstring), and what was done to it."""
+    if not peak:
+        return median, ""
+    ceiling = peak
+    if own:
+        ceiling = min(ceiling, own / bands().thresholds.warn_below)
+    floor = min(FLEET_FLOOR * peak, ceiling)
+    if median > ceiling:
+        return ceiling, f", {median:.4g} capped at {ceiling:.4g} (the datasheet's bound)"
+    if median < floor:
+        return floor, f", {median:.4g} raised to the floor of {FLEET_FLOOR:.0%} of the peak"
+    return median, ""

@@ -3,8 +3,9 @@
 A device's latest sustained figure is compared with
 
 * its **own median** over its earlier runs (at least :data:`MIN_OWN_RUNS` of them), and
-* the **fleet median** for the same SKU and metric: the median of every such device's latest
-  figure (at least :data:`MIN_FLEET` devices).
+* the **fleet median** for the same SKU and metric: the median over nodes of each node's
+  median of its devices' latest figures (at least :data:`MIN_FLEET` distinct nodes), so that
+  one node, however many devices or records it has, is one voice.
 
 Falling more than ``drop`` (default 10 %) below either flags the device. Pure arithmetic over
 :class:`~accelerators.bench._history.Figure` rows; no plotting, no pydantic.
@@ -33,7 +34,7 @@ __all__ = [
 DEFAULT_DROP = 0.10
 #: Earlier runs a device needs before its own median counts.
 MIN_OWN_RUNS = 3
-#: Devices of one SKU a fleet median needs.
+#: Distinct nodes with a device of one SKU that a fleet median needs.
 MIN_FLEET = 3
 _BARS = "▁▂▃▄▅▆▇█"
 
@@ -71,14 +72,18 @@ class Trend:
 
 
 def fleet_medians(figures: Iterable[Figure]) -> dict[tuple[str, str], tuple[float, int]]:
-    """``(sku, metric) -> (median of each device's latest figure, devices)``."""
+    """``(sku, metric) -> (median over nodes of each node's median, nodes)``, each node's
+    median taken over its devices' latest figures."""
     latest: dict[tuple[str, int, str, str], Figure] = {}
     for f in sorted(figures, key=lambda f: f.started_at):
         latest[(f.node, f.device_index, f.sku, f.metric)] = f
-    by_sku: dict[tuple[str, str], list[float]] = {}
+    per_node: dict[tuple[str, str], dict[str, list[float]]] = {}
     for f in latest.values():
-        by_sku.setdefault((f.sku, f.metric), []).append(f.value)
-    return {key: (statistics.median(v), len(v)) for key, v in by_sku.items()}
+        per_node.setdefault((f.sku, f.metric), {}).setdefault(f.node, []).append(f.value)
+    return {
+        key: (statistics.median(statistics.median(v) for v in nodes.values()), len(nodes))
+        for key, nodes in per_node.items()
+    }
 
 
 def trends(

@@ -16,7 +16,10 @@ from typing import Any
 from accelerators.bench._report import BenchReport, atomic_write
 from accelerators.bench._roofline import Ceiling, Roofline, RoofPoint, roofline
 
-__all__ = ["plot_report", "roofline_png"]
+__all__ = ["PLAIN_TEXT", "plot_report", "roofline_png"]
+
+#: matplotlib settings under which every label is drawn as the text it is.
+PLAIN_TEXT: dict[Any, Any] = {"text.parse_math": False, "text.usetex": False}
 
 _VERDICT_COLOURS = {"pass": "#2e7d32", "warn": "#ef6c00", "fail": "#c62828"}
 _GEMM_COLOUR = "#1565c0"
@@ -47,21 +50,24 @@ def roofline_png(report: BenchReport, *, dpi: int = 110) -> bytes:
     except ImportError as exc:  # pragma: no cover - matplotlib is installed where tests run
         raise ImportError('Plotting needs matplotlib: pip install "accelerators[bench]"') from exc
 
-    figure = Figure(figsize=(9, 5.6), layout="constrained")
-    axes = figure.subplots()
-    _draw(axes, roofline(report))
-    device = report.device
-    what = device.accelerator or device.name
-    if device.is_mig:
-        what += f" MIG {device.mig_profile}"
-    figure.suptitle(
-        f"{device.count} x {what} - profile {report.profile} - verdict "
-        f"{report.verdict.value.upper()} ({report.elapsed_s:.1f} s)",
-        color=_VERDICT_COLOURS.get(report.verdict.value, "black"),
-        fontweight="bold",
-    )
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=dpi)
+    # Device names come from the driver, node names from the history: text, never math
+    # ("$\\undefinedmacro$" would raise while drawing).
+    with matplotlib.rc_context(PLAIN_TEXT):
+        figure = Figure(figsize=(9, 5.6), layout="constrained")
+        axes = figure.subplots()
+        _draw(axes, roofline(report))
+        device = report.device
+        what = device.accelerator or device.name
+        if device.is_mig:
+            what += f" MIG {device.mig_profile}"
+        figure.suptitle(
+            f"{device.count} x {what} - profile {report.profile} - verdict "
+            f"{report.verdict.value.upper()} ({report.elapsed_s:.1f} s)",
+            color=_VERDICT_COLOURS.get(report.verdict.value, "black"),
+            fontweight="bold",
+        )
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()
 
 

@@ -14,9 +14,7 @@ device (the figure the gate judges); ``devices`` holds every device's full resul
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -25,6 +23,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from accelerators.bench._config_report import DeviceConfigRecord, SustainedRecord
+from accelerators.bench._files import atomic_write
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -127,7 +126,11 @@ class ReasonCode(StrEnum):
     CONFIG_UNAVAILABLE = "config_unavailable"
     """Power limits, clocks or links could not be read (informational, with the reason)."""
     HISTORY_UNAVAILABLE = "history_unavailable"
-    """The bench history could not be read (no baseline from it) or written (informational)."""
+    """The bench history could not be read (no baseline from it) or written, or did not
+    answer within its deadline (informational)."""
+    HISTORY_SKIPPED = "history_skipped"
+    """Records of the bench history that are malformed or physically impossible were skipped,
+    never used; the message names them (informational)."""
     THERMAL_THROTTLE = "thermal_throttle"
     """The sustained phase slowed down with thermal or power clock-event reasons active."""
     SUSTAINED_DROP = "sustained_drop"
@@ -393,32 +396,3 @@ def write_json(report: BenchReport, path: str | os.PathLike[str]) -> Path:
     :param path: the destination; its directory must exist.
     """
     return atomic_write(path, (report.model_dump_json(indent=2) + "\n").encode("utf-8"))
-
-
-def atomic_write(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write ``data`` to ``path`` through a temporary file and :func:`os.replace`.
-
-    A reader sees the old file or the new one, never a part. An existing file's permission
-    bits are kept; a new file gets ``0o644``.
-
-    :param path: the destination; its directory must exist.
-    :param data: the content.
-    """
-    target = Path(path)
-    try:
-        mode = target.stat().st_mode & 0o777
-    except OSError:
-        mode = 0o644
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        os.chmod(tmp, mode)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return target

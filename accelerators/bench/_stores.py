@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from accelerators.bench._history import HistoryStore, SqliteStore
+from accelerators._text import redact
+from accelerators.bench._history import HistoryStore, Limits, SqliteStore
 from accelerators.errors import AcceleratorError
 
 __all__ = ["HISTORY_ENV", "default_history_path", "history_store", "open_store"]
@@ -27,24 +28,28 @@ def default_history_path() -> Path:
     return Path(platformdirs.user_data_dir("accelerators")) / _FILE_NAME
 
 
-def open_store(location: str | os.PathLike[str] | None = None) -> HistoryStore:
+def open_store(
+    location: str | os.PathLike[str] | None = None, *, limits: Limits | None = None
+) -> HistoryStore:
     """The store at ``location``: ``None`` (the default SQLite file), a path, or ``s3://``.
 
     :param location: where the history lives.
-    :raises AcceleratorError: an ``s3://`` URL without a bucket, or boto3 is missing.
+    :param limits: how long it may take (default: :meth:`Limits.from_env`).
+    :raises AcceleratorError: an ``s3://`` URL without a bucket, or a limit in the
+        environment that is not a number.
     """
     if location is None:
-        return SqliteStore(default_history_path())
+        return SqliteStore(default_history_path(), limits=limits)
     text = os.fspath(location)
     if text.startswith("s3://"):
         from accelerators.bench._history_s3 import S3Store  # boto3 only when asked for
 
-        return S3Store.from_url(text)
+        return S3Store.from_url(text, limits=limits)
     if "://" in text:
         raise AcceleratorError(
-            f"Expected a bench history path or an s3://bucket/prefix URL, got {text!r}"
+            f"Expected a bench history path or an s3://bucket/prefix URL, got {redact(text)!r}"
         )
-    return SqliteStore(text)
+    return SqliteStore(text, limits=limits)
 
 
 def history_store(
@@ -71,4 +76,4 @@ def history_store(
     try:
         return open_store(None if text == "default" else text)
     except AcceleratorError as exc:
-        raise AcceleratorError(f"Bench history {text!r}{where}: {exc}") from exc
+        raise AcceleratorError(f"Bench history {redact(text)!r}{where}: {exc}") from exc

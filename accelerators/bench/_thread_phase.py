@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from accelerators.bench._context import Context, DeviceState
 from accelerators.bench._history import HistoryStore
+from accelerators.bench._record import bounded
 from accelerators.bench._threads import (
     WINDOW_S,
     ThreadChoice,
@@ -164,7 +165,8 @@ def history_priors(
             from accelerators.bench._stores import open_store
 
             store = open_store(where)
-        reports = store.node_reports(node, RECENT_REPORTS)
+        # Within the history's deadline, as the baseline's read: a store that hangs must not.
+        reports = bounded(store, "read", lambda: store.node_reports(node, RECENT_REPORTS))
     except AcceleratorError:
         return {}
     return prior_from_history(reports, device, options)

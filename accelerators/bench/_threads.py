@@ -240,6 +240,11 @@ def choose(found: Windows, options: Sequence[int], prior: int | None, ran_at: in
     return chosen
 
 
+def _objects(value: object) -> list[Mapping[str, Any]]:
+    """The mappings in a stored list; anything else in a damaged record is passed over."""
+    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+
+
 def prior_from_history(
     reports: Iterable[Mapping[str, Any]], device_name: str, options: Sequence[int]
 ) -> dict[str, int]:
@@ -248,11 +253,12 @@ def prior_from_history(
     wanted = {str(t) for t in options}
     found: dict[str, int] = {}
     for report in reports:
-        for device in report.get("devices") or ():
+        for device in _objects(report.get("devices")):
             if device.get("kind") != "cpu" or device.get("name") != device_name:
                 continue
-            for record in device.get("threads") or ():
-                compared = {str(t) for t in (record.get("rates") or record.get("median_s") or {})}
+            for record in _objects(device.get("threads")):
+                rates = record.get("rates") or record.get("median_s") or {}
+                compared = {str(t) for t in rates} if isinstance(rates, Mapping) else set()
                 threads = record.get("threads")
                 if compared == wanted and isinstance(threads, int) and threads in options:
                     found[str(record.get("workload"))] = threads

@@ -283,10 +283,7 @@ def render_names_markdown() -> str:
 
     out += _table(
         ["Name", "System", "Means"],
-        [
-            (f"`{g.name}`", g.system, " | ".join(g.members))
-            for g in _store.LOADED.file().groups
-        ],
+        [(f"`{g.name}`", g.system, " | ".join(g.members)) for g in _store.LOADED.file().groups],
     )
     return "\n".join(out) + "\n"
 

@@ -160,6 +160,12 @@ def bench_command(
         )
     except ImportError as exc:
         fail(exc, hint='pip install "accelerators[bench]"')
+    if store is not None:
+        from accelerators.bench._record import record
+
+        # As the gate does: a store that cannot take the report (an S3 outage, bad
+        # credentials, an unwritable path) is an info reason, never a failed gate.
+        report = record(store, report)
     if json_path is not None:
         if to_stdout:
             sys.stdout.write(report.model_dump_json(indent=2) + "\n")
@@ -179,8 +185,6 @@ def bench_command(
         from accelerators.bench._report import atomic_write
 
         atomic_write(html, html_report(report).encode("utf-8"))
-    if store is not None:
-        store.append(report)
     if not (quiet or to_stdout):
         print_report(report)
         for what, where in (("JSON report", json_path), ("Roofline", plot), ("HTML", html)):
@@ -223,7 +227,16 @@ def _check_output(path: Path | None, option: str, *, allow_stdout: bool = False)
         fail(f"{option} needs a file path; '-' (stdout) is only accepted by --json")
     if path.is_dir() or text.endswith(os.sep):
         fail(f"{option} {text!r} is a directory; expected a file path")
-    parent = path.parent
+    from accelerators.bench._files import target_kind
+
+    kind = target_kind(path)
+    if kind in ("a FIFO", "a character device"):  # written directly, as a shell's '>' does
+        if not os.access(path, os.W_OK):
+            fail(f"{option} {text!r} ({kind}) is not writable")
+        return
+    if kind is not None:
+        fail(f"{option} {text!r} is {kind}, not a regular file; expected a file path")
+    parent = Path(os.path.realpath(path)).parent  # a symlink is written through
     if not parent.is_dir():
         fail(f"{option}: directory {str(parent)!r} of {text!r} does not exist")
     if path.exists() and not os.access(path, os.W_OK):

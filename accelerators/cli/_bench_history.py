@@ -19,7 +19,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from accelerators.cli._common import console, fail, guarded
+from accelerators.cli._common import console, err_console, fail, guarded
 
 __all__ = ["history_command"]
 
@@ -59,6 +59,17 @@ def history_command(
     check: Annotated[
         bool, typer.Option("--check", help="Exit 1 when any device is flagged.")
     ] = False,
+    deadline: Annotated[
+        float,
+        typer.Option(
+            "--deadline",
+            min=1.0,
+            max=3600.0,
+            metavar="SECONDS",
+            help="How long reading the whole history may take (a gate reads it within "
+            "ACCELERATORS_BENCH_HISTORY_DEADLINE).",
+        ),
+    ] = 300.0,
 ) -> None:
     """Show each node's and device's trend per metric; flag those below their own or the
     fleet's median."""
@@ -67,8 +78,28 @@ def history_command(
 
     if chart is not None and (chart.is_dir() or not chart.parent.is_dir()):
         fail(f"--chart {str(chart)!r}: expected a file path in an existing directory")
-    history = open_store(store)
-    found = trends(history.figures(), drop=drop, metrics=tuple(metric or ()))
+    if chart is not None:
+        try:
+            import matplotlib  # noqa: F401 - only whether it is there, before reading anything
+        except ImportError:
+            fail("--chart needs matplotlib, which is not installed",
+                 hint='pip install "accelerators[bench]"')  # fmt: skip
+    from dataclasses import replace
+
+    from accelerators.bench._history import Limits
+
+    history = open_store(store, limits=replace(Limits.from_env(), deadline_s=deadline))
+    read = history.read()
+    if read.skipped:
+        err_console.print(
+            Text(f"Note: skipped {len(read.skipped)} records of {read.records} in "
+                 f"{history.location} (malformed or physically impossible):", style="yellow")
+        )  # fmt: skip
+        for line in read.skipped[:10]:
+            err_console.print(Text(f"  {line}", style="yellow"), soft_wrap=True)
+        if len(read.skipped) > 10:
+            err_console.print(Text(f"  and {len(read.skipped) - 10} more", style="yellow"))
+    found = trends(read.figures, drop=drop, metrics=tuple(metric or ()))
     shown = [t for t in found if t.flagged] if flagged_only else found
     if chart is not None:
         from accelerators.bench._history_plot import history_png

@@ -46,7 +46,14 @@ def flyte_check(
             f"accelerators flyte check needs the Flyte plugin ({exc.name} is not installed)",
             hint="pip install -e plugins/flyte  (distribution flytekitplugins-accelerators)",
         )
-    results = plugin.check_file(path, platform=platform, require_gate=not no_gate)
+    try:
+        results = plugin.check_file(path, platform=platform, require_gate=not no_gate)
+    except SystemExit as exc:  # the file exits while it is imported: nothing was checked
+        fail(
+            f"{path} called SystemExit({exc.code!r}) while it was imported, so no workflow "
+            "was checked",
+            hint='guard the file\'s script part with `if __name__ == "__main__":`',
+        )
     total = 0
     for workflow, findings in results.items():
         typer.echo(f"{workflow}: {len(findings)} finding(s)")

@@ -62,7 +62,7 @@ def recommend_command(
         list[str] | None, typer.Option("--cloud", help="aws, gcp, azure or hf (repeatable).")
     ] = None,
     spot: Annotated[bool, typer.Option("--spot", help="Rank by spot prices.")] = False,
-    top: Annotated[int, typer.Option("--top", help="How many specs to show.")] = 10,
+    top: Annotated[int, typer.Option("--top", min=1, help="How many specs to show.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Estimate a workload's memory and rank the accelerator specs that hold it."""

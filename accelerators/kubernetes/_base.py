@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
 from accelerators.errors import AcceleratorError, PlacementError, close_matches
+from accelerators.kubernetes import _options
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -245,19 +246,20 @@ class Platform(ABC):
                 f"Unknown option {unknown[0]!r} for platform {self.name!r}: valid options "
                 f"are {', '.join(valid)}{hint}"
             )
-        bad_roles = sorted(set(labels or {}) - set(self.labels))
+        roles = _options.label_keys(self.name, labels)
+        bad_roles = sorted(set(roles) - set(self.labels))
         if bad_roles:
             raise AcceleratorError(
                 f"Unknown label role {bad_roles[0]!r} for platform {self.name!r}: its roles "
                 f"are {', '.join(sorted(self.labels)) or '(none)'}"
             )
-        self.label_keys: dict[str, str] = {**self.labels, **(labels or {})}
-        self.value_overrides: dict[str, tuple[str, ...]] = {
-            str(k).casefold(): (v,) if isinstance(v, str) else tuple(v)
-            for k, v in (label_values or {}).items()
-        }
-        self.extra_tolerations = tuple(normalise_toleration(t) for t in tolerations or ())
-        self.runtime_class_name = runtime_class_name
+        self.label_keys: dict[str, str] = {**self.labels, **roles}
+        self.value_overrides = _options.label_values(self.name, label_values)
+        self.extra_tolerations = tuple(
+            normalise_toleration(t)
+            for t in _options.sequence(self.name, "tolerations", tolerations)
+        )
+        self.runtime_class_name = _options.text(self.name, "runtime_class_name", runtime_class_name)
         self.configure(**options)
 
     def configure(self, **options: Any) -> None:  # noqa: B027 - optional hook

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from accelerators import catalog
 from accelerators.constants import flyte_device
+from accelerators.kubernetes import _options
 from accelerators.kubernetes._base import (
     Placement,
     Platform,
@@ -87,14 +88,16 @@ class Flyte(Platform):
         extended_resource_tolerations: bool = False,
         **_: Any,
     ) -> None:
-        self.extended_resource_tolerations = bool(extended_resource_tolerations)
+        self.extended_resource_tolerations = _options.flag(
+            self.name, "extended_resource_tolerations", extended_resource_tolerations
+        )
         self.unpartitioned_requirement = (
             Requirement(
-                str(unpartitioned_requirement["key"]),
-                str(unpartitioned_requirement["operator"]),
-                tuple(str(v) for v in unpartitioned_requirement.get("values") or ()),
+                *_options.requirement(
+                    self.name, "unpartitioned_requirement", unpartitioned_requirement
+                )
             )
-            if unpartitioned_requirement
+            if unpartitioned_requirement is not None
             else None
         )
         self.unpartitioned_toleration = (

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from accelerators.kubernetes import _options
 from accelerators.kubernetes._base import (
     Placement,
     Platform,
@@ -39,7 +40,7 @@ class Generic(Platform):
     options = ("resource_name",)
 
     def configure(self, *, resource_name: str | None = None, **_: Any) -> None:
-        self.resource_name = resource_name
+        self.resource_name = _options.text(self.name, "resource_name", resource_name)
 
     def place(self, spec: AcceleratorSpec) -> Placement:
         acc = spec.accelerator

@@ -30,6 +30,7 @@ The input is never mutated. ``kubernetes.client`` models (``V1Pod``, ``V1PodTemp
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
@@ -144,7 +145,9 @@ def _merge_spec(spec: dict[str, Any], fragment: Mapping[str, Any], container: st
                 claims.append(dict(claim))
         spec["resourceClaims"] = claims
     if fragment.get("resources"):
-        _merge_resources(_container(spec, container), fragment["resources"])
+        target = _container(spec, container)
+        _check_others(spec, target, fragment["resources"])
+        _merge_resources(target, fragment["resources"])
 
 
 def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -155,7 +158,8 @@ def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
 
 
 def _merge_affinity(existing: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
-    out = copy.deepcopy(dict(existing))
+    """``existing`` (the pod's own: already a private copy) with ``extra``'s terms ANDed in."""
+    out = dict(existing)
     ours = extra.get("nodeAffinity") or {}
     node = dict(out.get("nodeAffinity") or {})
     required_key, preferred_key = REQUIRED, PREFERRED
@@ -165,23 +169,33 @@ def _merge_affinity(existing: Mapping[str, Any], extra: Mapping[str, Any]) -> di
         if not old_terms:
             terms = copy.deepcopy(our_terms)
         else:
+            # Linear in the pod's terms: duplicates are found by a canonical key, not by
+            # comparing each new term with every earlier one (10,000 terms took 7 s).
             terms = []
+            seen: set[str] = set()
+
+            def add(term: dict[str, Any]) -> None:
+                key = _canonical(term)
+                if key not in seen:
+                    seen.add(key)
+                    terms.append(term)
+
             for old in old_terms:
-                present = list(old.get("matchExpressions") or [])
+                present = {_canonical(e) for e in old.get("matchExpressions") or []}
                 if any(_contains(present, term) for term in our_terms):
                     # Already ANDed with one alternative (a merged pod merged again).
-                    if old not in terms:
-                        terms.append(copy.deepcopy(old))
+                    add(old)
                     continue
                 for term in our_terms:
-                    combined = copy.deepcopy(old)
+                    combined = old if len(our_terms) == 1 else copy.deepcopy(old)
                     expressions = list(combined.get("matchExpressions") or [])
+                    have = {_canonical(e) for e in expressions}
                     for expr in term.get("matchExpressions") or []:
-                        if expr not in expressions:
+                        if _canonical(expr) not in have:
+                            have.add(_canonical(expr))
                             expressions.append(copy.deepcopy(expr))
                     combined["matchExpressions"] = expressions
-                    if combined not in terms:
-                        terms.append(combined)
+                    add(combined)
         node[required_key] = {**(node.get(required_key) or {}), "nodeSelectorTerms": terms}
     preferred = list(node.get(preferred_key) or [])
     for item in ours.get(preferred_key) or []:
@@ -193,8 +207,13 @@ def _merge_affinity(existing: Mapping[str, Any], extra: Mapping[str, Any]) -> di
     return out
 
 
-def _contains(expressions: list[Any], term: Mapping[str, Any]) -> bool:
-    return all(expr in expressions for expr in term.get("matchExpressions") or [])
+def _contains(expressions: set[str], term: Mapping[str, Any]) -> bool:
+    return all(_canonical(expr) in expressions for expr in term.get("matchExpressions") or [])
+
+
+def _canonical(value: object) -> str:
+    """One text per distinct JSON value (keys sorted), to find equal terms in a set."""
+    return json.dumps(value, sort_keys=True, default=repr)
 
 
 def _requirements(term: Mapping[str, Any], path: str) -> list[NodeRequirement]:
@@ -212,23 +231,24 @@ def _check_schedulable(spec: dict[str, Any], fragment: Mapping[str, Any]) -> Non
     ]
     ours = {NodeRequirement(str(k), "In", (str(v),)) for k, v in _selector(fragment).items()}
     ours |= {r for term in _terms(fragment) for r in _requirements(term, "fragment")}
-    required = (spec.get("affinity") or {}).get("nodeAffinity", {}).get(REQUIRED) or {}
+    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(REQUIRED) or {}
     terms = list(required.get("nodeSelectorTerms") or [])
     if not terms:
         return  # nodeSelector keys are unique, and clashes were caught while merging them
-    kept, conflicts = [], []
+    kept: list[Any] = []
+    conflicts: dict[tuple[NodeRequirement, ...], None] = {}  # ordered, found in O(1)
     for i, term in enumerate(terms):
         bad = unsatisfiable([*selector, *_requirements(term, f"nodeSelectorTerms[{i}]")])
         if bad is None:
             kept.append(term)
-        elif bad not in conflicts:
-            conflicts.append(bad)
+        else:
+            conflicts.setdefault(bad)
     if kept:
         if len(kept) < len(terms):
             required["nodeSelectorTerms"] = kept
         return
     lines = []
-    for group in conflicts[:3]:
+    for group in list(conflicts)[:3]:
         pods = [r for r in group if r not in ours]
         accelerator = [r for r in group if r in ours]
         lines.append(
@@ -264,6 +284,35 @@ def _container(spec: dict[str, Any], name: str | None) -> dict[str, Any]:
             return item  # type: ignore[no-any-return]
     names = ", ".join(repr(c.get("name")) for c in containers)
     raise AcceleratorError(f"The pod has no container named {name!r}; its containers are {names}")
+
+
+def _check_others(
+    spec: Mapping[str, Any], target: Mapping[str, Any], resources: Mapping[str, Any]
+) -> None:
+    """A device resource another container already asks for would add up: a sidecar with
+    ``nvidia.com/gpu: 1`` beside ``H100:8`` makes a pod of 9 GPUs, which no 8-GPU node fits.
+
+    :raises PlacementError: naming the container, the resource and the total.
+    """
+    ours = {**(resources.get("requests") or {}), **(resources.get("limits") or {})}
+    for other in spec.get("containers") or ():
+        if other is target:
+            continue
+        theirs = other.get("resources") or {}
+        for key, value in ours.items():
+            have = (theirs.get("limits") or {}).get(key) or (theirs.get("requests") or {}).get(key)
+            if have is None or str(have) in ("0", ""):
+                continue
+            try:
+                total = f"{int(str(have)) + int(str(value))}"
+            except ValueError:
+                total = f"{have} + {value}"
+            raise PlacementError(
+                f"Container {other.get('name')!r} already asks for {key}: {have!r}, and the "
+                f"accelerator's {value!r} would go to container {target.get('name')!r}: the pod "
+                f"would ask for {total} in all, more than the spec names. Give the accelerator "
+                "to the container that uses it (container=...) and remove the other request"
+            )
 
 
 def _merge_resources(target: dict[str, Any], resources: Mapping[str, Any]) -> None:

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from accelerators.errors import AcceleratorError
+from accelerators.kubernetes import _options
 from accelerators.kubernetes._base import (
     Placement,
     Platform,
@@ -101,7 +102,7 @@ class Nvidia(Platform):
             )
         self.mig_strategy = mig_strategy
         self.sharing = sharing
-        self.rename_by_default = bool(rename_by_default)
+        self.rename_by_default = _options.flag(self.name, "rename_by_default", rename_by_default)
 
     def place(self, spec: AcceleratorSpec) -> Placement:
         acc = spec.accelerator

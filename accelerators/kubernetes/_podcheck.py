@@ -207,9 +207,7 @@ def _key_satisfiable(group: list[NodeRequirement]) -> bool:
             return True
         number = _integer(value)
         return (
-            number is not None
-            and (low is None or number > low)
-            and (high is None or number < high)
+            number is not None and (low is None or number > low) and (high is None or number < high)
         )
 
     if allowed is not None:

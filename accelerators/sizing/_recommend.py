@@ -76,6 +76,8 @@ def recommend(
     accelerators without tensor support for it (no bf16 on a V100 or T4).
     """
     needed = _needed_gb(workload, memory_gb, dtype)
+    if top is not None and (type(top) is not int or top < 1):  # True is not a count
+        raise SizingError(f"Expected top to be a positive number of specs (or None), got {top!r}")
     if not 0 <= min_headroom < 1:
         raise SizingError(f"Expected min_headroom in [0, 1), got {min_headroom!r}")
     vendor_set = _vendors([vendors] if isinstance(vendors, str) else vendors)

@@ -21,12 +21,16 @@ import datetime as dt
 import functools
 import json
 import os
+import re
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from accelerators import _datafiles
+from accelerators._text import redact
 from accelerators.catalog._instances import Instance, Price
 from accelerators.errors import AcceleratorError
 from accelerators.sizing._model import SizingError
@@ -46,6 +50,9 @@ FAMILIES: tuple[str, ...] = (
     "trn1", "trn1n", "trn2", "inf1", "inf2",
 )  # fmt: skip
 _CACHE_VERSION = 1
+#: An AWS region name (``us-east-1``, ``ap-southeast-4``, ``us-gov-west-1``): it becomes a file
+#: name in the cache folder, so nothing else is accepted.
+_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$")
 _Row = TypeVar("_Row", Instance, Price)
 _SOURCE = "aws-api"
 
@@ -65,13 +72,11 @@ class AwsRefresh:
     """Instance types whose device the catalog does not know (``name: device``)."""
 
 
-def cache_dir() -> Path:
-    """Where live data is cached (see the module docstring)."""
-    explicit = os.environ.get("ACCELERATORS_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "accelerators"
+def cache_dir() -> Path | None:
+    """Where live data is cached (see the module docstring); ``None`` when the cache is off
+    (``ACCELERATORS_CACHE_DIR=off``) or its folder cannot be trusted (another user's, or one
+    others can write: :func:`accelerators._datafiles.trusted_cache_dir`)."""
+    return _datafiles.trusted_cache_dir()
 
 
 def refresh(
@@ -86,6 +91,8 @@ def refresh(
     ``session`` is a ``boto3.Session`` (default: a new one, reading the usual AWS credential
     chain); ``endpoint_url`` points EC2 elsewhere (a local moto server in the tests).
     """
+    if not _REGION.match(str(region)):
+        raise SizingError(f"Expected an AWS region such as us-east-1, got {region!r}")
     try:
         import boto3
         from botocore.exceptions import BotoCoreError, ClientError
@@ -100,15 +107,14 @@ def refresh(
             "No AWS credentials found: using the shipped instance and price tables "
             "(accelerators/data/instances.toml, prices.toml), which are dated and may be stale.",
         )  # fmt: skip
-    client = session.client("ec2", region_name=region, endpoint_url=endpoint_url)
     try:
+        client = session.client("ec2", region_name=region, endpoint_url=endpoint_url)
         rows, skipped = _instance_types(client, families)
         spot = _spot_prices(client, [r.name for r in rows], region)
-    except (BotoCoreError, ClientError) as exc:
-        raise SizingError(f"AWS refresh in {region} failed: {exc}") from exc
+    except (BotoCoreError, ClientError, ValueError) as exc:
+        raise SizingError(f"AWS refresh in {region} failed: {redact(str(exc))}") from exc
     fetched_at = dt.datetime.now(dt.UTC).replace(microsecond=0)
-    path = cache_dir() / f"aws-{region}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    folder = cache_dir()
     payload = {
         "version": _CACHE_VERSION,
         "region": region,
@@ -116,16 +122,32 @@ def refresh(
         "instances": [r.model_dump(mode="json") for r in rows],
         "spot": [p.model_dump(mode="json") for p in spot],
     }
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(payload, indent=1), encoding="utf-8")
-    tmp.replace(path)
+    path = None if folder is None else _write_cache(folder / f"aws-{region}.json", payload)
     _read_cache_at.cache_clear()
+    where = f"cached in {path}" if path is not None else "not cached (the cache is off or unsafe)"
     return AwsRefresh(
         region, "live",
         f"Fetched {len(rows)} instance types and {len(spot)} spot prices from AWS {region} at "
-        f"{fetched_at.isoformat()}; cached in {path}",
+        f"{fetched_at.isoformat()}; {where}",
         fetched_at, path, tuple(rows), tuple(spot), tuple(skipped),
     )  # fmt: skip
+
+
+def _write_cache(path: Path, payload: dict[str, Any]) -> Path | None:
+    """Write ``path`` through a fresh temporary file (never a fixed name a link could sit on),
+    then :func:`os.replace`; ``None`` when it cannot be written."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(payload, indent=1))
+        os.replace(tmp, path)
+    except OSError:
+        Path(tmp).unlink(missing_ok=True)
+        return None
+    return path
 
 
 def cached_instances() -> tuple[Instance, ...]:
@@ -171,6 +193,8 @@ def _read_cache_at(
 
 def _read_cache() -> tuple[dict[str, Any], ...]:
     directory = cache_dir()
+    if directory is None:
+        return ()
     try:
         files = sorted(directory.glob("aws-*.json"))
         stamp = tuple((f.name, f.stat().st_mtime) for f in files)

@@ -38,8 +38,14 @@ def test_gate_appends_to_the_history_the_environment_names(
 
 def test_a_failed_gate_is_recorded_before_it_raises(tmp_path: Path) -> None:
     path = tmp_path / "history.sqlite"
+    a100 = FakeDevice(  # an A100's own rates: its figures must be possible for an A100
+        name="NVIDIA A100-SXM4-80GB",
+        gemm_tflops={"fp32": 18.0, "tf32": 140.0, "bf16": 280.0, "fp16": 280.0},
+        bandwidth_gbps=dict.fromkeys(("copy", "scale", "add", "triad", "dot"), 1800.0),
+    )
+    fake = {"backend": FakeBackend([a100]), "detected": fake_detected("A100-80GB-SXM")}
     with pytest.raises(AcceleratorGateError) as raised:
-        gate("H100", history=path, **_fake("A100-80GB-SXM"))  # type: ignore[arg-type]
+        gate("H100", history=path, **fake)  # type: ignore[arg-type]
     (stored,) = open_store(path).reports()
     assert stored["verdict"] == "fail" == raised.value.report.verdict.value
 

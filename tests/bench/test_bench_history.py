@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -116,21 +114,6 @@ def test_metric_filter_and_sparkline() -> None:
 
 
 # ------------------------------------------------------------------------ S3 (moto server)
-@pytest.fixture(scope="module")
-def s3_endpoint() -> Iterator[str]:
-    server_module = pytest.importorskip("moto.server")
-    pytest.importorskip("boto3")
-    with socket.socket() as probe:  # a free port on the loopback interface
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = server_module.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.stop()
-
-
 @pytest.fixture
 def s3_env(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> str:
     import boto3

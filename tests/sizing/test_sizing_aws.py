@@ -139,3 +139,28 @@ def test_importing_sizing_loads_no_boto3() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_refresh_never_writes_through_a_planted_link(
+    endpoint: str, session: object, private_cache: Path, tmp_path: Path
+) -> None:
+    private_cache.mkdir(mode=0o700, parents=True)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious", encoding="utf-8")
+    (private_cache / "aws-us-east-1.tmp").symlink_to(victim)  # the old fixed temporary name
+    result = aws.refresh("us-east-1", endpoint_url=endpoint, session=session)
+    assert victim.read_text(encoding="utf-8") == "precious"
+    assert result.path == private_cache / "aws-us-east-1.json"
+    assert json.loads(result.path.read_text(encoding="utf-8"))["region"] == "us-east-1"
+
+
+def test_refresh_with_the_cache_off_writes_nothing(
+    endpoint: str, session: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ACCELERATORS_CACHE_DIR", "off")
+    result = aws.refresh("us-east-1", endpoint_url=endpoint, session=session)
+    assert result.source == "live"
+    assert result.path is None
+    assert "not cached" in result.message
+    assert list(tmp_path.iterdir()) == []

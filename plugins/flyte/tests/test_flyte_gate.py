@@ -201,8 +201,18 @@ def test_the_gate_task_appends_to_the_deployments_bench_history(
     path = tmp_path / "history.sqlite"
     monkeypatch.setenv("ACCELERATORS_BENCH_HISTORY", str(path))
     run_gate("H100", local=False, run=_on("H100-SXM"))
+    # An A100 at an A100's rates: a report whose figures are impossible for its own SKU is
+    # never appended (accelerators/bench/_history_check.py).
+    a100 = FakeDevice(
+        name="NVIDIA A100-SXM4-80GB",
+        gemm_tflops={"fp32": 18.0, "tf32": 140.0, "bf16": 280.0, "fp16": 280.0},
+        bandwidth_gbps=dict.fromkeys(("copy", "scale", "add", "triad", "dot"), 1800.0),
+    )
+    on_a100 = functools.partial(
+        run, backend=FakeBackend([a100]), detected=fake_detected("A100-80GB-SXM")
+    )
     with pytest.raises(AcceleratorGateError):
-        run_gate("H100", local=False, run=_on("A100-80GB-SXM"))
+        run_gate("H100", local=False, run=on_a100)
     verdicts = [r["verdict"] for r in open_store(path).reports()]
     assert verdicts == ["pass", "fail"]
 
