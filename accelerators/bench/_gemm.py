@@ -97,7 +97,8 @@ class SearchResult:
     :param elapsed_s: wall-clock time of the search (pool allocation included).
     :param stopped: ``"budget"`` or ``"converged"``.
     :param case: the winning shape's case, still open, for the correctness check.
-    :param cut: the hard deadline cut a measurement short (fewer calls than planned).
+    :param cut: the hard deadline cut the winner's last measurement short (fewer calls than
+        planned); a cut trial of another shape only ends the search, as a budget does.
     """
 
     dtype: str
@@ -151,7 +152,7 @@ class ShapeSearch:
         self.hard_deadline = (
             self.start + settings.budget_s if hard_deadline is None else hard_deadline
         )
-        self.cut = False
+        self.cut: dict[Shape, bool] = {}  # each shape's latest measurement cut at the deadline
         self.trials: dict[Shape, Trial] = {}
         self.order: list[Shape] = []
         self.failed: set[Shape] = set()
@@ -241,7 +242,7 @@ class ShapeSearch:
             )
         finally:
             case.close()
-        self.cut = self.cut or measurement.cut
+        self.cut[shape] = measurement.cut
         if previous is not None:
             measurement = previous.measurement.merge(measurement)
         else:
@@ -383,7 +384,8 @@ class ShapeSearch:
         case.run()  # the output the correctness check reads comes from a real call
         elapsed = self.clock() - self.start
         trials = tuple(self.trials[s] for s in self.order)
-        return SearchResult(self.session.dtype, best, trials, elapsed, stopped, case, self.cut)
+        cut = self.cut.get(best.shape, False)
+        return SearchResult(self.session.dtype, best, trials, elapsed, stopped, case, cut)
 
 
 def _dims(shape: Shape) -> tuple[int, int, int]:
