@@ -294,7 +294,7 @@ def test_non_string_names(value: Any):
     [
         ("tpu-v5p-3", r"TPU-V5P slices are sized in TensorCores, two per chip"),
         ("tpu-v5litepod-3", r"TPU-V5E has no topology with 3 chips; sizes in this naming: 1, 4"),
-        ("0x H100", r"Unknown accelerator '0x H100'"),
+        ("0x H100", r"'0x H100' exactly: it asks for 0 devices"),
     ],
 )
 def test_bad_sizes(text: str, message: str):

@@ -53,6 +53,7 @@ from accelerators.catalog import _store as catalog
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._memory_select import select_by_memory
 from accelerators.catalog._partitions import check_partition
+from accelerators.catalog._reader import read
 from accelerators.catalog._spellings import (
     DEVICE_REPORTED,
     MEMORY_WORD,
@@ -173,6 +174,7 @@ def _resolve(index: Index, text: str) -> NameMatch:
     found = found or _resolve_decorated(index, stripped)
     found = found or _with_count(index, stripped, _COUNT_SUFFIX.search(stripped))
     found = found or _instance_type(index, stripped)
+    found = found or read(index, stripped)
     if found is None:
         raise _unknown(index, text)
     return found
