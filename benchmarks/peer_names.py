@@ -63,7 +63,7 @@ class Outcome:
 
 
 def _count(text: str) -> tuple[float, float | None, bool]:
-    """``8`` / ``0.5`` / ``1/6`` -> (value, None, False); ``1..2`` -> (1, 2, True); ``4..`` -> (4, None, True)."""
+    """``8``, ``1/6``: (value, None, False); ``1..2``: (1, 2, True); ``4..``: (4, None, True)."""
     if ".." in text:
         low, high = text.split("..")
         return float(low), (float(high) if high else None), True
@@ -126,7 +126,9 @@ def evaluate(row: Row) -> Outcome:
         kind = "unknown" if wanted is None else "error"
         return Outcome(row, kind, f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
     if wanted is None:
-        missing = "which this catalog should not claim" if row.device is None else "not in the catalog"
+        missing = (
+            "which this catalog should not claim" if row.device is None else "not in the catalog"
+        )
         return Outcome(row, "wrong", f"resolved to {spec}; expected {row.device or '-'}, {missing}")
     got = [alt.accelerator.model if alt.accelerator else None for alt in spec.alternatives]
     if got != wanted:
@@ -176,7 +178,9 @@ def _print(title: str, outcomes: list[Outcome], *, misses: bool) -> None:
     wrong = sum(o.status in ("wrong", "error") for o in outcomes)
     print(f"\n== {title}: {resolved}/{total} = {resolved / total:.1%} resolved, {wrong} wrong")
     for key in ("system", "kind"):
-        print(f"{key:<14} {'rows':>5} {'resolved':>9} {'share':>7}  " + ("missed" if misses else ""))
+        print(
+            f"{key:<14} {'rows':>5} {'resolved':>9} {'share':>7}  " + ("missed" if misses else "")
+        )
         for group, s in summarise(outcomes, key).items():
             missed = ", ".join(s["missed"]) or "-"  # type: ignore[arg-type]
             print(
