@@ -35,10 +35,24 @@ DTYPES: tuple[str, ...] = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "mxfp8
 Vendor = Literal["nvidia", "amd", "intel", "google", "aws", "huawei"]
 DeviceClass = Literal["gpu", "tpu", "neuron", "hpu", "npu"]
 Confidence = Literal["source", "derived", "unconfirmed"]
+#: What a source is: the vendor's datasheet or product brief, its product page, a whitepaper
+#: or architecture guide, its other documentation, a cloud's documentation of the hardware it
+#: rents, the vendor's code (driver tables, diagnostics), a third party, or our measurement.
+SourceKind = Literal[
+    "vendor-datasheet",
+    "vendor-product-page",
+    "vendor-whitepaper",
+    "vendor-docs",
+    "cloud-docs",
+    "vendor-code",
+    "third-party",
+    "measured",
+]
 
 _MIG_PROFILE_RE = re.compile(r"^[1-7]g\.\d+gb(?:[+-][a-z.]+)?$")
 _TOPOLOGY_RE = re.compile(r"^\d+x\d+(?:x\d+)?$")
 _CONSTANT_RE = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_DATE_RE = re.compile(r"^20\d\d-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
@@ -49,13 +63,36 @@ class Source(BaseModel):
     model_config = _STRICT
 
     title: str
+    """What the page is, as its publisher titles it (with the document number where it has one)."""
     url: str | None = None
-    kind: Literal["vendor-datasheet", "vendor-docs", "vendor-code", "third-party", "measured"]
+    """The address where the figures were read (a mirror's, for a vendor document read there)."""
+    kind: SourceKind
+    retrieved: str | None = None
+    """The day the figures were read on that page, ``YYYY-MM-DD``."""
     note: str | None = None
+
+    @field_validator("url")
+    @classmethod
+    def _check_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("https://", "http://")):
+            raise ValueError(f"url {value!r} is not an http(s) address")
+        return value
+
+    @field_validator("retrieved")
+    @classmethod
+    def _check_retrieved(cls, value: str | None) -> str | None:
+        if value is not None and not _DATE_RE.match(value):
+            raise ValueError(f"retrieved {value!r} is not a date YYYY-MM-DD")
+        return value
 
 
 class Figure(BaseModel):
-    """One number with its provenance. Values are dense (never with sparsity)."""
+    """One number with its provenance. Values are dense (never with sparsity).
+
+    ``confidence``: ``source`` (printed on the cited page), ``derived`` (computed by
+    ``formula`` from numbers printed there or from the entry's other figures; the note says
+    which), ``unconfirmed`` (no page found; the note says what was searched).
+    """
 
     model_config = _STRICT
 
@@ -63,6 +100,23 @@ class Figure(BaseModel):
     source: str
     confidence: Confidence = "source"
     note: str | None = None
+    formula: str | None = None
+    """A derived figure's rule (:mod:`accelerators.catalog._formula`): ``sparse / 2``,
+    ``3958 / 2``, ``tflops.fp32 * 4``, ``1536 / 16``."""
+    sparse: float | None = Field(default=None, gt=0)
+    """The with-sparsity rate the source prints for this dtype, where it prints one."""
+    per_device: float | None = Field(default=None, gt=0)
+    """On a board of several devices (K80, MI250X): the per-device value the source prints."""
+
+    @model_validator(mode="after")
+    def _check_formula(self) -> "Figure":
+        if self.formula is not None:
+            if self.confidence != "derived":
+                raise ValueError(f"formula {self.formula!r} on a figure that is not derived")
+            from accelerators.catalog import _formula
+
+            _formula.names(self.formula)  # raises ValueError on a malformed rule
+        return self
 
 
 class MigProfile(BaseModel):
@@ -182,6 +236,8 @@ class Accelerator(BaseModel):
     constant: str | None = None
     aliases: tuple[str, ...] = ()
     architecture: str
+    chip: str | None = None
+    """The die (``GH100``, ``AD102``): SKUs of one chip share per-clock tensor-rate ratios."""
     compute_capability: str | None = None
     form_factor: str
     memory_type: str
@@ -229,6 +285,46 @@ class Accelerator(BaseModel):
         if self.mig and self.tpu_topologies:
             raise ValueError(f"{self.name}: has both MIG profiles and TPU topologies")
         return self
+
+    @model_validator(mode="after")
+    def _check_formulas(self) -> "Accelerator":
+        problems = [
+            f"{self.name} {key}: {problem}"
+            for key, figure in self.figures()
+            if (problem := self.formula_problem(figure)) is not None
+        ]
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    def figures(self) -> list[tuple[str, Figure]]:
+        """Every figure with its key (``memory_gb``, ``tflops.bf16``…), in display order."""
+        out: list[tuple[str, Figure]] = [("memory_gb", self.memory)]
+        out.append(("bandwidth_tbps", self.bandwidth))
+        if self.tdp is not None:
+            out.append(("tdp_w", self.tdp))
+        out += [(f"tflops.{d}", self.tflops_figures[d]) for d in DTYPES if d in self.tflops_figures]
+        return out
+
+    def formula_problem(self, figure: Figure) -> str | None:
+        """Why ``figure``'s formula does not give its value (None: it does, or it has none)."""
+        if figure.formula is None:
+            return None
+        from accelerators.catalog import _formula
+
+        values: dict[str, float] = {key: f.value for key, f in self.figures()}
+        values["devices"] = self.devices_per_board
+        if figure.sparse is not None:
+            values["sparse"] = figure.sparse
+        if figure.per_device is not None:
+            values["per_device"] = figure.per_device
+        try:
+            computed = _formula.evaluate(figure.formula, values)
+        except ValueError as exc:
+            return str(exc)
+        if not _formula.agrees(figure.value, computed):
+            return f"value {figure.value:g} but formula {figure.formula!r} gives {computed:g}"
+        return None
 
     # -- plain-number views -------------------------------------------------------------
     @property

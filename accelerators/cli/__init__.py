@@ -25,6 +25,7 @@ __all__ = ["build_app", "main"]
 #: Modules that add commands, in help order; each exposes ``register(app)``.
 _COMMAND_MODULES: tuple[str, ...] = (
     "accelerators.cli._catalog",
+    "accelerators.cli._catalog_audit",
     "accelerators.cli._bench",
     "accelerators.cli._k8s",
     "accelerators.cli._sizing",
