@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 __all__ = ["read"]
 
 # -- vocabulary: word classes, no per-accelerator facts --------------------------------------
-_SPLIT = re.compile(r"[\s_\-/,()\[\]:;|+*]+")
+_SPLIT = re.compile(r"[\s_\-/,()\[\]:;|*]+")
 _BRACKETED = re.compile(r"\[[^\[\]]*\]|\([^()]*\)")
 _MEMORY = re.compile(r"([0-9]+(?:\.[0-9]+)?)(?:gb|g|gib)")
 _COUNT_SUFFIX = re.compile(r"x([0-9]{1,4})")
