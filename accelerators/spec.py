@@ -124,6 +124,7 @@ class AcceleratorSpec(BaseModel):
     Google: ClassVar[_Factories] = _Factories("google")
     AWS: ClassVar[_Factories] = _Factories("aws")
     Huawei: ClassVar[_Factories] = _Factories("huawei")
+    Qualcomm: ClassVar[_Factories] = _Factories("qualcomm")
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -171,7 +172,7 @@ class AcceleratorSpec(BaseModel):
     def _normalise_vendor(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        vendors = ("nvidia", "amd", "intel", "google", "aws", "huawei")
+        vendors = ("nvidia", "amd", "intel", "google", "aws", "huawei", "qualcomm")
         folded = value.strip().lower()
         if folded not in vendors:
             hint = close_matches(folded, vendors)

@@ -163,6 +163,7 @@ _VENDOR_WORDS = {
     "google": "a Google",
     "aws": "an AWS",
     "huawei": "a Huawei",
+    "qualcomm": "a Qualcomm",
 }
 _CLASS_WORDS = {
     "gpu": "GPU", "tpu": "TPU", "neuron": "Neuron device", "hpu": "Gaudi HPU", "npu": "Ascend NPU",
