@@ -212,7 +212,7 @@ class _Parser:
         if shared_word:
             name = Token(name.name, head, name.position, name.match)
         group = group_members(name.text)  # a name for a choice of models: "B200+", "any"
-        if name.text.endswith("+") and group is None:
+        if name.text.endswith("+") and group is None and not _names_an_instance(name.text):
             tokens.raise_syntax_error(
                 f"Unexpected '+' after {quote(name.text[:-1])}; " + _HINTS["+"].strip(" ()"),
                 span=(name.span[1] - 1, name.span[1]),
@@ -458,6 +458,13 @@ class _Parser:
         tokens.raise_syntax_error(
             f"Unexpected {tokens.found()} after {quote(text)}; expected {listed}{hint}"
         )
+
+
+def _names_an_instance(text: str) -> bool:
+    """Whether a name ending in '+' is an instance type (Paperspace's ``GPU+``)."""
+    from accelerators.catalog._instances import get_instance
+
+    return get_instance(text) is not None
 
 
 def _share_count(run: list[_Alternative]) -> list[_Alternative]:
