@@ -161,8 +161,9 @@ def _case_of_a_shared_name(index: Index, text: str, found: NameMatch) -> NameMat
     from accelerators.catalog._instances import instances_named
 
     rows = [row for row in instances_named(text) if _lookup(index, row.accelerator) is not None]
-    if not rows:
-        return found
+    same = found.accelerator.model, found.count
+    if all((_lookup(index, r.accelerator).accelerator.model, r.count) == same for r in rows):  # type: ignore[union-attr]
+        return found  # every system means the same by it
     exact = [row for row in rows if row.name == text]
     if len(exact) == 1:
         base = _lookup(index, exact[0].accelerator)
