@@ -70,7 +70,7 @@ is_nvidia.__doc__ = "Whether every accelerator ``value`` accepts is NVIDIA's."
 is_amd = _every(lambda acc: acc.vendor == "amd")
 is_amd.__doc__ = "Whether every accelerator ``value`` accepts is AMD's (Instinct, Radeon)."
 is_intel = _every(lambda acc: acc.vendor == "intel")
-is_intel.__doc__ = "Whether every accelerator ``value`` accepts is Intel's (Gaudi, Data Center GPU)."
+is_intel.__doc__ = "Whether every accelerator ``value`` accepts is Intel's (Gaudi, Max, Flex, Arc)."
 is_google = _every(lambda acc: acc.vendor == "google")
 is_google.__doc__ = "Whether every accelerator ``value`` accepts is Google's."
 is_qualcomm = _every(lambda acc: acc.vendor == "qualcomm")
