@@ -197,12 +197,12 @@ def _find(words: list[str], table: _Table) -> list[_Found]:
     found: list[_Found] = []
     i = 0
     while i < len(words):
-        count = None
+        count: int | None = None
         lead = _COUNT_PREFIX.match(words[i])
-        starts = [(words[i], None)]
+        starts: list[tuple[str, int | None]] = [(words[i], None)]
         if lead and lead.end() < len(words[i]):
             starts.append((words[i][lead.end() :], int(lead[1])))
-        hit = None
+        hit: _Found | None = None
         for first, glued_count in starts:
             text = first
             for j in range(i, len(words)):
