@@ -475,7 +475,8 @@ def _share_count(run: list[_Alternative]) -> list[_Alternative]:
         return run
     if any(set(alt.fields) - {"accelerator", "exact"} or alt.group for alt in head):
         return run
-    shared: dict[str, Any] = {k: last.fields[k] for k in ("count", "count_range") if k in last.fields}
+    keys = ("count", "count_range")
+    shared: dict[str, Any] = {k: last.fields[k] for k in keys if k in last.fields}
     for alt in head:
         alt.fields.update(shared)
     return run
