@@ -57,35 +57,24 @@ def accelerators_of(value: Any) -> tuple[Accelerator, ...]:
     return tuple(found)
 
 
-def _every(test: Callable[[Accelerator], bool]) -> Callable[[Any], bool]:
+def _every(test: Callable[[Accelerator], bool], what: str) -> Callable[[Any], bool]:
     def check(value: Any) -> bool:
         found = accelerators_of(value)
         return bool(found) and all(test(acc) for acc in found)
 
+    check.__doc__ = f"Whether every accelerator ``value`` accepts is {what}."
     return check
 
 
-is_nvidia = _every(lambda acc: acc.vendor == "nvidia")
-is_nvidia.__doc__ = "Whether every accelerator ``value`` accepts is NVIDIA's."
-is_amd = _every(lambda acc: acc.vendor == "amd")
-is_amd.__doc__ = "Whether every accelerator ``value`` accepts is AMD's (Instinct, Radeon)."
-is_intel = _every(lambda acc: acc.vendor == "intel")
-is_intel.__doc__ = "Whether every accelerator ``value`` accepts is Intel's (Gaudi, Max, Flex, Arc)."
-is_google = _every(lambda acc: acc.vendor == "google")
-is_google.__doc__ = "Whether every accelerator ``value`` accepts is Google's."
-is_qualcomm = _every(lambda acc: acc.vendor == "qualcomm")
-is_qualcomm.__doc__ = "Whether every accelerator ``value`` accepts is Qualcomm's (Cloud AI 100)."
-is_gpu = _every(lambda acc: acc.device_class == "gpu")
-is_gpu.__doc__ = "Whether every accelerator ``value`` accepts is a GPU (of any vendor)."
-is_tpu = _every(lambda acc: acc.device_class == "tpu")
-is_tpu.__doc__ = "Whether every accelerator ``value`` accepts is a TPU."
-is_neuron = _every(lambda acc: acc.device_class == "neuron")
-is_neuron.__doc__ = "Whether every accelerator ``value`` accepts is an AWS Neuron device."
-is_trainium = _every(lambda acc: acc.device_class == "neuron" and acc.family == "Trainium")
-is_trainium.__doc__ = "Whether every accelerator ``value`` accepts is an AWS Trainium chip."
-is_inferentia = _every(lambda acc: acc.device_class == "neuron" and acc.family == "Inferentia")
-is_inferentia.__doc__ = "Whether every accelerator ``value`` accepts is an AWS Inferentia chip."
-is_gaudi = _every(lambda acc: acc.device_class == "hpu")
-is_gaudi.__doc__ = "Whether every accelerator ``value`` accepts is an Intel Gaudi HPU."
-is_ascend = _every(lambda acc: acc.vendor == "huawei")
-is_ascend.__doc__ = "Whether every accelerator ``value`` accepts is a Huawei Ascend NPU."
+is_nvidia = _every(lambda acc: acc.vendor == "nvidia", "NVIDIA's")
+is_amd = _every(lambda acc: acc.vendor == "amd", "AMD's (Instinct, Radeon)")
+is_intel = _every(lambda acc: acc.vendor == "intel", "Intel's (Gaudi, Max, Flex, Arc)")
+is_google = _every(lambda acc: acc.vendor == "google", "Google's")
+is_qualcomm = _every(lambda acc: acc.vendor == "qualcomm", "Qualcomm's (Cloud AI 100)")
+is_gpu = _every(lambda acc: acc.device_class == "gpu", "a GPU (of any vendor)")
+is_tpu = _every(lambda acc: acc.device_class == "tpu", "a TPU")
+is_neuron = _every(lambda acc: acc.device_class == "neuron", "an AWS Neuron device")
+is_trainium = _every(lambda acc: acc.family == "Trainium", "an AWS Trainium chip")
+is_inferentia = _every(lambda acc: acc.family == "Inferentia", "an AWS Inferentia chip")
+is_gaudi = _every(lambda acc: acc.device_class == "hpu", "an Intel Gaudi HPU")
+is_ascend = _every(lambda acc: acc.vendor == "huawei", "a Huawei Ascend NPU")
