@@ -56,7 +56,7 @@ DEFAULT_RULES: Mapping[str, re.Pattern[str]] = {
     "COUNT": re.compile(rf"{_NUMBER}{_BOUNDARY}"),
     # A vendor standing alone as a request (``nvidia``, ``amd:192GB+``), not a name's first word.
     "VENDOR": re.compile(
-        rf"(?:nvidia|amd|intel|google|aws|huawei)(?={_WS}*(?:[:|,]|\Z))", re.IGNORECASE
+        rf"(?:nvidia|amd|intel|google|aws|huawei|qualcomm)(?={_WS}*(?:[:|,]|\Z))", re.IGNORECASE
     ),
     # Whatever follows ``@``; the parser checks its shape and gives close matches.
     "PARTITION": re.compile(r"[A-Za-z0-9_.+\-]+"),

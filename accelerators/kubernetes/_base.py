@@ -134,6 +134,8 @@ _DEVICE_RESOURCES: dict[tuple[str, str], str] = {
     ("intel", "hpu"): "habana.ai/gaudi",
     # Ascend device plugin (mind-cluster): one resource for the Ascend 910 family
     ("huawei", "npu"): "huawei.com/Ascend910",
+    # Qualcomm's Cloud AI device plugin: one resource per AI 100 SoC
+    ("qualcomm", "npu"): "qualcomm.com/qaic",
 }
 
 
