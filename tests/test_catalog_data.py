@@ -432,20 +432,14 @@ UNCONFIRMED = {
     "QUADRO-RTX-5000": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
     "QUADRO-RTX-8000": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
     "RTX-2080-TI": {"bandwidth_tbps", "memory_gb", "tdp_w", "tflops.fp32"},
-    # issue 21's entries: figures no page read gave (each note says which page to read)
+    # issue 21's entries: figures no page read gave (each note says what was searched)
     "H20-141GB": {"bandwidth_tbps"},
     "RTX-5080": {"tdp_w"},
-    "RTX-5070": {"bandwidth_tbps", "tdp_w"},
     "RTX-5880-ADA": {"memory_gb", "bandwidth_tbps", "tdp_w"},
-    "RTX-4000-SFF-ADA": {"memory_gb", "bandwidth_tbps", "tdp_w"},
-    "QUADRO-P5000": {"memory_gb", "bandwidth_tbps", "tdp_w"},
-    "QUADRO-P4000": {"memory_gb", "bandwidth_tbps", "tdp_w"},
-    "QUADRO-M4000": {"memory_gb", "bandwidth_tbps", "tdp_w"},
-    "M40": {"memory_gb", "bandwidth_tbps", "tdp_w"},
+    "RTX-4000-SFF-ADA": {"bandwidth_tbps"},
     "V520": {"bandwidth_tbps"},
-    "MI60": {"memory_gb", "bandwidth_tbps", "tdp_w"},
     "AI100": {"bandwidth_tbps"},
-    "ARC-PRO-B60": {"memory_gb", "bandwidth_tbps"},
+    "ARC-PRO-B60": {"bandwidth_tbps"},
 }
 
 FIGURE_KEYS = ("memory_gb", "bandwidth_tbps", "tdp_w", *(f"tflops.{d}" for d in DTYPES))
