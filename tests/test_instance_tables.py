@@ -70,6 +70,17 @@ def test_every_row_has_a_dated_source_with_an_address() -> None:
         assert source.retrieved
 
 
+def test_gpu_type_ids_are_not_machine_types() -> None:
+    # RunPod's gpuTypeId and Vast.ai's gpu_name name one device model rented 1..N at a time:
+    # their count is that one device, never the size of a node
+    for row in _instances.instances():
+        expected = "device" if row.cloud in ("runpod", "vastai") else "machine"
+        assert row.unit == expected, (row.cloud, row.name)
+    [a40] = [r for r in _instances.instances("runpod") if r.name == "NVIDIA A40"]
+    assert (a40.count, a40.unit) == (1, "device")
+    assert _instances.get_instance("p4d.24xlarge").unit == "machine"  # type: ignore[union-attr]
+
+
 def test_every_cloud_the_issue_names_is_in_the_table() -> None:
     clouds = {row.cloud for row in _instances.instances()}
     assert clouds == set(_instances.CLOUDS)

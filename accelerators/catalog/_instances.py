@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 #: Clouds the tables know, in display order. ``hf`` is Hugging Face Jobs; ``sagemaker`` is
-#: SageMaker's ``ml.*`` types; ``runpod`` and ``vastai`` rows are GPU types (one device each).
+#: SageMaker's ``ml.*`` types; ``runpod`` and ``vastai`` rows are GPU types (``unit = "device"``).
 CLOUDS: tuple[str, ...] = (
     "aws", "sagemaker", "gcp", "azure", "oci", "lambda", "scaleway", "runpod", "vastai",
     "paperspace", "hf",
@@ -75,6 +75,10 @@ class Instance(BaseModel):
     """Devices per instance; below 1, the fraction of one device the type sells (``g6f``)."""
     partition: str | None = None
     """TPU topology of the host's slice (TPU machine types), or a MIG profile (RunPod)."""
+    unit: Literal["machine", "device"] = "machine"
+    """``machine``: a machine type of ``count`` devices, a node size. ``device``: the cloud's id
+    for one device model, rented one or several at a time (RunPod's GPU types, Vast.ai's GPU
+    names): ``count`` is that one device, not the size of any node."""
     source: str
     confidence: Literal["source", "derived", "unconfirmed"] = "source"
     note: str | None = None

@@ -30,12 +30,15 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SOURCES = HERE / "sources"
 TABLE = HERE.parent.parent / "accelerators" / "data" / "instances.toml"
-TABLE_VERSION = "2026.11.1"
+TABLE_VERSION = "2026.11.2"
 #: Display order of clouds; within a cloud, rows follow their source files.
 CLOUDS = (
     "aws", "sagemaker", "gcp", "azure", "oci", "lambda", "scaleway", "runpod", "vastai",
     "paperspace", "hf",
 )  # fmt: skip
+#: Clouds whose ids name one GPU model rented by the device (RunPod's gpuTypeId, Vast.ai's
+#: gpu_name), not machine types: their rows carry ``unit = "device"``.
+DEVICE_CLOUDS = ("runpod", "vastai")
 _CLOUD_OF = {
     "aws": "aws", "gcp": "gcp", "azure": "azure", "oci": "oci", "lambda": "lambda",
     "scaleway": "scaleway", "runpod": "runpod", "vastai": "vastai", "paperspace": "paperspace",
@@ -64,6 +67,11 @@ class Row:
     source: str
     confidence: str
     note: str | None = None
+
+    @property
+    def unit(self) -> str:
+        """``device`` where the name is a GPU type rented by the device, not a machine type."""
+        return "device" if self.cloud in DEVICE_CLOUDS else "machine"
 
 
 def read_source(path: Path) -> Source:
@@ -233,6 +241,8 @@ def render(sources: dict[str, Source] | None = None) -> str:
                   f'accelerator = "{r.accelerator}"', f"count = {count}"]  # fmt: skip
         if r.partition:
             lines.append(f'partition = "{r.partition}"')
+        if r.unit != "machine":
+            lines.append(f'unit = "{r.unit}"')
         lines.append(f'source = "{r.source}"')
         if r.confidence != "source":
             lines.append(f'confidence = "{r.confidence}"')
@@ -277,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         print("instances.toml matches its sources" if same else "instances.toml is stale")
         return 0 if same else 1
     TABLE.write_text(text, encoding="utf-8")
-    print(f"wrote {TABLE} ({text.count('[[instance]]')} rows)")
+    print(f"wrote {TABLE} ({text.splitlines().count('[[instance]]')} rows)")
     return 0
 
 
