@@ -35,12 +35,23 @@ _LAZY: dict[str, str] = {
     "current_accelerator": "accelerators.detect",
     "Detected": "accelerators.detect",
     "catalog": "accelerators.catalog",
+    "kinds": "accelerators.kinds",
+    "is_nvidia": "accelerators.kinds",
+    "is_amd": "accelerators.kinds",
+    "is_intel": "accelerators.kinds",
+    "is_tpu": "accelerators.kinds",
+    "is_trainium": "accelerators.kinds",
+    "is_inferentia": "accelerators.kinds",
+    "is_neuron": "accelerators.kinds",
+    "is_gaudi": "accelerators.kinds",
+    "is_gpu": "accelerators.kinds",
 }
 
 if TYPE_CHECKING:
     from typing import Any
 
     from accelerators import catalog as catalog
+    from accelerators import kinds as kinds
     from accelerators.bench import AcceleratorGateError as AcceleratorGateError
     from accelerators.detect import Detected as Detected
     from accelerators.detect import current as current
@@ -51,6 +62,15 @@ if TYPE_CHECKING:
     from accelerators.errors import SpecSyntaxError as SpecSyntaxError
     from accelerators.errors import UnknownAcceleratorError as UnknownAcceleratorError
     from accelerators.errors import UnknownPartitionError as UnknownPartitionError
+    from accelerators.kinds import is_amd as is_amd
+    from accelerators.kinds import is_gaudi as is_gaudi
+    from accelerators.kinds import is_gpu as is_gpu
+    from accelerators.kinds import is_inferentia as is_inferentia
+    from accelerators.kinds import is_intel as is_intel
+    from accelerators.kinds import is_neuron as is_neuron
+    from accelerators.kinds import is_nvidia as is_nvidia
+    from accelerators.kinds import is_tpu as is_tpu
+    from accelerators.kinds import is_trainium as is_trainium
     from accelerators.spec import AcceleratorSpec as AcceleratorSpec
 
 

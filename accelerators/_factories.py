@@ -61,6 +61,7 @@ _VENDOR_LABELS = {
     "google": "Google",
     "aws": "AWS",
     "huawei": "Huawei",
+    "qualcomm": "Qualcomm",
 }
 _NON_IDENTIFIER = re.compile(r"[^A-Za-z0-9]+")
 _MEMORY_TEXT = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(?:gb|g)?\s*", re.IGNORECASE)

@@ -31,6 +31,7 @@ _DEVICE_PREFIX: dict[tuple[str, str], str] = {
     ("google", "tpu"): "tpu-",
     ("aws", "neuron"): "aws-neuron-",
     ("huawei", "npu"): "huawei-",
+    ("qualcomm", "npu"): "qualcomm-",
 }
 
 

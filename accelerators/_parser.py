@@ -27,7 +27,7 @@ import math
 import re
 from typing import Any, NamedTuple
 
-from accelerators._text import quote, shorten
+from accelerators._text import format_number, quote, shorten
 from accelerators._tokenizer import DESCRIPTIONS as _SAY
 from accelerators._tokenizer import HINTS as _HINTS
 from accelerators._tokenizer import Token, Tokenizer
@@ -98,6 +98,10 @@ def parse_spec(text: str) -> ParsedSpec:
     return _Parser(text).parse()
 
 
+class _VendorThenName(Exception):
+    """A vendor followed by a name (``nvidia:B200``): parsed as a named request."""
+
+
 class _Alternative:
     """One parsed alternative: the spec's fields, its span and what could still follow it."""
 
@@ -134,15 +138,20 @@ class _Parser:
                 f"Expected an accelerator spec {_EXAMPLES}, got an empty string"
             )
         last = self._parse_alternative(after=None)
-        alternatives = self._build(last)
+        run = [last]  # alternatives joined by ',' since the last '|'
+        alternatives: list[ParsedAlternative] = []
         while True:
             tokens.skip_ws()
             separator = tokens.consume("PIPE") or tokens.consume("COMMA")
+            if separator is None or separator.text == "|":
+                for alternative in _share_count(run):
+                    alternatives.extend(self._build(alternative))
+                run = []
             if separator is None:
                 break
             tokens.skip_ws()
             last = self._parse_alternative(after=separator.text)
-            alternatives.extend(self._build(last))
+            run.append(last)
         if not tokens.at_end():
             self._unexpected(last)
         return ParsedSpec(self.source, tuple(alternatives))
@@ -175,12 +184,26 @@ class _Parser:
         return alternative
 
     def _parse_vendor_request(self) -> _Alternative:
-        """vendor_request = VENDOR [ ":" ( memory [ ":" count ] | count ) ] ;"""
+        """vendor_request = VENDOR [ ":" ( named_request | memory [ ":" count ] | count ) ] ;
+
+        A vendor before a name (dstack's ``nvidia:B200:8``) must be the name's vendor.
+        """
         token = self.tokens.expect("VENDOR", expected="a vendor")
-        alternative = _Alternative(
-            {"vendor": token.text.lower()}, token.position, follow=[_SAY["COLON"]]
-        )
-        self._parse_colon_tail(alternative, memory_allowed=True, after_vendor=True)
+        vendor = token.text.lower()
+        alternative = _Alternative({"vendor": vendor}, token.position, follow=[_SAY["COLON"]])
+        try:
+            self._parse_colon_tail(alternative, memory_allowed=True, after_vendor=True)
+        except _VendorThenName:
+            named = self._parse_named_request()
+            acc = named.fields["accelerator"]
+            if acc.vendor != vendor:
+                self.tokens.raise_syntax_error(
+                    f"{acc.name} is made by {acc.vendor}, not {vendor}; write "
+                    f"'{acc.vendor}:{acc.model}' or the name alone",
+                    span=(token.position, named.start + len(acc.model)),
+                )
+            named.start = token.position
+            return named
         return alternative
 
     def _parse_named_request(self) -> _Alternative:
@@ -198,7 +221,7 @@ class _Parser:
         if shared_word:
             name = Token(name.name, head, name.position, name.match)
         group = group_members(name.text)  # a name for a choice of models: "B200+", "any"
-        if name.text.endswith("+") and group is None:
+        if name.text.endswith("+") and group is None and not _names_an_instance(name.text):
             tokens.raise_syntax_error(
                 f"Unexpected '+' after {quote(name.text[:-1])}; " + _HINTS["+"].strip(" ()"),
                 span=(name.span[1] - 1, name.span[1]),
@@ -236,13 +259,10 @@ class _Parser:
             after_vendor
             and not tokens.check("MEMORY", peek=True)
             and not tokens.check("COUNT", peek=True)
+            and not tokens.check("COUNT_RANGE", peek=True)
             and tokens.check("NAME", peek=True)
         ):
-            tokens.raise_syntax_error(
-                f"Expected a memory size (such as 24GB) or a count after "
-                f"'{alternative.fields['vendor']}:', got {tokens.found()}; to ask for a named "
-                "accelerator, write its name alone (such as 'H100:8')"
-            )
+            raise _VendorThenName()
         if memory_allowed and tokens.check("MEMORY", peek=True):
             memory_start = tokens.position
             memory = alternative.fields["memory"] = self._parse_memory()
@@ -255,24 +275,65 @@ class _Parser:
                 return
             tokens.skip_ws()
             memory_allowed = False
+        if tokens.check("COUNT_RANGE"):
+            self._parse_count_range(alternative)
+            return
         count = self._parse_count(memory_allowed=memory_allowed)
         alternative.fields["count"] = _count_value(count.text)
         alternative.count_span = count.span
+        alternative.follow = []
+
+    def _parse_count_range(self, alternative: _Alternative) -> None:
+        """count_range = [ digits ] ".." [ digits ] ;   (dstack: 1..2, 4.., ..8)"""
+        token = self.tokens.read()
+        low = int(token.match["low"] or 1)
+        high = int(token.match["high"]) if token.match["high"] else None
+        if (token.match["low"] is None and high is None) or not 0 < low <= MAX_COUNT:
+            zero = "; a spec asks for at least one device (dstack's 0.. also allows none)"
+            self.tokens.raise_syntax_error(
+                f"Expected a count range such as 1..2 or 4.. after ':', got {quote(token.text)}"
+                + (zero if low == 0 else ""),
+                span=token.span,
+            )
+        if high is not None and not low <= high <= MAX_COUNT:
+            self.tokens.raise_syntax_error(
+                f"Expected a count range from low to high (such as 1..2), got {quote(token.text)}",
+                span=token.span,
+            )
+        alternative.fields["count"] = low
+        alternative.fields["count_range"] = (low, high)
+        alternative.count_span = token.span
         alternative.follow = []
 
     def _parse_memory(self) -> MemoryRequest:
         """memory = MEMORY [ "+" ] ;   MEMORY = number ( "GB" | "G" | "MB" | "TB" ) ;"""
         tokens = self.tokens
         token = tokens.expect("MEMORY", expected="a memory size such as '80GB'")
+        gb = self._gigabytes(token)
+        tokens.skip_ws()
+        if tokens.consume("RANGE"):  # dstack's 24GB..80GB (and 24GB.., which is 24GB+)
+            tokens.skip_ws()
+            if not tokens.check("MEMORY"):
+                return MemoryRequest(gb=gb, at_least=True)
+            high = self._gigabytes(tokens.read())
+            if high < gb:
+                tokens.raise_syntax_error(
+                    f"Expected a memory range from low to high, got {format_number(gb)}GB.."
+                    f"{format_number(high)}GB",
+                    span=(token.position, tokens.last_end),
+                )
+            return MemoryRequest(gb=gb, at_least=True, at_most=high)
+        at_least = tokens.consume("PLUS") is not None
+        return MemoryRequest(gb=gb, at_least=at_least)
+
+    def _gigabytes(self, token: Token) -> float:
         gb = float(token.match["gb"]) * _UNITS[token.match["unit"].lower()]
         if not (math.isfinite(gb) and gb > 0):
-            tokens.raise_syntax_error(
+            self.tokens.raise_syntax_error(
                 f"Expected a positive memory size such as '80GB', got {quote(token.text)}",
                 span=token.span,
             )
-        tokens.skip_ws()
-        at_least = tokens.consume("PLUS") is not None
-        return MemoryRequest(gb=gb, at_least=at_least)
+        return gb
 
     def _parse_count(self, *, memory_allowed: bool) -> Token:
         """count = COUNT ;   COUNT = digits [ "." digits ] | "." digits ;"""
@@ -413,6 +474,28 @@ class _Parser:
         tokens.raise_syntax_error(
             f"Unexpected {tokens.found()} after {quote(text)}; expected {listed}{hint}"
         )
+
+
+def _names_an_instance(text: str) -> bool:
+    """Whether a name ending in '+' is an instance type (Paperspace's ``GPU+``)."""
+    from accelerators.catalog._instances import get_instance
+
+    return get_instance(text) is not None
+
+
+def _share_count(run: list[_Alternative]) -> list[_Alternative]:
+    """dstack's ``A10,A10G:2``: names listed with ',' before the one that carries a count
+    share it (any of them, that many). Only bare names share; ``H100:8, A100`` keeps each."""
+    *head, last = run
+    if "count" not in last.fields or not head:
+        return run
+    if any(set(alt.fields) - {"accelerator", "exact"} or alt.group for alt in head):
+        return run
+    keys = ("count", "count_range")
+    shared: dict[str, Any] = {k: last.fields[k] for k in keys if k in last.fields}
+    for alt in head:
+        alt.fields.update(shared)
+    return run
 
 
 def _count_value(text: str) -> int | float:

@@ -24,12 +24,15 @@ __all__ = ["DEFAULT_RULES", "DESCRIPTIONS", "HINTS", "Token", "Tokenizer"]
 _NUMBER = r"(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)"
 #: A number, size or word must not run on into letters, digits, ``.``, ``_`` or ``-``.
 _BOUNDARY = r"(?![A-Za-z0-9_.\-])"
+#: The same, but a range's ``..`` may follow (dstack's ``24GB..80GB``, ``1..2``).
+_RANGE_BOUNDARY = r"(?![A-Za-z0-9_\-]|\.(?!\.))"
 #: Whitespace between tokens (ASCII only: other code points are not part of the grammar).
 _WS = r"[ \t\r\n]"
 #: One word of an accelerator name: letters, digits and ``. _ - / #``, a ``+`` followed by a
-#: letter (``MIG 1g.10gb+me``), and balanced parenthesised qualifiers such as ``Intel(R)``.
+#: letter (``MIG 1g.10gb+me``), balanced parenthesised qualifiers such as ``Intel(R)`` and
+#: bracketed ones (pci.ids: ``GH100 [H100 SXM5 80GB]``).
 _WORD = (
-    r"(?:[A-Za-z0-9_.\-/#]|\+(?=[A-Za-z])|\([A-Za-z0-9_.\-/# ]*\))+"
+    r"(?:[A-Za-z0-9_.\-/#]|\+(?=[A-Za-z])|\([A-Za-z0-9_.\-/# ]*\)|\[[A-Za-z0-9_.\-/#() ]*\])+"
     r"(?:\+(?=[ \t]*(?:[:|,]|\Z)))?"  # a trailing '+' (Modal's "B200+"): a group name
 )
 
@@ -42,12 +45,18 @@ DEFAULT_RULES: Mapping[str, re.Pattern[str]] = {
     "BANG": re.compile(r"!"),
     "PLUS": re.compile(r"\+"),
     # A memory size: ``80GB``, ``80G``, ``24 gb``, ``0.5GB``, ``16000MB``, ``1.5TB`` (decimal).
-    "MEMORY": re.compile(rf"(?P<gb>{_NUMBER})[ \t]*(?P<unit>gb|g|mb|tb){_BOUNDARY}", re.IGNORECASE),
+    "MEMORY": re.compile(
+        rf"(?P<gb>{_NUMBER})[ \t]*(?P<unit>gb|g|mb|tb){_RANGE_BOUNDARY}", re.IGNORECASE
+    ),
+    # The ``..`` of a range (dstack): ``24GB..80GB``, ``1..2``, ``4..``, ``..8``.
+    "RANGE": re.compile(r"\.\."),
+    # A count range: ``1..2``, ``4..``, ``..8`` (dstack).
+    "COUNT_RANGE": re.compile(rf"(?P<low>[0-9]+)?\.\.(?P<high>[0-9]+)?{_BOUNDARY}"),
     # A device count: ``8``, ``0.5``.
     "COUNT": re.compile(rf"{_NUMBER}{_BOUNDARY}"),
     # A vendor standing alone as a request (``nvidia``, ``amd:192GB+``), not a name's first word.
     "VENDOR": re.compile(
-        rf"(?:nvidia|amd|intel|google|aws|huawei)(?={_WS}*(?:[:|,]|\Z))", re.IGNORECASE
+        rf"(?:nvidia|amd|intel|google|aws|huawei|qualcomm)(?={_WS}*(?:[:|,]|\Z))", re.IGNORECASE
     ),
     # Whatever follows ``@``; the parser checks its shape and gives close matches.
     "PARTITION": re.compile(r"[A-Za-z0-9_.+\-]+"),
@@ -65,6 +74,7 @@ DESCRIPTIONS: Mapping[str, str] = {
     "AT": "'@'",
     "BANG": "'!'",
     "PLUS": "'+'",
+    "RANGE": "'..'",
     "END": "the end of the spec",
 }
 

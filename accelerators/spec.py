@@ -105,6 +105,9 @@ class AcceleratorSpec(BaseModel):
 
     accelerator: AcceleratorRef | None = None
     count: int | float = 1
+    #: A count range (dstack's ``H100:1..2``, ``MI300X:4..``): (low, high), high None for no
+    #: upper end; ``count`` is then its low end, the count a placement requests.
+    count_range: tuple[int, int | None] | None = None
     partition: str | None = None
     unpartitioned: bool = False
     shared: bool = False
@@ -121,6 +124,7 @@ class AcceleratorSpec(BaseModel):
     Google: ClassVar[_Factories] = _Factories("google")
     AWS: ClassVar[_Factories] = _Factories("aws")
     Huawei: ClassVar[_Factories] = _Factories("huawei")
+    Qualcomm: ClassVar[_Factories] = _Factories("qualcomm")
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -168,7 +172,7 @@ class AcceleratorSpec(BaseModel):
     def _normalise_vendor(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        vendors = ("nvidia", "amd", "intel", "google", "aws", "huawei")
+        vendors = ("nvidia", "amd", "intel", "google", "aws", "huawei", "qualcomm")
         folded = value.strip().lower()
         if folded not in vendors:
             hint = close_matches(folded, vendors)
@@ -212,6 +216,8 @@ class AcceleratorSpec(BaseModel):
             raise AcceleratorError(
                 f"{acc.name} cannot be partitioned, so 'unpartitioned' means nothing for it"
             )
+        if self.count_range is not None:
+            _check_count_range(self)
         for fallback in self.fallbacks:
             if fallback.fallbacks:
                 raise AcceleratorError("A fallback cannot carry fallbacks of its own")
@@ -350,7 +356,10 @@ class AcceleratorSpec(BaseModel):
             elif self.shared:
                 parts[-1] += "@shared"
         text = ":".join(parts)
-        if self.count != 1:
+        if self.count_range is not None:
+            low, high = self.count_range
+            text += f":{low}..{'' if high is None else high}"
+        elif self.count != 1:
             text += f":{format_number(self.count)}"
         return text
 
@@ -373,6 +382,26 @@ class AcceleratorSpec(BaseModel):
 
     def __hash__(self) -> int:
         return hash(str(self))
+
+
+def _check_count_range(spec: AcceleratorSpec) -> None:
+    """A count range is whole devices, low to high, and ``count`` is its low end."""
+    low, high = spec.count_range  # type: ignore[misc]
+    if isinstance(low, bool) or not isinstance(low, int) or low < 1 or low > MAX_COUNT:
+        raise AcceleratorError(
+            f"Expected a count range of whole devices from 1, got {spec.count_range}"
+        )
+    if high is not None and (
+        isinstance(high, bool) or not isinstance(high, int) or not low <= high <= MAX_COUNT
+    ):
+        raise AcceleratorError(f"Expected a count range from low to high, got {spec.count_range}")
+    if spec.count != low:
+        raise AcceleratorError(
+            f"count ({format_number(spec.count)}) must be the low end of count_range "
+            f"{spec.count_range}"
+        )
+    if spec.shared:
+        raise AcceleratorError("A count range asks for whole devices; '@shared' cannot take one")
 
 
 def _check_shared(spec: AcceleratorSpec) -> None:

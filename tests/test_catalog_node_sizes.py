@@ -12,7 +12,8 @@ from accelerators.catalog._instances import instances
 
 def test_h100_nodes_have_eight_devices_everywhere() -> None:
     assert largest_node("H100") == NodeSize(8, "p5.48xlarge", "aws")
-    assert largest_node("H100", cloud="gcp") == NodeSize(8, "a3-highgpu-8g", "gcp")
+    # on a tie the table's first row: the generated table lists GCP's machine types by name
+    assert largest_node("H100", cloud="gcp") == NodeSize(8, "a3-edgegpu-8g", "gcp")
     assert largest_node("H100", cloud="azure") == NodeSize(8, "Standard_ND96isr_H100_v5", "azure")
 
 
@@ -38,12 +39,25 @@ def test_tpu_hosts_count_chips() -> None:
 
 
 def test_unknown_where_the_table_has_no_row() -> None:
-    assert largest_node("K80") is None  # no instance row: no known largest node
+    assert largest_node("MAX-1550") is None  # no instance row: no known largest node
     assert largest_node("MI300X", cloud="gcp") is None
 
 
+def test_only_machine_types_are_node_sizes() -> None:
+    # RunPod's and Vast.ai's ids are GPU types rented by the device: no node size anywhere
+    assert largest_node("A40", cloud="runpod") is None
+    assert largest_node("A40") is None
+    # a small cloud's line-up bounds its own cloud only
+    assert largest_node("GH200", cloud="lambda") == NodeSize(1, "gpu_1x_gh200", "lambda")
+    assert largest_node("GH200") is None
+    # fractions of a device are no node either
+    assert largest_node("A10", cloud="azure").devices >= 1  # type: ignore[union-attr]
+
+
 def test_every_answer_is_a_row_of_the_table_and_the_maximum_of_its_rows() -> None:
-    rows = instances()
+    rows = [
+        r for r in instances() if r.unit == "machine" and r.cloud in ("aws", "gcp", "azure", "hf")
+    ]
     for acc in catalog.all():
         size = largest_node(acc)
         mine = [r for r in rows if _entry(r.accelerator) == acc.name]

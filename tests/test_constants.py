@@ -346,7 +346,7 @@ def test_every_constant_has_a_distinct_valid_device_string() -> None:
     prefixes = {
         ("nvidia", "gpu"): "nvidia-", ("amd", "gpu"): "amd-", ("intel", "hpu"): "habana-",
         ("intel", "gpu"): "intel-", ("google", "tpu"): "tpu-", ("aws", "neuron"): "aws-neuron-",
-        ("huawei", "npu"): "huawei-",
+        ("huawei", "npu"): "huawei-", ("qualcomm", "npu"): "qualcomm-",
     }  # fmt: skip
     for name, device in derived.items():
         acc = _constant(name).accelerator

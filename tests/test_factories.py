@@ -144,7 +144,7 @@ def test_unknown_factory_suggests_and_lists():
 
 # -- generated from the data -----------------------------------------------------------------
 VENDOR_NAMESPACES = {"nvidia": S.NVIDIA, "amd": S.AMD, "intel": S.Intel, "google": S.Google,
-                     "aws": S.AWS, "huawei": S.Huawei}  # fmt: skip
+                     "aws": S.AWS, "huawei": S.Huawei, "qualcomm": S.Qualcomm}  # fmt: skip
 
 
 def test_every_vendor_of_the_catalog_has_a_namespace():

@@ -341,9 +341,9 @@ INVALID: list[tuple[str, type[AcceleratorError], str, str]] = [
      "has no topology with 3 chips; sizes in this naming: 1, 4, 8, 16, 32, 64, 128, 256",
      "~~~~~~~~~~~~~~^"),
     # memory
-    ("nvidia:H100", SpecSyntaxError, "Expected a memory size (such as 24GB) or a count after "
-     "'nvidia:', got 'H100'; to ask for a named accelerator, write its name alone (such as "
-     "'H100:8')", "       ~~~^"),
+    # dstack's vendor prefix before a name must be the name's vendor
+    ("amd:H100:8", SpecSyntaxError, "H100-SXM is made by nvidia, not amd; write 'nvidia:H100' "
+     "or the name alone", "~~~~~~~^"),
     ("nvidia:24GB:x", SpecSyntaxError, "Expected a count after ':' (a number such as 8 or 0.5), "
      "got 'x'", "            ^"),
     ("80GB:80GB", SpecSyntaxError, "Expected a count after ':' (a number such as 8 or 0.5), got "

@@ -82,3 +82,37 @@ def test_any_system_spelling_parses_back_to_its_entry(case: Any, count: int) -> 
         assert with_count.accelerator == spec.accelerator
         assert with_count.count == count
     assert AcceleratorSpec.parse(str(spec)) == spec
+
+
+# -- the held-out corpus: systems the catalog was never taught (tests/peer_names/held_out) -------
+HELD_OUT = peer_names.load(peer_names.HELD_OUT)
+
+
+def test_the_held_out_corpus_is_large_and_sourced() -> None:
+    systems = {row.system for row in HELD_OUT}
+    assert len(systems) >= 15
+    assert len(HELD_OUT) >= 400
+    assert not systems & set(SYSTEMS)  # none of the taught systems
+    kinds = {row.kind for row in HELD_OUT}
+    assert {"driver", "pci.ids", "instance", "scheduler", "config"} <= kinds
+    for row in HELD_OUT:
+        assert row.source, row.name
+        assert row.source.startswith("https://") or "@" in row.source or ":" in row.source
+
+
+@pytest.mark.parametrize("row", HELD_OUT, ids=[f"{r.system}:{r.name}" for r in HELD_OUT])
+def test_held_out_row_is_never_read_wrong(row: Any) -> None:
+    outcome = peer_names.evaluate(row)
+    assert outcome.status in ("resolved", "unknown"), outcome.detail
+    if row.device is None:  # a device the catalog does not carry: refused
+        assert outcome.status == "unknown", outcome.detail
+
+
+def test_held_out_shares() -> None:
+    outcomes = [peer_names.evaluate(row) for row in HELD_OUT]
+    resolved = sum(o.status == "resolved" for o in outcomes)
+    carried = [o for o in outcomes if o.row.device is not None]
+    # every row counted (a correct refusal of a device the catalog lacks counts as a miss)
+    assert resolved / len(outcomes) >= 0.90
+    # rows whose device the catalog carries
+    assert sum(o.status == "resolved" for o in carried) / len(carried) >= 0.95

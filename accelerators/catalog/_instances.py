@@ -32,14 +32,22 @@ __all__ = [
     "get_instance",
     "instance_sources",
     "instances",
+    "instances_named",
     "price_sources",
     "prices",
 ]
 
-#: Clouds the tables know, in display order. ``hf`` is Hugging Face Jobs.
-CLOUDS: tuple[str, ...] = ("aws", "gcp", "azure", "hf")
+#: Clouds the tables know, in display order. ``hf`` is Hugging Face Jobs; ``sagemaker`` is
+#: SageMaker's ``ml.*`` types; ``runpod`` and ``vastai`` rows are GPU types (``unit = "device"``).
+CLOUDS: tuple[str, ...] = (
+    "aws", "sagemaker", "gcp", "azure", "oci", "lambda", "scaleway", "runpod", "vastai",
+    "paperspace", "hf",
+)  # fmt: skip
 
-Cloud = Literal["aws", "gcp", "azure", "hf"]
+Cloud = Literal[
+    "aws", "sagemaker", "gcp", "azure", "oci", "lambda", "scaleway", "runpod", "vastai",
+    "paperspace", "hf",
+]
 _STRICT = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -51,6 +59,7 @@ class TableSource(BaseModel):
     title: str
     url: str | None = None
     retrieved: dt.date
+    note: str | None = None
 
 
 class Instance(BaseModel):
@@ -62,9 +71,14 @@ class Instance(BaseModel):
     name: str = Field(min_length=1)
     accelerator: str
     """A catalog name (model, or SKU where the instance pins a form factor)."""
-    count: int = Field(ge=1)
+    count: int | float = Field(gt=0)
+    """Devices per instance; below 1, the fraction of one device the type sells (``g6f``)."""
     partition: str | None = None
-    """TPU topology of the host's slice (TPU machine types only)."""
+    """TPU topology of the host's slice (TPU machine types), or a MIG profile (RunPod)."""
+    unit: Literal["machine", "device"] = "machine"
+    """``machine``: a machine type of ``count`` devices, a node size. ``device``: the cloud's id
+    for one device model, rented one or several at a time (RunPod's GPU types, Vast.ai's GPU
+    names): ``count`` is that one device, not the size of any node."""
     source: str
     confidence: Literal["source", "derived", "unconfirmed"] = "source"
     note: str | None = None
@@ -73,7 +87,7 @@ class Instance(BaseModel):
     def spec_text(self) -> str:
         """The spec this instance provides, in the grammar (``H100:8``, ``TPU-V5E@2x2:4``)."""
         text = self.accelerator + (f"@{self.partition}" if self.partition else "")
-        return text + (f":{self.count}" if self.count != 1 else "")
+        return text + (f":{self.count:g}" if self.count != 1 else "")
 
 
 class Price(BaseModel):
@@ -103,11 +117,11 @@ class _InstanceFile(BaseModel):
     @model_validator(mode="after")
     def _check(self) -> _InstanceFile:
         problems: list[str] = []
-        seen: set[str] = set()
+        seen: set[tuple[str, str]] = set()
         for row in self.instance:
-            key = row.name.casefold()
+            key = (row.cloud, row.name.casefold())
             if key in seen:
-                problems.append(f"instance {row.name!r} is listed twice")
+                problems.append(f"{row.cloud} instance {row.name!r} is listed twice")
             seen.add(key)
             if row.source not in self.sources:
                 problems.append(f"instance {row.name}: unknown source key {row.source!r}")
@@ -164,8 +178,8 @@ def _price_file() -> _PriceFile:
         raise CatalogDataError(f"data file prices.toml failed validation:\n{exc}") from exc
     by_name = _by_name()
     for row in table.price:
-        known = by_name.get(row.instance.casefold())
-        if known is None or known.cloud != row.cloud:
+        known = [r for r in by_name.get(row.instance.casefold(), ()) if r.cloud == row.cloud]
+        if not known:
             raise CatalogDataError(
                 f"prices.toml: {row.cloud} instance {row.instance!r} is not in instances.toml"
             )
@@ -173,8 +187,13 @@ def _price_file() -> _PriceFile:
 
 
 @functools.cache
-def _by_name() -> dict[str, Instance]:
-    return {row.name.casefold(): row for row in _instance_file().instance}
+def _by_name() -> dict[str, tuple[Instance, ...]]:
+    """Rows by case-folded name: two clouds may spell one name (Paperspace's ``A100x8``, Hugging
+    Face's ``a100x8``), each meaning its own hardware."""
+    found: dict[str, list[Instance]] = {}
+    for row in _instance_file().instance:
+        found.setdefault(row.name.casefold(), []).append(row)
+    return {key: tuple(rows) for key, rows in found.items()}
 
 
 def instances(cloud: str | None = None) -> tuple[Instance, ...]:
@@ -184,8 +203,21 @@ def instances(cloud: str | None = None) -> tuple[Instance, ...]:
 
 
 def get_instance(name: str) -> Instance | None:
-    """The row whose name is ``name`` (case-insensitive, surrounding blanks ignored)."""
-    return _by_name().get(name.strip().casefold())
+    """The row whose name is ``name`` (case-insensitive, surrounding blanks ignored).
+
+    Where clouds share a name in different cases, the row spelled exactly so; None when no
+    row is (:func:`instances_named` lists them all).
+    """
+    rows = instances_named(name)
+    if len(rows) <= 1:
+        return rows[0] if rows else None
+    exact = [row for row in rows if row.name == name.strip()]
+    return exact[0] if len(exact) == 1 else None
+
+
+def instances_named(name: str) -> tuple[Instance, ...]:
+    """Every row whose name is ``name``, case aside (several where clouds share a name)."""
+    return _by_name().get(name.strip().casefold(), ())
 
 
 def prices(cloud: str | None = None) -> tuple[Price, ...]:

@@ -27,12 +27,18 @@ class MemoryRequest(BaseModel):
 
     gb: float = Field(gt=0, allow_inf_nan=False)
     at_least: bool = False
+    #: The upper end of a range (dstack's ``24GB..80GB``); with ``at_least`` set.
+    at_most: float | None = Field(default=None, gt=0, allow_inf_nan=False)
 
     def matches(self, accelerator: Accelerator) -> bool:
         memory = accelerator.device_memory_gb
+        if self.at_most is not None and memory > self.at_most + 0.5:
+            return False
         if self.at_least:
             return memory >= self.gb
         return math.isclose(memory, self.gb, rel_tol=0, abs_tol=0.5)
 
     def __str__(self) -> str:
+        if self.at_most is not None:
+            return f"{format_number(self.gb)}GB..{format_number(self.at_most)}GB"
         return f"{format_number(self.gb)}GB" + ("+" if self.at_least else "")

@@ -53,6 +53,7 @@ from accelerators.catalog import _store as catalog
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._memory_select import select_by_memory
 from accelerators.catalog._partitions import check_partition
+from accelerators.catalog._reader import read
 from accelerators.catalog._spellings import (
     DEVICE_REPORTED,
     MEMORY_WORD,
@@ -140,9 +141,45 @@ def resolve_name(text: str) -> NameMatch:
         found = _catalog_name(index, text)
         if found is None:
             found = _resolve(current_index(), text)
+            if found.count is not None and found.source != "instance":
+                found = _case_of_a_shared_name(index, text.strip(), found)
         if len(index.results) < _RESULT_MEMO_SIZE and len(text) <= 200:
             index.results[text] = found
     return found
+
+
+def _case_of_a_shared_name(index: Index, text: str, found: NameMatch) -> NameMatch:
+    """A name that carries a count in one system and names an instance in another.
+
+    Hugging Face's flavor ``a100x8`` is 8 A100 80GB; Paperspace's machine type ``A100x8`` 8 A100
+    40GB. Each system writes its names in one case, so the exact spelling decides; another
+    casing names neither and is refused. Only count-carrying spellings written in another case
+    than the catalog's get here, so the instance table is not read for ordinary names.
+    """
+    if text in index.displays:
+        return found
+    from accelerators.catalog._instances import instances_named
+
+    rows = [row for row in instances_named(text) if _lookup(index, row.accelerator) is not None]
+    same = found.accelerator.model, found.count
+    if all((_lookup(index, r.accelerator).accelerator.model, r.count) == same for r in rows):  # type: ignore[union-attr]
+        return found  # every system means the same by it
+    exact = [row for row in rows if row.name == text]
+    if len(exact) == 1:
+        base = _lookup(index, exact[0].accelerator)
+        if base is not None:
+            row = exact[0]
+            return NameMatch(base.accelerator, base.pinned, row.count, row.partition, "instance")
+    meanings = [f"{row.cloud}'s {row.name} is {row.spec_text}" for row in rows]
+    spelled = [s for s in index.displays if s.casefold() == text.casefold()]
+    said = f"{found.accelerator.model}:{found.count:g}"
+    meanings += [f"the catalog spelling {s!r} is {said}" for s in spelled]
+    raise UnknownAcceleratorError(
+        f"Accelerator name {quote(text)} is ambiguous: {'; '.join(meanings)}. Write it as its "
+        "system does (case matters here), or the spec itself",
+        name=text,
+        suggestions=tuple(dict.fromkeys([*(row.name for row in rows), *spelled])),
+    )
 
 
 def _catalog_name(index: Index, text: str) -> NameMatch | None:
@@ -173,6 +210,7 @@ def _resolve(index: Index, text: str) -> NameMatch:
     found = found or _resolve_decorated(index, stripped)
     found = found or _with_count(index, stripped, _COUNT_SUFFIX.search(stripped))
     found = found or _instance_type(index, stripped)
+    found = found or read(index, stripped)
     if found is None:
         raise _unknown(index, text)
     return found

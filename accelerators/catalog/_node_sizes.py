@@ -40,7 +40,9 @@ def largest_node(accelerator: str | Accelerator, *, cloud: str | None = None) ->
         resolves (``"H100"``, ``"nvidia-h100-80gb"``). Rows count when their accelerator is
         that same entry: SKUs are told apart (``H100-NVL`` is not ``H100``), so for a
         model-level spec take the largest over ``spec.candidates``.
-    :param cloud: ``aws``, ``gcp``, ``azure`` or ``hf`` (Hugging Face Jobs); ``None``: any.
+    :param cloud: one of the table's clouds (``_instances.CLOUDS``); ``None``: anywhere, that is
+        on ``aws``, ``gcp``, ``azure`` or ``hf`` (Hugging Face Jobs), whose machine types span
+        the node sizes (:data:`_ANYWHERE`).
     :returns: ``NodeSize(devices, instance, cloud)``; on a tie, the first row of the table.
         ``None`` when the table lists no instance with that accelerator (on that cloud).
     :raises UnknownAcceleratorError: the name resolves to no catalog entry.
@@ -62,6 +64,12 @@ def largest_node(accelerator: str | Accelerator, *, cloud: str | None = None) ->
     return rows.get(wanted)
 
 
+#: The clouds "anywhere" spans: their machine types cover each accelerator's node sizes. The
+#: table's other clouds list a subset (Lambda's one GH200, Scaleway's one RTX 3070, Paperspace's
+#: single-GPU types, SageMaker's copies of EC2's) and bound nothing beyond their own cloud.
+_ANYWHERE = ("aws", "gcp", "azure", "hf")
+
+
 @functools.cache
 def _largest_by_entry() -> dict[str, dict[str | None, NodeSize]]:
     """SKU name -> {cloud or None (any): the largest node}, built once from the table."""
@@ -74,9 +82,12 @@ def _largest_by_entry() -> dict[str, dict[str | None, NodeSize]]:
             name = get(row.accelerator).name
         except AcceleratorError:  # a row for an accelerator the catalog does not list yet
             continue
-        size = NodeSize(row.count, row.name, row.cloud)
+        # a GPU type rented by the device (RunPod, Vast.ai) or a share of one is no node size
+        if row.unit != "machine" or not float(row.count).is_integer():
+            continue
+        size = NodeSize(int(row.count), row.name, row.cloud)
         sizes = out.setdefault(name, {})
-        for key in (row.cloud, None):
+        for key in (row.cloud, None) if row.cloud in _ANYWHERE else (row.cloud,):
             if key not in sizes or size.devices > sizes[key].devices:
                 sizes[key] = size
     return out

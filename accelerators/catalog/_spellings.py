@@ -42,7 +42,7 @@ __all__ = [
 #: Words that name a vendor or a product line rather than the accelerator itself.
 _VENDOR_WORDS = frozenset(
     {
-        "nvidia", "amd", "intel", "google", "aws", "amazon", "habana", "huawei",
+        "nvidia", "amd", "intel", "google", "aws", "amazon", "habana", "huawei", "qualcomm",
         "tesla", "instinct", "radeon", "geforce",
     }
 )  # fmt: skip

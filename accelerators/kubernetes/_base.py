@@ -136,6 +136,8 @@ _DEVICE_RESOURCES: dict[tuple[str, str], str] = {
     ("intel", "hpu"): "habana.ai/gaudi",
     # Ascend device plugin (mind-cluster): one resource for the Ascend 910 family
     ("huawei", "npu"): "huawei.com/Ascend910",
+    # Qualcomm's Cloud AI device plugin: one resource per AI 100 SoC
+    ("qualcomm", "npu"): "qualcomm.com/qaic",
 }
 
 
@@ -182,6 +184,7 @@ _VENDOR_WORDS = {
     "google": "a Google",
     "aws": "an AWS",
     "huawei": "a Huawei",
+    "qualcomm": "a Qualcomm",
 }
 _CLASS_WORDS = {
     "gpu": "GPU", "tpu": "TPU", "neuron": "Neuron device", "hpu": "Gaudi HPU", "npu": "Ascend NPU",

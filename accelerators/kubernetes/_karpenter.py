@@ -2,7 +2,8 @@
 
 * GPU: the vendor resource (``nvidia.com/gpu``, ``amd.com/gpu``) plus
   ``karpenter.k8s.aws/instance-gpu-name`` ``In`` the catalog ``names.karpenter`` values.
-* Neuron: ``aws.amazon.com/neuron`` plus ``karpenter.k8s.aws/instance-accelerator-name``.
+* Neuron: ``aws.amazon.com/neuron`` plus ``karpenter.k8s.aws/instance-accelerator-name``;
+  the same label names dl2q's Qualcomm AI 100 (``qualcomm-ai100``, ``qualcomm.com/qaic``).
 * Memory requests: ``karpenter.k8s.aws/instance-gpu-memory`` (MiB per GPU) ``Gt`` the
   threshold minus one.
 * Where EC2 gives SKUs of different memory one GPU name (``a100`` is both the 40 GB p4d and

@@ -115,8 +115,10 @@ def rented_choices(
     from accelerators.sizing.aws import cached_instances
 
     shipped = _instances.instances()
-    known = {row.name.casefold() for row in shipped}
-    rows = shipped + tuple(r for r in cached_instances() if r.name.casefold() not in known)
+    known = {(row.cloud, row.name.casefold()) for row in shipped}
+    rows = shipped + tuple(
+        r for r in cached_instances() if (r.cloud, r.name.casefold()) not in known
+    )
     prices = all_prices()
     cloud_set = set(clouds)
     choices: list[Choice] = []
@@ -125,6 +127,9 @@ def rented_choices(
         if row.cloud not in cloud_set or (names is not None and row.name.casefold() not in names):
             continue
         where = f"{row.cloud} {row.name}"
+        if not float(row.count).is_integer():  # a share of one GPU (Azure NVadsA10 v5, 1/6)
+            excluded.append(Exclusion(where, row.spec_text, "a fraction of one device"))
+            continue
         price = _cheapest(prices, row, kind)
         try:
             acc = catalog.get(row.accelerator)
@@ -211,7 +216,11 @@ def owned_choices(
 
 # -- helpers -----------------------------------------------------------------------------------
 def _cheapest(prices: Iterable[Price], row: Instance, kind: str) -> Price | None:
-    rows = [p for p in prices if p.instance.casefold() == row.name.casefold() and p.kind == kind]
+    rows = [
+        p
+        for p in prices
+        if p.cloud == row.cloud and p.instance.casefold() == row.name.casefold() and p.kind == kind
+    ]
     return min(rows, key=lambda p: p.usd_per_hour, default=None)
 
 
@@ -219,12 +228,13 @@ def _smallest_instances(
     memory: MemoryEstimate, acc: Accelerator, row: Instance, headroom: float, max_devices: int
 ) -> tuple[Layout | None, int]:
     """One instance, or the fewest instances of 8+ devices that hold the job sharded."""
-    layout = fit(memory, acc.device_memory_gb, row.count, headroom)
-    if layout is not None or row.count < _NODE:
+    devices = int(row.count)  # whole devices: rented_choices leaves fractions out
+    layout = fit(memory, acc.device_memory_gb, devices, headroom)
+    if layout is not None or devices < _NODE:
         return layout, 1
     count = 2
-    while count * row.count <= max_devices:
-        layout = fit(memory, acc.device_memory_gb, count * row.count, headroom)
+    while count * devices <= max_devices:
+        layout = fit(memory, acc.device_memory_gb, count * devices, headroom)
         if layout is not None:
             return layout, count
         count *= 2

@@ -32,7 +32,7 @@ __all__ = ["Recommendation", "recommend"]
 
 #: Device counts tried for whole devices; above 8, tensor x8 times pipeline stages.
 _COUNTS = (1, 2, 4, 8, 16, 32, 64)
-_VENDORS = ("nvidia", "amd", "intel", "google", "aws", "huawei")
+_VENDORS = ("nvidia", "amd", "intel", "google", "aws", "huawei", "qualcomm")
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,8 @@ def _nvidia_gpu(a: Accelerator) -> bool:
 HOSTS: dict[str, Callable[[Accelerator], bool]] = {
     "gke": lambda a: (_nvidia_gpu(a) or a.device_class == "tpu") and a.names.gke is not None,
     "nvidia": lambda a: _nvidia_gpu(a) and bool(a.names.gfd),
-    "karpenter": lambda a: a.names.karpenter is not None and a.device_class in ("gpu", "neuron"),
+    # Karpenter's instance-accelerator-name also covers dl2q's Qualcomm AI 100 (an npu).
+    "karpenter": lambda a: a.names.karpenter is not None and a.device_class != "tpu",
     "eks": lambda a: a.names.eks is not None and a.device_class != "tpu",
     # constants.flyte_device() names every entry; a TPU also needs GKE's TPU node label.
     "flyte": lambda a: a.device_class != "tpu" or bool(a.names.gke or a.names.flyte),
@@ -50,6 +51,7 @@ RESOURCES = {
     ("intel", "hpu"): "habana.ai/gaudi",
     ("intel", "gpu"): "gpu.intel.com/i915",
     ("huawei", "npu"): "huawei.com/Ascend910",  # the Ascend device plugin's resource
+    ("qualcomm", "npu"): "qualcomm.com/qaic",  # Qualcomm's Cloud AI device plugin
 }
 TAINTS = {"nvidia.com/gpu": "nvidia.com/gpu", "amd.com/gpu": "amd.com/gpu"}
 

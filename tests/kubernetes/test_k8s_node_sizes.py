@@ -13,7 +13,7 @@ from accelerators.kubernetes import get_platform, placement_problems
     [
         ("H100:99", "flyte", "largest H100 node we know anywhere has 8 (p5.48xlarge, aws"),
         ("H100:99", "nvidia", "has 8"),
-        ("H100:16", "gke", "largest H100 node we know on gcp has 8 (a3-highgpu-8g, gcp"),
+        ("H100:16", "gke", "largest H100 node we know on gcp has 8 (a3-edgegpu-8g, gcp"),
         ("H100:16", "flyte", "anywhere has 8"),
         ("H200:9 | H100:9", "flyte", "'H200:9' asks for 9 devices"),
         ("TRAINIUM2:32", "neuron", "has 16 (trn2.48xlarge"),
@@ -29,7 +29,9 @@ def test_more_devices_than_any_node_is_a_problem(spec: str, platform: str, needl
     [
         ("H100:8", "gke"),
         ("A100-40GB-SXM!:16", "gke"),  # a2-megagpu-16g
-        ("K80:32", "flyte"),  # no instance row: unknown, not refused
+        ("MAX-1550:32", "flyte"),  # no instance row: unknown, not refused
+        ("GH200:2", "flyte"),  # Lambda's one-GH200 type bounds nothing beyond Lambda
+        ("RTX-A5000:4", "flyte"),  # RunPod's GPU type id is one device, no node size
         ("A100:16", "eks"),  # the PCIe SKU has no row: a larger node may exist
         ("A100@1g.5gb", "flyte"),  # slices are not whole devices
     ],

@@ -91,9 +91,9 @@ def test_every_constant_has_a_flyte2_device(acc: Any) -> None:
         with pytest.raises(PlacementError, match="no GKE TPU node label"):
             flyte2_device(text)
         return
-    if (acc.vendor, acc.device_class) == ("huawei", "npu"):
-        # Flyte 2 has no DeviceClass for Ascend NPUs either
-        with pytest.raises(PlacementError, match="no device class for huawei npu"):
+    if acc.device_class == "npu":
+        # Flyte 2 has no DeviceClass for NPUs (Ascend, Qualcomm Cloud AI 100) either
+        with pytest.raises(PlacementError, match=f"no device class for {acc.vendor} npu"):
             flyte2_device(text)
         return
     if (acc.vendor, acc.device_class) == ("intel", "gpu"):

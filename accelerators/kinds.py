@@ -1,0 +1,80 @@
+"""What kind of accelerator a name means: skyward's ``is_nvidia``, ``is_trainium`` and the like.
+
+>>> from accelerators.kinds import is_nvidia, is_amd, is_tpu, is_trainium
+>>> is_nvidia("NVIDIA H100 80GB HBM3"), is_amd("Aqua Vanjaram [Instinct MI300X VF]")
+(True, True)
+>>> is_trainium("trn2.48xlarge"), is_tpu("tpu-v5p-8"), is_nvidia("MI300X")
+(True, True, False)
+
+Each takes anything :meth:`AcceleratorSpec.parse <accelerators.spec.AcceleratorSpec.parse>`
+takes (a name the reader accepts, an instance type, a spec string, a constant, a spec, a list)
+or a catalog entry, and answers for **every** accelerator the spec would accept: a fallback
+chain (``H100 | MI300X``) is NVIDIA only if each alternative is, and a request by memory or
+vendor (``nvidia:24GB``, ``80GB+``) only if every catalog entry it accepts is. A name that
+names nothing raises :class:`~accelerators.errors.UnknownAcceleratorError`, as parsing does:
+these never answer False for a typo.
+
+skyward kept ``is_trainium`` as a field of its runtime ``AcceleratorInfo`` (``Trainium1``..``3``)
+and ``is_nvidia`` only inside its RunPod provider; here they are functions of a name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from accelerators.catalog._schema import Accelerator
+
+__all__ = [
+    "accelerators_of",
+    "is_amd",
+    "is_ascend",
+    "is_gaudi",
+    "is_google",
+    "is_gpu",
+    "is_inferentia",
+    "is_intel",
+    "is_neuron",
+    "is_nvidia",
+    "is_qualcomm",
+    "is_tpu",
+    "is_trainium",
+]
+
+
+def accelerators_of(value: Any) -> tuple[Accelerator, ...]:
+    """Every catalog entry ``value`` would accept, in order (its SKUs, then its fallbacks')."""
+    from accelerators.catalog._schema import Accelerator
+    from accelerators.spec import AcceleratorSpec
+
+    if isinstance(value, Accelerator):
+        return (value,)
+    spec = AcceleratorSpec.parse(value)
+    found: dict[Accelerator, None] = {}
+    for alternative in spec.alternatives:
+        found.update(dict.fromkeys(alternative.candidates))
+    return tuple(found)
+
+
+def _every(test: Callable[[Accelerator], bool], what: str) -> Callable[[Any], bool]:
+    def check(value: Any) -> bool:
+        found = accelerators_of(value)
+        return bool(found) and all(test(acc) for acc in found)
+
+    check.__doc__ = f"Whether every accelerator ``value`` accepts is {what}."
+    return check
+
+
+is_nvidia = _every(lambda acc: acc.vendor == "nvidia", "NVIDIA's")
+is_amd = _every(lambda acc: acc.vendor == "amd", "AMD's (Instinct, Radeon)")
+is_intel = _every(lambda acc: acc.vendor == "intel", "Intel's (Gaudi, Max, Flex, Arc)")
+is_google = _every(lambda acc: acc.vendor == "google", "Google's")
+is_qualcomm = _every(lambda acc: acc.vendor == "qualcomm", "Qualcomm's (Cloud AI 100)")
+is_gpu = _every(lambda acc: acc.device_class == "gpu", "a GPU (of any vendor)")
+is_tpu = _every(lambda acc: acc.device_class == "tpu", "a TPU")
+is_neuron = _every(lambda acc: acc.device_class == "neuron", "an AWS Neuron device")
+is_trainium = _every(lambda acc: acc.family == "Trainium", "an AWS Trainium chip")
+is_inferentia = _every(lambda acc: acc.family == "Inferentia", "an AWS Inferentia chip")
+is_gaudi = _every(lambda acc: acc.device_class == "hpu", "an Intel Gaudi HPU")
+is_ascend = _every(lambda acc: acc.vendor == "huawei", "a Huawei Ascend NPU")

@@ -1,0 +1,84 @@
+"""skyward's helpers (``is_nvidia``, ``is_amd``, ``is_tpu``, ``is_trainium``...) on top of the
+name reader: any name the grammar accepts, answered for every accelerator the spec accepts."""
+
+from __future__ import annotations
+
+import pytest
+
+import accelerators
+from accelerators import AcceleratorSpec, catalog
+from accelerators.errors import UnknownAcceleratorError
+from accelerators.kinds import (
+    accelerators_of,
+    is_amd,
+    is_gaudi,
+    is_gpu,
+    is_inferentia,
+    is_neuron,
+    is_nvidia,
+    is_qualcomm,
+    is_tpu,
+    is_trainium,
+)
+
+YES = [
+    (is_nvidia, "H100"),
+    (is_nvidia, "NVIDIA H100 80GB HBM3"),  # the driver's name
+    (is_nvidia, "GH100 [H100 SXM5 80GB]"),  # pci.ids
+    (is_nvidia, "p5.48xlarge"),  # an instance type
+    (is_nvidia, "nvidia:24GB:2"),  # a vendor request
+    (is_nvidia, "H100:8 | A100-80GB:8"),
+    (is_amd, "MI300X"),
+    (is_amd, "AMD Instinct MI300X VF"),
+    (is_amd, "8xMI300X_2xEPYC_9534"),  # MLPerf
+    (is_tpu, "tpu-v5p-8"),
+    (is_tpu, "TPU v6 lite"),  # JAX
+    (is_tpu, "ct6e-standard-4t"),
+    (is_trainium, "Trainium2"),
+    (is_trainium, "trn1.32xlarge"),
+    (is_inferentia, "inf2.48xlarge"),
+    (is_neuron, "aws-neuron-core"),  # Ray's group of every Neuron device
+    (is_gaudi, "dl1.24xlarge"),
+    (is_qualcomm, "dl2q.24xlarge"),
+    (is_gpu, "T4 | MI300X"),
+]
+NO = [
+    (is_nvidia, "MI300X"),
+    (is_nvidia, "H100 | MI300X"),  # not every alternative
+    (is_nvidia, "80GB+"),  # candidates of several vendors
+    (is_amd, "H100"),
+    (is_tpu, "H100"),
+    (is_trainium, "inf2.xlarge"),
+    (is_trainium, "aws-neuron-core"),  # Inferentia too
+    (is_gpu, "tpu-v5e-8"),
+]
+
+
+@pytest.mark.parametrize(("check", "name"), YES, ids=[f"{c.__name__}:{n}" for c, n in YES])
+def test_yes(check, name) -> None:
+    assert check(name) is True
+
+
+@pytest.mark.parametrize(("check", "name"), NO, ids=[f"{c.__name__}:{n}" for c, n in NO])
+def test_no(check, name) -> None:
+    assert check(name) is False
+
+
+def test_specs_constants_and_entries_are_accepted() -> None:
+    assert is_nvidia(accelerators.A100)
+    assert is_nvidia(AcceleratorSpec.parse("A100:8"))
+    assert is_amd(catalog.get("MI300X"))
+    assert is_tpu(["TPU-V5E@2x4", "TPU-V6E@2x4"])
+    assert [a.name for a in accelerators_of("A100")] == ["A100-40GB-SXM", "A100-40GB-PCIE"]
+
+
+def test_a_name_that_names_nothing_is_an_error_not_false() -> None:
+    with pytest.raises(UnknownAcceleratorError, match="did you mean 'H100'"):
+        is_nvidia("H10O")
+    with pytest.raises(UnknownAcceleratorError):
+        is_amd("NVIDIA GeForce RTX 4090 D")
+
+
+def test_exported_from_the_package() -> None:
+    assert accelerators.is_trainium("Trainium2")
+    assert "is_nvidia" in accelerators.__all__
