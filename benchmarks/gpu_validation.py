@@ -426,9 +426,10 @@ def _limit(part: str, cfg: dict[str, Any]) -> float:
     return seconds * max(cfg["scale"], 0.25) + 30
 
 
-def code_version() -> dict[str, str | None]:
-    """The commit (where the checkout has its git folder) and a digest of the package's
-    sources, so that a results file says which code produced it even where git is absent."""
+def code_version() -> dict[str, Any]:
+    """A digest of the package's sources, and the commit where the checkout's git folder
+    matches its files: a copied tree (a GPU machine's) can carry a stale git folder, so a
+    commit is kept only when ``git diff HEAD`` finds nothing under ``accelerators/``."""
     import hashlib
 
     digest = hashlib.sha256()
@@ -436,21 +437,20 @@ def code_version() -> dict[str, str | None]:
         if path.suffix in (".py", ".toml") and path.is_file():
             digest.update(path.relative_to(ROOT).as_posix().encode())
             digest.update(path.read_bytes())
-    try:
-        commit = (
-            subprocess.run(
-                ["git", "rev-parse", "HEAD"],
-                cwd=ROOT,
-                capture_output=True,
-                text=True,
-                timeout=10,
-                check=False,
-            ).stdout.strip()
-            or None
-        )
-    except (OSError, subprocess.SubprocessError):
-        commit = None
-    return {"commit": commit, "sources_sha256": digest.hexdigest()[:16]}
+
+    def git(*args: str) -> subprocess.CompletedProcess[str] | None:
+        try:
+            return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                                  timeout=10, check=False)  # fmt: skip
+        except (OSError, subprocess.SubprocessError):
+            return None
+
+    head, diff = git("rev-parse", "HEAD"), git("diff", "--quiet", "HEAD", "--", "accelerators")
+    clean = head is not None and head.returncode == 0 and diff is not None and diff.returncode == 0
+    return {
+        "commit": head.stdout.strip() if clean and head is not None else None,
+        "sources_sha256": digest.hexdigest()[:16],
+    }
 
 
 def run_part(part: str, work: Path) -> int:
