@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from accelerators.catalog._node_sizes import NodeSize, largest_node
 from accelerators.catalog._store import _DATA_FILE as _DATA_FILE  # constants read it raw
 from accelerators.catalog._store import _DATA_PACKAGE as _DATA_PACKAGE
 from accelerators.catalog._store import (
@@ -35,7 +36,17 @@ from accelerators.errors import UnknownAcceleratorError
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
 
-__all__ = ["all", "by_model", "catalog_version", "get", "models", "select", "sources"]
+__all__ = [
+    "NodeSize",
+    "all",
+    "by_model",
+    "catalog_version",
+    "get",
+    "largest_node",
+    "models",
+    "select",
+    "sources",
+]
 
 
 def get(name: str) -> Accelerator:
