@@ -21,7 +21,8 @@ functions :func:`to_pod_fragment`, :func:`to_dra_fragment`, :func:`apply_to_pod`
 :func:`platforms`, :func:`register_platform`, :func:`fragment_models`, :func:`pod_model`;
 defaults :data:`DEFAULT_IMAGE`, :data:`DEFAULT_COMMAND`; node pinning :func:`pin_to_node`,
 :func:`node_name_env`; linting :func:`placement_problems`; ``requests <= limits``
-:func:`check_resources`, :func:`resource_problems`.
+:func:`check_resources`, :func:`resource_problems`; counts no node has
+:func:`check_node_count`, :func:`node_count_problems`.
 
 Importing this module imports neither ``kubernetes`` nor ``pydantic``, and no platform
 adapter: each is imported the first time its platform is used.
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from accelerators.kubernetes._checks import placement_problems
     from accelerators.kubernetes._dra import DraFragment
     from accelerators.kubernetes._models import FragmentModels, fragment_models, pod_model
+    from accelerators.kubernetes._node_count import check_node_count, node_count_problems
     from accelerators.kubernetes._pinning import node_name_env, pin_to_node
     from accelerators.kubernetes._resources import check_resources, resource_problems
     from accelerators.spec import AcceleratorSpec
@@ -59,10 +61,12 @@ __all__ = [
     "apply_to_pod",
     "build_manifests",
     "build_pod",
+    "check_node_count",
     "check_resources",
     "fragment_models",
     "get_platform",
     "merge_fragment",
+    "node_count_problems",
     "node_name_env",
     "pin_to_node",
     "placement_problems",
@@ -112,6 +116,8 @@ _LAZY = {
     "pin_to_node": "accelerators.kubernetes._pinning",
     "check_resources": "accelerators.kubernetes._resources",
     "resource_problems": "accelerators.kubernetes._resources",
+    "check_node_count": "accelerators.kubernetes._node_count",
+    "node_count_problems": "accelerators.kubernetes._node_count",
 }
 
 _DRA_OPTIONS = ("claim_name", "claim_template_name", "gpu_device_class", "mig_device_class")

@@ -2,8 +2,9 @@
 
 :func:`placement_problems` collects what :func:`accelerators.kubernetes.to_pod_fragment`
 refuses (a partition the platform cannot select, a TPU slice whose chip count does not fit
-a host, a fraction where nothing shares GPUs…) and what it builds but no program can use:
-several MIG slices in one container. NVIDIA's MIG user guide (CUDA device enumeration):
+a host, a fraction where nothing shares GPUs…), a count no node of the platform's cloud has
+(:func:`~accelerators.kubernetes.node_count_problems`), and what it builds but no program can
+use: several MIG slices in one container. NVIDIA's MIG user guide (CUDA device enumeration):
 "regardless of how many MIG devices are created (or made available to a container), a
 single CUDA process can only enumerate a single MIG device".
 """
@@ -31,6 +32,7 @@ def placement_problems(
     :raises AcceleratorError: ``spec`` is not a valid spec (bad input is not a "problem").
     """
     from accelerators.kubernetes import _as_spec, to_pod_fragment
+    from accelerators.kubernetes._node_count import node_count_problems
 
     parsed = _as_spec(spec)
     problems: list[str] = []
@@ -45,4 +47,6 @@ def placement_problems(
         to_pod_fragment(parsed, platform=platform, **options)
     except AcceleratorError as exc:
         problems.append(str(exc))
+    else:
+        problems.extend(node_count_problems(parsed, platform=platform))
     return tuple(problems)

@@ -1,0 +1,87 @@
+"""Counts no node has: ``H100:16`` on GKE, where the largest H100 machine type has 8.
+
+A pod gets its devices from one node, so an alternative that asks for more than the largest
+node we know can never be scheduled: the pod stays Pending. On platforms whose nodes are one
+cloud's machine types (GKE: GCP; Karpenter, EKS and the Neuron device plugin: EC2), the
+sourced instance table (:func:`accelerators.catalog.largest_node`) says how many devices that
+largest node has. Other platforms run anywhere, on-premises nodes the table does not list
+included, so nothing is refused there; nor where the table lists no machine type with the
+accelerator.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from accelerators.errors import PlacementError
+
+if TYPE_CHECKING:
+    from accelerators.catalog import NodeSize
+    from accelerators.kubernetes._base import Platform
+    from accelerators.spec import AcceleratorSpec
+
+__all__ = ["CLOUD_OF_PLATFORM", "check_node_count", "node_count_problems"]
+
+#: The cloud whose machine types a platform's nodes are.
+CLOUD_OF_PLATFORM: dict[str, str] = {
+    "gke": "gcp",
+    "karpenter": "aws",
+    "eks": "aws",
+    "neuron": "aws",
+}
+
+
+def _largest(alternative: AcceleratorSpec, cloud: str) -> NodeSize | None:
+    from accelerators.catalog import largest_node
+
+    sizes = [largest_node(sku, cloud=cloud) for sku in alternative.candidates]
+    known = [size for size in sizes if size is not None]
+    return max(known, key=lambda size: size.devices) if known else None
+
+
+def _problem(alternative: AcceleratorSpec, platform: str, cloud: str) -> str | None:
+    acc = alternative.accelerator
+    if acc is None or alternative.is_shared or alternative.tpu_topology is not None:
+        return None  # a memory or vendor request, a share of one device, a TPU host slice
+    largest = _largest(alternative, cloud)
+    if largest is None:
+        return None
+    capacity, unit = largest.devices, f"{acc.model} devices"
+    profile = alternative.mig_profile
+    if profile is not None:
+        capacity *= profile.max_instances
+        unit = f"{profile.profile} slices ({largest.devices} x {profile.max_instances} per GPU)"
+    if alternative.devices_needed <= capacity:
+        return None
+    return (
+        f"{str(alternative)!r} on {platform}: no node has {alternative.devices_needed}; the "
+        f"largest {cloud.upper()} machine type with {acc.model} that we know, {largest.instance}, "
+        f"has {capacity} {unit}. A pod gets its devices from one node: ask for at most "
+        f"{capacity} per pod and spread the work over several pods"
+    )
+
+
+def node_count_problems(spec: Any, *, platform: str | Platform) -> tuple[str, ...]:
+    """A sentence for each alternative of ``spec`` that asks for more devices than any node
+    of ``platform``'s cloud has; empty when every alternative fits (or nothing is known).
+
+    :param spec: an :class:`~accelerators.AcceleratorSpec`, spec text or constant.
+    :param platform: a platform name or :class:`~accelerators.kubernetes.Platform`.
+    """
+    from accelerators.kubernetes import _as_spec
+
+    name = platform if isinstance(platform, str) else platform.name
+    name = name.strip().lower()
+    cloud = CLOUD_OF_PLATFORM.get(name)
+    if cloud is None:
+        return ()
+    found = (_problem(a, name, cloud) for a in _as_spec(spec).alternatives)
+    return tuple(p for p in found if p is not None)
+
+
+def check_node_count(spec: Any, *, platform: str | Platform) -> None:
+    """Raise :class:`~accelerators.PlacementError` for the counts no node has
+    (:func:`node_count_problems`)."""
+    problems = node_count_problems(spec, platform=platform)
+    if problems:
+        raise PlacementError("; ".join(problems))
