@@ -22,7 +22,8 @@ functions :func:`to_pod_fragment`, :func:`to_dra_fragment`, :func:`apply_to_pod`
 defaults :data:`DEFAULT_IMAGE`, :data:`DEFAULT_COMMAND`; node pinning :func:`pin_to_node`,
 :func:`node_name_env`; linting :func:`placement_problems`; ``requests <= limits``
 :func:`check_resources`, :func:`resource_problems`; counts no node has
-:func:`check_node_count`, :func:`node_count_problems`.
+:func:`check_node_count`, :func:`node_count_problems`; a task pinned behind a gate
+:func:`guard_problems`.
 
 Importing this module imports neither ``kubernetes`` nor ``pydantic``, and no platform
 adapter: each is imported the first time its platform is used.
@@ -43,6 +44,7 @@ from accelerators.kubernetes._validate import validate_claim_template, validate_
 if TYPE_CHECKING:
     from accelerators.kubernetes._checks import placement_problems
     from accelerators.kubernetes._dra import DraFragment
+    from accelerators.kubernetes._guard import guard_problems
     from accelerators.kubernetes._models import FragmentModels, fragment_models, pod_model
     from accelerators.kubernetes._node_count import check_node_count, node_count_problems
     from accelerators.kubernetes._pinning import node_name_env, pin_to_node
@@ -65,6 +67,7 @@ __all__ = [
     "check_resources",
     "fragment_models",
     "get_platform",
+    "guard_problems",
     "merge_fragment",
     "node_count_problems",
     "node_name_env",
@@ -118,6 +121,7 @@ _LAZY = {
     "resource_problems": "accelerators.kubernetes._resources",
     "check_node_count": "accelerators.kubernetes._node_count",
     "node_count_problems": "accelerators.kubernetes._node_count",
+    "guard_problems": "accelerators.kubernetes._guard",
 }
 
 _DRA_OPTIONS = ("claim_name", "claim_template_name", "gpu_device_class", "mig_device_class")
