@@ -77,11 +77,19 @@ COUNTS = {"pods": 0, "dag_runs": 0}
 
 def validate_pod(pod: Any) -> dict[str, Any]:
     """Validate ``pod`` against the strict Kubernetes schema; returns the manifest."""
+    return validate_manifest(manifest(pod))
+
+
+def validate_manifest(data: dict[str, Any]) -> dict[str, Any]:
+    """Validate a camelCase pod manifest against the strict schema and our own checks that
+    the schema lacks (``requests <= limits``); returns it."""
     import kubernetes_validate
 
-    data = manifest(pod)
+    from accelerators.kubernetes import check_resources
+
     for version in K8S_VERSIONS:
         kubernetes_validate.validate(data, version, strict=True)
+    check_resources(data)
     COUNTS["pods"] += 1
     return data
 
