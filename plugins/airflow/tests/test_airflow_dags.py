@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from airflow_testenv import DAGS, run_dag, validate_pod
+from airflow_testenv import DAGS, dagbag_class, run_dag, validate_pod
 from airflow_testenv import TEMPLATES as REPO_TEMPLATES
 
 NODE = "gpu-node-7"
@@ -40,9 +40,7 @@ def test_there_are_four_templates() -> None:
 
 
 def test_every_template_imports_without_errors(airflow_db: Path) -> None:
-    from airflow.dag_processing.dagbag import DagBag
-
-    bag = DagBag(dag_folder=str(DAGS), safe_mode=False)
+    bag = dagbag_class()(dag_folder=str(DAGS), safe_mode=False)
     ours = {f for f in bag.import_errors if Path(f).name.startswith("airflow_")}
     assert not ours, {f: bag.import_errors[f] for f in ours}
     loaded = {Path(d.fileloc).name: d.dag_id for d in bag.dags.values()}

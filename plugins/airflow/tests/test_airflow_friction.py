@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from airflow_testenv import DAGS, run_dag
+from airflow_testenv import DAGS, dagbag_class, run_dag
 from fake_kube import FakeKube, Outcome
 from kube_runs import dag_file, states
 
@@ -84,12 +84,10 @@ with DAG("bad_spec", schedule=None, start_date=pendulum.datetime(2026, 1, 1)) as
 
 def test_parse_errors_name_the_file_line_task_and_argument(airflow_db: Path) -> None:
     """What Airflow shows for a DAG file that fails to import (``DagBag.import_errors``)."""
-    from airflow.dag_processing.dagbag import DagBag
-
     path = DAGS / "bad_spec.py"
     path.write_text(BAD_SPEC)
     try:
-        bag = DagBag(dag_folder=str(path), safe_mode=False)
+        bag = dagbag_class()(dag_folder=str(path), safe_mode=False)
     finally:
         path.unlink()
     [error] = bag.import_errors.values()

@@ -24,7 +24,7 @@ def _gate(accelerator: str = "A100-80GB:4", task_id: str = "gate") -> Accelerato
     )
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def _in_a_dag() -> Any:
     """Tasks with gate= set a dependency, which needs a DAG."""
     from airflow.sdk import DAG
@@ -33,6 +33,7 @@ def _in_a_dag() -> Any:
         yield dag
 
 
+@pytest.mark.usefixtures("_in_a_dag")
 def test_a_task_the_gates_node_cannot_host_is_refused_at_parse_time() -> None:
     with pytest.raises(AcceleratorError) as raised:
         AcceleratorPodOperator(
@@ -68,6 +69,7 @@ def test_a_task_the_gates_node_cannot_host_is_refused_at_parse_time() -> None:
     )
 
 
+@pytest.mark.usefixtures("_in_a_dag")
 def test_the_decorator_checks_its_gate_too() -> None:
     from airflow.sdk import task
 
@@ -80,6 +82,7 @@ def test_the_decorator_checks_its_gate_too() -> None:
         )(infer)
 
 
+@pytest.mark.usefixtures("_in_a_dag")
 def test_counts_no_node_has_are_refused_with_the_largest_machine_type() -> None:
     from airflow.sdk import task
 

@@ -239,11 +239,17 @@ def test_inline_gate_runs_the_bench_before_the_command() -> None:
     )
     main = validate_pod(op.build_pod_request_obj(dry_run=True))["spec"]["containers"][0]
     assert main["command"][:2] == ["/bin/sh", "-c"]
-    assert main["command"][2] == ('accelerators bench --profile quick --expect H100:8 && exec "$@"')
+    assert main["command"][2] == (
+        "accelerators bench --profile quick --expect H100:8 --json /tmp/accelerators-gate.json"
+        ' && exec "$@"'
+    )
     # sh -c's $0, then "$@": the command and its arguments, run when the gate passes
     assert main["command"][3:] == ["accelerators-gate"]
     assert main["args"] == ["python", "train.py", "--epochs", "3"]
     assert {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}} in (
+        main["env"]
+    )
+    assert {"name": "ACCELERATORS_GATE_REPORT", "value": "/tmp/accelerators-gate.json"} in (
         main["env"]
     )
     with pytest.raises(AcceleratorError, match="gate_mode"):

@@ -211,11 +211,14 @@ def test_the_policy_leaves_other_pods_alone_and_never_raises(
 
 
 def test_the_policy_is_registered_through_the_airflow_policy_entry_point() -> None:
-    from airflow.settings import get_policy_plugin_manager
+    import airflow.settings
 
     import accelerators_provider.policy
 
-    manager = get_policy_plugin_manager()
+    if hasattr(airflow.settings, "get_policy_plugin_manager"):  # Airflow >= 3.1
+        manager = airflow.settings.get_policy_plugin_manager()
+    else:  # Airflow 3.0: built while airflow is imported
+        manager = airflow.settings.POLICY_PLUGIN_MANAGER
     assert manager.is_registered(accelerators_provider.policy)
     names = [impl.plugin_name for impl in manager.hook.pod_mutation_hook.get_hookimpls()]
     assert "accelerators" in names

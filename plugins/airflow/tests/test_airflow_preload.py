@@ -91,7 +91,10 @@ print(json.dumps({"before": before, "after": after, "modules": list(MODULES),
 
 _FORKED_PARSE = """
 import gc, importlib, json, os, sys
-from airflow.dag_processing.dagbag import DagBag
+try:
+    from airflow.dag_processing.dagbag import DagBag
+except ImportError:  # Airflow 3.0
+    from airflow.models.dagbag import DagBag
 from accelerators_provider.preload import preload
 preload()
 gc.freeze()
