@@ -120,6 +120,7 @@ class AcceleratorGateOperator(AcceleratorPodOperator):
         self.profile = profile
         self.in_process = in_process
         self._report: dict[str, Any] | None = None  # the pod's full report, once read
+        self._finishing = False
 
     def _expect(self) -> str | None:
         text = str(self.expect).strip()
@@ -203,7 +204,20 @@ class AcceleratorGateOperator(AcceleratorPodOperator):
             return None
 
     def _finish(self, context: Context, run: Any, *args: Any) -> Any:
+        """Run the pod (``run``: ``execute`` or ``trigger_reentry``), then publish its report
+        and, on a failure, record its node. ``KubernetesPodOperator`` calls
+        ``trigger_reentry`` from within ``execute`` when the pod had already finished: that
+        inner call leaves the publishing to the outer one."""
+        if self._finishing:
+            return run(*args)
+        self._finishing = True
         self._report = None
+        try:
+            return self._publish_after(context, run, *args)
+        finally:
+            self._finishing = False
+
+    def _publish_after(self, context: Context, run: Any, *args: Any) -> Any:
         try:
             run(*args)
         except Exception:

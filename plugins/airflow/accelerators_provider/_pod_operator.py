@@ -129,11 +129,8 @@ class AcceleratorPodOperator(KubernetesPodOperator):
                 check_guard(task, spec, str(gate_spec), gate=self.gate_task_id, ran=False)
         if _pods.is_template(self.pod_template_file) or _has_template(self.pod_template_dict):
             return  # rendered at run time: checked when the pod is built
-        if self.pod_template_file:
-            with step(task, "pod_template_file", self.pod_template_file):
-                template = self._template()
-        else:
-            template = self._template()
+        with step(task, "pod_template_file", self.pod_template_file):
+            template = self._template()  # read now: a missing file is refused now
         if template[0] is None and not self._has_placement_arguments():
             with step(task, "accelerator", self.accelerator):  # placing it is the check
                 to_pod_fragment(spec, platform=self.platform, **self.platform_options)

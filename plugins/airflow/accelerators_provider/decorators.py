@@ -167,6 +167,23 @@ def _before_the_pod(
     return check
 
 
+def _read_at_parse_time(
+    fn: Callable[..., Any],
+    kwargs: dict[str, Any],
+    accelerator: Any,
+    platform: Any,
+    decorator: str,
+    operator: str,
+) -> str:
+    """The decorated task's id, after refusing Jinja templates in what the decorator reads
+    when the DAG is parsed (``accelerator``, ``platform``)."""
+    task_id = str(kwargs.get("task_id") or getattr(fn, "__name__", "task"))
+    for argument, value in (("accelerator", accelerator), ("platform", platform)):
+        with step(task_id, argument, value):
+            _pods.refuse_template(value, argument, decorator=decorator, operator=operator)
+    return task_id
+
+
 def accelerator_task(
     python_callable: Callable[..., Any] | None = None,
     multiple_outputs: bool | None = None,
@@ -190,15 +207,9 @@ def accelerator_task(
     from airflow.providers.cncf.kubernetes.decorators.kubernetes import kubernetes_task
 
     def decorate(fn: Callable[..., Any]) -> Any:
-        task_id = str(kwargs.get("task_id") or getattr(fn, "__name__", "task"))
-        for argument, value in (("accelerator", accelerator), ("platform", platform)):
-            with step(task_id, argument, value):
-                _pods.refuse_template(
-                    value,
-                    argument,
-                    decorator="@task.accelerator",
-                    operator="AcceleratorPodOperator",
-                )
+        task_id = _read_at_parse_time(
+            fn, kwargs, accelerator, platform, "@task.accelerator", "AcceleratorPodOperator"
+        )
         with step(task_id, "platform", platform):
             _pods.check_platform(platform)
         with step(task_id, "accelerator", accelerator):
@@ -286,15 +297,14 @@ def accelerator_gate_task(
     from airflow.providers.standard.decorators.python import python_task
 
     def decorate(fn: Callable[..., Any]) -> Any:
-        task_id = str(kwargs.get("task_id") or getattr(fn, "__name__", "task"))
-        for argument, value in (("accelerator", accelerator), ("platform", platform)):
-            with step(task_id, argument, value):
-                _pods.refuse_template(
-                    value,
-                    argument,
-                    decorator="@task.accelerator_gate",
-                    operator="AcceleratorGateOperator(in_process=True)",
-                )
+        task_id = _read_at_parse_time(
+            fn,
+            kwargs,
+            accelerator,
+            platform,
+            "@task.accelerator_gate",
+            "AcceleratorGateOperator(in_process=True)",
+        )
         with step(task_id, "accelerator", accelerator):
             expect = None if accelerator is None else str(_pods.resolve_spec(accelerator))
         options = dict(kwargs)

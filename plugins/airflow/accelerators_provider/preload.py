@@ -26,9 +26,9 @@ environment variable ``ACCELERATORS_PRELOAD`` overrides that: ``always``, ``neve
 ``KubernetesPodOperator`` and the ``kubernetes`` client), loads the catalog, builds its name
 index by parsing a spec, imports every platform adapter of :mod:`accelerators.kubernetes` and
 places that spec with each (reading the instance table for the largest node per cloud and
-importing the resource and gate checks), and resolves the catalog's own names (SKUs, models, constants,
-aliases) once, so that a child finds ``H100`` among the resolved names instead of running
-the resolution code for the first time (in a forked child, a first run of any code pays
+importing the resource and gate checks), and resolves the catalog's own names (SKUs, models,
+constants, aliases) once, so that a child finds ``H100`` among the resolved names instead of
+running the resolution code for the first time (in a forked child, a first run of any code pays
 copy-on-write page faults for what it touches).
 It starts no thread and keeps no file or socket open, so forking after it is safe; what it
 builds is only read afterwards, so ``gc.freeze()`` keeps it shared between the children.
