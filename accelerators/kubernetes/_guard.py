@@ -34,8 +34,10 @@ def _names(spec: AcceleratorSpec) -> set[str]:
     return {acc.name for acc in spec.candidates}
 
 
-def _mismatch(gate: AcceleratorSpec, task: AcceleratorSpec) -> str | None:
-    """Why a node the gate's alternative proved cannot host the task's alternative."""
+def _accelerator_mismatch(gate: AcceleratorSpec, task: AcceleratorSpec) -> str | None:
+    same = gate.accelerator is not None and gate.accelerator is task.accelerator
+    if same and gate.exact == task.exact:
+        return None  # the same catalog entry, asked for alike: the same SKUs
     gate_names, task_names = _names(gate), _names(task)
     if not gate_names & task_names:
         return f"the gate's node has {gate}, the task needs {task}"
@@ -45,6 +47,14 @@ def _mismatch(gate: AcceleratorSpec, task: AcceleratorSpec) -> str | None:
             f"the gate ({gate}) also passes {', '.join(missing)}, which the task ({task}) does "
             "not accept"
         )
+    return None
+
+
+def _mismatch(gate: AcceleratorSpec, task: AcceleratorSpec) -> str | None:
+    """Why a node the gate's alternative proved cannot host the task's alternative."""
+    reason = _accelerator_mismatch(gate, task)
+    if reason is not None:
+        return reason
     if _kind(gate) != _kind(task):
         return f"the gate checks {_kind(gate)} ({gate}), the task needs {_kind(task)} ({task})"
     if not task.is_shared and task.devices_needed > gate.devices_needed:
@@ -55,6 +65,11 @@ def _mismatch(gate: AcceleratorSpec, task: AcceleratorSpec) -> str | None:
             "count)"
         )
     return None
+
+
+def _alternatives(spec: AcceleratorSpec) -> tuple[AcceleratorSpec, ...]:
+    """A spec without fallbacks is its own only alternative (``alternatives`` copies it)."""
+    return spec.alternatives if spec.fallbacks else (spec,)
 
 
 def guard_problems(gate: Any, task: Any) -> tuple[str, ...]:
@@ -70,9 +85,12 @@ def guard_problems(gate: Any, task: Any) -> tuple[str, ...]:
     from accelerators.kubernetes import _as_spec
 
     gate_spec, task_spec = _as_spec(gate), _as_spec(task)
+    if gate_spec == task_spec:  # the same canonical spec: every alternative hosts itself
+        return ()
     problems: list[str] = []
-    for alternative in gate_spec.alternatives:
-        reasons = [_mismatch(alternative, t) for t in task_spec.alternatives]
+    tasks = _alternatives(task_spec)
+    for alternative in _alternatives(gate_spec):
+        reasons = [_mismatch(alternative, t) for t in tasks]
         if all(reason is not None for reason in reasons):
             problems.append(str(reasons[0]))
     return tuple(problems)

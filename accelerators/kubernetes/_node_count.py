@@ -32,11 +32,20 @@ CLOUD_OF_PLATFORM: dict[str, str] = {
 
 
 def _largest(alternative: AcceleratorSpec, cloud: str) -> NodeSize | None:
-    from accelerators.catalog import largest_node
+    """The largest node of ``cloud`` with an SKU the alternative accepts (kept per model, or
+    per SKU for an exact one: every spec of a DAG file asks the same few)."""
+    acc = alternative.accelerator
+    key = (acc.name if alternative.exact else acc.model, alternative.exact, cloud)  # type: ignore[union-attr]
+    if key not in _LARGEST:
+        from accelerators.catalog import largest_node
 
-    sizes = [largest_node(sku, cloud=cloud) for sku in alternative.candidates]
-    known = [size for size in sizes if size is not None]
-    return max(known, key=lambda size: size.devices) if known else None
+        sizes = [largest_node(sku, cloud=cloud) for sku in alternative.candidates]
+        known = [size for size in sizes if size is not None]
+        _LARGEST[key] = max(known, key=lambda size: size.devices) if known else None
+    return _LARGEST[key]
+
+
+_LARGEST: dict[tuple[str, bool, str], NodeSize | None] = {}
 
 
 def _problem(alternative: AcceleratorSpec, platform: str, cloud: str) -> str | None:
@@ -75,7 +84,10 @@ def node_count_problems(spec: Any, *, platform: str | Platform) -> tuple[str, ..
     cloud = CLOUD_OF_PLATFORM.get(name)
     if cloud is None:
         return ()
-    found = (_problem(a, name, cloud) for a in _as_spec(spec).alternatives)
+    parsed = _as_spec(spec)
+    # A spec without fallbacks is its own only alternative (``alternatives`` copies it).
+    alternatives = parsed.alternatives if parsed.fallbacks else (parsed,)
+    found = (_problem(a, name, cloud) for a in alternatives)
     return tuple(p for p in found if p is not None)
 
 
