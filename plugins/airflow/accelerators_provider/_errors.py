@@ -24,7 +24,7 @@ from typing import Any
 
 from accelerators import AcceleratorError
 
-__all__ = ["AcceleratorTaskError", "require_cluster", "step", "user_frame"]
+__all__ = ["AcceleratorTaskError", "annotate", "require_cluster", "step", "user_frame"]
 
 _MARK = "_accelerators_where"
 
@@ -65,25 +65,39 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def annotate(
+    exc: AcceleratorError,
+    task_id: str,
+    argument: str | None = None,
+    value: Any = None,
+    *,
+    where: bool = True,
+) -> AcceleratorError:
+    """``exc`` with its message prefixed by where it comes from, once; returns it.
+
+    The exception keeps its type and attributes (``suggestions``, ``span``); only its message
+    gains ``<file>:<line>: task '<task_id>', <argument>=<value>: ``. ``where=False`` (at run
+    time, where the stack holds no DAG file line) leaves the file and line out.
+    """
+    if not getattr(exc, _MARK, False):
+        origin = user_frame() if where else None
+        what = f"task {task_id!r}" + (f", {argument}={_shown(value)}" if argument else "")
+        prefix = f"{origin}: {what}: " if origin else f"{what}: "
+        exc.args = (prefix + str(exc), *exc.args[1:])
+        setattr(exc, _MARK, True)
+    return exc
+
+
 @contextlib.contextmanager
 def step(
     task_id: str, argument: str | None = None, value: Any = None, *, where: bool = True
 ) -> Iterator[None]:
-    """Prefix an :class:`AcceleratorError` raised inside with where it comes from.
-
-    The exception keeps its type and attributes (``suggestions``, ``span``); only its message
-    gains ``<file>:<line>: task '<task_id>', <argument>=<value>: ``, once. ``where=False``
-    (at run time, where the stack holds no DAG file line) leaves the file and line out.
-    """
+    """Prefix an :class:`AcceleratorError` raised inside with where it comes from
+    (:func:`annotate`)."""
     try:
         yield
     except AcceleratorError as exc:
-        if not getattr(exc, _MARK, False):
-            origin = user_frame() if where else None
-            what = f"task {task_id!r}" + (f", {argument}={_shown(value)}" if argument else "")
-            prefix = f"{origin}: {what}: " if origin else f"{what}: "
-            exc.args = (prefix + str(exc), *exc.args[1:])
-            setattr(exc, _MARK, True)
+        annotate(exc, task_id, argument, value, where=where)
         raise
 
 

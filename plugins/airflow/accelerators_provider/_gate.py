@@ -202,12 +202,15 @@ def publish(
     return summary
 
 
-def check_guard(task: str, spec: Any, gate_spec: str, *, gate: str | None, ran: bool) -> None:
+def check_guard(task: str, spec: Any, gate_spec: Any, *, gate: str | None, ran: bool) -> None:
     """Raise when ``spec``, pinned to the node of gate ``gate`` that asks for (``ran=False``,
     at parse time) or matched (``ran=True``) ``gate_spec``, cannot run there as asked
     (:func:`accelerators.kubernetes.guard_problems`). After the gate ran the error is an
-    :class:`AcceleratorTaskError`: no retry can change the node.
+    :class:`AcceleratorTaskError`: no retry can change the node. ``spec`` and ``gate_spec``
+    are specs or their canonical text.
     """
+    if str(gate_spec) == str(spec):  # the same spec: nothing to check (and nothing to parse)
+        return
     problems = guard_problems(gate_spec, spec)
     if problems:
         error = AcceleratorTaskError if ran else AcceleratorError

@@ -27,7 +27,7 @@ from kubernetes.client import models as k8s
 from accelerators import AcceleratorError, AcceleratorSpec
 from accelerators.kubernetes import apply_to_pod, check_node_count, to_pod_fragment
 from accelerators_provider import _pods
-from accelerators_provider._errors import AcceleratorTaskError, step
+from accelerators_provider._errors import AcceleratorTaskError, annotate, step
 from accelerators_provider._gate import (
     INLINE_REPORT_ENV,
     INLINE_REPORT_PATH,
@@ -92,51 +92,60 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        task = self.task_id
-        with step(task, "gate_mode", gate_mode):
-            if gate_mode not in GATE_MODES:
-                raise AcceleratorError(f"expected one of {', '.join(GATE_MODES)}")
         self.platform = platform
         self.platform_options = dict(platform_options or {})
         self.gate_mode = gate_mode
         self.gate_profile = gate_profile
         self.gate_task_id: str | None = None
+        self._accelerator_spec: AcceleratorSpec | None = None  # parsed, when known at parse time
         gate_spec: Any = None
         if gate is not None:
             self.gate_task_id = gate if isinstance(gate, str) else gate.task_id
             if not isinstance(gate, str):
                 self.set_upstream(gate)
-                gate_spec = getattr(gate, "accelerator", None)
-        with step(task, "platform", platform):
+                gate_spec = getattr(gate, "_accelerator_spec", None) or getattr(
+                    gate, "accelerator", None
+                )
+        # One try for every check (a parse pays for each context manager it enters); `site`
+        # says which argument a failure is about.
+        site: tuple[str, Any] = ("gate_mode", gate_mode)
+        try:
+            if gate_mode not in GATE_MODES:
+                raise AcceleratorError(f"expected one of {', '.join(GATE_MODES)}")
+            site = ("platform", platform)
             _pods.check_platform(platform)
-        if _pods.is_template(accelerator):
-            self.accelerator = accelerator
-            return
-        with step(task, "accelerator", accelerator):
+            if _pods.is_template(accelerator):
+                self.accelerator = accelerator
+                return
+            site = ("accelerator", accelerator)
             spec = _pods.resolve_spec(accelerator)
-        self.accelerator = str(spec)
-        if not _pods.is_template(platform):
-            self._check_at_parse_time(spec, gate_spec)
+            self.accelerator = str(spec)
+            self._accelerator_spec = spec
+            if not _pods.is_template(platform):
+                self._check_at_parse_time(spec, gate_spec)
+        except AcceleratorError as exc:
+            annotate(exc, self.task_id, *site)
+            raise
 
     # -- parse time --------------------------------------------------------------------
     def _check_at_parse_time(self, spec: AcceleratorSpec, gate_spec: Any) -> None:
         """Raise now, not at run time, for what is wrong with the task as written."""
         task = self.task_id
-        with step(task, "accelerator", self.accelerator):
-            check_node_count(spec, platform=self.platform)
+        check_node_count(spec, platform=self.platform)  # `accelerator`, as the caller says
         if self.gate_mode == "pin" and gate_spec is not None and not _pods.is_template(gate_spec):
             with step(task, "gate", self.gate_task_id):
-                check_guard(task, spec, str(gate_spec), gate=self.gate_task_id, ran=False)
+                check_guard(task, spec, gate_spec, gate=self.gate_task_id, ran=False)
         if _pods.is_template(self.pod_template_file) or _has_template(self.pod_template_dict):
             return  # rendered at run time: checked when the pod is built
-        with step(task, "pod_template_file", self.pod_template_file):
-            template = self._template()  # read now: a missing file is refused now
+        if self.pod_template_file:
+            with step(task, "pod_template_file", self.pod_template_file):
+                template = self._template()  # read now: a missing file is refused now
+        else:
+            template = self._template()
         if template[0] is None and not self._has_placement_arguments():
-            with step(task, "accelerator", self.accelerator):  # placing it is the check
-                to_pod_fragment(spec, platform=self.platform, **self.platform_options)
-            return
-        with step(task, "accelerator", self.accelerator):
-            self._placed(spec, template)
+            to_pod_fragment(spec, platform=self.platform, **self.platform_options)
+            return  # placing it was the check
+        self._placed(spec, template)
 
     def _has_placement_arguments(self) -> bool:
         """Whether the user gave anything the accelerator's fragment could conflict with."""

@@ -76,6 +76,12 @@ def refuse_template(value: Any, argument: str, *, decorator: str, operator: str)
         )
 
 
+#: The built-in platforms an Airflow task can name (checked first, without a registry walk).
+_BUILTIN_FOR_AIRFLOW = frozenset(
+    ("gke", "nvidia", "karpenter", "eks", "amd", "neuron", "gaudi", "intel", "generic")
+)
+
+
 def airflow_platforms() -> tuple[str, ...]:
     """The platforms an Airflow task can name: all but ``flyte`` (flytepropeller's)."""
     return tuple(name for name in platforms() if name != "flyte")
@@ -87,6 +93,8 @@ def check_platform(platform: Any) -> None:
     if not isinstance(platform, str) or is_template(platform):
         return
     name = platform.strip().lower()
+    if name in _BUILTIN_FOR_AIRFLOW:
+        return
     known = airflow_platforms()
     if name in known:
         return

@@ -215,10 +215,10 @@ def accelerator_task(
         with step(task_id, "accelerator", accelerator):
             spec = str(_pods.resolve_spec(accelerator))
         gate_id = None if gate is None else (gate if isinstance(gate, str) else gate.task_id)
-        gate_spec = getattr(gate, "accelerator", None)
+        gate_spec = getattr(gate, "_accelerator_spec", None) or getattr(gate, "accelerator", None)
         if gate_spec is not None and not _pods.is_template(gate_spec):
             with step(task_id, "gate", gate_id):
-                check_guard(task_id, spec, str(gate_spec), gate=gate_id, ran=False)
+                check_guard(task_id, spec, gate_spec, gate=gate_id, ran=False)
         argument = "pod_template_file" if kwargs.get("pod_template_file") else "accelerator"
         value = kwargs.get("pod_template_file") or accelerator
         with step(task_id, argument, value):

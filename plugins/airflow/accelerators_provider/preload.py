@@ -134,5 +134,8 @@ def preload() -> float | None:
         for name in (acc.name, acc.model, acc.constant, *acc.aliases):
             with contextlib.suppress(AcceleratorError):  # a name that is no spec by itself
                 AcceleratorSpec.parse(name or "")
+        for platform in ("gke", "karpenter"):  # the largest node of each model, per cloud
+            with contextlib.suppress(AcceleratorError):
+                check_node_count(acc.model, platform=platform)
     _done.append(True)
     return time.perf_counter() - start
