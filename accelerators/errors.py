@@ -107,13 +107,34 @@ def close_matches(
 ) -> list[str]:
     """Return up to ``n`` candidates close to ``word``, compared case-insensitively.
 
-    The returned strings keep the candidates' own spelling.
+    The returned strings keep the candidates' own spelling. Letters typed for look-alike
+    digits count as those digits ("O" for zero, "I" or "l" for one), and a candidate that
+    matches exactly that way comes first: ``H1OO`` finds ``H100``, ``MI3OOX`` ``MI300X``.
     """
     by_folded: dict[str, str] = {}
     for candidate in candidates:
         by_folded.setdefault(candidate.casefold(), candidate)
-    found = difflib.get_close_matches(word.casefold(), list(by_folded), n=n, cutoff=cutoff)
+    folded = word.casefold()
+    found: list[str] = []
+    if _has_digit_lookalike(folded):
+        wanted = folded.translate(_DIGIT_LOOKALIKES)
+        found = [key for key in by_folded if key.translate(_DIGIT_LOOKALIKES) == wanted][:n]
+    for key in difflib.get_close_matches(folded, list(by_folded), n=n, cutoff=cutoff):
+        if key not in found and len(found) < n:
+            found.append(key)
     return [by_folded[f] for f in found]
+
+
+#: Letters typed for digits they look like (after casefolding): o -> 0, i and l -> 1.
+_DIGIT_LOOKALIKES = str.maketrans({"o": "0", "i": "1", "l": "1"})
+
+
+def _has_digit_lookalike(folded: str) -> bool:
+    """Whether ``folded`` has a look-alike letter next to a digit (``h1oo``, ``a1oo``)."""
+    return any(
+        ch in "oil" and any(c.isdigit() for c in folded[max(0, i - 1) : i + 2])
+        for i, ch in enumerate(folded)
+    )
 
 
 def with_caret(exc: AcceleratorError, source: str, span: tuple[int, int]) -> AcceleratorError:

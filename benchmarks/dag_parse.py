@@ -117,6 +117,8 @@ if mode != "fresh":
     import airflow.dag_processing.processor  # noqa: F401
     from airflow.utils.file import iter_airflow_imports
     if mode == "processor+preload":  # what airflow_local_settings runs in the manager
+        # This process stands in for `airflow dag-processor`, where preload() does its work.
+        os.environ["ACCELERATORS_PRELOAD"] = "always"
         from accelerators_provider.preload import preload
         preload_s = preload()
     # The manager imports the file's airflow.* modules itself, before it forks the child.

@@ -1,17 +1,24 @@
-"""Fine-tuning on H100, else A100-80GB: the gate reports which one it got, the job adapts.
+"""Fine-tuning on H100, else A100-80GB, on Karpenter: the gate runs inside the training pod.
 
-The spec ``H100:8 | A100-80GB:8`` places the gate pod on either (required node affinity on
-both, H100 preferred). The gate checks the node against both and reports the alternative it
-matched; ``plan`` turns that into a batch size, ``finetune`` runs pinned to the gate's node
-with it.
+The spec ``H100:8 | A100-80GB:8`` places the pod on either (required node affinity on both,
+H100 preferred). On an autoscaled pool a separate gate pod proves little: once it exits,
+Karpenter may consolidate its now empty node away, and a pod pinned to that node waits for a
+node that no longer exists. So ``finetune`` gates itself (``gate_mode="inline"``): its
+container first runs ``accelerators bench --expect "H100:8 | A100-80GB:8"`` on its own node,
+fails the task on a wrong, slow or broken node (a retry gets a new pod, usually a new node),
+and only then execs the training command. The gate's report, with the alternative it
+matched, is at ``$ACCELERATORS_GATE_REPORT`` in the pod: ``finetune.py`` reads ``matched``
+there and picks its batch size from ``--batch-sizes``. The image needs
+``accelerators[bench]`` next to the trainer.
 
-Locally (no cluster, no GPU; the gate is a health check of this CPU)::
+Locally (no cluster, no GPU) the pod is only rendered::
 
-    NODE_NAME=$(hostname) airflow dags test airflow_fallback \\
-        -c '{"local_run": true}' --mark-success-pattern finetune
+    airflow dags test airflow_fallback --mark-success-pattern finetune
 """
 
 from __future__ import annotations
+
+import json
 
 # The DAG processor imports the airflow.* modules a DAG file names once, in its parent
 # process, before each parse: naming KubernetesPodOperator's module keeps it (and the
@@ -19,13 +26,13 @@ from __future__ import annotations
 # without this line each parse would import them again through it.
 import airflow.providers.cncf.kubernetes.operators.pod  # noqa: F401
 import pendulum
-from accelerators_provider import AcceleratorGateOperator, AcceleratorPodOperator
-from airflow.sdk import DAG, Param, task
+from accelerators_provider import AcceleratorPodOperator
+from airflow.sdk import DAG
 
 ACCELERATOR = "H100:8 | A100-80GB:8"
 PLATFORM = "karpenter"
-GATE_IMAGE = "registry.example.com/ml/accelerators-bench:0.1"
-TRAIN_IMAGE = "nvcr.io/nvidia/pytorch:25.01-py3"
+#: A trainer image with ``pip install accelerators[bench]`` (the in-pod gate).
+TRAIN_IMAGE = "registry.example.com/ml/finetune-with-bench:0.1"
 #: Per-device batch size for each alternative the gate can match.
 BATCH_SIZE = {"H100": 32, "A100-80GB": 16}
 
@@ -35,27 +42,17 @@ with DAG(
     start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
     catchup=False,
     tags=["accelerators", "gpu", "template"],
-    params={"local_run": Param(False, type="boolean", description="Local health-check gate.")},
 ) as dag:
-    gate = AcceleratorGateOperator(
-        task_id="gate", accelerator=ACCELERATOR, platform=PLATFORM, image=GATE_IMAGE, retries=2
-    )
-
-    @task
-    def plan(report: dict) -> dict:
-        """The batch size for the accelerator the gate found (the first one when local)."""
-        matched = report.get("matched") or report.get("expect") or ""
-        model = next((name for name in BATCH_SIZE if matched.startswith(name)), "A100-80GB")
-        return {"model": model, "batch_size": BATCH_SIZE[model], "node": report.get("node")}
-
-    settings = plan(gate.output)
     finetune = AcceleratorPodOperator(
         task_id="finetune",
         accelerator=ACCELERATOR,
         platform=PLATFORM,
-        gate=gate,
+        gate_mode="inline",
         image=TRAIN_IMAGE,
         cmds=["torchrun", "--nproc-per-node=8", "finetune.py"],
-        arguments=["--batch-size={{ ti.xcom_pull(task_ids='plan')['batch_size'] }}"],
+        arguments=[
+            f"--batch-sizes={json.dumps(BATCH_SIZE)}",
+            "--gate-report=$(ACCELERATORS_GATE_REPORT)",
+        ],
+        retries=2,
     )
-    settings >> finetune

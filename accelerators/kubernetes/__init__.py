@@ -21,7 +21,9 @@ functions :func:`to_pod_fragment`, :func:`to_dra_fragment`, :func:`apply_to_pod`
 :func:`platforms`, :func:`register_platform`, :func:`fragment_models`, :func:`pod_model`;
 defaults :data:`DEFAULT_IMAGE`, :data:`DEFAULT_COMMAND`; node pinning :func:`pin_to_node`,
 :func:`node_name_env`; linting :func:`placement_problems`; the whole-GPU rule
-:func:`wants_whole_devices`.
+:func:`wants_whole_devices`; ``requests <= limits`` :func:`check_resources`,
+:func:`resource_problems`; counts no node has :func:`check_node_count`,
+:func:`node_count_problems`; a task pinned behind a gate :func:`guard_problems`.
 
 Importing this module imports neither ``kubernetes`` nor ``pydantic``, and no platform
 adapter: each is imported the first time its platform is used.
@@ -48,8 +50,11 @@ from accelerators.kubernetes._validate import validate_claim_template, validate_
 if TYPE_CHECKING:
     from accelerators.kubernetes._checks import placement_problems
     from accelerators.kubernetes._dra import DraFragment
+    from accelerators.kubernetes._guard import guard_problems
     from accelerators.kubernetes._models import FragmentModels, fragment_models, pod_model
+    from accelerators.kubernetes._node_count import check_node_count, node_count_problems
     from accelerators.kubernetes._pinning import node_name_env, pin_to_node
+    from accelerators.kubernetes._resources import check_resources, resource_problems
     from accelerators.spec import AcceleratorSpec
 
 __all__ = [
@@ -64,15 +69,20 @@ __all__ = [
     "apply_to_pod",
     "build_manifests",
     "build_pod",
+    "check_node_count",
+    "check_resources",
     "fragment_models",
     "get_platform",
+    "guard_problems",
     "merge_fragment",
+    "node_count_problems",
     "node_name_env",
     "pin_to_node",
     "placement_problems",
     "platforms",
     "pod_model",
     "register_platform",
+    "resource_problems",
     "to_dra_fragment",
     "to_pod_fragment",
     "validate_claim_template",
@@ -114,6 +124,11 @@ _LAZY = {
     "DraFragment": "accelerators.kubernetes._dra",
     "node_name_env": "accelerators.kubernetes._pinning",
     "pin_to_node": "accelerators.kubernetes._pinning",
+    "check_resources": "accelerators.kubernetes._resources",
+    "resource_problems": "accelerators.kubernetes._resources",
+    "check_node_count": "accelerators.kubernetes._node_count",
+    "node_count_problems": "accelerators.kubernetes._node_count",
+    "guard_problems": "accelerators.kubernetes._guard",
 }
 
 _DRA_OPTIONS = ("claim_name", "claim_template_name", "gpu_device_class", "mig_device_class")
@@ -290,12 +305,18 @@ def apply_to_pod(
     :param dra: use DRA claims instead of device-plugin resources; create the claim
         template from :func:`to_dra_fragment` with the same arguments.
     :param options: platform options (and, with ``dra``, :func:`to_dra_fragment`'s).
+    :raises PlacementError: the spec cannot be placed, conflicts with the pod, or a container
+        of the result requests more of a resource than its limit (:func:`check_resources`).
     """
     if dra:
         fragment: PodFragment = to_dra_fragment(spec, platform=platform, **options).pod
     else:
         fragment = to_pod_fragment(spec, platform=platform, **options)
-    return merge_fragment(pod, fragment, container=container)
+    merged = merge_fragment(pod, fragment, container=container)
+    from accelerators.kubernetes._resources import check_resources
+
+    check_resources(merged)
+    return merged
 
 
 def build_manifests(

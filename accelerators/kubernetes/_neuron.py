@@ -39,6 +39,7 @@ class Neuron(Platform):
     """
 
     name = "neuron"
+    cloud = "aws"  # Trainium and Inferentia exist only as EC2 instances
     summary = "AWS Neuron device plugin: aws.amazon.com/neuron or aws.amazon.com/neuroncore"
     options = ("unit",)
 

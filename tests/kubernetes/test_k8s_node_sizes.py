@@ -11,12 +11,14 @@ from accelerators.kubernetes import get_platform, placement_problems
 @pytest.mark.parametrize(
     ("spec", "platform", "needle"),
     [
-        ("H100:99", "flyte", "largest H100 node we know anywhere has 8 (p5.48xlarge, aws"),
-        ("H100:99", "nvidia", "has 8"),
-        ("H100:16", "gke", "largest H100 node we know on gcp has 8 (a3-edgegpu-8g, gcp"),
-        ("H100:16", "flyte", "anywhere has 8"),
-        ("H200:9 | H100:9", "flyte", "'H200:9' asks for 9 devices"),
-        ("TRAINIUM2:32", "neuron", "has 16 (trn2.48xlarge"),
+        ("H100:99", "flyte", "machine type of any cloud with H100 that we know, p5.48xlarge (aws)"),
+        ("H100:99", "nvidia", "has 8 H100 devices"),
+        ("H100:16", "gke", "largest GCP machine type with H100 that we know, a3-edgegpu-8g (gcp)"),
+        ("H100:16", "flyte", "of any cloud with H100 that we know"),
+        ("H200:9 | H100:9", "flyte", "'H200:9' on flyte: no node has 9"),
+        ("TRAINIUM2:32", "neuron", "trn2.48xlarge (aws), has 16"),
+        # A cloud's table lists all its machine types: EC2 has no A100 PCIe, so none larger.
+        ("A100:16", "eks", "p4d.24xlarge (aws), has 8"),
     ],
 )
 def test_more_devices_than_any_node_is_a_problem(spec: str, platform: str, needle: str) -> None:
@@ -32,7 +34,7 @@ def test_more_devices_than_any_node_is_a_problem(spec: str, platform: str, needl
         ("MAX-1550:32", "flyte"),  # no instance row: unknown, not refused
         ("GH200:2", "flyte"),  # Lambda's one-GH200 type bounds nothing beyond Lambda
         ("RTX-A5000:4", "flyte"),  # RunPod's GPU type id is one device, no node size
-        ("A100:16", "eks"),  # the PCIe SKU has no row: a larger node may exist
+        ("A100:16", "flyte"),  # a2-megagpu-16g: some cloud has 16
         ("A100@1g.5gb", "flyte"),  # slices are not whole devices
     ],
 )

@@ -1,12 +1,22 @@
-"""The gate's Airflow side: run it in the worker, publish the report, remember failed nodes."""
+"""The gate's Airflow side: run it in the worker, publish its summary, remember failed nodes.
+
+A gate publishes, in XCom, its node (``node``, for pinning) and a compact summary of its
+report (:func:`summarize`: verdict, device, what it matched, headline figures, reasons;
+about 1-2 KB). The full report (tens of KB per device) is stored once, in the bench history
+store the deployment names (``ACCELERATORS_BENCH_HISTORY``: an ``s3://`` prefix or a path),
+which the summary names; the log gets a table of it. Nothing larger goes to XCom.
+"""
 
 from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from accelerators import AcceleratorError
+from accelerators.kubernetes import guard_problems
+from accelerators_provider._errors import AcceleratorTaskError
 
 if TYPE_CHECKING:
     from accelerators.bench import BenchReport
@@ -14,21 +24,36 @@ if TYPE_CHECKING:
 __all__ = [
     "FAILED_NODES_KEY",
     "GATE_REPORT_PATH",
+    "INLINE_REPORT_ENV",
+    "INLINE_REPORT_PATH",
     "LOCAL_RUN_PARAM",
+    "SUMMARY_KIND",
+    "check_guard",
     "gate_command",
     "local_run",
     "publish",
     "record_failed_node",
     "render_report",
     "run_in_process",
+    "summarize",
 ]
 
 #: Where KubernetesPodOperator's XCom sidecar reads the task's return value.
 GATE_REPORT_PATH = "/airflow/xcom/return.json"
+#: Where an inline gate (``gate_mode="inline"``) writes its report in the pod, for the
+#: command it then runs (also in the environment variable :data:`INLINE_REPORT_ENV`).
+INLINE_REPORT_PATH = "/tmp/accelerators-gate.json"
+INLINE_REPORT_ENV = "ACCELERATORS_GATE_REPORT"
 #: The DAG param that turns every gate of a run into a local health check.
 LOCAL_RUN_PARAM = "local_run"
 #: Task state store key (kept across retries, cleared on success) of nodes that failed.
 FAILED_NODES_KEY = "accelerators_failed_nodes"
+#: The ``kind`` of a gate summary in XCom.
+SUMMARY_KIND = "accelerators-gate-summary/1"
+#: The environment variable naming the bench history store (``accelerators.bench``).
+HISTORY_ENV = "ACCELERATORS_BENCH_HISTORY"
+
+log = logging.getLogger(__name__)
 
 
 def local_run(context: Any) -> bool:
@@ -62,23 +87,34 @@ def gate_command(expect: str | None, profile: str, *, json_path: str | None) -> 
 def run_in_process(
     expect: str | None, profile: str, context: Any, *, log: logging.Logger | Any
 ) -> BenchReport:
-    """Run the gate in this process; on a failed gate log and record it, then re-raise."""
+    """Run the gate in this process; on a failed gate publish and record it, then re-raise."""
     from accelerators.bench import AcceleratorGateError, gate
 
     try:
         return gate(expect=expect, profile=profile)
     except AcceleratorGateError as error:
-        log.error("%s", render_report(error.report))
-        context["ti"].xcom_push(key="report", value=error.report.model_dump(mode="json"))
+        publish(context, error.report, log=log, history=os.environ.get(HISTORY_ENV))
         if error.report.node:
-            record_failed_node(context, error.report.node)
+            record_failed_node(context, error.report.node, log=log)
         raise
 
 
-def record_failed_node(context: Any, node: str) -> None:
-    """Add ``node`` to the task's failed nodes, which its retries avoid."""
+_warned_no_store: list[bool] = []
+
+
+def record_failed_node(context: Any, node: str, *, log: logging.Logger | Any = log) -> None:
+    """Add ``node`` to the task's failed nodes, which its retries avoid.
+
+    The task state store is Airflow 3.3's; on an older Airflow there is none, retries cannot
+    be kept off the node, and the log says so.
+    """
     store = context.get("task_state_store")
     if store is None:
+        log.warning(
+            "Node %s failed the gate, but this Airflow has no task state store (Airflow >= "
+            "3.3): a retry of this task may land on the same node",
+            node,
+        )
         return
     nodes = store.get(FAILED_NODES_KEY, [])
     nodes = list(nodes) if isinstance(nodes, list) else []
@@ -86,27 +122,117 @@ def record_failed_node(context: Any, node: str) -> None:
         store.set(FAILED_NODES_KEY, [*nodes, node])
 
 
-def publish(context: Any, report: BenchReport, *, log: logging.Logger | Any) -> None:
-    """XCom ``node`` (for pinning) and ``report_html`` (the core's self-contained page: tables
-    and the roofline, for a UI or a mail), and the report as a table in the log."""
-    from accelerators.bench import html_report
-
-    log.info("%s", render_report(report))
-    ti = context["ti"]
-    ti.xcom_push(key="node", value=report.node)
-    ti.xcom_push(key="report_html", value=html_report(report))
-    if report.node is None:
-        log.warning("The gate ran outside Kubernetes (no NODE_NAME): tasks pinned to it cannot run")
-
-
-def _num(value: float | None, digits: int = 1) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
+def failed_nodes(context: Any, *, log: logging.Logger | Any = log) -> list[str]:
+    """The nodes earlier tries of this task failed on (empty without a task state store)."""
+    store = context.get("task_state_store") if context is not None else None
+    if store is None:
+        if context is not None and not _warned_no_store:
+            _warned_no_store.append(True)
+            log.info(
+                "Retry avoidance is unavailable: this Airflow has no task state store (it "
+                "needs Airflow >= 3.3), so a retried gate is not kept off nodes that failed"
+            )
+        return []
+    nodes = store.get(FAILED_NODES_KEY, [])
+    return [str(n) for n in nodes] if isinstance(nodes, list) else []
 
 
 def _check(result: Any) -> str:
     if result.status != "measured":
         return str(result.status)
     return {True: "correct", False: "WRONG RESULT", None: "-"}[result.correct]
+
+
+def summarize(report: BenchReport, *, history: str | None = None) -> dict[str, Any]:
+    """The report in a few fields, for XCom: what every task after the gate needs.
+
+    :param history: where the full report is stored (the bench history location), if any.
+    """
+    return {
+        "kind": SUMMARY_KIND,
+        "verdict": report.verdict.value,
+        "profile": report.profile,
+        "expect": report.expect,
+        "matched": report.matched,
+        "node": report.node,
+        "host": report.host,
+        "started_at": report.started_at.isoformat() if report.started_at else None,
+        "elapsed_s": round(report.elapsed_s, 2),
+        "device": report.device.model_dump(mode="json"),
+        "gemm": [
+            {
+                "dtype": g.dtype,
+                "tflops": g.tflops,
+                "expected_tflops": g.expected_tflops,
+                "check": _check(g),
+            }
+            for g in report.gemm
+        ],
+        "memory": [
+            {
+                "kernel": m.kernel,
+                "gbps": m.gbps,
+                "expected_gbps": m.expected_gbps,
+                "check": _check(m),
+            }
+            for m in report.memory
+        ],
+        "reasons": [
+            {"severity": r.severity.value, "code": r.code.value, "message": r.message}
+            for r in report.reasons
+        ],
+        "history": history,
+    }
+
+
+def publish(
+    context: Any, report: BenchReport, *, log: logging.Logger | Any, history: str | None
+) -> dict[str, Any]:
+    """XCom ``node`` (for pinning) and ``report`` (the summary), and the report's table in
+    the log; returns the summary."""
+    log.info("%s", render_report(report))
+    summary = summarize(report, history=history)
+    ti = context["ti"]
+    ti.xcom_push(key="node", value=report.node)
+    ti.xcom_push(key="report", value=summary)
+    if report.node is None:
+        log.warning("The gate ran outside Kubernetes (no NODE_NAME): tasks pinned to it cannot run")
+    if history:
+        log.info("The full report is in the bench history %s", history)
+    return summary
+
+
+def check_guard(task: str, spec: Any, gate_spec: Any, *, gate: str | None, ran: bool) -> None:
+    """Raise when ``spec``, pinned to the node of gate ``gate`` that asks for (``ran=False``,
+    at parse time) or matched (``ran=True``) ``gate_spec``, cannot run there as asked
+    (:func:`accelerators.kubernetes.guard_problems`). After the gate ran the error is an
+    :class:`AcceleratorTaskError`: no retry can change the node. ``spec`` and ``gate_spec``
+    are specs or their canonical text.
+    """
+    if str(gate_spec) == str(spec):  # the same spec: nothing to check (and nothing to parse)
+        return
+    problems = guard_problems(gate_spec, spec)
+    if problems:
+        error = AcceleratorTaskError if ran else AcceleratorError
+        raise error(
+            f"task {task!r} ({spec}) is pinned to the node of gate {gate!r}, which "
+            f"{'matched' if ran else 'asks for'} {gate_spec}, where it cannot run as asked: "
+            f"{'; '.join(problems)}. Give the gate the task's accelerator (or a fallback chain "
+            "the task accepts), or use gate_mode='inline'"
+        )
+
+
+def matched_spec(summary: Any) -> str | None:
+    """The spec a gate's summary says its node has: the alternative it matched, else what it
+    expected (``None`` for a health check or something that is not a summary)."""
+    if not isinstance(summary, Mapping):
+        return None
+    value = summary.get("matched") or summary.get("expect")
+    return str(value) if value else None
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
 
 
 def render_report(report: BenchReport) -> str:

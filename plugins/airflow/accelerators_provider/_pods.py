@@ -19,14 +19,20 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from accelerators import AcceleratorError, AcceleratorSpec
-from accelerators.kubernetes import merge_fragment
+from accelerators import AcceleratorError, AcceleratorSpec, PlacementError
+from accelerators.errors import close_matches
+from accelerators.kubernetes import merge_fragment, platforms, resource_problems
 
 __all__ = [
     "HOSTNAME_LABEL",
+    "airflow_platforms",
     "avoid_nodes",
+    "check_platform",
+    "check_requests",
     "layer",
     "pin_to_node",
+    "read_template",
+    "refuse_template",
     "resolve_spec",
     "to_dict",
     "to_pod",
@@ -39,14 +45,15 @@ _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 
 
-def resolve_spec(value: Any, *, what: str = "accelerator") -> AcceleratorSpec:
+def resolve_spec(value: Any, *, what: str = "") -> AcceleratorSpec:
     """``value`` (a spec string, constant, :class:`AcceleratorSpec` or list) as a spec.
 
     :raises AcceleratorError: ``value`` is empty or not a valid spec; the message names ``what``.
     """
     if value is None or (isinstance(value, str) and not value.strip()):
         raise AcceleratorError(
-            f"{what}: expected an accelerator spec such as 'H100:8', 'A100@1g.10gb' or "
+            (f"{what}: " if what else "")
+            + "expected an accelerator spec such as 'H100:8', 'A100@1g.10gb' or "
             f"accelerators.H100, got {value!r}"
         )
     if isinstance(value, AcceleratorSpec):
@@ -57,6 +64,109 @@ def resolve_spec(value: Any, *, what: str = "accelerator") -> AcceleratorSpec:
 def is_template(value: Any) -> bool:
     """True for a string that Airflow will still render with Jinja."""
     return isinstance(value, str) and ("{{" in value or "{%" in value)
+
+
+def refuse_template(value: Any, argument: str, *, decorator: str, operator: str) -> None:
+    """Raise for a Jinja template given to an argument a decorator reads at parse time."""
+    if is_template(value):
+        raise AcceleratorError(
+            f"{decorator}: {argument}={value!r} is a Jinja template, but a decorator's "
+            f"{argument} is read when the DAG is parsed and is not templated. Use "
+            f"{operator}, whose {argument} is a templated field, or a plain value"
+        )
+
+
+#: The built-in platforms an Airflow task can name (checked first, without a registry walk).
+_BUILTIN_FOR_AIRFLOW = frozenset(
+    ("gke", "nvidia", "karpenter", "eks", "amd", "neuron", "gaudi", "intel", "generic")
+)
+
+
+def airflow_platforms() -> tuple[str, ...]:
+    """The platforms an Airflow task can name: all but ``flyte`` (flytepropeller's)."""
+    return tuple(name for name in platforms() if name != "flyte")
+
+
+def check_platform(platform: Any) -> None:
+    """Raise :class:`AcceleratorError` unless ``platform`` names a platform for Airflow tasks
+    (a Jinja template or a ``Platform`` instance passes)."""
+    if not isinstance(platform, str) or is_template(platform):
+        return
+    name = platform.strip().lower()
+    if name in _BUILTIN_FOR_AIRFLOW:
+        return
+    known = airflow_platforms()
+    if name in known:
+        return
+    if name == "flyte":
+        raise AcceleratorError(
+            "platform 'flyte' places pods as flytepropeller does and is for Flyte tasks; on "
+            f"Airflow name your cluster's platform: one of {', '.join(known)}"
+        )
+    hints = close_matches(name, known)
+    hint = f"; did you mean {hints[0]!r}?" if hints else ""
+    raise AcceleratorError(
+        f"Unknown platform {platform!r}: expected one of {', '.join(known)}{hint}"
+    )
+
+
+def read_template(path: str, *, argument: str = "pod_template_file") -> dict[str, Any]:
+    """The pod template file at ``path`` as a camelCase dict.
+
+    Airflow's own reader takes a path that does not exist for YAML text and fails later
+    with an unrelated error; here it is refused by name.
+
+    :raises AcceleratorError: ``path`` does not exist or is not a file.
+    """
+    import os
+
+    if not os.path.isfile(path):
+        where = "does not exist" if not os.path.exists(path) else "is not a file"
+        raise AcceleratorError(
+            f"{argument}: {path!r} {where}. A pod template file must be readable where the DAG "
+            "is parsed and where the task runs (a path in the image, or a templated path that "
+            "Airflow renders at run time)"
+        )
+    from airflow.providers.cncf.kubernetes.pod_generator import PodGenerator
+
+    return to_dict(PodGenerator.deserialize_model_file(path))
+
+
+def check_requests(
+    pod: Mapping[str, Any],
+    *,
+    arguments: Mapping[str, Any],
+    template: str,
+    container: str,
+    argument: str = "container_resources",
+) -> None:
+    """Raise :class:`PlacementError` when the layered pod requests more than a limit, naming
+    where the request and the limit come from: the task's own argument or the template.
+
+    :param pod: the pod of the task's arguments layered over its template.
+    :param arguments: the resources the task's arguments give (``limits``, ``requests``).
+    :param template: how to name the template in the message (``pod_template_file 'x.yaml'``).
+    :param container: the main container's name.
+    :param argument: how to name the task's own argument.
+    """
+    problems = resource_problems(pod)
+    if not problems:
+        return
+
+    def origin(section: str, resource: str, name: str) -> str:
+        own = arguments.get(section) or {}
+        return argument if name == container and resource in own else template
+
+    lines = [
+        f"container {p.container!r} requests {p.resource} {p.request} "
+        f"({origin('requests', p.resource, p.container)}) above its limit {p.limit} "
+        f"({origin('limits', p.resource, p.container)})"
+        for p in problems
+    ]
+    raise PlacementError(
+        "; ".join(lines) + ". The API server rejects a pod whose requests exceed its limits: "
+        "raise the limit (limits in the same argument as the request) or lower the request"
+    )
 
 
 def to_dict(obj: Any) -> dict[str, Any]:

@@ -3,14 +3,21 @@
 * ``@task.accelerator(accelerator="A100:2", platform="gke")`` is ``@task.kubernetes``
   (the public ``kubernetes_task``) with complete ``node_selector``, ``tolerations``,
   ``affinity`` and ``container_resources``: the pod template's values (``pod_template_dict``,
-  ``full_pod_spec``, a readable ``pod_template_file``), the ones you pass and the
-  accelerator's, merged at DAG parse time. With ``gate=`` the pod is pinned to the node the
-  gate checked, through the templated ``nodeSelector`` ``kubernetes.io/hostname``.
+  ``full_pod_spec``, ``pod_template_file``), the ones you pass and the accelerator's, merged
+  at DAG parse time. With ``gate=`` the pod is pinned to the node the gate checked, through
+  the templated ``nodeSelector`` ``kubernetes.io/hostname``; before the pod is created a
+  ``pre_execute`` check refuses an empty node name (whatever the DAG's ``template_undefined``)
+  and a task that does not fit what the gate matched, and says so when no cluster is
+  configured.
 * ``@task.accelerator_gate(accelerator="A100:2", platform="gke")`` runs the benchmark gate in
   the task's own worker and then the function (given the report as ``report=`` if it takes
   one). With ``platform`` the worker is placed by :func:`executor_config`, so on the
   KubernetesExecutor the gate and the work share one pod: the gate runs inside each guarded
   pod first.
+
+Neither decorator is templated: ``accelerator`` and ``platform`` are read when the DAG is
+parsed. A Jinja template there is refused with a pointer to :class:`AcceleratorPodOperator`,
+whose fields are templated.
 """
 
 from __future__ import annotations
@@ -23,16 +30,26 @@ from collections.abc import Callable
 from typing import Any
 
 from accelerators import AcceleratorError
-from accelerators.kubernetes import apply_to_pod
+from accelerators.kubernetes import apply_to_pod, check_node_count
 from accelerators_provider import _pods
-from accelerators_provider._gate import LOCAL_RUN_PARAM, local_run, publish, run_in_process
+from accelerators_provider._errors import AcceleratorTaskError, require_cluster, step
+from accelerators_provider._gate import (
+    HISTORY_ENV,
+    LOCAL_RUN_PARAM,
+    check_guard,
+    local_run,
+    matched_spec,
+    publish,
+    run_in_process,
+)
 
 __all__ = ["NO_NODE_SENTINEL", "accelerator_gate_task", "accelerator_task", "gate_node_template"]
 
 log = logging.getLogger(__name__)
 
 #: An undefined Jinja name: rendering fails with it (Airflow renders with StrictUndefined)
-#: when the gate pushed no node, instead of scheduling on a node named "None".
+#: when the gate pushed no node, instead of scheduling on a node named "None". With another
+#: ``template_undefined`` the ``pre_execute`` check refuses the empty name.
 NO_NODE_SENTINEL = "accelerator_gate_reported_no_node_name"
 
 
@@ -42,21 +59,21 @@ def gate_node_template(gate: Any) -> str:
     return f"{{{{ ti.xcom_pull(task_ids={task_id!r}, key='node') or {NO_NODE_SENTINEL} }}}}"
 
 
-def _template_pod(kwargs: dict[str, Any]) -> dict[str, Any] | None:
+def _template_pod(kwargs: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
     base: dict[str, Any] | None = None
+    name = ""
     path = kwargs.get("pod_template_file")
     if path and not _pods.is_template(path):
-        if not os.path.exists(path):
-            raise AcceleratorError(f"pod_template_file: {path!r} does not exist")
-        from airflow.providers.cncf.kubernetes.pod_generator import PodGenerator
-
-        base = _pods.to_dict(PodGenerator.deserialize_model_file(path))
+        base = _pods.read_template(path)
+        name = f"pod_template_file {path!r}"
     elif kwargs.get("pod_template_dict"):
         base = _pods.to_dict(kwargs["pod_template_dict"])
+        name = "pod_template_dict"
     if kwargs.get("full_pod_spec") is not None:
         full = _pods.to_dict(kwargs["full_pod_spec"])
         base = full if base is None else _pods.layer(full, base, container=None)
-    return base
+        name = f"{name} and full_pod_spec" if name else "full_pod_spec"
+    return base, name
 
 
 def pod_kwargs(
@@ -69,7 +86,9 @@ def pod_kwargs(
 ) -> dict[str, Any]:
     """``kwargs`` with complete placement arguments for a ``KubernetesPodOperator``.
 
-    :raises PlacementError: the spec cannot be placed or conflicts with ``kwargs``.
+    :raises PlacementError: the spec cannot be placed, no node has its count, it conflicts
+        with ``kwargs`` or its template, a container would request more than its limit, or
+        it does not fit the gate's node.
     """
     container = kwargs.get("base_container_name") or "base"
     resources = _pods.to_dict(kwargs.get("container_resources"))
@@ -84,18 +103,19 @@ def pod_kwargs(
             "affinity": _pods.to_dict(kwargs.get("affinity")),
         },
     }
-    base = _template_pod(kwargs)
+    base, name = _template_pod(kwargs)
     if base:
         pod = _pods.layer(pod, base, container=container)
-    pod = apply_to_pod(
-        pod,
-        _pods.resolve_spec(accelerator),
-        platform=platform,
-        container=container,
-        **(platform_options or {}),
+    _pods.check_requests(
+        pod, arguments=resources, template=name or "container_resources", container=container
     )
-    spec = pod["spec"]
-    selector = dict(spec.get("nodeSelector") or {})
+    spec = _pods.resolve_spec(accelerator)
+    check_node_count(spec, platform=platform)
+    pod = apply_to_pod(
+        pod, spec, platform=platform, container=container, **(platform_options or {})
+    )
+    pod_spec = pod["spec"]
+    selector = dict(pod_spec.get("nodeSelector") or {})
     if gate is not None:
         if _pods.HOSTNAME_LABEL in selector:
             raise AcceleratorError(
@@ -105,18 +125,63 @@ def pod_kwargs(
         selector[_pods.HOSTNAME_LABEL] = gate_node_template(gate)
     out = dict(kwargs)
     out["node_selector"] = selector
-    out["tolerations"] = list(spec.get("tolerations") or [])
-    if spec.get("affinity"):
-        out["affinity"] = spec["affinity"]
-    if spec.get("runtimeClassName"):
-        out["runtime_class_name"] = spec["runtimeClassName"]
+    out["tolerations"] = list(pod_spec.get("tolerations") or [])
+    if pod_spec.get("affinity"):
+        out["affinity"] = pod_spec["affinity"]
+    if pod_spec.get("runtimeClassName"):
+        out["runtime_class_name"] = pod_spec["runtimeClassName"]
     from kubernetes.client import models as k8s
 
-    merged = spec["containers"][0]["resources"]
+    merged = pod_spec["containers"][0]["resources"]
     out["container_resources"] = k8s.V1ResourceRequirements(
         limits=merged.get("limits"), requests=merged.get("requests")
     )
     return out
+
+
+def _before_the_pod(
+    accelerator: str, gate_id: str | None, user_hook: Callable[..., Any] | None
+) -> Callable[[Any], None]:
+    """The ``pre_execute`` of an ``@task.accelerator`` task: checks that need the run."""
+
+    def check(context: Any) -> None:
+        if user_hook is not None:
+            user_hook(context)
+        task = context["task"]
+        if gate_id is not None:
+            node = (task.node_selector or {}).get(_pods.HOSTNAME_LABEL)
+            if not node or str(node).strip() in ("None", NO_NODE_SENTINEL):
+                raise AcceleratorTaskError(
+                    f"Task {task.task_id!r}: gate {gate_id!r} reported no node name (the "
+                    f"rendered nodeSelector {_pods.HOSTNAME_LABEL} is {node!r}), so this pod "
+                    "cannot be pinned to the node it checked; it would wait for a node that "
+                    "does not exist. The gate pod gets NODE_NAME from the downward API; an "
+                    "in-process gate needs NODE_NAME in the worker's environment."
+                )
+            summary = context["ti"].xcom_pull(task_ids=gate_id, key="report")
+            matched = matched_spec(summary)
+            if matched is not None:
+                check_guard(task.task_id, accelerator, matched, gate=gate_id, ran=True)
+        require_cluster(task)
+
+    return check
+
+
+def _read_at_parse_time(
+    fn: Callable[..., Any],
+    kwargs: dict[str, Any],
+    accelerator: Any,
+    platform: Any,
+    decorator: str,
+    operator: str,
+) -> str:
+    """The decorated task's id, after refusing Jinja templates in what the decorator reads
+    when the DAG is parsed (``accelerator``, ``platform``)."""
+    task_id = str(kwargs.get("task_id") or getattr(fn, "__name__", "task"))
+    for argument, value in (("accelerator", accelerator), ("platform", platform)):
+        with step(task_id, argument, value):
+            _pods.refuse_template(value, argument, decorator=decorator, operator=operator)
+    return task_id
 
 
 def accelerator_task(
@@ -131,21 +196,39 @@ def accelerator_task(
 ) -> Any:
     """``@task.accelerator``: ``@task.kubernetes`` on ``accelerator``.
 
-    :param accelerator: the spec (``"A100:2"``, a constant, an ``AcceleratorSpec``).
-    :param platform: the cluster's platform.
+    :param accelerator: the spec (``"A100:2"``, a constant, an ``AcceleratorSpec``); not
+        templated (use :class:`~accelerators_provider.AcceleratorPodOperator` for that).
+    :param platform: the cluster's platform; not templated.
     :param platform_options: platform options.
     :param gate: a gate task (or its id) whose node this pod is pinned to; set the
-        dependency yourself (``gate >> train()``).
+        dependency yourself (``gate >> train()``). The accelerator must fit its node.
     :param kwargs: every ``@task.kubernetes`` / ``KubernetesPodOperator`` argument.
     """
     from airflow.providers.cncf.kubernetes.decorators.kubernetes import kubernetes_task
 
-    complete = pod_kwargs(
-        accelerator, platform=platform, platform_options=platform_options, gate=gate, **kwargs
-    )
-    return kubernetes_task(
-        python_callable=python_callable, multiple_outputs=multiple_outputs, **complete
-    )
+    def decorate(fn: Callable[..., Any]) -> Any:
+        task_id = _read_at_parse_time(
+            fn, kwargs, accelerator, platform, "@task.accelerator", "AcceleratorPodOperator"
+        )
+        with step(task_id, "platform", platform):
+            _pods.check_platform(platform)
+        with step(task_id, "accelerator", accelerator):
+            spec = str(_pods.resolve_spec(accelerator))
+        gate_id = None if gate is None else (gate if isinstance(gate, str) else gate.task_id)
+        gate_spec = getattr(gate, "_accelerator_spec", None) or getattr(gate, "accelerator", None)
+        if gate_spec is not None and not _pods.is_template(gate_spec):
+            with step(task_id, "gate", gate_id):
+                check_guard(task_id, spec, gate_spec, gate=gate_id, ran=False)
+        argument = "pod_template_file" if kwargs.get("pod_template_file") else "accelerator"
+        value = kwargs.get("pod_template_file") or accelerator
+        with step(task_id, argument, value):
+            complete = pod_kwargs(
+                spec, platform=platform, platform_options=platform_options, gate=gate, **kwargs
+            )
+        complete["pre_execute"] = _before_the_pod(spec, gate_id, kwargs.get("pre_execute"))
+        return kubernetes_task(python_callable=fn, multiple_outputs=multiple_outputs, **complete)
+
+    return decorate if python_callable is None else decorate(python_callable)
 
 
 def _gated(fn: Callable[..., Any], expect: str | None, profile: str) -> Callable[..., Any]:
@@ -165,11 +248,9 @@ def _gated(fn: Callable[..., Any], expect: str | None, profile: str) -> Callable
                 expect,
             )
         report = run_in_process(None if local else expect, profile, context, log=log)
-        publish(context, report, log=log)
-        data = report.model_dump(mode="json")
-        context["ti"].xcom_push(key="report", value=data)
+        publish(context, report, log=log, history=os.environ.get(HISTORY_ENV))
         if wants_report:
-            kwargs["report"] = data
+            kwargs["report"] = report.model_dump(mode="json")
         return fn(*args, **kwargs)
 
     if wants_report:
@@ -203,36 +284,51 @@ def accelerator_gate_task(
 ) -> Any:
     """``@task.accelerator_gate``: the gate in this task's worker, then the function.
 
-    :param accelerator: what the gate expects (``None``: any device, health only).
+    :param accelerator: what the gate expects (``None``: any device, health only); not
+        templated.
     :param platform: with it, ``executor_config`` places the worker pod on ``accelerator``
-        (KubernetesExecutor), merged into an ``executor_config`` you pass.
+        (KubernetesExecutor), merged into an ``executor_config`` you pass. A retry is kept
+        off the nodes earlier tries failed on by the provider's cluster policy
+        (:mod:`accelerators_provider.policy`, Airflow >= 3.3).
     :param platform_options: platform options.
     :param profile: the benchmark profile.
     :param kwargs: every ``@task`` argument (``queue``, ``pool``...).
     """
     from airflow.providers.standard.decorators.python import python_task
 
-    expect = None if accelerator is None else str(_pods.resolve_spec(accelerator))
-    if platform is not None:
-        if expect is None:
-            raise AcceleratorError("@task.accelerator_gate: platform= needs accelerator=")
-        from accelerators_provider.executors import executor_config
-
-        config = dict(kwargs.get("executor_config") or {})
-        placed = executor_config(
-            expect,
-            platform=platform,
-            pod_override=_with_node_name(config.get("pod_override")),
-            pod_template_file=config.get("pod_template_file"),
-            **(platform_options or {}),
-        )
-        kwargs["executor_config"] = {**config, **placed}
-
     def decorate(fn: Callable[..., Any]) -> Any:
+        task_id = _read_at_parse_time(
+            fn,
+            kwargs,
+            accelerator,
+            platform,
+            "@task.accelerator_gate",
+            "AcceleratorGateOperator(in_process=True)",
+        )
+        with step(task_id, "accelerator", accelerator):
+            expect = None if accelerator is None else str(_pods.resolve_spec(accelerator))
+        options = dict(kwargs)
+        if platform is not None:
+            with step(task_id, "platform", platform):
+                if expect is None:
+                    raise AcceleratorError("@task.accelerator_gate: platform= needs accelerator=")
+                _pods.check_platform(platform)
+            from accelerators_provider.executors import executor_config
+
+            config = dict(options.get("executor_config") or {})
+            with step(task_id, "executor_config", config or None):
+                placed = executor_config(
+                    expect,
+                    platform=platform,
+                    pod_override=_with_node_name(config.get("pod_override")),
+                    pod_template_file=config.get("pod_template_file"),
+                    **(platform_options or {}),
+                )
+            options["executor_config"] = {**config, **placed}
         return python_task(
             python_callable=_gated(fn, expect, profile),
             multiple_outputs=multiple_outputs,
-            **kwargs,
+            **options,
         )
 
     return decorate if python_callable is None else decorate(python_callable)

@@ -12,11 +12,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
 from accelerators import AcceleratorError, AcceleratorSpec
-from accelerators.kubernetes import apply_to_pod
+from accelerators.kubernetes import apply_to_pod, check_node_count
 from accelerators_provider import _pods
 
 __all__ = [
@@ -30,6 +31,15 @@ __all__ = [
 
 #: Prefix of the queue and pool names.
 PREFIX = "accelerators"
+
+
+def _default_worker_template() -> str | None:
+    """The deployment's worker pod template (``[kubernetes_executor] pod_template_file``),
+    when it is set and readable here."""
+    from airflow.configuration import conf
+
+    path = conf.get("kubernetes_executor", "pod_template_file", fallback=None)
+    return path if path and os.path.isfile(path) else None
 
 
 def executor_config(
@@ -46,12 +56,18 @@ def executor_config(
     :param spec: the accelerator spec.
     :param platform: the cluster's platform (see :func:`accelerators.kubernetes.platforms`).
     :param pod_override: a ``V1Pod`` (or dict) of your own to merge into; kept whole.
-    :param pod_template_file: the worker pod template of this task, if not the default;
-        its selectors, tolerations, affinity and resources are kept in the override.
+    :param pod_template_file: the worker pod template of this task, if not the default
+        (``[kubernetes_executor] pod_template_file``, used when readable here); its
+        selectors, tolerations, affinity and resources are kept in the override.
     :param container: the worker container, ``base`` (the executor requires it first).
     :param options: platform options.
-    :raises PlacementError: the platform cannot place ``spec`` or ``pod_override`` conflicts.
+    :raises PlacementError: the platform cannot place ``spec``, no node has its count,
+        ``pod_override`` conflicts, or the worker would request more than its limit.
+    :raises AcceleratorError: ``pod_template_file`` does not exist.
     """
+    _pods.check_platform(platform)
+    resolved = _pods.resolve_spec(spec)
+    check_node_count(resolved, platform=platform)
     pod = _pods.to_dict(pod_override) or {"apiVersion": "v1", "kind": "Pod", "metadata": {}}
     pod_spec = pod.setdefault("spec", {})
     containers = pod_spec.setdefault("containers", [])
@@ -62,12 +78,18 @@ def executor_config(
                 f"got {[c.get('name') for c in containers]}"
             )
         containers.insert(0, {"name": container})
-    if pod_template_file:
-        from airflow.providers.cncf.kubernetes.pod_generator import PodGenerator
-
-        base = _pods.to_dict(PodGenerator.deserialize_model_file(pod_template_file))
+    own = dict(containers[0].get("resources") or {})
+    template = pod_template_file or _default_worker_template()
+    if template:
+        base = _pods.read_template(template, argument="pod_template_file")
         pod = _pods.layer(pod, base, container=container)
-    merged = apply_to_pod(pod, spec, platform=platform, container=container, **options)
+        named = f"the worker pod_template_file {template!r}"
+    else:
+        named = "executor_config"
+    _pods.check_requests(
+        pod, arguments=own, template=named, container=container, argument="pod_override"
+    )
+    merged = apply_to_pod(pod, resolved, platform=platform, container=container, **options)
     config: dict[str, Any] = {"pod_override": _pods.to_pod(merged)}
     if pod_template_file:
         config["pod_template_file"] = pod_template_file

@@ -15,12 +15,20 @@ lines there make the children inherit all of it::
     from accelerators_provider.preload import preload
     preload()
 
+Only the DAG processor gains from it, so :func:`preload` does its work only there (the
+process was started as ``airflow dag-processor``; ``airflow standalone`` starts it so too):
+the scheduler, the API server, the triggerer, workers and every ``airflow`` command import
+``airflow_local_settings`` too, and would otherwise each pay its seconds at start-up. The
+environment variable ``ACCELERATORS_PRELOAD`` overrides that: ``always``, ``never``, or
+``auto`` (the default).
+
 :func:`preload` imports the operators, decorators and executor helpers (and with them
 ``KubernetesPodOperator`` and the ``kubernetes`` client), loads the catalog, builds its name
 index by parsing a spec, imports every platform adapter of :mod:`accelerators.kubernetes` and
-places that spec with each, and resolves the catalog's own names (SKUs, models, constants,
-aliases) once, so that a child finds ``H100`` among the resolved names instead of running
-the resolution code for the first time (in a forked child, a first run of any code pays
+places that spec with each (reading the instance table for the largest node per cloud and
+importing the resource and gate checks), and resolves the catalog's own names (SKUs, models,
+constants, aliases) once, so that a child finds ``H100`` among the resolved names instead of
+running the resolution code for the first time (in a forked child, a first run of any code pays
 copy-on-write page faults for what it touches).
 It starts no thread and keeps no file or socket open, so forking after it is safe; what it
 builds is only read afterwards, so ``gc.freeze()`` keeps it shared between the children.
@@ -30,9 +38,15 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import logging
+import os
+import sys
 import time
 
-__all__ = ["MODULES", "preload"]
+__all__ = ["ENV", "MODULES", "in_dag_processor", "preload"]
+
+#: ``always``, ``never`` or ``auto`` (the default: only in the DAG processor).
+ENV = "ACCELERATORS_PRELOAD"
 
 #: The modules :func:`preload` imports: what a DAG file that uses the provider touches.
 MODULES = (
@@ -48,21 +62,60 @@ MODULES = (
 _done: list[bool] = []  # non-empty once preload() has run in this process
 
 
-def preload() -> float:
-    """Import the provider and the core, load the catalog and build its name index.
+def in_dag_processor(argv: list[str] | None = None) -> bool:
+    """Whether this process is Airflow's DAG processor: ``airflow dag-processor ...`` (or
+    ``python -m airflow dag-processor ...``), judged from its command line."""
+    args = list(sys.argv if argv is None else argv)
+    if args[:1] == ["-m"]:  # python -m airflow ..., while the airflow package is imported
+        original = list(getattr(sys, "orig_argv", ()))
+        start = original.index("-m") + 1 if "-m" in original else len(original)
+        args = original[start:]
+    if not args:
+        return False
+    program = os.path.basename(args[0])
+    if program != "airflow" and not args[0].endswith(os.path.join("airflow", "__main__.py")):
+        return False
+    command = next((a for a in args[1:] if not a.startswith("-")), None)
+    return command == "dag-processor"
+
+
+def _wanted() -> bool:
+    choice = os.environ.get(ENV, "auto").strip().lower() or "auto"
+    if choice not in ("always", "never", "auto"):
+        # Never raise here: airflow_local_settings runs in every Airflow process.
+        logging.getLogger(__name__).warning(
+            "%s=%r: expected always, never or auto; using auto", ENV, choice
+        )
+        choice = "auto"
+    return choice == "always" or (choice == "auto" and in_dag_processor())
+
+
+def preload() -> float | None:
+    """In the DAG processor: import the provider and the core, load the catalog and build
+    its name index. Elsewhere (``ACCELERATORS_PRELOAD`` aside) it does nothing.
 
     Calling it again costs nothing. Every step uses the core's public API.
 
     :returns: the seconds it took (for a log line; about 1-3 s the first time in a
-        process that had not imported ``kubernetes`` yet, most of it that client).
+        process that had not imported ``kubernetes`` yet, most of it that client), or
+        ``None`` where it did nothing.
     """
+    if not _wanted():
+        return None
     start = time.perf_counter()
     if _done:
         return time.perf_counter() - start
     for module in MODULES:
         importlib.import_module(module)
     from accelerators import AcceleratorError, AcceleratorSpec, catalog
-    from accelerators.kubernetes import get_platform, platforms, to_pod_fragment
+    from accelerators.kubernetes import (
+        check_node_count,
+        check_resources,
+        get_platform,
+        guard_problems,
+        platforms,
+        to_pod_fragment,
+    )
 
     catalog.all()  # reads the data file (validated once, then from the cache)
     # Resolving a name that is not a SKU name builds the spelling index of every entry.
@@ -72,9 +125,17 @@ def preload() -> float:
         # and keeps the instance to_pod_fragment reuses (a TPU or Neuron platform refuses a T4)
         with contextlib.suppress(AcceleratorError):
             to_pod_fragment(spec, platform=name)
+        # reads the instance table: the largest node of each accelerator, per cloud
+        with contextlib.suppress(AcceleratorError):
+            check_node_count(spec, platform=name)
+    guard_problems(spec, spec)  # imports what checking a task against its gate needs
+    check_resources({"containers": [{"name": "c", "resources": {"limits": {"cpu": "1"}}}]})
     for acc in catalog.all():  # the catalog's own names, resolved here once for every parse
         for name in (acc.name, acc.model, acc.constant, *acc.aliases):
             with contextlib.suppress(AcceleratorError):  # a name that is no spec by itself
                 AcceleratorSpec.parse(name or "")
+        for platform in ("gke", "karpenter"):  # the largest node of each model, per cloud
+            with contextlib.suppress(AcceleratorError):
+                check_node_count(acc.model, platform=platform)
     _done.append(True)
     return time.perf_counter() - start

@@ -77,17 +77,40 @@ COUNTS = {"pods": 0, "dag_runs": 0}
 
 def validate_pod(pod: Any) -> dict[str, Any]:
     """Validate ``pod`` against the strict Kubernetes schema; returns the manifest."""
+    return validate_manifest(manifest(pod))
+
+
+def validate_manifest(data: dict[str, Any]) -> dict[str, Any]:
+    """Validate a camelCase pod manifest against the strict schema and our own checks that
+    the schema lacks (``requests <= limits``); returns it."""
     import kubernetes_validate
 
-    data = manifest(pod)
+    from accelerators.kubernetes import check_resources
+
     for version in K8S_VERSIONS:
         kubernetes_validate.validate(data, version, strict=True)
+    check_resources(data)
     COUNTS["pods"] += 1
     return data
 
 
+def dagbag_class() -> Any:
+    """Airflow's ``DagBag``: ``airflow.dag_processing.dagbag`` from 3.1, ``airflow.models``
+    in 3.0 (the floor)."""
+    try:
+        from airflow.dag_processing.dagbag import DagBag
+    except ImportError:
+        from airflow.models.dagbag import DagBag
+    return DagBag
+
+
 def run_dag(dag: Any, **kwargs: Any) -> Any:
-    """``dag.test(**kwargs)``, counted."""
+    """``dag.test(**kwargs)``, counted. On Airflow 3.0 a task-SDK DAG has no ``test()``: it
+    is converted to a core DAG first, as ``airflow dags test`` does there."""
+    if not hasattr(dag, "test"):
+        from airflow.models.dag import DAG as CoreDAG
+
+        dag = CoreDAG.from_sdk_dag(dag)
     run = dag.test(**kwargs)
     COUNTS["dag_runs"] += 1
     return run

@@ -90,10 +90,15 @@ def test_task_accelerator_pins_to_the_gate_through_a_templated_selector() -> Non
 def test_task_accelerator_errors_at_parse_time() -> None:
     from airflow.sdk import task
 
+    def work() -> None:
+        return None
+
     template = copy.deepcopy(TEMPLATE)
     template["spec"]["nodeSelector"]["cloud.google.com/gke-accelerator"] = "nvidia-l4"
     with pytest.raises(PlacementError, match="nvidia-l4"):
-        task.accelerator(accelerator="T4", platform="gke", image="i", pod_template_dict=template)
+        task.accelerator(accelerator="T4", platform="gke", image="i", pod_template_dict=template)(
+            work
+        )
     with pytest.raises(AcceleratorError, match="already selects"):
         task.accelerator(
             accelerator="T4",
@@ -101,7 +106,7 @@ def test_task_accelerator_errors_at_parse_time() -> None:
             image="i",
             gate="gate",
             node_selector={"kubernetes.io/hostname": "n1"},
-        )
+        )(work)
 
 
 def test_task_accelerator_gate_places_the_worker_and_hides_report() -> None:
@@ -137,4 +142,4 @@ def test_task_accelerator_gate_places_the_worker_and_hides_report() -> None:
         ("NODE_NAME", "spec.nodeName")
     ]
     with pytest.raises(AcceleratorError, match="needs accelerator"):
-        task.accelerator_gate(platform="gke")
+        task.accelerator_gate(platform="gke")(lambda: None)

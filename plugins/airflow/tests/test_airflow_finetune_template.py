@@ -68,7 +68,8 @@ def test_finetune_plans_gates_and_places_training_on_the_plans_choice(
     assert pins == {NODE}  # and on the node the gate checked
 
     gate_pod = validate_pod(render_pod(dag, run, "gate"))
-    command = gate_pod["spec"]["containers"][0]["command"]
+    container = gate_pod["spec"]["containers"][0]
+    command = [*container["command"], *container.get("args", [])]
     assert command[:2] == ["accelerators", "bench"]
     assert command[command.index("--expect") + 1] == planned["spec"]
 

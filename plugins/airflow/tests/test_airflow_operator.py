@@ -162,7 +162,7 @@ def test_unplaceable_spec_fails_at_parse_time() -> None:
 def test_bad_spec_fails_at_parse_time_naming_the_task() -> None:
     with pytest.raises(AcceleratorError, match="H1000"):
         AcceleratorPodOperator(task_id="t", accelerator="H1000", platform="gke", image="i")
-    with pytest.raises(AcceleratorError, match="t: accelerator"):
+    with pytest.raises(AcceleratorError, match=r"task 't', accelerator=''"):
         AcceleratorPodOperator(task_id="t", accelerator="", platform="gke", image="i")
     with pytest.raises(AcceleratorError, match="did you mean 'gke'"):
         AcceleratorPodOperator(task_id="t", accelerator="H100", platform="gkee", image="i")
@@ -185,14 +185,25 @@ def test_conflicting_arguments_fail_at_parse_time() -> None:
         )
 
 
-def test_template_file_conflict_fails_when_the_pod_is_built(tmp_path: Path) -> None:
+def test_template_file_conflict_fails_at_parse_time_unless_the_path_is_templated(
+    tmp_path: Path,
+) -> None:
     template = copy.deepcopy(TEMPLATE)
     template["spec"]["nodeSelector"]["cloud.google.com/gke-accelerator"] = "nvidia-l4"
     path = tmp_path / "pod.yaml"
     path.write_text(yaml.safe_dump(template))
+    with pytest.raises(PlacementError, match="nvidia-l4"):
+        AcceleratorPodOperator(
+            task_id="t", accelerator="T4", platform="gke", image="i", pod_template_file=str(path)
+        )
     op = AcceleratorPodOperator(
-        task_id="t", accelerator="T4", platform="gke", image="i", pod_template_file=str(path)
+        task_id="t",
+        accelerator="T4",
+        platform="gke",
+        image="i",
+        pod_template_file="{{ params.template }}",
     )
+    op.render_template_fields({"params": {"template": str(path)}})
     with pytest.raises(PlacementError, match="nvidia-l4"):
         op.build_pod_request_obj(dry_run=True)
 
@@ -233,10 +244,17 @@ def test_inline_gate_runs_the_bench_before_the_command() -> None:
     )
     main = validate_pod(op.build_pod_request_obj(dry_run=True))["spec"]["containers"][0]
     assert main["command"][:2] == ["/bin/sh", "-c"]
-    assert main["command"][2] == ('accelerators bench --profile quick --expect H100:8 && exec "$@"')
-    assert main["command"][4:] == ["python", "train.py", "--epochs", "3"]
-    assert "args" not in main
+    assert main["command"][2] == (
+        "accelerators bench --profile quick --expect H100:8 --json /tmp/accelerators-gate.json"
+        ' && exec "$@"'
+    )
+    # sh -c's $0, then "$@": the command and its arguments, run when the gate passes
+    assert main["command"][3:] == ["accelerators-gate"]
+    assert main["args"] == ["python", "train.py", "--epochs", "3"]
     assert {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}} in (
+        main["env"]
+    )
+    assert {"name": "ACCELERATORS_GATE_REPORT", "value": "/tmp/accelerators-gate.json"} in (
         main["env"]
     )
     with pytest.raises(AcceleratorError, match="gate_mode"):
@@ -264,7 +282,7 @@ def test_gate_pod() -> None:
     assert gate.do_xcom_push
     pod = validate_pod(gate.build_pod_request_obj(dry_run=True))
     main = pod["spec"]["containers"][0]
-    assert main["command"] == [
+    assert [*main["command"], *main["args"]] == [
         "accelerators",
         "bench",
         "--profile",

@@ -12,6 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from airflow_testenv import REPO
 
 #: Loads of a spec, kubernetes adapters, the catalog and its index, as the child sees them.
@@ -29,10 +30,15 @@ def state():
 """
 
 
-def _run(code: str, *, env: dict[str, str] | None = None) -> dict[str, object]:
+def _run(
+    code: str, *, env: dict[str, str] | None = None, preload: str = "always"
+) -> dict[str, object]:
+    """Run ``code`` in a fresh interpreter; ``preload`` is ``ACCELERATORS_PRELOAD`` there
+    (``always`` where a test checks what the preload does, not where it runs)."""
     paths = [str(REPO), str(REPO / "plugins" / "airflow"), os.environ.get("PYTHONPATH", "")]
     run_env = dict(os.environ if env is None else env)
     run_env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
+    run_env["ACCELERATORS_PRELOAD"] = preload
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         capture_output=True,
@@ -85,7 +91,10 @@ print(json.dumps({"before": before, "after": after, "modules": list(MODULES),
 
 _FORKED_PARSE = """
 import gc, importlib, json, os, sys
-from airflow.dag_processing.dagbag import DagBag
+try:
+    from airflow.dag_processing.dagbag import DagBag
+except ImportError:  # Airflow 3.0
+    from airflow.models.dagbag import DagBag
 from accelerators_provider.preload import preload
 preload()
 gc.freeze()
@@ -139,7 +148,8 @@ def test_children_of_a_preloaded_parent_import_nothing_and_still_refuse_bad_spec
 
 def test_airflow_imports_local_settings_that_preload(tmp_path: Path) -> None:
     """``import airflow`` (every Airflow process: the DAG-processor manager too) runs
-    ``$AIRFLOW_HOME/config/airflow_local_settings.py`` before it forks anything."""
+    ``$AIRFLOW_HOME/config/airflow_local_settings.py`` before it forks anything; with
+    ``ACCELERATORS_PRELOAD=always`` the preload runs there whatever the process."""
     config = tmp_path / "config"
     config.mkdir()
     (config / "airflow_local_settings.py").write_text(
@@ -154,3 +164,71 @@ def test_airflow_imports_local_settings_that_preload(tmp_path: Path) -> None:
     assert out["kpo"]
     assert out["catalog_loads"] == 1
     assert out["index_built"]
+
+
+def _local_settings(home: Path, marker: Path) -> dict[str, str]:
+    config = home / "config"
+    config.mkdir(exist_ok=True)
+    (config / "airflow_local_settings.py").write_text(
+        "import json, sys\n"
+        "from accelerators_provider.preload import preload\n"
+        "seconds = preload()\n"
+        f"open({str(marker)!r}, 'a').write(json.dumps({{'argv': sys.argv[:2], "
+        "'seconds': seconds}) + '\\n')\n"
+    )
+    env = dict(os.environ, AIRFLOW_HOME=str(home))
+    env.pop("ACCELERATORS_PRELOAD", None)
+    return env
+
+
+def test_the_preload_runs_only_in_the_dag_processor(tmp_path: Path) -> None:
+    """The same airflow_local_settings, through the real ``airflow`` command: the DAG
+    processor preloads; ``airflow version`` (like the scheduler, the API server and the
+    workers) skips it, and with it seconds of start-up."""
+    marker = tmp_path / "marker.jsonl"
+    env = _local_settings(tmp_path, marker)
+    script = Path(sys.executable).parent / "airflow"  # the console script
+    for command in (["version"], ["dag-processor", "--help"]):
+        for program in ([str(script)], [sys.executable, "-m", "airflow"]):
+            done = subprocess.run(
+                [*program, *command], env=env, capture_output=True, text=True, timeout=300
+            )
+            assert done.returncode == 0, done.stderr[-2000:]
+    lines = [json.loads(line) for line in marker.read_text().splitlines()]
+    assert len(lines) == 4
+    for line in lines:
+        if "version" in line["argv"][1]:
+            assert line["seconds"] is None, line
+        else:
+            assert line["seconds"] is not None, line
+            assert line["seconds"] > 0
+
+
+def test_in_dag_processor_reads_the_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from accelerators_provider.preload import in_dag_processor
+
+    assert in_dag_processor(["/venv/bin/airflow", "dag-processor"])
+    assert in_dag_processor(["/venv/bin/airflow", "dag-processor", "--num-runs", "3"])
+    assert in_dag_processor(["/x/site-packages/airflow/__main__.py", "dag-processor"])
+    assert not in_dag_processor(["/venv/bin/airflow", "scheduler"])
+    assert not in_dag_processor(["/venv/bin/airflow", "tasks", "run", "dag-processor"])
+    assert not in_dag_processor(["/venv/bin/python", "dag-processor"])
+    assert not in_dag_processor([])
+    monkeypatch.setattr(sys, "orig_argv", ["/venv/bin/python", "-m", "airflow", "dag-processor"])
+    assert in_dag_processor(["-m", "dag-processor"])  # sys.argv while airflow is imported
+    monkeypatch.setattr(sys, "orig_argv", ["/venv/bin/python", "-m", "other", "dag-processor"])
+    assert not in_dag_processor(["-m", "dag-processor"])
+
+
+def test_the_environment_overrides_the_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    from accelerators_provider import preload as module
+
+    monkeypatch.setattr(module.sys, "argv", ["/venv/bin/airflow", "scheduler"])
+    monkeypatch.setenv("ACCELERATORS_PRELOAD", "never")
+    assert module.preload() is None
+    monkeypatch.setenv("ACCELERATORS_PRELOAD", "auto")
+    assert module.preload() is None
+    monkeypatch.setenv("ACCELERATORS_PRELOAD", "sometimes")  # warned about, read as auto
+    assert module.preload() is None
+    monkeypatch.setenv("ACCELERATORS_PRELOAD", "always")
+    assert module.preload() is not None

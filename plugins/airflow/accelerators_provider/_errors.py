@@ -1,0 +1,137 @@
+"""Errors that say where: the user's DAG file and line, the task, the argument.
+
+Airflow shows a DAG file's import error with only the innermost frames of its traceback
+(``[core] dagbag_import_error_traceback_depth``, 2 by default), which are this provider's
+and the core's, not the line of the DAG file that wrote ``accelerator="H1OO"``. :func:`step`
+prefixes an :class:`~accelerators.AcceleratorError` raised while a task is defined with
+``<file>:<line>: task '<id>', <argument>=<value>:``, the file and line being the innermost
+frame outside this provider, the core and Airflow.
+
+At run time, :class:`AcceleratorTaskError` is an error no retry can fix (no cluster
+configured, a gate that reported no node, a task that does not fit its gate's node): it is
+Airflow's ``AirflowFailException`` too, so the task fails at once instead of after every
+retry and its delay.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from accelerators import AcceleratorError
+
+__all__ = ["AcceleratorTaskError", "annotate", "require_cluster", "step", "user_frame"]
+
+_MARK = "_accelerators_where"
+
+
+@functools.cache
+def _library_roots() -> tuple[str, ...]:
+    import accelerators
+    import accelerators_provider
+
+    roots = [Path(accelerators.__file__).parent, Path(accelerators_provider.__file__).parent]
+    airflow = sys.modules.get("airflow")
+    for path in getattr(airflow, "__path__", ()) or ():
+        roots.append(Path(path))
+    pendulum = sys.modules.get("pendulum")
+    if pendulum is not None and getattr(pendulum, "__file__", None):
+        roots.append(Path(pendulum.__file__).parent)
+    roots.append(Path(contextlib.__file__).parent)  # the standard library
+    return tuple(str(root.resolve()) + "/" for root in roots)
+
+
+def user_frame() -> str | None:
+    """``file:line`` of the innermost frame outside this provider, the core, Airflow and the
+    standard library: the DAG file line that defined the task (``None`` if there is none)."""
+    roots = _library_roots()
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith("<"):
+            resolved = str(Path(name).resolve())
+            if not resolved.startswith(roots):
+                return f"{name}:{frame.f_lineno}"
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def annotate(
+    exc: AcceleratorError,
+    task_id: str,
+    argument: str | None = None,
+    value: Any = None,
+    *,
+    where: bool = True,
+) -> AcceleratorError:
+    """``exc`` with its message prefixed by where it comes from, once; returns it.
+
+    The exception keeps its type and attributes (``suggestions``, ``span``); only its message
+    gains ``<file>:<line>: task '<task_id>', <argument>=<value>: ``. ``where=False`` (at run
+    time, where the stack holds no DAG file line) leaves the file and line out.
+    """
+    if not getattr(exc, _MARK, False):
+        origin = user_frame() if where else None
+        what = f"task {task_id!r}" + (f", {argument}={_shown(value)}" if argument else "")
+        prefix = f"{origin}: {what}: " if origin else f"{what}: "
+        exc.args = (prefix + str(exc), *exc.args[1:])
+        setattr(exc, _MARK, True)
+    return exc
+
+
+@contextlib.contextmanager
+def step(
+    task_id: str, argument: str | None = None, value: Any = None, *, where: bool = True
+) -> Iterator[None]:
+    """Prefix an :class:`AcceleratorError` raised inside with where it comes from
+    (:func:`annotate`)."""
+    try:
+        yield
+    except AcceleratorError as exc:
+        annotate(exc, task_id, argument, value, where=where)
+        raise
+
+
+def _fail_base() -> type[Exception]:
+    try:
+        from airflow.sdk.exceptions import AirflowFailException
+    except ImportError:  # Airflow 3.0 keeps it in airflow.exceptions only
+        from airflow.exceptions import AirflowFailException
+    return AirflowFailException  # type: ignore[no-any-return]
+
+
+class AcceleratorTaskError(AcceleratorError, _fail_base()):  # type: ignore[misc]
+    """An accelerator error at run time that no retry can fix: the task fails at once."""
+
+
+def require_cluster(operator: Any) -> None:
+    """Raise :class:`AcceleratorTaskError` when ``operator`` has no Kubernetes cluster to use.
+
+    Loads the client configuration as ``KubernetesPodOperator`` would (its cached ``client``:
+    in-cluster service account, connection, ``config_file`` or ``~/.kube/config``); this
+    sends no request. Without it, a pod task fails with a bare ``ConfigException`` after
+    each retry and its delay.
+    """
+    from kubernetes.config.config_exception import ConfigException
+
+    try:
+        operator.client  # noqa: B018 - the cached property loads the configuration
+    except ConfigException as exc:
+        raise AcceleratorTaskError(
+            f"Task {operator.task_id!r}: no Kubernetes cluster is configured here ({exc}): "
+            "no in-cluster service account, no kubeconfig (~/.kube/config, KUBECONFIG or "
+            f"config_file=) and connection {operator.kubernetes_conn_id!r} names none. To try "
+            "the DAG without a cluster, run it with the DAG param local_run, e.g. airflow "
+            "dags test <dag_id> -c '{\"local_run\": true}' --mark-success-pattern "
+            "'<the pod tasks>': the gates check this machine and the pod tasks are marked "
+            "success (docs/airflow.md, 'Running a template locally')"
+        ) from None

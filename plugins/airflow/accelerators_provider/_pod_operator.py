@@ -1,0 +1,351 @@
+"""``AcceleratorPodOperator``: a pod operator placed by spec.
+
+``KubernetesPodOperator`` replaces a pod template's ``nodeSelector``, ``tolerations``,
+``affinity`` and container ``resources`` with its own arguments. These operators merge the
+template's values, the arguments and the accelerator's fragment (from
+:func:`accelerators.kubernetes.apply_to_pod`) first, so nothing the user wrote is lost and a
+real conflict (the template pins ``nvidia-l4``, the spec asks for H100) is an error, and then
+hand the complete values to ``KubernetesPodOperator``'s own pod build, so that the cluster
+policy (``pod_mutation_hook``) runs last and has the last word, as with a plain
+``KubernetesPodOperator``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from airflow.providers.cncf.kubernetes.backcompat.backwards_compat_converters import (
+    convert_env_vars_or_raise_error,
+)
+from airflow.providers.cncf.kubernetes.operators.pod import KubernetesPodOperator
+from airflow.providers.cncf.kubernetes.pod_generator import PodGenerator
+from kubernetes.client import models as k8s
+
+from accelerators import AcceleratorError, AcceleratorSpec
+from accelerators.kubernetes import apply_to_pod, check_node_count, to_pod_fragment
+from accelerators_provider import _pods
+from accelerators_provider._errors import AcceleratorTaskError, annotate, step
+from accelerators_provider._gate import (
+    INLINE_REPORT_ENV,
+    INLINE_REPORT_PATH,
+    check_guard,
+    gate_command,
+    matched_spec,
+)
+
+if TYPE_CHECKING:
+    from airflow.sdk import Context
+
+__all__ = ["GATE_MODES", "AcceleratorPodOperator"]
+
+#: How a guarded pod proves its node: ``pin`` (run where the gate task ran, from its XCom
+#: ``node``) or ``inline`` (run the gate inside the pod before the command).
+GATE_MODES = ("pin", "inline")
+
+
+class AcceleratorPodOperator(KubernetesPodOperator):
+    """A ``KubernetesPodOperator`` whose pod is placed on ``accelerator`` by ``platform``.
+
+    :param accelerator: a spec (``"H100:8"``, ``"A100@1g.10gb"``, ``"H100 | A100-80GB"``), a
+        constant (``accelerators.H100``) or an :class:`~accelerators.AcceleratorSpec`.
+        Templated.
+    :param platform: the cluster's platform (``gke``, ``nvidia``, ``karpenter``, ``eks``,
+        ``amd``, ``neuron``, ``gaudi``, ``intel``, ``generic``; see
+        :func:`accelerators.kubernetes.platforms`). Templated.
+    :param platform_options: options of the platform (``labels``, ``label_values``,
+        ``tolerations``, ``runtime_class_name``, ``mig_strategy``...).
+    :param gate: the gate task (an :class:`AcceleratorGateOperator` or its task id) whose
+        node this pod runs on; an operator also becomes upstream of this one. This pod's
+        accelerator must fit the gate's node (checked when the DAG is parsed if both are
+        known, else when the pod is built, against what the gate matched).
+    :param gate_mode: ``"pin"`` (default): with ``gate``, run on the node the gate checked
+        (required node affinity ``kubernetes.io/hostname In [<gate's XCom node>]``).
+        ``"inline"``: run the gate in this pod first, no gate task needed
+        (``accelerators bench`` must be in the image and ``cmds`` given).
+    :param gate_profile: the benchmark profile of an inline gate.
+    :param kwargs: every ``KubernetesPodOperator`` argument; ``node_selector``,
+        ``tolerations``, ``affinity``, ``container_resources`` and the pod template's
+        values are all kept.
+    :raises PlacementError: at DAG parse time when the platform cannot place the spec, no
+        node has its count, the operator's own arguments or its template conflict with it,
+        a container would request more than its limit, or it does not fit its gate's node.
+    """
+
+    template_fields: Sequence[str] = (
+        *KubernetesPodOperator.template_fields,
+        "accelerator",
+        "platform",
+    )
+
+    def __init__(
+        self,
+        *,
+        accelerator: Any,
+        platform: str,
+        platform_options: dict[str, Any] | None = None,
+        gate: Any = None,
+        gate_mode: str = "pin",
+        gate_profile: str = "quick",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.platform = platform
+        self.platform_options = dict(platform_options or {})
+        self.gate_mode = gate_mode
+        self.gate_profile = gate_profile
+        self.gate_task_id: str | None = None
+        self._accelerator_spec: AcceleratorSpec | None = None  # parsed, when known at parse time
+        gate_spec: Any = None
+        if gate is not None:
+            self.gate_task_id = gate if isinstance(gate, str) else gate.task_id
+            if not isinstance(gate, str):
+                self.set_upstream(gate)
+                gate_spec = getattr(gate, "_accelerator_spec", None) or getattr(
+                    gate, "accelerator", None
+                )
+        # One try for every check (a parse pays for each context manager it enters); `site`
+        # says which argument a failure is about.
+        site: tuple[str, Any] = ("gate_mode", gate_mode)
+        try:
+            if gate_mode not in GATE_MODES:
+                raise AcceleratorError(f"expected one of {', '.join(GATE_MODES)}")
+            site = ("platform", platform)
+            _pods.check_platform(platform)
+            if _pods.is_template(accelerator):
+                self.accelerator = accelerator
+                return
+            site = ("accelerator", accelerator)
+            spec = _pods.resolve_spec(accelerator)
+            self.accelerator = str(spec)
+            self._accelerator_spec = spec
+            if not _pods.is_template(platform):
+                self._check_at_parse_time(spec, gate_spec)
+        except AcceleratorError as exc:
+            annotate(exc, self.task_id, *site)
+            raise
+
+    # -- parse time --------------------------------------------------------------------
+    def _check_at_parse_time(self, spec: AcceleratorSpec, gate_spec: Any) -> None:
+        """Raise now, not at run time, for what is wrong with the task as written."""
+        task = self.task_id
+        check_node_count(spec, platform=self.platform)  # `accelerator`, as the caller says
+        if self.gate_mode == "pin" and gate_spec is not None and not _pods.is_template(gate_spec):
+            with step(task, "gate", self.gate_task_id):
+                check_guard(task, spec, gate_spec, gate=self.gate_task_id, ran=False)
+        if _pods.is_template(self.pod_template_file) or _has_template(self.pod_template_dict):
+            return  # rendered at run time: checked when the pod is built
+        if self.pod_template_file:
+            with step(task, "pod_template_file", self.pod_template_file):
+                template = self._template()  # read now: a missing file is refused now
+        else:
+            template = self._template()
+        if template[0] is None and not self._has_placement_arguments():
+            to_pod_fragment(spec, platform=self.platform, **self.platform_options)
+            return  # placing it was the check
+        self._placed(spec, template)
+
+    def _has_placement_arguments(self) -> bool:
+        """Whether the user gave anything the accelerator's fragment could conflict with."""
+        return bool(
+            self.container_resources
+            or self.node_selector
+            or self.tolerations
+            or self.affinity
+            or self.runtime_class_name
+        )
+
+    # -- the pod -----------------------------------------------------------------------
+    def _template(self) -> tuple[dict[str, Any] | None, str]:
+        """The base pod ``KubernetesPodOperator`` starts from, and how to name it."""
+        base: dict[str, Any] | None = None
+        name = ""
+        if self.pod_template_file:
+            base = _pods.read_template(self.pod_template_file)
+            name = f"pod_template_file {self.pod_template_file!r}"
+        elif self.pod_template_dict:
+            base = _pods.to_dict(PodGenerator.deserialize_model_dict(self.pod_template_dict))
+            name = "pod_template_dict"
+        if self.full_pod_spec is not None:
+            full = _pods.to_dict(self.full_pod_spec)
+            base = full if base is None else _pods.layer(full, base, container=None)
+            name = f"{name} and full_pod_spec" if name else "full_pod_spec"
+        return base, name
+
+    def _arguments_pod(self) -> dict[str, Any]:
+        """The placement this operator's own arguments give, as a pod."""
+        spec: dict[str, Any] = {
+            "containers": [
+                {
+                    "name": self.base_container_name,
+                    "resources": _pods.to_dict(self.container_resources),
+                }
+            ],
+            "nodeSelector": dict(self.node_selector or {}),
+            "tolerations": [_pods.to_dict(t) for t in self.tolerations or []],
+            "affinity": _pods.to_dict(self.affinity),
+        }
+        if self.runtime_class_name:
+            spec["runtimeClassName"] = self.runtime_class_name
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {}, "spec": spec}
+
+    def _placed(
+        self, spec: AcceleratorSpec, template: tuple[dict[str, Any] | None, str]
+    ) -> dict[str, Any]:
+        """The template, the arguments and the accelerator, merged and checked."""
+        pod = self._arguments_pod()
+        own = dict(pod["spec"]["containers"][0].get("resources") or {})
+        base, name = template
+        if base:
+            pod = _pods.layer(pod, base, container=self.base_container_name)
+        _pods.check_requests(
+            pod,
+            arguments=own,
+            template=name or "container_resources",
+            container=self.base_container_name,
+        )
+        return apply_to_pod(
+            pod,
+            spec,
+            platform=self.platform,
+            container=self.base_container_name,
+            **self.platform_options,
+        )
+
+    def build_pod_request_obj(
+        self, context: Context | None = None, *, dry_run: bool = False
+    ) -> Any:
+        """The pod ``KubernetesPodOperator`` builds, with the template kept and the accelerator
+        in, and the cluster policy (``pod_mutation_hook``) applied last.
+
+        With ``gate`` in ``pin`` mode the context is needed (the gate's XCom ``node``); a
+        ``dry_run`` without a context leaves the pin out and says so in the log.
+        """
+        with step(self.task_id, where=False):
+            _pods.check_platform(self.platform)
+            spec = _pods.resolve_spec(self.accelerator)
+            check_node_count(spec, platform=self.platform)
+            template = self._template()
+            placed = self._placed(spec, template)
+            command, env = self._command(template[0])
+            placed = self._guard(placed, context, dry_run=dry_run)
+        with self._handing_over(placed, command, env):
+            return super().build_pod_request_obj(context, dry_run=dry_run)
+
+    def _command(
+        self, base: dict[str, Any] | None
+    ) -> tuple[tuple[list[str], list[str]] | None, list[Any] | None]:
+        """The main container's command and arguments when this operator sets them (an
+        inline gate), and the environment variables it needs (``base``: the template pod).
+        Both are set, non-empty, so that none of the template's is kept."""
+        if self.gate_mode != "inline":
+            return None, None
+        command = list(self.cmds or _main_of(base, self.base_container_name).get("command") or [])
+        args = self.arguments or _main_of(base, self.base_container_name).get("args") or []
+        if not command:
+            raise AcceleratorError(
+                f"gate_mode='inline' needs the container's command (cmds=...): the gate runs "
+                f"first and then execs it; container {self.base_container_name!r} has none"
+            )
+        check = shlex.join(
+            gate_command(self.accelerator, self.gate_profile, json_path=INLINE_REPORT_PATH)
+        )
+        wrapper = ["/bin/sh", "-c", f'{check} && exec "$@"', "accelerators-gate"]
+        return (wrapper, [*command, *args]), _inline_env(self.env_vars)
+
+    def _guard(
+        self, data: dict[str, Any], context: Context | None, *, dry_run: bool
+    ) -> dict[str, Any]:
+        if self.gate_mode == "inline" or self.gate_task_id is None:
+            return data
+        if context is None:
+            if dry_run:
+                self.log.warning(
+                    "Dry run without a context: the pin to gate %r's node is left out",
+                    self.gate_task_id,
+                )
+                return data
+            raise AcceleratorError(f"pinning to gate {self.gate_task_id!r} needs the task context")
+        ti = context["ti"]
+        node = ti.xcom_pull(task_ids=self.gate_task_id, key="node")
+        if not node or not isinstance(node, str):
+            raise AcceleratorTaskError(
+                f"Task {self.task_id!r}: gate {self.gate_task_id!r} reported no node name (XCom "
+                f"'node' is {node!r}), so this pod cannot be pinned to the node it checked. The "
+                "gate pod gets NODE_NAME from the downward API; an in_process gate needs "
+                "NODE_NAME in the worker's environment. Or use gate_mode='inline'."
+            )
+        matched = matched_spec(ti.xcom_pull(task_ids=self.gate_task_id, key="report"))
+        if matched is not None:
+            check_guard(self.task_id, self.accelerator, matched, gate=self.gate_task_id, ran=True)
+        self.log.info("Pinned to node %s, checked by gate %r", node, self.gate_task_id)
+        return _pods.pin_to_node(data, node)
+
+    @contextlib.contextmanager
+    def _handing_over(
+        self,
+        placed: dict[str, Any],
+        command: tuple[list[str], list[str]] | None,
+        env: list[Any] | None,
+    ) -> Iterator[None]:
+        """Set the placement arguments to the placed pod's for one pod build, then restore
+        them: ``KubernetesPodOperator`` reconciles them over the template as usual (they
+        already hold the template's values) and calls ``pod_mutation_hook`` last."""
+        pod = _pods.to_pod(placed)
+        main = next(c for c in pod.spec.containers if c.name == self.base_container_name)
+        values: dict[str, Any] = {
+            "node_selector": pod.spec.node_selector or {},
+            "tolerations": pod.spec.tolerations or [],
+            "affinity": pod.spec.affinity,
+            "container_resources": main.resources,
+            "runtime_class_name": pod.spec.runtime_class_name,
+        }
+        if command is not None:
+            values["cmds"], values["arguments"] = command
+        if env is not None:
+            values["env_vars"] = env
+        saved = {name: getattr(self, name) for name in values}
+        try:
+            for name, value in values.items():
+                setattr(self, name, value)
+            yield
+        finally:
+            for name, value in saved.items():
+                setattr(self, name, value)
+
+
+def _main_of(pod: dict[str, Any] | None, name: str) -> dict[str, Any]:
+    containers = ((pod or {}).get("spec") or {}).get("containers") or []
+    found = next((c for c in containers if c.get("name") == name), None)
+    return found or (containers[0] if containers else {})
+
+
+def _inline_env(env_vars: Any) -> list[Any]:
+    """``env_vars`` (a dict or a list) as a list with ``NODE_NAME`` from the downward API and
+    where the inline gate's report is (``ACCELERATORS_GATE_REPORT``)."""
+    env = list(convert_env_vars_or_raise_error(env_vars) if env_vars else [])
+    names = {getattr(e, "name", None) for e in env}
+    if "NODE_NAME" not in names:
+        env.append(_node_name_env_var())
+    if INLINE_REPORT_ENV not in names:
+        env.append(k8s.V1EnvVar(name=INLINE_REPORT_ENV, value=INLINE_REPORT_PATH))
+    return env
+
+
+def _node_name_env_var() -> Any:
+    return k8s.V1EnvVar(
+        name="NODE_NAME",
+        value_from=k8s.V1EnvVarSource(
+            field_ref=k8s.V1ObjectFieldSelector(field_path="spec.nodeName")
+        ),
+    )
+
+
+def _has_template(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_has_template(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_has_template(v) for v in value)
+    return _pods.is_template(value)
