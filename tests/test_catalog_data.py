@@ -313,7 +313,6 @@ FOUR_SLICE_MIG = {"A30", "RTX-PRO-6000"}
 
 # -- every figure left unconfirmed, by entry (the release note lists these) ------------------
 UNCONFIRMED = {
-    "A10G": {"tflops.fp32", "tflops.tf32", "tflops.bf16", "tflops.fp16", "tflops.int8"},
     "H100-NVL": {"tflops.fp64", "tflops.fp32"},
     "GH200-144GB": {"bandwidth_tbps"},
     "B300": {"tflops.int8"},
@@ -326,42 +325,15 @@ UNCONFIRMED = {
         "tflops.int8",
     },
     "GAUDI2": {"tflops.fp16"},
-    "A800": {
-        "memory_gb",
-        "bandwidth_tbps",
-        "tdp_w",
-        "tflops.fp64",
-        "tflops.fp32",
-        "tflops.tf32",
-        "tflops.bf16",
-        "tflops.fp16",
-        "tflops.int8",
-    },
-    "H800": {
-        "bandwidth_tbps",
-        "tflops.fp32",
-        "tflops.tf32",
-        "tflops.bf16",
-        "tflops.fp16",
-        "tflops.fp8",
-        "tflops.int8",
-    },
-    "T4G": {"bandwidth_tbps", "tdp_w", "tflops.fp32", "tflops.fp16", "tflops.int8"},
-    "RTX-3070-TI": {"memory_gb", "bandwidth_tbps", "tdp_w", "tflops.fp32"},
-    "RTX-3080-TI": {"bandwidth_tbps", "tdp_w", "tflops.fp32"},
+    # the T4's bandwidth, kept because every entry carries one (its rates were removed)
+    "T4G": {"bandwidth_tbps"},
     "MI308X": {"memory_gb", "bandwidth_tbps", "tdp_w"},
-    "MAX-1100": {"bandwidth_tbps"},
     "FLEX-170": {"bandwidth_tbps"},
     "FLEX-140": {"bandwidth_tbps"},
-    "RTX-2080-TI": {"tdp_w"},
     "ASCEND-910B": {"bandwidth_tbps", "tflops.fp16"},
     "ASCEND-910B4": {"memory_gb", "bandwidth_tbps"},
     # issue 21's entries: figures no page read gave (each note says what was searched)
     "H20-141GB": {"bandwidth_tbps"},
-    "RTX-5080": {"tdp_w"},
-    "RTX-5880-ADA": {"memory_gb", "bandwidth_tbps", "tdp_w"},
-    "RTX-4000-SFF-ADA": {"bandwidth_tbps"},
-    "V520": {"bandwidth_tbps"},
     "AI100": {"bandwidth_tbps"},
     "ARC-PRO-B60": {"bandwidth_tbps"},
 }
@@ -625,6 +597,8 @@ NVIDIA_TENSOR = [
     for n in ALL_NAMES
     if REQUIRED[n][3] == "nvidia"
     and n not in {"K80", "M60", "P4", "P100", "M40", "H20-141GB", "B100"} | TENSOR_LEFT_OUT
+    # rates removed in catalog 2026.11.6: they were a sibling's (A10, T4, H100), no page gives them
+    and n not in {"A10G", "T4G", "H800"}
 ]
 
 
