@@ -129,6 +129,26 @@ REQUIRED = {
     "MI60": ("MI60", "MI60", True, "amd", "gpu"),
     "AI100": ("AI100", "AI100", True, "qualcomm", "npu"),
     "ARC-PRO-B60": ("ARC-PRO-B60", "ARC_PRO_B60", True, "intel", "gpu"),
+    # catalog 2026.11.6 (issue 21's held-out corpus: devices people rent that the catalog lacked)
+    "RTX-4070-TI": ("RTX-4070-TI", "RTX_4070_TI", True, "nvidia", "gpu"),
+    "RTX-4080-SUPER": ("RTX-4080-SUPER", "RTX_4080_SUPER", True, "nvidia", "gpu"),
+    "RTX-4090-D": ("RTX-4090-D", "RTX_4090_D", True, "nvidia", "gpu"),
+    "RTX-5070-TI": ("RTX-5070-TI", "RTX_5070_TI", True, "nvidia", "gpu"),
+    "RTX-2080-SUPER": ("RTX-2080-SUPER", "RTX_2080_SUPER", True, "nvidia", "gpu"),
+    "TITAN-RTX": ("TITAN-RTX", "TITAN_RTX", True, "nvidia", "gpu"),
+    "RTX-A2000": ("RTX-A2000", "RTX_A2000", True, "nvidia", "gpu"),
+    "RTX-A5500": ("RTX-A5500", "RTX_A5500", True, "nvidia", "gpu"),
+    "RTX-PRO-5000": ("RTX-PRO-5000", "RTX_PRO_5000", True, "nvidia", "gpu"),
+    "RTX-PRO-4000": ("RTX-PRO-4000", "RTX_PRO_4000", True, "nvidia", "gpu"),
+    "QUADRO-P6000": ("QUADRO-P6000", "QUADRO_P6000", True, "nvidia", "gpu"),
+    "P100-SXM2": ("P100", "P100_SXM2", False, "nvidia", "gpu"),
+    "P100-12GB": ("P100-12GB", "P100_12GB", True, "nvidia", "gpu"),
+    "A800-SXM": ("A800", "A800_SXM", False, "nvidia", "gpu"),
+    "GB10": ("GB10", "GB10", True, "nvidia", "gpu"),
+    "V620": ("V620", "V620", True, "amd", "gpu"),
+    "V710": ("V710", "V710", True, "amd", "gpu"),
+    "W7900": ("W7900", "W7900", True, "amd", "gpu"),
+    "RX-7900-XTX": ("RX-7900-XTX", "RX_7900_XTX", True, "amd", "gpu"),
     "MI308X": ("MI308X", "MI308X", True, "amd", "gpu"),
     "MI350X": ("MI350X", "MI350X", True, "amd", "gpu"),
     "MAX-1550": ("MAX-1550", "MAX_1550", True, "intel", "gpu"),
@@ -590,7 +610,8 @@ def test_basic_figures_present_and_plausible(name):
 TENSOR_LEFT_OUT = {
     n for n in ALL_NAMES
     if REQUIRED[n][3] == "nvidia" and n.startswith(("RTX-2", "RTX-3", "RTX-4", "RTX-5", "RTX-6000-",
-                                                   "RTX-PRO-4", "RTX-PRO-6000-", "QUADRO-", "P40"))
+                                                   "RTX-PRO-4", "RTX-PRO-5", "RTX-PRO-6000-", "QUADRO-",
+                                                   "P40", "RTX-A2000", "RTX-A5500", "TITAN-"))
 }  # fmt: skip
 NVIDIA_TENSOR = [
     n
@@ -599,6 +620,8 @@ NVIDIA_TENSOR = [
     and n not in {"K80", "M60", "P4", "P100", "M40", "H20-141GB", "B100"} | TENSOR_LEFT_OUT
     # rates removed in catalog 2026.11.6: they were a sibling's (A10, T4, H100), no page gives them
     and n not in {"A10G", "T4G", "H800"}
+    # the pages read print no FP16 or FP32 rate for these (P100: Pascal; GB10: FP4 only)
+    and n not in {"P100-SXM2", "P100-12GB", "GB10"}
 ]
 
 
