@@ -129,6 +129,26 @@ REQUIRED = {
     "MI60": ("MI60", "MI60", True, "amd", "gpu"),
     "AI100": ("AI100", "AI100", True, "qualcomm", "npu"),
     "ARC-PRO-B60": ("ARC-PRO-B60", "ARC_PRO_B60", True, "intel", "gpu"),
+    # catalog 2026.11.6 (issue 21's held-out corpus: devices people rent that the catalog lacked)
+    "RTX-4070-TI": ("RTX-4070-TI", "RTX_4070_TI", True, "nvidia", "gpu"),
+    "RTX-4080-SUPER": ("RTX-4080-SUPER", "RTX_4080_SUPER", True, "nvidia", "gpu"),
+    "RTX-4090-D": ("RTX-4090-D", "RTX_4090_D", True, "nvidia", "gpu"),
+    "RTX-5070-TI": ("RTX-5070-TI", "RTX_5070_TI", True, "nvidia", "gpu"),
+    "RTX-2080-SUPER": ("RTX-2080-SUPER", "RTX_2080_SUPER", True, "nvidia", "gpu"),
+    "TITAN-RTX": ("TITAN-RTX", "TITAN_RTX", True, "nvidia", "gpu"),
+    "RTX-A2000": ("RTX-A2000", "RTX_A2000", True, "nvidia", "gpu"),
+    "RTX-A5500": ("RTX-A5500", "RTX_A5500", True, "nvidia", "gpu"),
+    "RTX-PRO-5000": ("RTX-PRO-5000", "RTX_PRO_5000", True, "nvidia", "gpu"),
+    "RTX-PRO-4000": ("RTX-PRO-4000", "RTX_PRO_4000", True, "nvidia", "gpu"),
+    "QUADRO-P6000": ("QUADRO-P6000", "QUADRO_P6000", True, "nvidia", "gpu"),
+    "P100-SXM2": ("P100", "P100_SXM2", False, "nvidia", "gpu"),
+    "P100-12GB": ("P100-12GB", "P100_12GB", True, "nvidia", "gpu"),
+    "A800-SXM": ("A800", "A800_SXM", False, "nvidia", "gpu"),
+    "GB10": ("GB10", "GB10", True, "nvidia", "gpu"),
+    "V620": ("V620", "V620", True, "amd", "gpu"),
+    "V710": ("V710", "V710", True, "amd", "gpu"),
+    "W7900": ("W7900", "W7900", True, "amd", "gpu"),
+    "RX-7900-XTX": ("RX-7900-XTX", "RX_7900_XTX", True, "amd", "gpu"),
     "MI308X": ("MI308X", "MI308X", True, "amd", "gpu"),
     "MI350X": ("MI350X", "MI350X", True, "amd", "gpu"),
     "MAX-1550": ("MAX-1550", "MAX_1550", True, "intel", "gpu"),
@@ -313,7 +333,6 @@ FOUR_SLICE_MIG = {"A30", "RTX-PRO-6000"}
 
 # -- every figure left unconfirmed, by entry (the release note lists these) ------------------
 UNCONFIRMED = {
-    "A10G": {"tflops.fp32", "tflops.tf32", "tflops.bf16", "tflops.fp16", "tflops.int8"},
     "H100-NVL": {"tflops.fp64", "tflops.fp32"},
     "GH200-144GB": {"bandwidth_tbps"},
     "B300": {"tflops.int8"},
@@ -326,42 +345,15 @@ UNCONFIRMED = {
         "tflops.int8",
     },
     "GAUDI2": {"tflops.fp16"},
-    "A800": {
-        "memory_gb",
-        "bandwidth_tbps",
-        "tdp_w",
-        "tflops.fp64",
-        "tflops.fp32",
-        "tflops.tf32",
-        "tflops.bf16",
-        "tflops.fp16",
-        "tflops.int8",
-    },
-    "H800": {
-        "bandwidth_tbps",
-        "tflops.fp32",
-        "tflops.tf32",
-        "tflops.bf16",
-        "tflops.fp16",
-        "tflops.fp8",
-        "tflops.int8",
-    },
-    "T4G": {"bandwidth_tbps", "tdp_w", "tflops.fp32", "tflops.fp16", "tflops.int8"},
-    "RTX-3070-TI": {"memory_gb", "bandwidth_tbps", "tdp_w", "tflops.fp32"},
-    "RTX-3080-TI": {"bandwidth_tbps", "tdp_w", "tflops.fp32"},
+    # the T4's bandwidth, kept because every entry carries one (its rates were removed)
+    "T4G": {"bandwidth_tbps"},
     "MI308X": {"memory_gb", "bandwidth_tbps", "tdp_w"},
-    "MAX-1100": {"bandwidth_tbps"},
     "FLEX-170": {"bandwidth_tbps"},
     "FLEX-140": {"bandwidth_tbps"},
-    "RTX-2080-TI": {"tdp_w"},
     "ASCEND-910B": {"bandwidth_tbps", "tflops.fp16"},
     "ASCEND-910B4": {"memory_gb", "bandwidth_tbps"},
     # issue 21's entries: figures no page read gave (each note says what was searched)
     "H20-141GB": {"bandwidth_tbps"},
-    "RTX-5080": {"tdp_w"},
-    "RTX-5880-ADA": {"memory_gb", "bandwidth_tbps", "tdp_w"},
-    "RTX-4000-SFF-ADA": {"bandwidth_tbps"},
-    "V520": {"bandwidth_tbps"},
     "AI100": {"bandwidth_tbps"},
     "ARC-PRO-B60": {"bandwidth_tbps"},
 }
@@ -618,13 +610,18 @@ def test_basic_figures_present_and_plausible(name):
 TENSOR_LEFT_OUT = {
     n for n in ALL_NAMES
     if REQUIRED[n][3] == "nvidia" and n.startswith(("RTX-2", "RTX-3", "RTX-4", "RTX-5", "RTX-6000-",
-                                                   "RTX-PRO-4", "RTX-PRO-6000-", "QUADRO-", "P40"))
+                                                   "RTX-PRO-4", "RTX-PRO-5", "RTX-PRO-6000-", "QUADRO-",
+                                                   "P40", "RTX-A2000", "RTX-A5500", "TITAN-"))
 }  # fmt: skip
 NVIDIA_TENSOR = [
     n
     for n in ALL_NAMES
     if REQUIRED[n][3] == "nvidia"
     and n not in {"K80", "M60", "P4", "P100", "M40", "H20-141GB", "B100"} | TENSOR_LEFT_OUT
+    # rates removed in catalog 2026.11.6: they were a sibling's (A10, T4, H100), no page gives them
+    and n not in {"A10G", "T4G", "H800"}
+    # the pages read print no FP16 or FP32 rate for these (P100: Pascal; GB10: FP4 only)
+    and n not in {"P100-SXM2", "P100-12GB", "GB10"}
 ]
 
 

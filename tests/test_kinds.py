@@ -76,7 +76,7 @@ def test_a_name_that_names_nothing_is_an_error_not_false() -> None:
     with pytest.raises(UnknownAcceleratorError, match="did you mean 'H100'"):
         is_nvidia("H10O")
     with pytest.raises(UnknownAcceleratorError):
-        is_amd("NVIDIA GeForce RTX 4090 D")
+        is_amd("NVIDIA GeForce RTX 5090 D")
 
 
 def test_exported_from_the_package() -> None:

@@ -112,7 +112,9 @@ def test_held_out_shares() -> None:
     outcomes = [peer_names.evaluate(row) for row in HELD_OUT]
     resolved = sum(o.status == "resolved" for o in outcomes)
     carried = [o for o in outcomes if o.row.device is not None]
-    # every row counted (a correct refusal of a device the catalog lacks counts as a miss)
-    assert resolved / len(outcomes) >= 0.90
-    # rows whose device the catalog carries
-    assert sum(o.status == "resolved" for o in carried) / len(carried) >= 0.95
+    # every row counted (a correct refusal of a device the catalog lacks counts as a miss):
+    # issue 21's bar, reached in catalog 2026.11.6 (697/730)
+    assert resolved / len(outcomes) >= peer_names.TARGET
+    # rows whose device the catalog carries: only H800 PCIe (driver and pci.ids names) is left
+    # (no page gives its figures, so the catalog has no such SKU and refuses it)
+    assert sum(o.status == "resolved" for o in carried) / len(carried) >= 0.99

@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING
 
 from accelerators._text import quote
 from accelerators.catalog import _store as catalog
+from accelerators.catalog._choices import same_entry_choice
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._memory_select import select_by_memory
 from accelerators.catalog._partitions import check_partition
@@ -210,6 +211,7 @@ def _resolve(index: Index, text: str) -> NameMatch:
     found = found or _resolve_decorated(index, stripped)
     found = found or _with_count(index, stripped, _COUNT_SUFFIX.search(stripped))
     found = found or _instance_type(index, stripped)
+    found = found or same_entry_choice(stripped, lambda name: _lookup(index, name))
     found = found or read(index, stripped)
     if found is None:
         raise _unknown(index, text)

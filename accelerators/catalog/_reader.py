@@ -22,8 +22,8 @@ catalog's own fields; it never compares strings by distance.
 * **The block** is what follows the model, up to its count. Memory, memory type, form factor
   and edition words choose among the models and SKUs that share the model's spelling
   (``H100`` + ``NVL`` is the H100 NVL; ``H20`` + ``HBM3e`` the 141 GB H20). A word the
-  catalog has no reading for right after the model is a variant it does not carry (``RTX 4090
-  D``, ``RTX 4080 SUPER``, ``H800 NVL``): refused, never read as the base model. So is a
+  catalog has no reading for right after the model is a variant it does not carry (``RTX 5090
+  D``, ``RTX 4060 Ti``, ``H800 NVL``): refused, never read as the base model. So is a
   size, form factor or architecture that no entry of that spelling has.
 * **Counts** are read only next to the model: ``x8`` in its block, or ``8x`` right before it.
   A count before a CPU word (``2xEPYC``) is the CPU's; it is never the accelerator's.

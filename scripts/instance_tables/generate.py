@@ -30,7 +30,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SOURCES = HERE / "sources"
 TABLE = HERE.parent.parent / "accelerators" / "data" / "instances.toml"
-TABLE_VERSION = "2026.11.2"
+TABLE_VERSION = "2026.11.3"
 #: Display order of clouds; within a cloud, rows follow their source files.
 CLOUDS = (
     "aws", "sagemaker", "gcp", "azure", "oci", "lambda", "scaleway", "runpod", "vastai",
@@ -162,10 +162,10 @@ _AZURE_GPUS = (  # (pattern on the size name, catalog name), first match wins
     (r"_ND96isr_MI300X_v5$", "MI300X"), (r"_GB200_v6$", "GB200"), (r"_GB300_v6$", "GB300"),
     (r"as_T4_v3$", "T4"), (r"_NC\d+r?s_v3$", "V100-16GB-PCIE"), (r"_ND40rs_v2$", "V100-32GB"),
     (r"_A10_v[45]$", "A10"), (r"_NV\d+s_v[23]$", "M60"), (r"_NV\d+as_v4$", "MI25"),
-    (r"_RTXPRO6000BSE_v6$", "RTX-PRO-6000"),
+    (r"_RTXPRO6000BSE_v6$", "RTX-PRO-6000"), (r"_V620_v1$", "V620"), (r"_V710_v5$", "V710"),
 )  # fmt: skip
-#: Sizes left out: accelerators the catalog does not carry (FPGAs, Radeon Pro V620/V710).
-_AZURE_SKIP = re.compile(r"_NP\d+s$|_V620_v1$|_V710_v5$|_ND96is_MI300X_v5$")
+#: Sizes left out: accelerators the catalog does not carry (FPGAs).
+_AZURE_SKIP = re.compile(r"_NP\d+s$|_ND96is_MI300X_v5$")
 
 
 def azure(sources: dict[str, Source]) -> list[Row]:

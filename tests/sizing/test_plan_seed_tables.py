@@ -80,9 +80,12 @@ def test_hugging_face_memory_rules_and_where_ours_differs() -> None:
     lora = estimate_memory(ModelShape.like(7e9), method="lora")
     assert 4 * 7 > 24
     assert lora.total_gb < 24 * 0.9
+    # The flavor holds it; what leaves it out is the A10G's compute rate, which the catalog no
+    # longer carries (catalog 2026.11.6: the figures were the A10's, and no page gives the
+    # A10G's), so no time or cost can be estimated for it.
     job = _hf(7e9, "lora", 3e7, instances=["a10g-large"])
-    assert job.best is not None
-    assert job.best.instance == "a10g-large"
+    assert job.best is None
+    assert [(e.spec, e.reason) for e in job.excluded] == [("A10G", "no dense bf16 rate")]
     # "Qwen2.5-7B full: ~140GB ❌ not feasible" on its flavors: nothing holds it, even sharded
     assert not _hf(7e9, "full", 3e7, instances=GUIDE_FLAVORS).options
     # "Qwen2.5-1.5B full: ~30GB ❌ exceeds most GPUs": 25.6 GB leaves out every 16-24 GB card
@@ -170,7 +173,10 @@ def test_skyward_rows_where_an_h100_costs_less(
     job = _owned(model, method)
     assert _model(job) == "H100", row
     models = [o.spec.accelerator.model for o in job.options]
-    assert minimum in models
+    if minimum == "A10G":  # no dense bf16 rate in the catalog (2026.11.6): left out, saying so
+        assert ("A10G", "no dense bf16 rate") in {(e.spec, e.reason) for e in job.excluded}
+    else:
+        assert minimum in models
     assert recommended in models
     assert job.options[0].usd < min(o.usd for o in job.options[1:])
 

@@ -1,0 +1,44 @@
+"""Names that offer a choice of boards which all are one catalog entry.
+
+pci.ids writes one PCI device id that ships in several boards as a choice: ``GH100 [GH200
+120GB / 480GB]`` (10de:2342) is the GH200 with 120 GB or with 480 GB of CPU memory, the same
+96 GB HBM3 GPU. Each alternative is spelled out (the words before the slash with the last of
+them replaced by each later part: ``GH200 120GB``, ``GH200 480GB``) and looked up by the exact
+tiers. When every alternative names the same entry, the name is that entry; otherwise it stays
+a choice, which the reader refuses with the candidates.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from accelerators.catalog._spellings import NameMatch
+
+__all__ = ["same_entry_choice"]
+
+_GROUP = re.compile(r"\[([^\[\]]*/[^\[\]]*)\]")
+
+
+def _alternatives(group: str) -> list[str] | None:
+    first, *others = (part.split() for part in group.split("/"))
+    if not first or not others or any(not o or len(o) >= len(first) for o in others):
+        return None
+    return [" ".join(first)] + [" ".join(first[: -len(o)] + o) for o in others]
+
+
+def same_entry_choice(text: str, lookup: Callable[[str], NameMatch | None]) -> NameMatch | None:
+    """The entry every alternative of a ``/`` choice names, or None."""
+    groups = _GROUP.findall(text) or ([text] if "/" in text else [])
+    if len(groups) != 1:
+        return None
+    names = _alternatives(groups[0])
+    if names is None:
+        return None
+    found = [lookup(name) for name in names]
+    matches = [f for f in found if f is not None and f.count is None and f.partition is None]
+    entries = {f.accelerator for f in matches}
+    if len(matches) != len(names) or len(entries) != 1:
+        return None
+    pinned = all(f.pinned for f in matches)
+    return NameMatch(matches[0].accelerator, pinned, None, None, "reader")
