@@ -68,8 +68,10 @@ class AcceleratorGateOperator(AcceleratorPodOperator):
 
     :param accelerator: where the gate pod goes (templated).
     :param platform: the cluster's platform.
-    :param expect: what the gate checks; default ``accelerator``. ``"any"`` accepts any
-        device (a health check only; the log says that nothing was checked). Templated.
+    :param expect: what the gate checks; default ``accelerator``. ``"none"`` checks no
+        identity (health and speed of whatever is there; the log says that nothing was
+        checked). ``"any"`` is the grammar's ``any`` (Modal's list of GPU classes), as in
+        every spec and in the Flyte gate. Templated.
     :param profile: ``quick`` (default), ``standard`` or ``full``. Templated.
     :param in_process: run the gate in the worker instead of a pod (a worker on the
         accelerator: KubernetesExecutor with :func:`executor_config`, a Celery GPU queue).
@@ -123,10 +125,10 @@ class AcceleratorGateOperator(AcceleratorPodOperator):
         self._finishing = False
 
     def _expect(self) -> str | None:
-        text = str(self.expect).strip()
-        if text.lower() in ("any", "none", ""):
+        if isinstance(self.expect, str) and self.expect.strip().lower() in ("none", ""):
             return None
-        return str(_pods.resolve_spec(text, what=f"{self.task_id}: expect"))
+        # A constant or a spec as given: str() of a constant is its repr, not a spec.
+        return str(_pods.resolve_spec(self.expect, what=f"{self.task_id}: expect"))
 
     # -- the pod -----------------------------------------------------------------------
     def _command(

@@ -15,7 +15,7 @@ import yaml
 from airflow_testenv import validate_pod
 from kubernetes.client import models as k8s
 
-from accelerators import PlacementError
+from accelerators import H100, AcceleratorSpec, PlacementError
 from accelerators.errors import AcceleratorError
 from accelerators_provider import AcceleratorGateOperator, AcceleratorPodOperator
 
@@ -299,9 +299,17 @@ def test_gate_pod() -> None:
     # The XCom sidecar KubernetesPodOperator adds to read the report back.
     assert [c["name"] for c in pod["spec"]["containers"]] == ["base", "airflow-xcom-sidecar"]
     health = AcceleratorGateOperator(
-        task_id="g", accelerator="H100", platform="gke", image="b", expect="any"
+        task_id="g", accelerator="H100", platform="gke", image="b", expect="none"
     )
     command = validate_pod(health.build_pod_request_obj(dry_run=True))["spec"]["containers"][0]
-    assert "--expect" not in command["command"]
+    assert "--expect" not in [*command["command"], *command.get("args", [])]
+    # "any" is the grammar's any, as in every spec and the Flyte gate; a constant is a spec.
+    for expect, wanted in (("any", str(AcceleratorSpec.parse("any"))), (H100, "H100")):
+        gate = AcceleratorGateOperator(
+            task_id="g", accelerator="H100", platform="gke", image="b", expect=expect
+        )
+        main = validate_pod(gate.build_pod_request_obj(dry_run=True))["spec"]["containers"][0]
+        argv = [*main["command"], *main.get("args", [])]
+        assert argv[argv.index("--expect") + 1] == wanted
     with pytest.raises(AcceleratorError, match="it is the gate"):
         AcceleratorGateOperator(task_id="g", accelerator="H100", platform="gke", gate="x")
