@@ -51,8 +51,16 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-#: The pages whose blocks this script owns.
-PAGES = ("README.md", *sorted(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")))
+#: The pages whose blocks this script owns (and whose commands the tests check).
+PAGES = (
+    "README.md",
+    "CONTRIBUTING.md",
+    *sorted(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")),
+    "benchmarks/README.md",
+    "dags/README.md",
+    "plugins/README.md",
+    *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "plugins").glob("*/README.md")),
+)
 
 BEGIN = re.compile(r"^<!-- output: (?P<name>[a-z0-9][a-z0-9-]*) -->$")
 END = "<!-- /output -->"

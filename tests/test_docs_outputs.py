@@ -76,7 +76,14 @@ def _commands(page: str) -> list[tuple[int, str]]:
     return found
 
 
-COMMANDS = sorted({(page, c) for page in make_outputs.PAGES for _n, c in _commands(page)})
+#: Each command shown once (the first page that shows it), without its comment.
+COMMANDS = sorted(
+    {
+        c.split(" #")[0].strip(): page
+        for page in reversed(make_outputs.PAGES)
+        for _n, c in _commands(page)
+    }.items()
+)
 
 
 @pytest.mark.parametrize(("page", "marked"), MARKED, ids=[m.name for _p, m in MARKED])
@@ -129,10 +136,8 @@ def _cli_accepts(args: list[str]) -> None:
         command = sub
 
 
-@pytest.mark.parametrize(
-    ("page", "command"), COMMANDS, ids=[c.split(" #")[0].strip() for _p, c in COMMANDS]
-)
-def test_every_command_shown_is_accepted(page: str, command: str) -> None:
+@pytest.mark.parametrize(("command", "page"), COMMANDS, ids=[c for c, _p in COMMANDS])
+def test_every_command_shown_is_accepted(command: str, page: str) -> None:
     words = shlex.split(command, comments=True)
     cut = next((i for i, w in enumerate(words) if w in ("|", ">", ">>", "&&", ";")), len(words))
     words = words[:cut]
