@@ -114,7 +114,10 @@ def __getattr__(name: str) -> Any:
 def _no_attribute(name: str) -> str:
     """``module 'accelerators' has no attribute 'H10O'; did you mean 'H100'?``"""
     message = f"module 'accelerators' has no attribute {name!r}"
-    if name.startswith("__"):
+    if name.startswith("_"):
+        # Private and dunder names: no suggestion. ``from accelerators import _datafiles``
+        # probes the attribute before importing the submodule; a scan of the constants here
+        # would import accelerators.constants (and importlib.resources) for nothing.
         return message
     constants = _import("accelerators.constants")
     known = [*_LAZY, *(n for n in constants.__all__ if _is_constant_name(n))]

@@ -84,3 +84,12 @@ def test_import_accelerators_within_time_budget() -> None:
         f"import accelerators took {best / 1000:.1f} ms at best of {RUNS} "
         f"(budget {BUDGET_US / 1000:.0f} ms); all runs (ms): {[t / 1000 for t in timings]}"
     )
+
+
+def test_importing_a_private_submodule_loads_no_constants() -> None:
+    """``from accelerators import _datafiles`` probes ``accelerators._datafiles`` before it
+    imports the submodule; the probe must not scan the constants for a suggestion (which
+    imported accelerators.constants and importlib.resources into every catalog lookup)."""
+    modules, _ = _import_in_fresh_interpreter("accelerators.catalog")
+    assert "accelerators.constants" not in modules
+    assert "importlib.resources" not in modules
