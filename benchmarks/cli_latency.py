@@ -10,7 +10,8 @@ Runs, in fresh interpreters and in alternating order round after round:
   spec and catalog, pydantic included), and the same after importing typer,
 
 each with bytecode (``PYTHONPYCACHEPREFIX`` in a temporary directory, warmed by a first
-untimed round, and ``PYTHONDONTWRITEBYTECODE`` unset, as an installed package has), and
+untimed round, and ``PYTHONDONTWRITEBYTECODE`` unset, as an installed package has) and each
+tree with its own catalog cache (``ACCELERATORS_CACHE_DIR``, also warmed by that round), and
 prints per command the median and minimum wall time, the median CPU time, the ratio to
 ``python -c pass`` and the host's load while it ran (the 1-minute load average and the share
 of the CPUs other processes used: on a shared machine only the side-by-side ratios travel).
@@ -25,6 +26,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -66,7 +68,13 @@ def commands(compare: Path | None, py: str) -> dict[str, tuple[list[str], Path |
 def once(argv: list[str], root: Path | None, env: dict[str, str]) -> tuple[float, float]:
     """Wall and CPU seconds of one run (the CPU time of the child alone)."""
     if root is not None:
-        env = dict(env, PYTHONPATH=str(root))
+        # Each tree its own data-file cache (accelerators._datafiles), written by the untimed
+        # first round, as one installed version has: trees with another schema or data file
+        # (other worktrees on a shared host, the compared tree) replace each other's entries
+        # in a shared cache, and a process that finds its entry gone validates the catalog.
+        tree = hashlib.sha256(str(root).encode()).hexdigest()[:12]
+        cache = Path(env["PYTHONPYCACHEPREFIX"]) / "accelerators-cache" / tree
+        env = dict(env, PYTHONPATH=str(root), ACCELERATORS_CACHE_DIR=str(cache))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, env=env, cwd=root or ROOT, capture_output=True, check=False)
