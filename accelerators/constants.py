@@ -494,6 +494,10 @@ def _build_constant(name: str) -> Device:
 def __getattr__(name: str) -> Any:
     if name == "__all__":
         value: Any = [*_STATIC_NAMES, *_constant_names()]
+    elif name.startswith("__"):
+        # No constant starts with "_": a dunder probe (``from accelerators.constants import
+        # constant_for`` asks for ``__path__``) must not scan the data file (~3 ms).
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     elif name in _constant_names():
         value = _build_constant(name)
     else:
