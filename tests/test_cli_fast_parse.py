@@ -137,3 +137,22 @@ def test_parse_imports_no_typer_click_or_rich() -> None:
     )
     assert done.stdout.splitlines()[-1] == "0 []"
     assert done.stdout.startswith("Canonical")
+
+
+def test_the_program_freezes_its_heap_and_a_caller_keeps_its_collector() -> None:
+    """As the program (``main()`` reading sys.argv) the fast path freezes the heap before the
+    process ends; called with arguments (from Python) it leaves the collector as it was."""
+    probe = (
+        "import gc, sys\n"
+        "from accelerators.cli import main\n"
+        "for argv in (['parse', 'H100:8'], None):\n"
+        "    sys.argv[1:] = ['parse', 'H100:8']\n"
+        "    try:\n"
+        "        main(argv)\n"
+        "    except SystemExit as exit:\n"
+        "        print(exit.code, gc.isenabled(), gc.get_freeze_count() > 0, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert done.stderr.splitlines() == ["0 True False", "0 True True"]
