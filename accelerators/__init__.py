@@ -114,7 +114,10 @@ def __getattr__(name: str) -> Any:
 def _no_attribute(name: str) -> str:
     """``module 'accelerators' has no attribute 'H10O'; did you mean 'H100'?``"""
     message = f"module 'accelerators' has no attribute {name!r}"
-    if name.startswith("__"):
+    if name.startswith("_") or _is_submodule(name):
+        # No suggestion for private and dunder names, nor for a submodule: ``from accelerators
+        # import constants`` probes the attribute before importing the submodule, and the
+        # scan of the constants' names here would cost that import ~5 ms for nothing.
         return message
     constants = _import("accelerators.constants")
     known = [*_LAZY, *(n for n in constants.__all__ if _is_constant_name(n))]
@@ -122,6 +125,16 @@ def _no_attribute(name: str) -> str:
 
     hints = close_matches(name, known)
     return message + (f"; did you mean {' or '.join(repr(h) for h in hints)}?" if hints else "")
+
+
+def _is_submodule(name: str) -> bool:
+    """Whether ``accelerators.<name>`` is a module of this package (not imported yet)."""
+    from importlib.util import find_spec
+
+    try:
+        return find_spec(f"{__name__}.{name}") is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def __dir__() -> list[str]:

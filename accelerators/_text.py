@@ -6,7 +6,6 @@ The lowest layer of the core, next to :mod:`accelerators.errors`: standard libra
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 
 __all__ = ["flops_unit", "format_number", "quote", "redact", "shorten"]
 
@@ -27,6 +26,8 @@ def format_number(value: float) -> str:
         return str(value)
     if float(value).is_integer():
         return str(int(value))
+    from decimal import Decimal  # only for a fraction: most numbers printed are whole
+
     return format(Decimal(repr(float(value))), "f")
 
 

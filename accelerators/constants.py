@@ -44,10 +44,9 @@ import dataclasses
 import functools
 import importlib
 import re
-from importlib import resources
 from typing import TYPE_CHECKING, Any, overload
 
-from accelerators import catalog
+from accelerators import _datafiles, catalog
 from accelerators._flyte_names import (
     _check_entry,
     _is_label_value,
@@ -470,8 +469,8 @@ def _constant_object(accelerator: Accelerator) -> Device:
     if name is None:
         return Device(accelerator)
     value = globals().get(name)
-    if value is None:
-        value = __getattr__(name)
+    if value is None:  # what __getattr__ would build, without scanning the data file's text
+        value = globals().setdefault(name, _build_constant(name))
     return value if isinstance(value, Device) else Device(accelerator)
 
 
@@ -479,8 +478,7 @@ def _constant_object(accelerator: Accelerator) -> Device:
 @functools.cache
 def _constant_names() -> tuple[str, ...]:
     """Constant names in data-file order, scanned from the data file without parsing it."""
-    data = resources.files(catalog._DATA_PACKAGE).joinpath(catalog._DATA_FILE)
-    text = data.read_text(encoding="utf-8")
+    text = _datafiles.data_bytes(catalog._DATA_PACKAGE, catalog._DATA_FILE).decode("utf-8")
     return tuple(dict.fromkeys(_CONSTANT_LINE.findall(text)))
 
 
@@ -496,6 +494,10 @@ def _build_constant(name: str) -> Device:
 def __getattr__(name: str) -> Any:
     if name == "__all__":
         value: Any = [*_STATIC_NAMES, *_constant_names()]
+    elif name.startswith("__"):
+        # No constant starts with "_": a dunder probe (``from accelerators.constants import
+        # constant_for`` asks for ``__path__``) must not scan the data file (~3 ms).
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     elif name in _constant_names():
         value = _build_constant(name)
     else:

@@ -9,7 +9,6 @@ This module imports nothing beyond the standard library.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 __all__ = [
@@ -119,6 +118,8 @@ def close_matches(
     if _has_digit_lookalike(folded):
         wanted = folded.translate(_DIGIT_LOOKALIKES)
         found = [key for key in by_folded if key.translate(_DIGIT_LOOKALIKES) == wanted][:n]
+    import difflib  # only when a name is wrong: not on the path of every lookup
+
     for key in difflib.get_close_matches(folded, list(by_folded), n=n, cutoff=cutoff):
         if key not in found and len(found) < n:
             found.append(key)

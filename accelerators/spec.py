@@ -101,7 +101,10 @@ else:
 class AcceleratorSpec(BaseModel):
     """A frozen, hashable, JSON-serialisable accelerator request."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # defer_build: pydantic builds this class's validator and serializer when first used, not
+    # at import. Parsing text needs neither (_from_fields); building them costs ~20 ms (the
+    # core schema, and pydantic's plugin scan over every installed distribution's metadata).
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     accelerator: AcceleratorRef | None = None
     count: int | float = 1
@@ -270,13 +273,43 @@ class AcceleratorSpec(BaseModel):
         specs: list[AcceleratorSpec] = []
         for alternative in parsed.alternatives:
             try:
-                specs.append(cls(**alternative.fields))
+                specs.append(cls._from_fields(alternative.fields))
             except AcceleratorError as exc:
                 raise parsed.error_at(exc, alternative.span) from None
         first, *fallbacks = specs
         if not fallbacks:
             return first
         return first.model_copy(update={"fallbacks": tuple(fallbacks)})
+
+    @classmethod
+    def _from_fields(cls, fields: dict[str, Any]) -> AcceleratorSpec:
+        """The spec ``cls(**fields)`` builds, for fields the grammar read.
+
+        The parser gives every field its final type (a catalog entry, a count, a
+        :class:`MemoryRequest`...), so pydantic's validation of it reduces to this class's
+        own validators; they run here, in the order validation runs them, and the spec is
+        built without validation (``model_construct``: the same values and fields set).
+        Anything else the parser may hand over (a field of another type, an unknown key, a
+        validator that raises something other than our errors) takes ``cls(**fields)``,
+        whose result or error is the one to give. ``tests/test_spec_from_fields.py`` checks
+        that both routes agree on many specs, good and bad.
+        """
+        if not _parsed_types(fields):
+            return cls(**fields)
+        values = dict(fields)
+        try:
+            if "count" in values:
+                values["count"] = cls._normalise_count(values["count"])
+            if "vendor" in values:
+                values["vendor"] = cls._normalise_vendor(values["vendor"])
+            spec = cls.model_construct(**values)
+            # The model validator, called as validation calls it (mypy sees pydantic's proxy).
+            checked: AcceleratorSpec = spec._check_consistency()  # type: ignore[operator]
+        except AcceleratorError:
+            raise
+        except Exception:  # validation's own error (or result) is the one to give
+            return cls(**fields)
+        return checked
 
     # -- derived views -----------------------------------------------------------------
     @property
@@ -382,6 +415,36 @@ class AcceleratorSpec(BaseModel):
 
     def __hash__(self) -> int:
         return hash(str(self))
+
+
+#: The type each field may have in a parser's fields for AcceleratorSpec._from_fields.
+_PARSED_TYPES: dict[str, tuple[type, ...]] = {
+    "accelerator": (Accelerator,),
+    "count": (int, float),
+    "count_range": (tuple,),
+    "partition": (str,),
+    "unpartitioned": (bool,),
+    "shared": (bool,),
+    "exact": (bool,),
+    "memory": (MemoryRequest,),
+    "vendor": (str,),
+}
+
+
+def _parsed_types(fields: dict[str, Any]) -> bool:
+    """Whether every field has a type :meth:`AcceleratorSpec._from_fields` builds without
+    validation (a count range: two ints, the second possibly None)."""
+    for name, value in fields.items():
+        expected = _PARSED_TYPES.get(name)
+        if expected is None or type(value) not in expected:
+            return False
+    count_range = fields.get("count_range")
+    if count_range is not None:
+        if len(count_range) != 2 or type(count_range[0]) is not int:
+            return False
+        if count_range[1] is not None and type(count_range[1]) is not int:
+            return False
+    return True
 
 
 def _check_count_range(spec: AcceleratorSpec) -> None:

@@ -6,11 +6,16 @@ Runs, in fresh interpreters and in alternating order round after round:
 * ``accelerators parse H100:8`` and ``accelerators --help`` from this tree,
 * the same two commands from another tree (``--compare-root``, e.g. main exported with
   ``git archive``), when given: before and after, measured in the same rounds,
-* two floors no command line can beat: ``AcceleratorSpec.parse("H100:8")`` alone (the core's
-  spec and catalog, pydantic included), and the same after importing typer,
+* three reference points in a plain interpreter: pydantic alone (``BaseModel`` imported and
+  one model class defined: what any process that holds a catalog record pays),
+  ``AcceleratorSpec.parse("H100:8")`` alone (the core's spec and catalog, pydantic included),
+  and the same after importing typer. ``parse`` can come in under the second: its fast path
+  (``accelerators.cli._parse``) runs without cyclic collections and freezes the heap before
+  the process ends, which a plain interpreter does not,
 
 each with bytecode (``PYTHONPYCACHEPREFIX`` in a temporary directory, warmed by a first
-untimed round, and ``PYTHONDONTWRITEBYTECODE`` unset, as an installed package has), and
+untimed round, and ``PYTHONDONTWRITEBYTECODE`` unset, as an installed package has) and each
+tree with its own catalog cache (``ACCELERATORS_CACHE_DIR``, also warmed by that round), and
 prints per command the median and minimum wall time, the median CPU time, the ratio to
 ``python -c pass`` and the host's load while it ran (the 1-minute load average and the share
 of the CPUs other processes used: on a shared machine only the side-by-side ratios travel).
@@ -25,6 +30,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -48,12 +54,16 @@ from accelerators.bench._contention import conditions, snapshot  # noqa: E402
 #: PYTHONPATH names the tree).
 _ENTRY = "import sys; sys.argv[0] = 'accelerators'; from accelerators.cli import main; main()"
 _SPEC = "from accelerators.spec import AcceleratorSpec; AcceleratorSpec.parse('H100:8')"
+_PYDANTIC = (
+    "from pydantic import BaseModel\nclass Model(BaseModel, defer_build=True):\n    x: int = 1"
+)
 BARS_S = {"parse": 0.150, "help": 0.200}
 
 
 def commands(compare: Path | None, py: str) -> dict[str, tuple[list[str], Path | None]]:
     out: dict[str, tuple[list[str], Path | None]] = {"python -c pass": ([py, "-c", "pass"], None)}
-    # What no command line can beat: the spec parse alone, then with typer's imports.
+    # Reference points: pydantic's own cost, the spec parse alone, then with typer's imports.
+    out["floor: pydantic"] = ([py, "-c", _PYDANTIC], None)
     out["floor: spec"] = ([py, "-c", _SPEC], ROOT)
     out["floor: typer+spec"] = ([py, "-c", "import typer.main, typer.core; " + _SPEC], ROOT)
     trees = [("", ROOT)] + ([("before ", compare)] if compare is not None else [])
@@ -66,7 +76,13 @@ def commands(compare: Path | None, py: str) -> dict[str, tuple[list[str], Path |
 def once(argv: list[str], root: Path | None, env: dict[str, str]) -> tuple[float, float]:
     """Wall and CPU seconds of one run (the CPU time of the child alone)."""
     if root is not None:
-        env = dict(env, PYTHONPATH=str(root))
+        # Each tree its own data-file cache (accelerators._datafiles), written by the untimed
+        # first round, as one installed version has: trees with another schema or data file
+        # (other worktrees on a shared host, the compared tree) replace each other's entries
+        # in a shared cache, and a process that finds its entry gone validates the catalog.
+        tree = hashlib.sha256(str(root).encode()).hexdigest()[:12]
+        cache = Path(env["PYTHONPYCACHEPREFIX"]) / "accelerators-cache" / tree
+        env = dict(env, PYTHONPATH=str(root), ACCELERATORS_CACHE_DIR=str(cache))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, env=env, cwd=root or ROOT, capture_output=True, check=False)

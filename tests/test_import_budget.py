@@ -84,3 +84,31 @@ def test_import_accelerators_within_time_budget() -> None:
         f"import accelerators took {best / 1000:.1f} ms at best of {RUNS} "
         f"(budget {BUDGET_US / 1000:.0f} ms); all runs (ms): {[t / 1000 for t in timings]}"
     )
+
+
+def test_importing_a_private_submodule_loads_no_constants() -> None:
+    """``from accelerators import _datafiles`` probes ``accelerators._datafiles`` before it
+    imports the submodule; the probe must not scan the constants for a suggestion (which
+    imported accelerators.constants and importlib.resources into every catalog lookup)."""
+    modules, _ = _import_in_fresh_interpreter("accelerators.catalog")
+    assert "accelerators.constants" not in modules
+    assert "importlib.resources" not in modules
+
+
+def test_importing_from_constants_scans_no_data_file() -> None:
+    """``from accelerators import constants`` probes ``accelerators.constants`` and ``from
+    accelerators.constants import constant_for`` the module's ``__path__`` before importing;
+    neither probe may scan the data file for constant names (~3 ms), nor may building the
+    constant for a spec."""
+    code = (
+        "from accelerators import constants\n"  # probes accelerators.constants first
+        "from accelerators.constants import constant_for\n"
+        "from accelerators.spec import AcceleratorSpec\n"
+        "print(constant_for(AcceleratorSpec.parse('H100:8')).name,"
+        " constants._constant_names.cache_info().misses)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["H100", "0"]

@@ -23,7 +23,8 @@ class MemoryRequest(BaseModel):
     12 GB devices, so ``nvidia:12GB`` matches it and ``nvidia:24GB`` does not.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Validator built on first use: a spec without a memory request never needs it.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     gb: float = Field(gt=0, allow_inf_nan=False)
     at_least: bool = False

@@ -54,7 +54,6 @@ from accelerators.catalog._choices import same_entry_choice
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._memory_select import select_by_memory
 from accelerators.catalog._partitions import check_partition
-from accelerators.catalog._reader import read
 from accelerators.catalog._spellings import (
     DEVICE_REPORTED,
     MEMORY_WORD,
@@ -212,7 +211,12 @@ def _resolve(index: Index, text: str) -> NameMatch:
     found = found or _with_count(index, stripped, _COUNT_SUFFIX.search(stripped))
     found = found or _instance_type(index, stripped)
     found = found or same_entry_choice(stripped, lambda name: _lookup(index, name))
-    found = found or read(index, stripped)
+    if not found:
+        # The structured reader, the last tier, is imported only for a name the tiers above
+        # do not know (~2 ms of regular expressions a plain name never needs).
+        from accelerators.catalog._reader import read
+
+        found = read(index, stripped)
     if found is None:
         raise _unknown(index, text)
     return found

@@ -19,7 +19,6 @@ from accelerators.errors import AcceleratorError, close_matches
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
-    from accelerators.spec import AcceleratorSpec
 
 __all__ = ["list_accelerators", "parse_spec", "register", "show_accelerator"]
 
@@ -93,10 +92,6 @@ def _summary(acc: Accelerator) -> dict[str, Any]:
     return row
 
 
-def _number(value: float) -> str:
-    return f"{value:g}"
-
-
 # -- show ------------------------------------------------------------------------------------
 @guarded
 def show_accelerator(
@@ -155,54 +150,14 @@ def parse_spec(
     ] = False,
 ) -> None:
     """Show what a spec resolves to: canonical form, accepted SKUs, count, partition."""
+    from accelerators.cli._parse import lines
     from accelerators.spec import AcceleratorSpec
 
     parsed = AcceleratorSpec.parse(spec)
     if as_json:
         typer.echo(parsed.model_dump_json())
         return
-    rows: list[tuple[str, str]] = [("Canonical", str(parsed))]
-    for index, alternative in enumerate(parsed.alternatives):
-        accepted = ", ".join(acc.name for acc in alternative.candidates)
-        rows.append(("", ""))
-        rows.append(("Primary" if index == 0 else f"Fallback {index}", str(alternative)))
-        rows.append(("  accepts", accepted or "nothing in the catalog"))
-        rows.append(("  count", _count_text(alternative)))
-        rows.append(("  partition", _partition_text(alternative)))
-        rows.append(("  constant", _constant_text(alternative)))
-    # Plain aligned text (bold keys on a terminal): parse answers without loading rich.
-    width = max(len(key) for key, _ in rows)
-    for key, value in rows:
-        label = typer.style(key.ljust(width), bold=True) if key else ""
-        typer.echo(f"{label}  {value}".rstrip() if key else "")
-
-
-def _count_text(spec: AcceleratorSpec) -> str:
-    count = _number(spec.count)
-    if spec.shared:
-        return f"{count} shared slot{'' if spec.count == 1 else 's'} (share not stated)"
-    return f"{count} (shared)" if spec.is_fractional else count
-
-
-def _partition_text(spec: AcceleratorSpec) -> str:
-    if spec.unpartitioned:
-        return "whole device on a non-MIG node"
-    profile, topology = spec.mig_profile, spec.tpu_topology
-    if profile is not None:
-        return (
-            f"MIG {profile.profile}: {_number(profile.memory_gb)} GB, "
-            f"{profile.sm_fraction:.0%} of SMs, up to {profile.max_instances} per GPU"
-        )
-    if topology is not None:
-        return f"TPU slice {topology.topology}: {topology.chips} chips"
-    return "-"
-
-
-def _constant_text(spec: AcceleratorSpec) -> str:
-    from accelerators.constants import constant_for
-
-    try:
-        value = constant_for(spec)
-    except AcceleratorError:
-        return "-"
-    return f"accelerators.{value.name}" if value.name else repr(value)
+    # Plain aligned text (bold keys on a terminal): parse answers without loading rich. The
+    # fast path (accelerators.cli._parse.run_fast) prints the same lines without typer.
+    for line in lines(parsed, lambda key: typer.style(key, bold=True)):
+        typer.echo(line)
