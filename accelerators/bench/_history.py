@@ -27,7 +27,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from accelerators._text import quote
 from accelerators.bench._history_check import BadRecord, Figure, figures_of
@@ -194,7 +194,7 @@ def _accelerator(data: dict[str, Any]) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def usable(data: object) -> bool:
+def usable(data: object) -> TypeGuard[dict[str, Any]]:
     """Whether ``data`` is a report the history can use (:func:`checked` does not raise)."""
     try:
         checked(data)
