@@ -34,91 +34,56 @@ whole deployment the environment variable :data:`HISTORY_ENV`,
 
 from __future__ import annotations
 
-from importlib import import_module
+from accelerators.lazy import lazy_exports
 
 # Not `from typing import TYPE_CHECKING`: typing costs milliseconds the package need not pay.
 TYPE_CHECKING = False
+
+# The public names: where each lives, imported on first use (PEP 562), so that importing this
+# package costs neither pydantic nor torch. Type checkers read the same imports below.
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__,
+    {
+        "._errors": "AcceleratorGateError",
+        "._report": "SCHEMA_VERSION BenchReport DeviceReport DeviceSummary GemmResult "
+        "MemoryResult Reason ReasonCode Severity Verdict write_json",
+        "._profiles": "PROFILES Profile",
+        "._run": "run",
+        "._html": "html_report",
+        "._plot": "plot_report",
+        "._history": "HistoryStore",
+        "._stores": "HISTORY_ENV open_store",
+    },
+    own="gate",
+)
 
 if TYPE_CHECKING:
     import os
     from collections.abc import Callable
 
     from accelerators.bench._backend import Backend
-    from accelerators.bench._errors import AcceleratorGateError
-    from accelerators.bench._history import HistoryStore
-    from accelerators.bench._html import html_report
-    from accelerators.bench._plot import plot_report
-    from accelerators.bench._profiles import PROFILES, Profile
-    from accelerators.bench._report import (
-        SCHEMA_VERSION,
-        BenchReport,
-        DeviceReport,
-        DeviceSummary,
-        GemmResult,
-        MemoryResult,
-        Reason,
-        ReasonCode,
-        Severity,
-        Verdict,
-        write_json,
-    )
-    from accelerators.bench._run import DeviceSelection, ProgressCallback, run
-    from accelerators.bench._stores import HISTORY_ENV, open_store
+    from accelerators.bench._errors import AcceleratorGateError as AcceleratorGateError
+    from accelerators.bench._history import HistoryStore as HistoryStore
+    from accelerators.bench._html import html_report as html_report
+    from accelerators.bench._plot import plot_report as plot_report
+    from accelerators.bench._profiles import PROFILES as PROFILES
+    from accelerators.bench._profiles import Profile as Profile
+    from accelerators.bench._report import SCHEMA_VERSION as SCHEMA_VERSION
+    from accelerators.bench._report import BenchReport as BenchReport
+    from accelerators.bench._report import DeviceReport as DeviceReport
+    from accelerators.bench._report import DeviceSummary as DeviceSummary
+    from accelerators.bench._report import GemmResult as GemmResult
+    from accelerators.bench._report import MemoryResult as MemoryResult
+    from accelerators.bench._report import Reason as Reason
+    from accelerators.bench._report import ReasonCode as ReasonCode
+    from accelerators.bench._report import Severity as Severity
+    from accelerators.bench._report import Verdict as Verdict
+    from accelerators.bench._report import write_json as write_json
+    from accelerators.bench._run import DeviceSelection, ProgressCallback
+    from accelerators.bench._run import run as run
+    from accelerators.bench._stores import HISTORY_ENV as HISTORY_ENV
+    from accelerators.bench._stores import open_store as open_store
     from accelerators.detect import Detected
-
-#: Where each public name lives; imported on first use (PEP 562), so that importing this
-#: package costs neither pydantic nor torch.
-_LAZY = {
-    "AcceleratorGateError": "_errors",
-    "html_report": "_html",
-    "plot_report": "_plot",
-    "PROFILES": "_profiles",
-    "Profile": "_profiles",
-    **dict.fromkeys(
-        (
-            "SCHEMA_VERSION",
-            "BenchReport",
-            "DeviceReport",
-            "DeviceSummary",
-            "GemmResult",
-            "MemoryResult",
-            "Reason",
-            "ReasonCode",
-            "Severity",
-            "Verdict",
-            "write_json",
-        ),
-        "_report",
-    ),
-    "run": "_run",
-    "HistoryStore": "_history",
-    "HISTORY_ENV": "_stores",
-    "open_store": "_stores",
-}
-
-__all__ = [
-    "HISTORY_ENV",
-    "PROFILES",
-    "SCHEMA_VERSION",
-    "AcceleratorGateError",
-    "BenchReport",
-    "DeviceReport",
-    "DeviceSummary",
-    "GemmResult",
-    "HistoryStore",
-    "MemoryResult",
-    "Profile",
-    "Reason",
-    "ReasonCode",
-    "Severity",
-    "Verdict",
-    "gate",
-    "html_report",
-    "open_store",
-    "plot_report",
-    "run",
-    "write_json",
-]
 
 
 def gate(
@@ -173,16 +138,3 @@ def gate(
     if report.verdict is Verdict.FAIL:
         raise AcceleratorGateError(report)
     return report
-
-
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"accelerators.bench.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return list(__all__)
