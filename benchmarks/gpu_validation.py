@@ -87,7 +87,7 @@ def _fake_run_kwargs() -> dict[str, Any]:
 
 
 def _profile(name: str, cfg: dict[str, Any]) -> Any:
-    from accelerators.bench._profiles import get_profile
+    from accelerators.bench.measure._profiles import get_profile
 
     profile = get_profile(name)
     return profile.scaled(cfg["scale"]) if cfg["scale"] != 1 else profile

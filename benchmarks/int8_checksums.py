@@ -22,9 +22,9 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from accelerators.bench._backend import Shape
-from accelerators.bench._correctness import gemm_check_passes
 from accelerators.bench._torch_backend import TorchBackend, _TorchGemmCase
+from accelerators.bench.measure._backend import Shape
+from accelerators.bench.measure._correctness import gemm_check_passes
 
 Fault = Callable[[Any, random.Random], None]
 

@@ -47,7 +47,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "._errors": "AcceleratorGateError",
         "._report": "SCHEMA_VERSION BenchReport DeviceReport DeviceSummary GemmResult "
         "MemoryResult Reason ReasonCode Severity Verdict write_json",
-        "._profiles": "PROFILES Profile",
+        ".measure._profiles": "PROFILES Profile",
         "._run": "run",
         "._html": "html_report",
         "._plot": "plot_report",
@@ -61,13 +61,10 @@ if TYPE_CHECKING:
     import os
     from collections.abc import Callable
 
-    from accelerators.bench._backend import Backend
     from accelerators.bench._errors import AcceleratorGateError as AcceleratorGateError
     from accelerators.bench._history import HistoryStore as HistoryStore
     from accelerators.bench._html import html_report as html_report
     from accelerators.bench._plot import plot_report as plot_report
-    from accelerators.bench._profiles import PROFILES as PROFILES
-    from accelerators.bench._profiles import Profile as Profile
     from accelerators.bench._report import SCHEMA_VERSION as SCHEMA_VERSION
     from accelerators.bench._report import BenchReport as BenchReport
     from accelerators.bench._report import DeviceReport as DeviceReport
@@ -83,6 +80,9 @@ if TYPE_CHECKING:
     from accelerators.bench._run import run as run
     from accelerators.bench._stores import HISTORY_ENV as HISTORY_ENV
     from accelerators.bench._stores import open_store as open_store
+    from accelerators.bench.measure._backend import Backend
+    from accelerators.bench.measure._profiles import PROFILES as PROFILES
+    from accelerators.bench.measure._profiles import Profile as Profile
     from accelerators.detect import Detected
 
 

@@ -1,6 +1,6 @@
 """Row-checksum verification of GEMM outputs on the device (torch), one call at a time.
 
-The rule and its thresholds are in :mod:`accelerators.bench._correctness`; this module
+The rule and its thresholds are in :mod:`accelerators.bench.measure._correctness`; this module
 computes, without synchronising the device, three numbers per output: whether it failed,
 the worst row's outlier score and ``|alpha - 1|``. :func:`summarize` reads them all back
 once, at the end of a case.
@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from accelerators.bench._correctness import (
+from accelerators.bench.measure._correctness import (
     OUTLIER_FLOOR,
     OUTLIER_SIGMAS,
     SCALE_FLOOR,

@@ -9,12 +9,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from accelerators.bench._backend import ELEMENT_BYTES, Backend, DeviceProps, GemmCase, GemmSession
-from accelerators.bench._backend import Shape as _Shape
 from accelerators.bench._bands import Band, band_for
 from accelerators.bench._config_report import DeviceConfigRecord, SustainedRecord
 from accelerators.bench._cpu_peak import CpuClock
-from accelerators.bench._profiles import Profile
 from accelerators.bench._report import (
     GemmResult,
     MemoryResult,
@@ -23,7 +20,16 @@ from accelerators.bench._report import (
     Severity,
     ThreadChoiceRecord,
 )
-from accelerators.bench._threads import ThreadChoice
+from accelerators.bench.measure._backend import (
+    ELEMENT_BYTES,
+    Backend,
+    DeviceProps,
+    GemmCase,
+    GemmSession,
+)
+from accelerators.bench.measure._backend import Shape as _Shape
+from accelerators.bench.measure._profiles import Profile
+from accelerators.bench.measure._threads import ThreadChoice
 from accelerators.errors import AcceleratorError
 
 if TYPE_CHECKING:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Literal
 
 from accelerators._text import flops_unit
 from accelerators.bench._report import GemmResult, MemoryResult, Reason, ReasonCode, Severity
-from accelerators.bench._stable import bounded_best
+from accelerators.bench.measure._stable import bounded_best
 
 if TYPE_CHECKING:
     from accelerators.bench._cpu_clock import ClockEstimate
@@ -219,7 +219,7 @@ def _rate_text(value: float, metric: str) -> str:
 def peak_reasons(results: Iterable[GemmResult | MemoryResult], *, ceiling: bool) -> list[Reason]:
     """``peak_unreliable`` for every result whose rate is above :data:`ABOVE_PEAK` x its peak.
 
-    The rate is the best-of-3 within 10 % (:func:`~accelerators.bench._stable.bounded_best`:
+    The rate is the best-of-3 within 10 % (:func:`~accelerators.bench.measure._stable.bounded_best`:
     one lucky call does not count), else the median.
 
     :param results: measured GEMM and stream results.

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
-from accelerators.bench._backend import Shape
-from accelerators.bench._gemm import GPU_TILES, wave_efficiency
-from accelerators.bench._stream import KERNELS
+from accelerators.bench.measure._backend import Shape
+from accelerators.bench.measure._gemm import GPU_TILES, wave_efficiency
+from accelerators.bench.measure._stream import KERNELS
 
 __all__ = ["FakeClock", "FakeDevice", "gpu_efficiency"]
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 import statistics
 from typing import Literal
 
-from accelerators.bench._backend import GemmSession
-from accelerators.bench._backend import Shape as _Shape
 from accelerators.bench._context import (
     CPU_PROBE,
     CPU_TRIAL_REPS,
@@ -18,8 +16,6 @@ from accelerators.bench._context import (
     gemm_session,
     record,
 )
-from accelerators.bench._correctness import gemm_check_passes
-from accelerators.bench._gemm import SearchSettings, ShapeSearch
 from accelerators.bench._peaks import Peak, cpu_gemm_peak, device_gemm_peak
 from accelerators.bench._report import (
     GemmResult,
@@ -28,6 +24,10 @@ from accelerators.bench._report import (
     Severity,
 )
 from accelerators.bench._thread_phase import Chosen, start_threads, windowed_choice
+from accelerators.bench.measure._backend import GemmSession
+from accelerators.bench.measure._backend import Shape as _Shape
+from accelerators.bench.measure._correctness import gemm_check_passes
+from accelerators.bench.measure._gemm import SearchSettings, ShapeSearch
 
 __all__ = [
     "CHECK_RESERVE",

@@ -8,7 +8,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import accelerators
-from accelerators.bench._backend import Backend
 from accelerators.bench._bands import ContentionPolicy, bands
 from accelerators.bench._baseline import with_fleet_baseline
 from accelerators.bench._contention import busy_reasons
@@ -32,6 +31,7 @@ from accelerators.bench._verdict import (
     telemetry_reasons,
     verdict_of,
 )
+from accelerators.bench.measure._backend import Backend
 
 if TYPE_CHECKING:
     from accelerators.detect import Detected

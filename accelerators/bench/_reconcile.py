@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from accelerators.bench._backend import DeviceProps
 from accelerators.bench._context import driver_record
 from accelerators.bench._report import Reason, ReasonCode, Severity
+from accelerators.bench.measure._backend import DeviceProps
 
 if TYPE_CHECKING:
     from accelerators.detect import Detected

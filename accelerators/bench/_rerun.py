@@ -2,7 +2,7 @@
 
 After the shape search of every dtype (and inside the stream phase, for the kernels that can
 run again without breaking the analytic check), each measured figure is tested with
-:func:`~accelerators.bench._stable.unjudgeable`. One that cannot be judged, or a stable one
+:func:`~accelerators.bench.measure._stable.unjudgeable`. One that cannot be judged, or a stable one
 below its band (once: a VM's speed drifts within minutes), is re-timed on
 the same shape (GEMM) or kernel (stream), up to :data:`MAX_RERUNS` times, each window as long
 as the profile's final re-measurement, out of a run-wide budget of :data:`RERUN_SHARE` of
@@ -27,13 +27,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from accelerators.bench._backend import Shape
 from accelerators.bench._bands import bands
 from accelerators.bench._context import Context, DeviceState, gemm_session
-from accelerators.bench._correctness import gemm_check_passes
 from accelerators.bench._report import GemmResult
-from accelerators.bench._stable import unjudgeable
-from accelerators.bench._timing import Measurement, bench
+from accelerators.bench.measure._backend import Shape
+from accelerators.bench.measure._correctness import gemm_check_passes
+from accelerators.bench.measure._stable import unjudgeable
+from accelerators.bench.measure._timing import Measurement, bench
 
 __all__ = ["MAX_RERUNS", "RERUN_SHARE", "Windows", "rerun_gemm"]
 

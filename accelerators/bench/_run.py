@@ -34,7 +34,6 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from accelerators.bench._backend import Backend
 from accelerators.bench._bands import bands
 from accelerators.bench._contention import busy_since, conditions, snapshot
 from accelerators.bench._context import (
@@ -46,7 +45,6 @@ from accelerators.bench._gpu_processes import Occupancy, gpu_occupancy
 from accelerators.bench._history import HistoryStore
 from accelerators.bench._judge import judge_busy, summary, versions_of
 from accelerators.bench._judge import slowest as slowest_of
-from accelerators.bench._profiles import Profile, get_profile
 from accelerators.bench._reconcile import reconcile_reasons
 from accelerators.bench._record import open_history, read_baselines, record
 from accelerators.bench._report import BenchReport, DeviceReport, ReasonCode, Severity
@@ -54,6 +52,8 @@ from accelerators.bench._select import parse_expect, sample_current, select_back
 from accelerators.bench._session import Session
 from accelerators.bench._thread_phase import history_priors
 from accelerators.bench._verdict import identity_reasons, spread_reasons, verdict_of
+from accelerators.bench.measure._backend import Backend
+from accelerators.bench.measure._profiles import Profile, get_profile
 
 if TYPE_CHECKING:
     from accelerators.detect import Detected

@@ -12,7 +12,6 @@ import dataclasses
 import math
 from collections.abc import Callable
 
-from accelerators.bench._backend import ELEMENT_BYTES, StreamCase
 from accelerators.bench._context import (
     Context,
     DeviceState,
@@ -21,12 +20,14 @@ from accelerators.bench._context import (
     record,
 )
 from accelerators.bench._peaks import device_memory_peak
-from accelerators.bench._profiles import Profile
 from accelerators.bench._report import (
     MemoryResult,
 )
 from accelerators.bench._rerun import Windows
-from accelerators.bench._stream import (
+from accelerators.bench._thread_phase import ROUNDS, start_threads, windowed_choice
+from accelerators.bench.measure._backend import ELEMENT_BYTES, StreamCase
+from accelerators.bench.measure._profiles import Profile
+from accelerators.bench.measure._stream import (
     KERNELS,
     StreamKernel,
     StreamOutcome,
@@ -34,9 +35,8 @@ from accelerators.bench._stream import (
     run_stream,
     stream_elements,
 )
-from accelerators.bench._thread_phase import ROUNDS, start_threads, windowed_choice
-from accelerators.bench._threads import WINDOW_S
-from accelerators.bench._timing import Measurement, Timer, bench
+from accelerators.bench.measure._threads import WINDOW_S
+from accelerators.bench.measure._timing import Measurement, Timer, bench
 
 __all__ = ["RERUNNABLE", "measure_stream", "stream_kernels", "stream_span"]
 

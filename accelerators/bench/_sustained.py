@@ -74,7 +74,7 @@ def measure_sustained(ctx: Context, state: DeviceState) -> None:
     source = _source(state)
     if source is None:
         return  # no correct measured bf16/fp16/fp32 GEMM: nothing to sustain
-    from accelerators.bench._backend import Shape
+    from accelerators.bench.measure._backend import Shape
 
     shape = Shape(int(source.m or 0), int(source.n or 0), int(source.k or 0))
     burst = float(source.median_tflops or 0.0)

@@ -4,8 +4,8 @@ A phase that measures a CPU workload (a dtype's GEMM on its winning shape, the f
 kernel) calls :func:`windowed_choice` once the workload is ready: it starts from the prior
 (this process's earlier choice, else the one the node's bench history recorded, unless
 ``refresh_threads``), times interleaved windows at every thread count inside the phase's
-deadline (:func:`~accelerators.bench._threads.time_windows`), keeps a count
-(:func:`~accelerators.bench._threads.choose`), sets it, and remembers it for the process.
+deadline (:func:`~accelerators.bench.measure._threads.time_windows`), keeps a count
+(:func:`~accelerators.bench.measure._threads.choose`), sets it, and remembers it for the process.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from accelerators.bench._context import Context, DeviceState
 from accelerators.bench._history import HistoryStore
 from accelerators.bench._record import bounded
-from accelerators.bench._threads import (
+from accelerators.bench.measure._threads import (
     WINDOW_S,
     ThreadChoice,
     Windows,

@@ -1,4 +1,4 @@
-"""The torch implementation of :class:`~accelerators.bench._backend.Backend`.
+"""The torch implementation of :class:`~accelerators.bench.measure._backend.Backend`.
 
 One class covers CUDA, ROCm (torch's ``cuda`` device on a HIP build), Intel XPU and the CPU.
 torch is imported when a :class:`TorchBackend` is created, never at module import.
@@ -16,16 +16,16 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
 from accelerators.bench import _torch_dtypes as _dtypes
-from accelerators.bench._backend import (
+from accelerators.bench._torch_gemm import TorchGemmCase, TorchGemmSession
+from accelerators.bench._torch_stream import TorchStreamCase
+from accelerators.bench.measure._backend import (
     Backend,
     BackendKind,
     DeviceProps,
     GemmSession,
     StreamCase,
 )
-from accelerators.bench._timing import EventTimer, SyncTimer, Timer
-from accelerators.bench._torch_gemm import TorchGemmCase, TorchGemmSession
-from accelerators.bench._torch_stream import TorchStreamCase
+from accelerators.bench.measure._timing import EventTimer, SyncTimer, Timer
 
 #: Device-side wait enqueued ahead of each timed call on CUDA (:class:`EventTimer`'s spacer):
 #: longer than the host needs to enqueue a start event, one call and an end event (tens of

@@ -24,7 +24,6 @@ from typing import Any, Protocol
 
 from accelerators.bench._abft import call_stats, summarize
 from accelerators.bench._abft_exact import exact_call_stats
-from accelerators.bench._backend import DeviceProps, GemmCase, GemmCheck, GemmSession, Shape
 from accelerators.bench._block_scaled import (
     fp4_codes,
     fp4_ones_b,
@@ -32,6 +31,7 @@ from accelerators.bench._block_scaled import (
     unit_scales,
     widen_fp4,
 )
+from accelerators.bench.measure._backend import DeviceProps, GemmCase, GemmCheck, GemmSession, Shape
 
 __all__ = ["TorchGemmCase", "TorchGemmSession", "TorchHost"]
 

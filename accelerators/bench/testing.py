@@ -21,7 +21,9 @@ import math
 import random
 from collections.abc import Callable, Sequence
 
-from accelerators.bench._backend import (
+from accelerators.bench._fake_device import FakeClock, FakeDevice, gpu_efficiency
+from accelerators.bench._fake_host import fake_detected
+from accelerators.bench.measure._backend import (
     ELEMENT_BYTES,
     Backend,
     DeviceProps,
@@ -31,11 +33,9 @@ from accelerators.bench._backend import (
     Shape,
     StreamCase,
 )
-from accelerators.bench._correctness import GEMM_TOLERANCE
-from accelerators.bench._fake_device import FakeClock, FakeDevice, gpu_efficiency
-from accelerators.bench._fake_host import fake_detected
-from accelerators.bench._stream import KERNELS, expected_values
-from accelerators.bench._timing import SyncTimer, Timer
+from accelerators.bench.measure._correctness import GEMM_TOLERANCE
+from accelerators.bench.measure._stream import KERNELS, expected_values
+from accelerators.bench.measure._timing import SyncTimer, Timer
 
 _MIB = 1 << 20
 
@@ -49,7 +49,7 @@ __all__ = [
 
 
 class FakeBackend(Backend):
-    """A :class:`~accelerators.bench._backend.Backend` over :class:`FakeDevice` models.
+    """A :class:`~accelerators.bench.measure._backend.Backend` over :class:`FakeDevice` models.
 
     :param devices: the simulated devices (index = position).
     :param clock: the clock kernels advance; a new :class:`FakeClock` by default.

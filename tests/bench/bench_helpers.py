@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from accelerators import catalog
-from accelerators.bench._backend import Shape
+from accelerators.bench.measure._backend import Shape
 from accelerators.detect import DeviceInfo
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from accelerators.bench._correctness import gemm_check_passes
+from accelerators.bench.measure._correctness import gemm_check_passes
 
 torch = pytest.importorskip("torch")
 

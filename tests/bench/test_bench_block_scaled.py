@@ -16,7 +16,6 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from accelerators.bench._backend import DeviceProps, Shape  # noqa: E402
 from accelerators.bench._block_scaled import (  # noqa: E402
     E2M1,
     fp4_codes,
@@ -25,9 +24,10 @@ from accelerators.bench._block_scaled import (  # noqa: E402
     scale_count,
     widen_fp4,
 )
-from accelerators.bench._correctness import GEMM_TOLERANCE, gemm_check_passes  # noqa: E402
 from accelerators.bench._torch_dtypes import torch_dtype, unsupported  # noqa: E402
 from accelerators.bench._torch_gemm import TorchGemmSession  # noqa: E402
+from accelerators.bench.measure._backend import DeviceProps, Shape  # noqa: E402
+from accelerators.bench.measure._correctness import GEMM_TOLERANCE, gemm_check_passes  # noqa: E402
 
 CPU = torch.device("cpu")
 BLACKWELL = DeviceProps(

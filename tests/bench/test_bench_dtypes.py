@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from accelerators.bench._backend import DeviceProps, Shape
-from accelerators.bench._correctness import gemm_check_passes
+from accelerators.bench.measure._backend import DeviceProps, Shape
+from accelerators.bench.measure._correctness import gemm_check_passes
 
 torch = pytest.importorskip("torch")
 

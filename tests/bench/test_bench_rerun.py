@@ -9,10 +9,10 @@ import pytest
 
 from accelerators.bench import BenchReport, ReasonCode, Severity, Verdict, run
 from accelerators.bench._context import BURST_S
-from accelerators.bench._profiles import get_profile
 from accelerators.bench._rerun import MAX_RERUNS, RERUN_SHARE
-from accelerators.bench._stable import bounded_best, unjudgeable
-from accelerators.bench._stream import KERNELS
+from accelerators.bench.measure._profiles import get_profile
+from accelerators.bench.measure._stable import bounded_best, unjudgeable
+from accelerators.bench.measure._stream import KERNELS
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
 _H100 = fake_detected("H100-SXM")
@@ -173,7 +173,7 @@ def test_no_rerun_while_the_host_is_visibly_busy() -> None:
     from types import SimpleNamespace
 
     from accelerators.bench._rerun import Windows
-    from accelerators.bench._timing import Measurement
+    from accelerators.bench.measure._timing import Measurement
 
     spread = Measurement((1.0, 1.0, 1.0, 2.5, 2.5, 2.5, 2.5))  # median 40 % of the best
     windows = Windows(spread, work=100.0, scale=1.0, expected=None)

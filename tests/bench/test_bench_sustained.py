@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from accelerators.bench import ReasonCode, Severity, Verdict, _telemetry, run
-from accelerators.bench._profiles import get_profile
+from accelerators.bench.measure._profiles import get_profile
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
 #: standard's dtypes and sustained phase, on a short budget (fake time).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from accelerators.bench._timing import EventTimer, Measurement, SyncTimer, bench
+from accelerators.bench.measure._timing import EventTimer, Measurement, SyncTimer, bench
 from accelerators.bench.testing import FakeClock
 
 

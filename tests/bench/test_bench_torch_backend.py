@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from accelerators.bench._backend import Shape
-from accelerators.bench._correctness import gemm_check_passes
+from accelerators.bench.measure._backend import Shape
+from accelerators.bench.measure._correctness import gemm_check_passes
 
 torch = pytest.importorskip("torch")
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from accelerators.bench._backend import ELEMENT_BYTES, DeviceProps, Shape
+from accelerators.bench.measure._backend import ELEMENT_BYTES, DeviceProps, Shape
 
 __all__ = [
     "GPU_TILES",

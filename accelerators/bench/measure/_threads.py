@@ -32,8 +32,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from accelerators.bench._backend import Backend
-from accelerators.bench._timing import Clock, Timer
+from accelerators.bench.measure._backend import Backend
+from accelerators.bench.measure._timing import Clock, Timer
 
 __all__ = [
     "SWITCH_MARGIN",

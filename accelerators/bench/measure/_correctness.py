@@ -38,12 +38,12 @@ output is produced and before the next call's start (untimed). Per call:
 int8 products (int32 outputs) are checked exactly instead: every row sum must equal its
 reference, see :mod:`accelerators.bench._abft_exact`.
 
-Stream kernels are checked against analytic values in :mod:`accelerators.bench._stream`.
+Stream kernels are checked against analytic values in :mod:`accelerators.bench.measure._stream`.
 """
 
 from __future__ import annotations
 
-from accelerators.bench._backend import GemmCheck
+from accelerators.bench.measure._backend import GemmCheck
 
 __all__ = ["GEMM_TOLERANCE", "OUTLIER_FLOOR", "OUTLIER_SIGMAS", "SCALE_FLOOR", "gemm_check_passes"]
 

@@ -51,7 +51,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
-from accelerators.bench._stream import KERNELS
+from accelerators.bench.measure._stream import KERNELS
 from accelerators.errors import AcceleratorError
 
 __all__ = ["PROFILES", "Profile", "ProfileName", "get_profile"]

@@ -30,8 +30,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from accelerators.bench._backend import ELEMENT_BYTES, Backend, DeviceProps, StreamCase
-from accelerators.bench._timing import Clock, Measurement, Timer, bench
+from accelerators.bench.measure._backend import ELEMENT_BYTES, Backend, DeviceProps, StreamCase
+from accelerators.bench.measure._timing import Clock, Measurement, Timer, bench
 
 __all__ = [
     "KERNELS",

@@ -2,7 +2,7 @@
 
 mamf-finder sweeps thousands of shapes for 15-30 minutes; its one-minute sweep gets 80-90 %
 of the maximum. This search uses what the device says about itself instead (the candidates
-and neighbours, from SM counts and caches, are in :mod:`accelerators.bench._gemm_shapes`).
+and neighbours, from SM counts and caches, are in :mod:`accelerators.bench.measure._gemm_shapes`).
 The CPU thread count (1 or N) is measured, not assumed.
 
 **Search.** Measure the coarse candidates in order of their prior score, then hill-climb
@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from accelerators.bench._backend import Backend, DeviceProps, GemmCase, GemmSession, Shape
-from accelerators.bench._gemm_shapes import (
+from accelerators.bench.measure._backend import Backend, DeviceProps, GemmCase, GemmSession, Shape
+from accelerators.bench.measure._gemm_shapes import (
     _CPU_ALIGN,
     _GPU_ALIGN,
     _GPU_K_CHOICES,
@@ -31,7 +31,7 @@ from accelerators.bench._gemm_shapes import (
     neighbours,
     wave_efficiency,
 )
-from accelerators.bench._timing import Clock, Measurement, Timer, bench
+from accelerators.bench.measure._timing import Clock, Measurement, Timer, bench
 
 __all__ = [
     "GPU_TILES",

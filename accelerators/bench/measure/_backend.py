@@ -2,8 +2,9 @@
 
 A :class:`Backend` lists devices (:class:`DeviceProps`), opens GEMM sessions (a pool of random
 inputs on one device, from which :class:`GemmCase` views of any shape are cut) and stream
-arrays (:class:`StreamCase`), and hands out a :class:`~accelerators.bench._timing.Timer` and a
-clock. :mod:`accelerators.bench._torch_backend` implements it for CUDA, ROCm, XPU and CPU;
+arrays (:class:`StreamCase`), and hands out a
+:class:`~accelerators.bench.measure._timing.Timer` and a clock.
+:mod:`accelerators.bench._torch_backend` implements it for CUDA, ROCm, XPU and CPU;
 :mod:`accelerators.bench.testing` implements a fake with a planted throughput model, so the
 shape search, the verdict and the report can be tested without a GPU.
 
@@ -19,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from accelerators.bench._timing import Clock, Timer
+from accelerators.bench.measure._timing import Clock, Timer
 
 __all__ = [
     "ELEMENT_BYTES",
@@ -113,7 +114,7 @@ class GemmCheck:
     :param blocks: how many blocks were compared.
     :param calls_checked: outputs verified by row checksums (every product the case ran).
     :param calls_failed: outputs whose checksums failed (a NaN or Inf, an outlier row, a
-        scale error): :mod:`accelerators.bench._correctness`.
+        scale error): :mod:`accelerators.bench.measure._correctness`.
     :param outlier_score: worst ``max |e_i| / threshold`` over the checked calls (> 1 fails).
     :param scale_error: worst ``|alpha - 1|``, the fitted scale of ``C.1`` on ``A.(B.1)``.
     """
