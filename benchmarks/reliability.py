@@ -838,7 +838,7 @@ def _check_strings(fragment: Any) -> None:
 # ----------------------------------------------------------------------- report writers
 def check_writers_files(row: Row, work: Path) -> None:
     from accelerators.bench import BenchReport, html_report, plot_report, write_json
-    from accelerators.bench._report import atomic_write
+    from accelerators.bench.report._models import atomic_write
 
     report = BenchReport.model_validate(healthy_json())
     folder = work / "outputs"

@@ -44,8 +44,8 @@ TYPE_CHECKING = False
 __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
-        "._errors": "AcceleratorGateError",
-        "._report": "SCHEMA_VERSION BenchReport DeviceReport DeviceSummary GemmResult "
+        ".report._errors": "AcceleratorGateError",
+        ".report._models": "SCHEMA_VERSION BenchReport DeviceReport DeviceSummary GemmResult "
         "MemoryResult Reason ReasonCode Severity Verdict write_json",
         ".measure._profiles": "PROFILES Profile",
         "._run": "run",
@@ -61,21 +61,9 @@ if TYPE_CHECKING:
     import os
     from collections.abc import Callable
 
-    from accelerators.bench._errors import AcceleratorGateError as AcceleratorGateError
     from accelerators.bench._history import HistoryStore as HistoryStore
     from accelerators.bench._html import html_report as html_report
     from accelerators.bench._plot import plot_report as plot_report
-    from accelerators.bench._report import SCHEMA_VERSION as SCHEMA_VERSION
-    from accelerators.bench._report import BenchReport as BenchReport
-    from accelerators.bench._report import DeviceReport as DeviceReport
-    from accelerators.bench._report import DeviceSummary as DeviceSummary
-    from accelerators.bench._report import GemmResult as GemmResult
-    from accelerators.bench._report import MemoryResult as MemoryResult
-    from accelerators.bench._report import Reason as Reason
-    from accelerators.bench._report import ReasonCode as ReasonCode
-    from accelerators.bench._report import Severity as Severity
-    from accelerators.bench._report import Verdict as Verdict
-    from accelerators.bench._report import write_json as write_json
     from accelerators.bench._run import DeviceSelection, ProgressCallback
     from accelerators.bench._run import run as run
     from accelerators.bench._stores import HISTORY_ENV as HISTORY_ENV
@@ -83,6 +71,18 @@ if TYPE_CHECKING:
     from accelerators.bench.measure._backend import Backend
     from accelerators.bench.measure._profiles import PROFILES as PROFILES
     from accelerators.bench.measure._profiles import Profile as Profile
+    from accelerators.bench.report._errors import AcceleratorGateError as AcceleratorGateError
+    from accelerators.bench.report._models import SCHEMA_VERSION as SCHEMA_VERSION
+    from accelerators.bench.report._models import BenchReport as BenchReport
+    from accelerators.bench.report._models import DeviceReport as DeviceReport
+    from accelerators.bench.report._models import DeviceSummary as DeviceSummary
+    from accelerators.bench.report._models import GemmResult as GemmResult
+    from accelerators.bench.report._models import MemoryResult as MemoryResult
+    from accelerators.bench.report._models import Reason as Reason
+    from accelerators.bench.report._models import ReasonCode as ReasonCode
+    from accelerators.bench.report._models import Severity as Severity
+    from accelerators.bench.report._models import Verdict as Verdict
+    from accelerators.bench.report._models import write_json as write_json
     from accelerators.detect import Detected
 
 
@@ -120,9 +120,9 @@ def gate(
     :raises AcceleratorGateError: the verdict is ``fail``; ``.report`` holds the report.
     :raises AcceleratorError: ``expect`` or ``devices`` is invalid.
     """
-    from accelerators.bench._errors import AcceleratorGateError
-    from accelerators.bench._report import Verdict
     from accelerators.bench._run import run
+    from accelerators.bench.report._errors import AcceleratorGateError
+    from accelerators.bench.report._models import Verdict
 
     report = run(
         expect,

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from accelerators.bench._bands import ContentionPolicy
-from accelerators.bench._report import (
+from accelerators.bench.report._models import (
     GemmResult,
     MemoryResult,
     Reason,

@@ -10,16 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from accelerators.bench._bands import Band, band_for
-from accelerators.bench._config_report import DeviceConfigRecord, SustainedRecord
 from accelerators.bench._cpu_peak import CpuClock
-from accelerators.bench._report import (
-    GemmResult,
-    MemoryResult,
-    Reason,
-    ReasonCode,
-    Severity,
-    ThreadChoiceRecord,
-)
 from accelerators.bench.measure._backend import (
     ELEMENT_BYTES,
     Backend,
@@ -30,6 +21,15 @@ from accelerators.bench.measure._backend import (
 from accelerators.bench.measure._backend import Shape as _Shape
 from accelerators.bench.measure._profiles import Profile
 from accelerators.bench.measure._threads import ThreadChoice
+from accelerators.bench.report._config import DeviceConfigRecord, SustainedRecord
+from accelerators.bench.report._models import (
+    GemmResult,
+    MemoryResult,
+    Reason,
+    ReasonCode,
+    Severity,
+    ThreadChoiceRecord,
+)
 from accelerators.errors import AcceleratorError
 
 if TYPE_CHECKING:

@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from accelerators._text import flops_unit
-from accelerators.bench._report import GemmResult, MemoryResult, Reason, ReasonCode, Severity
 from accelerators.bench.measure._stable import bounded_best
+from accelerators.bench.report._models import GemmResult, MemoryResult, Reason, ReasonCode, Severity
 
 if TYPE_CHECKING:
     from accelerators.bench._cpu_clock import ClockEstimate

@@ -32,9 +32,9 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from accelerators.bench._config_report import DeviceConfigRecord
 from accelerators.bench._context import Context, DeviceState
-from accelerators.bench._report import Reason, ReasonCode, Severity
+from accelerators.bench.report._config import DeviceConfigRecord
+from accelerators.bench.report._models import Reason, ReasonCode, Severity
 
 __all__ = ["check_device_config", "config_reasons", "nvml_loader", "read_config"]
 

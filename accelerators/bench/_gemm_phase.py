@@ -17,17 +17,17 @@ from accelerators.bench._context import (
     record,
 )
 from accelerators.bench._peaks import Peak, cpu_gemm_peak, device_gemm_peak
-from accelerators.bench._report import (
-    GemmResult,
-    Reason,
-    ReasonCode,
-    Severity,
-)
 from accelerators.bench._thread_phase import Chosen, start_threads, windowed_choice
 from accelerators.bench.measure._backend import GemmSession
 from accelerators.bench.measure._backend import Shape as _Shape
 from accelerators.bench.measure._correctness import gemm_check_passes
 from accelerators.bench.measure._gemm import SearchSettings, ShapeSearch
+from accelerators.bench.report._models import (
+    GemmResult,
+    Reason,
+    ReasonCode,
+    Severity,
+)
 
 __all__ = [
     "CHECK_RESERVE",

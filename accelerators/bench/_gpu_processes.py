@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from accelerators.bench._report import Reason, ReasonCode, Severity
+from accelerators.bench.report._models import Reason, ReasonCode, Severity
 
 __all__ = ["GpuProcess", "Occupancy", "gpu_occupancy", "occupancy_reasons"]
 

@@ -34,7 +34,7 @@ from accelerators.bench._history_check import BadRecord, Figure, figures_of
 from accelerators.errors import AcceleratorError
 
 if TYPE_CHECKING:
-    from accelerators.bench._report import BenchReport
+    from accelerators.bench.report._models import BenchReport
 
 __all__ = [
     "LIMIT_ENVS",

@@ -11,7 +11,7 @@ import base64
 from collections.abc import Iterable, Sequence
 from html import escape
 
-from accelerators.bench._report import BenchReport
+from accelerators.bench.report._models import BenchReport
 
 __all__ = ["html_report"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from accelerators.bench._report import Reason, ReasonCode, Severity
+from accelerators.bench.report._models import Reason, ReasonCode, Severity
 
 if TYPE_CHECKING:
     from accelerators.detect import Detected, DeviceInfo

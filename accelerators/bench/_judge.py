@@ -17,14 +17,6 @@ from accelerators.bench._context import (
 )
 from accelerators.bench._cpu_peak import CpuClock, cpu_clock, peak_reasons
 from accelerators.bench._gpu_processes import Occupancy, occupancy_reasons
-from accelerators.bench._report import (
-    DeviceReport,
-    DeviceSummary,
-    GemmResult,
-    MemoryResult,
-    Reason,
-    ReasonCode,
-)
 from accelerators.bench._verdict import (
     correctness_reasons,
     performance_reasons,
@@ -32,6 +24,14 @@ from accelerators.bench._verdict import (
     verdict_of,
 )
 from accelerators.bench.measure._backend import Backend
+from accelerators.bench.report._models import (
+    DeviceReport,
+    DeviceSummary,
+    GemmResult,
+    MemoryResult,
+    Reason,
+    ReasonCode,
+)
 
 if TYPE_CHECKING:
     from accelerators.detect import Detected

@@ -13,8 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from accelerators.bench._report import BenchReport, atomic_write
 from accelerators.bench._roofline import Ceiling, Roofline, RoofPoint, roofline
+from accelerators.bench.report._models import BenchReport, atomic_write
 
 __all__ = ["PLAIN_TEXT", "plot_report", "roofline_png"]
 

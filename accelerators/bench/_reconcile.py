@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from accelerators.bench._context import driver_record
-from accelerators.bench._report import Reason, ReasonCode, Severity
 from accelerators.bench.measure._backend import DeviceProps
+from accelerators.bench.report._models import Reason, ReasonCode, Severity
 
 if TYPE_CHECKING:
     from accelerators.detect import Detected

@@ -14,8 +14,8 @@ from typing import TypeVar
 from accelerators._text import redact
 from accelerators.bench._baseline import Medians, OwnMedians, baselines_of
 from accelerators.bench._history import HistoryRead, HistoryStore
-from accelerators.bench._report import BenchReport, Reason, ReasonCode, Severity
 from accelerators.bench._stores import history_store, open_store
+from accelerators.bench.report._models import BenchReport, Reason, ReasonCode, Severity
 from accelerators.errors import AcceleratorError
 
 __all__ = ["bounded", "open_history", "read_baselines", "record"]

@@ -29,11 +29,11 @@ from collections.abc import Callable
 
 from accelerators.bench._bands import bands
 from accelerators.bench._context import Context, DeviceState, gemm_session
-from accelerators.bench._report import GemmResult
 from accelerators.bench.measure._backend import Shape
 from accelerators.bench.measure._correctness import gemm_check_passes
 from accelerators.bench.measure._stable import unjudgeable
 from accelerators.bench.measure._timing import Measurement, bench
+from accelerators.bench.report._models import GemmResult
 
 __all__ = ["MAX_RERUNS", "RERUN_SHARE", "Windows", "rerun_gemm"]
 

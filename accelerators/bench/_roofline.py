@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from accelerators.bench._report import BenchReport
 from accelerators.bench.measure._backend import ELEMENT_BYTES
 from accelerators.bench.measure._stream import KERNELS
+from accelerators.bench.report._models import BenchReport
 
 __all__ = ["STREAM_FLOPS", "Ceiling", "RoofPoint", "Roofline", "gemm_intensity", "roofline"]
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from accelerators.bench._context import DeviceSelection
-from accelerators.bench._report import (
+from accelerators.bench.measure._backend import Backend
+from accelerators.bench.report._models import (
     Reason,
     ReasonCode,
     Severity,
 )
-from accelerators.bench.measure._backend import Backend
 from accelerators.errors import AcceleratorError
 
 if TYPE_CHECKING:

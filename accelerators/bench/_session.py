@@ -25,7 +25,6 @@ from accelerators.bench._context import (
 from accelerators.bench._device_config import check_device_config
 from accelerators.bench._gemm_phase import measure_gemm
 from accelerators.bench._judge import device_report
-from accelerators.bench._report import DeviceReport, Reason, ReasonCode, Severity
 from accelerators.bench._rerun import RERUN_SHARE, rerun_gemm
 from accelerators.bench._stream_phase import (
     RERUNNABLE,
@@ -38,6 +37,7 @@ from accelerators.bench._telemetry import TelemetrySampler, fold, telemetry_prob
 from accelerators.bench._warmup import drain_bursts, warm_up
 from accelerators.bench.measure._backend import Backend
 from accelerators.bench.measure._profiles import Profile
+from accelerators.bench.report._models import DeviceReport, Reason, ReasonCode, Severity
 
 if TYPE_CHECKING:
     from accelerators.detect import Detected

@@ -20,9 +20,6 @@ from accelerators.bench._context import (
     record,
 )
 from accelerators.bench._peaks import device_memory_peak
-from accelerators.bench._report import (
-    MemoryResult,
-)
 from accelerators.bench._rerun import Windows
 from accelerators.bench._thread_phase import ROUNDS, start_threads, windowed_choice
 from accelerators.bench.measure._backend import ELEMENT_BYTES, StreamCase
@@ -37,6 +34,9 @@ from accelerators.bench.measure._stream import (
 )
 from accelerators.bench.measure._threads import WINDOW_S
 from accelerators.bench.measure._timing import Measurement, Timer, bench
+from accelerators.bench.report._models import (
+    MemoryResult,
+)
 
 __all__ = ["RERUNNABLE", "measure_stream", "stream_kernels", "stream_span"]
 

@@ -24,9 +24,9 @@ None fails: the device computes correctly, only slower than it should under a lo
 from __future__ import annotations
 
 from accelerators.bench._bands import SustainedPolicy, bands
-from accelerators.bench._config_report import SustainedRecord
 from accelerators.bench._context import Context, DeviceState, driver_record, gemm_session
-from accelerators.bench._report import GemmResult, Reason, ReasonCode, Severity
+from accelerators.bench.report._config import SustainedRecord
+from accelerators.bench.report._models import GemmResult, Reason, ReasonCode, Severity
 
 __all__ = ["WINDOW_S", "measure_sustained"]
 

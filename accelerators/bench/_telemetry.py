@@ -19,7 +19,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from accelerators.bench._context import Context, DeviceState, driver_record
-from accelerators.bench._report import Reason, ReasonCode, Severity
+from accelerators.bench.report._models import Reason, ReasonCode, Severity
 
 if TYPE_CHECKING:
     from accelerators.detect import DeviceInfo

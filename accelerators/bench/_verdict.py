@@ -1,6 +1,6 @@
 """From observations to reasons, and from reasons to a verdict.
 
-Every finding is a :class:`~accelerators.bench._report.Reason` with a stable code, a severity
+Every finding is a :class:`~accelerators.bench.report._models.Reason` with a stable code, a severity
 and a message naming the device, what was expected and what was found. The verdict is the
 worst severity among the reasons: any ``fail`` fails, else any ``warn`` warns, else pass.
 
@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Literal
 from accelerators._text import flops_unit
 from accelerators.bench._bands import Thresholds, ThrottlePolicy
 from accelerators.bench._identity import device_name, identity_reasons
-from accelerators.bench._report import (
+from accelerators.bench.report._models import (
     GemmResult,
     MemoryResult,
     Reason,

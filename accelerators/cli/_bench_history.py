@@ -103,7 +103,7 @@ def history_command(
     shown = [t for t in found if t.flagged] if flagged_only else found
     if chart is not None:
         from accelerators.bench._history_plot import history_png
-        from accelerators.bench._report import atomic_write
+        from accelerators.bench.report._models import atomic_write
 
         atomic_write(chart, history_png(found))
     if as_json:

@@ -164,7 +164,7 @@ def test_a_band_from_a_floor_clock_gives_way_to_the_nodes_own_history(
 
 def test_a_rate_above_a_floor_peak_quotes_the_peak_in_the_tables_unit() -> None:
     from accelerators.bench._cpu_peak import peak_reasons
-    from accelerators.bench._report import GemmResult
+    from accelerators.bench.report._models import GemmResult
 
     result = GemmResult(
         dtype="fp32", device_index=0, m=512, n=512, k=512, tflops=0.170, median_tflops=0.165,

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from accelerators.bench import BenchReport, html_report, plot_report, run, write_json
-from accelerators.bench._report import atomic_write
+from accelerators.bench.report._models import atomic_write
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 from accelerators.errors import AcceleratorError
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from accelerators.errors import AcceleratorError
 
 if TYPE_CHECKING:
-    from accelerators.bench._report import BenchReport
+    from accelerators.bench.report._models import BenchReport
 
 __all__ = ["AcceleratorGateError"]
 

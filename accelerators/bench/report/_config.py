@@ -1,6 +1,6 @@
 """Report records of the device-configuration checks and the sustained phase (issue 11).
 
-Kept apart from :mod:`accelerators.bench._report` (which embeds them in ``DeviceReport``) so
+Kept apart from :mod:`accelerators.bench.report._models` (which embeds them in ``DeviceReport``) so
 that each stays small; they import nothing from the benchmark.
 """
 

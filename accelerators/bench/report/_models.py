@@ -22,8 +22,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from accelerators.bench._config_report import DeviceConfigRecord, SustainedRecord
-from accelerators.bench._files import atomic_write
+from accelerators.bench.report._config import DeviceConfigRecord, SustainedRecord
+from accelerators.bench.report._files import atomic_write
 
 __all__ = [
     "SCHEMA_VERSION",
