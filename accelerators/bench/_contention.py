@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from accelerators.bench._bands import ContentionPolicy
+from accelerators.bench.expect._bands import ContentionPolicy
 from accelerators.bench.report._models import (
     GemmResult,
     MemoryResult,

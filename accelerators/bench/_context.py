@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from accelerators.bench._bands import Band, band_for
-from accelerators.bench._cpu_peak import CpuClock
+from accelerators.bench.expect._bands import Band, band_for
+from accelerators.bench.expect._cpu_peak import CpuClock
 from accelerators.bench.measure._backend import (
     ELEMENT_BYTES,
     Backend,

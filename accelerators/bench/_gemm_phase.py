@@ -16,8 +16,8 @@ from accelerators.bench._context import (
     gemm_session,
     record,
 )
-from accelerators.bench._peaks import Peak, cpu_gemm_peak, device_gemm_peak
 from accelerators.bench._thread_phase import Chosen, start_threads, windowed_choice
+from accelerators.bench.expect._peaks import Peak, cpu_gemm_peak, device_gemm_peak
 from accelerators.bench.measure._backend import GemmSession
 from accelerators.bench.measure._backend import Shape as _Shape
 from accelerators.bench.measure._correctness import gemm_check_passes

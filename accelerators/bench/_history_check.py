@@ -195,7 +195,7 @@ class _Limits:
                 return IMPOSSIBLE * peak, f"{IMPOSSIBLE:g} x the {peak:g} GB/s datasheet"
             return MAX_GBPS, f"{MAX_GBPS:,.0f} GB/s"
         if acc is not None:
-            from accelerators.bench._bands import matrix_peak
+            from accelerators.bench.expect._bands import matrix_peak
 
             peaks = [acc.tflops.get(label) or 0.0]
             matrix = matrix_peak(acc.name, label)

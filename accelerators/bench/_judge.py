@@ -8,14 +8,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import accelerators
-from accelerators.bench._bands import ContentionPolicy, bands
 from accelerators.bench._baseline import with_fleet_baseline
 from accelerators.bench._contention import busy_reasons
 from accelerators.bench._context import (
     Context,
     DeviceState,
 )
-from accelerators.bench._cpu_peak import CpuClock, cpu_clock, peak_reasons
 from accelerators.bench._gpu_processes import Occupancy, occupancy_reasons
 from accelerators.bench._verdict import (
     correctness_reasons,
@@ -23,6 +21,8 @@ from accelerators.bench._verdict import (
     telemetry_reasons,
     verdict_of,
 )
+from accelerators.bench.expect._bands import ContentionPolicy, bands
+from accelerators.bench.expect._cpu_peak import CpuClock, cpu_clock, peak_reasons
 from accelerators.bench.measure._backend import Backend
 from accelerators.bench.report._models import (
     DeviceReport,

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from accelerators.bench._bands import bands
 from accelerators.bench._context import Context, DeviceState, gemm_session
+from accelerators.bench.expect._bands import bands
 from accelerators.bench.measure._backend import Shape
 from accelerators.bench.measure._correctness import gemm_check_passes
 from accelerators.bench.measure._stable import unjudgeable

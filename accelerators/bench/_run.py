@@ -34,13 +34,11 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from accelerators.bench._bands import bands
 from accelerators.bench._contention import busy_since, conditions, snapshot
 from accelerators.bench._context import (
     DeviceSelection,
     ProgressCallback,
 )
-from accelerators.bench._cpu_peak import cpu_peak_clock
 from accelerators.bench._gpu_processes import Occupancy, gpu_occupancy
 from accelerators.bench._history import HistoryStore
 from accelerators.bench._judge import judge_busy, summary, versions_of
@@ -51,6 +49,8 @@ from accelerators.bench._select import parse_expect, sample_current, select_back
 from accelerators.bench._session import Session
 from accelerators.bench._thread_phase import history_priors
 from accelerators.bench._verdict import identity_reasons, spread_reasons, verdict_of
+from accelerators.bench.expect._bands import bands
+from accelerators.bench.expect._cpu_peak import cpu_peak_clock
 from accelerators.bench.measure._backend import Backend
 from accelerators.bench.measure._profiles import Profile, get_profile
 from accelerators.bench.report._models import BenchReport, DeviceReport, ReasonCode, Severity

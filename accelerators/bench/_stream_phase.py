@@ -19,9 +19,9 @@ from accelerators.bench._context import (
     cut_short_reason,
     record,
 )
-from accelerators.bench._peaks import device_memory_peak
 from accelerators.bench._rerun import Windows
 from accelerators.bench._thread_phase import ROUNDS, start_threads, windowed_choice
+from accelerators.bench.expect._peaks import device_memory_peak
 from accelerators.bench.measure._backend import ELEMENT_BYTES, StreamCase
 from accelerators.bench.measure._profiles import Profile
 from accelerators.bench.measure._stream import (

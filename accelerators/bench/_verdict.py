@@ -43,8 +43,8 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from accelerators._text import flops_unit
-from accelerators.bench._bands import Thresholds, ThrottlePolicy
 from accelerators.bench._identity import device_name, identity_reasons
+from accelerators.bench.expect._bands import Thresholds, ThrottlePolicy
 from accelerators.bench.report._models import (
     GemmResult,
     MemoryResult,

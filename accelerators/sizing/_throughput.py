@@ -126,7 +126,7 @@ def achievable(
 
     :raises SizingError: the catalog has no dense ``dtype`` peak for it.
     """
-    from accelerators.bench._bands import band_for, bands
+    from accelerators.bench.expect._bands import band_for, bands
 
     peak = accelerator.tflops.get(dtype)
     if not peak:

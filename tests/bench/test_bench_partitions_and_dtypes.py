@@ -11,8 +11,8 @@ from bench_helpers import catalog_device
 
 from accelerators import catalog
 from accelerators.bench import ReasonCode, Severity, Verdict, run
-from accelerators.bench._bands import bands, compute_partition
-from accelerators.bench._peaks import device_gemm_peak, device_memory_peak, partition_mode
+from accelerators.bench.expect._bands import bands, compute_partition
+from accelerators.bench.expect._peaks import device_gemm_peak, device_memory_peak, partition_mode
 from accelerators.bench.measure._profiles import PROFILES, get_profile
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 

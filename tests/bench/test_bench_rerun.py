@@ -193,8 +193,8 @@ def test_no_rerun_while_the_host_is_visibly_busy() -> None:
     assert windows.why() is None
 
     # The contention policy's lines, measured from a run's start.
-    from accelerators.bench._bands import ContentionPolicy
     from accelerators.bench._contention import busy_since, snapshot
+    from accelerators.bench.expect._bands import ContentionPolicy
 
     now = snapshot()
     if now is None:

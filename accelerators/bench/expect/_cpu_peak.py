@@ -8,7 +8,7 @@ rate: boost unknown). :func:`cpu_clock` says which of the three it is, reading t
 files, so the peak's note and the verdict can tell a ceiling from a floor.
 
 A benchmark run on a real CPU also **measures** the clock its cores sustain with every core
-busy (:mod:`accelerators.bench._cpu_clock`, about 50 ms), and :func:`sustained_clock` makes
+busy (:mod:`accelerators.bench.expect._cpu_clock`, about 50 ms), and :func:`sustained_clock` makes
 that the peak's clock: kept between the reported clock as a floor where that is nominal or
 the TSC's (cores below it are throttled, and the peak must not excuse them) and cpufreq's
 maximum as a ceiling. The reported clock stays in the note, with why it is only a floor.
@@ -38,7 +38,7 @@ from accelerators.bench.measure._stable import bounded_best
 from accelerators.bench.report._models import GemmResult, MemoryResult, Reason, ReasonCode, Severity
 
 if TYPE_CHECKING:
-    from accelerators.bench._cpu_clock import ClockEstimate
+    from accelerators.bench.expect._cpu_clock import ClockEstimate
     from accelerators.detect import CpuInfo
 
 __all__ = [
@@ -122,7 +122,7 @@ def sustained_clock(cpu: CpuInfo, estimate: ClockEstimate) -> CpuClock:
     alone, with why, when nothing was measured.
 
     :param cpu: the host CPU from :func:`accelerators.current`.
-    :param estimate: :func:`~accelerators.bench._cpu_clock.measure_clock`'s result.
+    :param estimate: :func:`~accelerators.bench.expect._cpu_clock.measure_clock`'s result.
     """
     reported = cpu_clock(cpu)
     if estimate.mhz is None:
@@ -141,7 +141,7 @@ def cpu_peak_clock(cpu: CpuInfo, *, measure: bool) -> CpuClock:
     50 ms, one thread per physical core), else the reported one (a fake host's)."""
     if not measure:
         return cpu_clock(cpu)
-    from accelerators.bench._cpu_clock import measure_clock
+    from accelerators.bench.expect._cpu_clock import measure_clock
 
     cores = cpu.physical_cores or cpu.logical_cpus or 1
     return sustained_clock(cpu, measure_clock(cores))

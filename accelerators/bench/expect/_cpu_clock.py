@@ -16,7 +16,7 @@ name's ``@ 2.45GHz`` is the base clock, below any boost. So the benchmark measur
 * else **the kernel's current clock** while the cores are busy
   (``/sys/devices/system/cpu/cpu*/cpufreq/scaling_cur_freq``), where readable;
 * else nothing, and the peak falls back to the reported clock with its caveat
-  (:mod:`accelerators.bench._cpu_peak`).
+  (:mod:`accelerators.bench.expect._cpu_peak`).
 
 Code that cannot map executable memory (a hardened kernel, SELinux ``execmem``) falls back
 the same way; the estimate says why.

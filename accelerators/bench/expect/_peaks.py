@@ -23,14 +23,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from accelerators.bench._bands import (
+from accelerators.bench.expect._bands import (
     bands,
     compute_partition,
     devices_per_package,
     full_gpu_sms,
     matrix_peak,
 )
-from accelerators.bench._cpu_peak import CpuClock, cpu_clock, isa_of
+from accelerators.bench.expect._cpu_peak import CpuClock, cpu_clock, isa_of
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
