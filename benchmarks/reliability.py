@@ -465,7 +465,7 @@ def check_endpoints(row: Row, cap: float, work: Path) -> None:
 _CHILD_WRITER = r"""
 import json, sys
 sys.path.insert(0, {root!r})
-from accelerators.bench._history import SqliteStore
+from accelerators.bench.history._store import SqliteStore
 store = SqliteStore({path!r})
 data = json.load(open({template!r}))
 for i in range({count}):

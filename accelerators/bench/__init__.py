@@ -51,8 +51,8 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "._run": "run",
         "._html": "html_report",
         "._plot": "plot_report",
-        "._history": "HistoryStore",
-        "._stores": "HISTORY_ENV open_store",
+        ".history._store": "HistoryStore",
+        ".history._open": "HISTORY_ENV open_store",
     },
     own="gate",
 )
@@ -61,13 +61,13 @@ if TYPE_CHECKING:
     import os
     from collections.abc import Callable
 
-    from accelerators.bench._history import HistoryStore as HistoryStore
     from accelerators.bench._html import html_report as html_report
     from accelerators.bench._plot import plot_report as plot_report
     from accelerators.bench._run import DeviceSelection, ProgressCallback
     from accelerators.bench._run import run as run
-    from accelerators.bench._stores import HISTORY_ENV as HISTORY_ENV
-    from accelerators.bench._stores import open_store as open_store
+    from accelerators.bench.history._open import HISTORY_ENV as HISTORY_ENV
+    from accelerators.bench.history._open import open_store as open_store
+    from accelerators.bench.history._store import HistoryStore as HistoryStore
     from accelerators.bench.measure._backend import Backend
     from accelerators.bench.measure._profiles import PROFILES as PROFILES
     from accelerators.bench.measure._profiles import Profile as Profile

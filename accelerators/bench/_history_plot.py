@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 
-from accelerators.bench._fleet import Trend
+from accelerators.bench.history._fleet import Trend
 
 __all__ = ["history_png"]
 

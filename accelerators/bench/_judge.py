@@ -8,7 +8,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import accelerators
-from accelerators.bench._baseline import with_fleet_baseline
 from accelerators.bench._contention import busy_reasons
 from accelerators.bench._context import (
     Context,
@@ -23,6 +22,7 @@ from accelerators.bench._verdict import (
 )
 from accelerators.bench.expect._bands import ContentionPolicy, bands
 from accelerators.bench.expect._cpu_peak import CpuClock, cpu_clock, peak_reasons
+from accelerators.bench.history._baseline import with_fleet_baseline
 from accelerators.bench.measure._backend import Backend
 from accelerators.bench.report._models import (
     DeviceReport,

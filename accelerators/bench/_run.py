@@ -40,17 +40,17 @@ from accelerators.bench._context import (
     ProgressCallback,
 )
 from accelerators.bench._gpu_processes import Occupancy, gpu_occupancy
-from accelerators.bench._history import HistoryStore
 from accelerators.bench._judge import judge_busy, summary, versions_of
 from accelerators.bench._judge import slowest as slowest_of
 from accelerators.bench._reconcile import reconcile_reasons
-from accelerators.bench._record import open_history, read_baselines, record
 from accelerators.bench._select import parse_expect, sample_current, select_backend
 from accelerators.bench._session import Session
 from accelerators.bench._thread_phase import history_priors
 from accelerators.bench._verdict import identity_reasons, spread_reasons, verdict_of
 from accelerators.bench.expect._bands import bands
 from accelerators.bench.expect._cpu_peak import cpu_peak_clock
+from accelerators.bench.history._record import open_history, read_baselines, record
+from accelerators.bench.history._store import HistoryStore
 from accelerators.bench.measure._backend import Backend
 from accelerators.bench.measure._profiles import Profile, get_profile
 from accelerators.bench.report._models import BenchReport, DeviceReport, ReasonCode, Severity

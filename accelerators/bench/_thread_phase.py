@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from accelerators.bench._context import Context, DeviceState
-from accelerators.bench._history import HistoryStore
-from accelerators.bench._record import bounded
+from accelerators.bench.history._record import bounded
+from accelerators.bench.history._store import HistoryStore
 from accelerators.bench.measure._threads import (
     WINDOW_S,
     ThreadChoice,
@@ -162,7 +162,7 @@ def history_priors(
         if isinstance(where, HistoryStore):
             store = where
         else:
-            from accelerators.bench._stores import open_store
+            from accelerators.bench.history._open import open_store
 
             store = open_store(where)
         # Within the history's deadline, as the baseline's read: a store that hangs must not.

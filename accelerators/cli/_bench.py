@@ -145,7 +145,7 @@ def bench_command(
     _check_instance(instance)
     store = None
     if history is not None:
-        from accelerators.bench._stores import open_store
+        from accelerators.bench.history._open import open_store
 
         store = open_store(None if history == "default" else history)
     try:
@@ -161,7 +161,7 @@ def bench_command(
     except ImportError as exc:
         fail(exc, hint='pip install "accelerators[bench]"')
     if store is not None:
-        from accelerators.bench._record import record
+        from accelerators.bench.history._record import record
 
         # As the gate does: a store that cannot take the report (an S3 outage, bad
         # credentials, an unwritable path) is an info reason, never a failed gate.

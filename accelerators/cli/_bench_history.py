@@ -73,8 +73,8 @@ def history_command(
 ) -> None:
     """Show each node's and device's trend per metric; flag those below their own or the
     fleet's median."""
-    from accelerators.bench._fleet import sparkline, trends
-    from accelerators.bench._stores import open_store
+    from accelerators.bench.history._fleet import sparkline, trends
+    from accelerators.bench.history._open import open_store
 
     if chart is not None and (chart.is_dir() or not chart.parent.is_dir()):
         fail(f"--chart {str(chart)!r}: expected a file path in an existing directory")
@@ -86,7 +86,7 @@ def history_command(
                  hint='pip install "accelerators[bench]"')  # fmt: skip
     from dataclasses import replace
 
-    from accelerators.bench._history import Limits
+    from accelerators.bench.history._store import Limits
 
     history = open_store(store, limits=replace(Limits.from_env(), deadline_s=deadline))
     read = history.read()

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from accelerators.bench import MemoryResult, Reason, ReasonCode, Severity, Verdict, run
-from accelerators.bench._baseline import OWN_BAND
 from accelerators.bench._contention import busy_reasons
-from accelerators.bench._history import SqliteStore
 from accelerators.bench.expect._bands import ContentionPolicy
+from accelerators.bench.history._baseline import OWN_BAND
+from accelerators.bench.history._store import SqliteStore
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
 _KERNELS = ("copy", "scale", "add", "triad", "dot")

@@ -1,18 +1,18 @@
 """A history of gate runs: append every report, read back each device's figures over time.
 
-Two stores behind one interface, chosen by :func:`accelerators.bench._stores.open_store`:
+Two stores behind one interface, chosen by :func:`accelerators.bench.history._open.open_store`:
 
 * a local SQLite file (default: ``bench-history.sqlite`` in the user data directory:
   ``platformdirs.user_data_dir("accelerators")`` when platformdirs is installed, else
   ``$XDG_DATA_HOME/accelerators`` or ``~/.local/share/accelerators``), or a path you name;
 * an S3 prefix, ``s3://bucket/prefix``, one JSON object per report (boto3, imported only
-  there: :mod:`accelerators.bench._history_s3`), for a fleet whose nodes share nothing else.
+  there: :mod:`accelerators.bench.history._s3`), for a fleet whose nodes share nothing else.
 
 Reports are stored whole (their JSON); reading flattens them into :class:`Figure` rows with
 plain ``json`` (no pydantic), so a fleet's history of thousands of runs reads quickly.
 The figure kept per kernel is the *sustained* one: the median of the timed calls.
 
-Every record is checked as it is read (:mod:`accelerators.bench._history_check`): one that is
+Every record is checked as it is read (:mod:`accelerators.bench.history._check`): one that is
 malformed or physically impossible is skipped and named in :attr:`HistoryRead.skipped`, never
 used. How long a store may take is bounded by :class:`Limits` (from the environment by
 default), so a slow or hanging store cannot hold up a gate.
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from accelerators._text import quote
-from accelerators.bench._history_check import BadRecord, Figure, figures_of
+from accelerators.bench.history._check import BadRecord, Figure, figures_of
 from accelerators.errors import AcceleratorError
 
 if TYPE_CHECKING:
@@ -161,7 +161,7 @@ class HistoryStore(ABC):
         """Store ``report``.
 
         :raises AcceleratorError: the store cannot be written, or a figure of the report is
-            physically impossible (:class:`~accelerators.bench._history_check.BadRecord`).
+            physically impossible (:class:`~accelerators.bench.history._check.BadRecord`).
         """
         data = report.model_dump(mode="json")
         checked(data)

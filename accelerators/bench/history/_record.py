@@ -1,7 +1,7 @@
 """A run's bench history: the store it appends to, the baseline it reads, and what to say
 when either cannot be done. Nothing the history holds or does changes a verdict or stops a
 gate: a store that cannot be read or written, or does not answer within its deadline
-(:class:`~accelerators.bench._history.Limits`), and records that are malformed or
+(:class:`~accelerators.bench.history._store.Limits`), and records that are malformed or
 physically impossible each become an ``info`` reason."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from accelerators._text import redact
-from accelerators.bench._baseline import Medians, OwnMedians, baselines_of
-from accelerators.bench._history import HistoryRead, HistoryStore
-from accelerators.bench._stores import history_store, open_store
+from accelerators.bench.history._baseline import Medians, OwnMedians, baselines_of
+from accelerators.bench.history._open import history_store, open_store
+from accelerators.bench.history._store import HistoryRead, HistoryStore
 from accelerators.bench.report._models import BenchReport, Reason, ReasonCode, Severity
 from accelerators.errors import AcceleratorError
 
@@ -29,7 +29,7 @@ _NAMED = 3
 def open_history(
     history: Location | bool | None, baseline: Location | None
 ) -> tuple[HistoryStore | None, Location | None]:
-    """The store to append to (:func:`~accelerators.bench._stores.history_store`) and the
+    """The store to append to (:func:`~accelerators.bench.history._open.history_store`) and the
     baseline: ``baseline`` when given, else that store.
 
     :raises AcceleratorError: ``history`` is neither a path nor an ``s3://`` URL, or a
@@ -76,8 +76,9 @@ def bounded(store: HistoryStore, what: str, work: Callable[[], T]) -> T:
 
 def read_baselines(baseline: Location, node: str) -> tuple[Medians, OwnMedians, list[Reason]]:
     """The fleet's and this node's medians from the history
-    (:func:`~accelerators.bench._baseline.baselines_of`), with an ``info`` reason for records
-    it skipped; none and an ``info`` ``history_unavailable`` reason when it cannot be read."""
+    (:func:`~accelerators.bench.history._baseline.baselines_of`), with an ``info`` reason for
+    records it skipped; none and an ``info`` ``history_unavailable`` reason when it cannot be
+    read."""
     try:
         store = baseline if isinstance(baseline, HistoryStore) else open_store(baseline)
         read: HistoryRead = bounded(store, "read", store.read)

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from accelerators._text import redact
-from accelerators.bench._history import HistoryStore, Limits, SqliteStore
+from accelerators.bench.history._store import HistoryStore, Limits, SqliteStore
 from accelerators.errors import AcceleratorError
 
 __all__ = ["HISTORY_ENV", "default_history_path", "history_store", "open_store"]
@@ -42,7 +42,7 @@ def open_store(
         return SqliteStore(default_history_path(), limits=limits)
     text = os.fspath(location)
     if text.startswith("s3://"):
-        from accelerators.bench._history_s3 import S3Store  # boto3 only when asked for
+        from accelerators.bench.history._s3 import S3Store  # boto3 only when asked for
 
         return S3Store.from_url(text, limits=limits)
     if "://" in text:

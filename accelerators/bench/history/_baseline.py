@@ -14,9 +14,9 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterable
 
-from accelerators.bench._fleet import MIN_FLEET, MIN_OWN_RUNS, fleet_medians
-from accelerators.bench._history import Figure
 from accelerators.bench.expect._bands import bands
+from accelerators.bench.history._fleet import MIN_FLEET, MIN_OWN_RUNS, fleet_medians
+from accelerators.bench.history._store import Figure
 from accelerators.bench.report._models import GemmResult, MemoryResult
 
 __all__ = ["FLEET_FLOOR", "OWN_BAND", "baselines_of", "own_medians", "with_fleet_baseline"]

@@ -24,14 +24,14 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from accelerators._text import redact
-from accelerators.bench._history import (
+from accelerators.bench.history._check import BadRecord
+from accelerators.bench.history._store import (
     MAX_RECORD_BYTES,
     HistoryStore,
     Limits,
     checked,
     decode,
 )
-from accelerators.bench._history_check import BadRecord
 from accelerators.errors import AcceleratorError
 
 __all__ = ["S3Store"]

@@ -8,7 +8,7 @@ A device's latest sustained figure is compared with
   one node, however many devices or records it has, is one voice.
 
 Falling more than ``drop`` (default 10 %) below either flags the device. Pure arithmetic over
-:class:`~accelerators.bench._history.Figure` rows; no plotting, no pydantic.
+:class:`~accelerators.bench.history._store.Figure` rows; no plotting, no pydantic.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from accelerators.bench._history import Figure
+from accelerators.bench.history._store import Figure
 
 __all__ = [
     "DEFAULT_DROP",
