@@ -217,7 +217,7 @@ def _torch_dict(torch: Any) -> dict[str, Any]:
 
 def _nvml_config() -> dict[str, Any]:
     """Our own NVML read of device 0's configuration (power, clocks, PCIe, NVLink)."""
-    from accelerators.bench._device_config import _load, read_config
+    from accelerators.bench.device._config import _load, read_config
 
     nvml, why = _load()
     if nvml is None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import statistics
 from typing import Literal
 
-from accelerators.bench._context import (
+from accelerators.bench._thread_phase import Chosen, start_threads, windowed_choice
+from accelerators.bench.device._context import (
     CPU_PROBE,
     CPU_TRIAL_REPS,
     GPU_TRIAL_REPS,
@@ -16,7 +17,6 @@ from accelerators.bench._context import (
     gemm_session,
     record,
 )
-from accelerators.bench._thread_phase import Chosen, start_threads, windowed_choice
 from accelerators.bench.expect._peaks import Peak, cpu_gemm_peak, device_gemm_peak
 from accelerators.bench.measure._backend import GemmSession
 from accelerators.bench.measure._backend import Shape as _Shape

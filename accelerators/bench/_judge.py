@@ -9,17 +9,17 @@ from typing import TYPE_CHECKING
 
 import accelerators
 from accelerators.bench._contention import busy_reasons
-from accelerators.bench._context import (
-    Context,
-    DeviceState,
-)
-from accelerators.bench._gpu_processes import Occupancy, occupancy_reasons
 from accelerators.bench._verdict import (
     correctness_reasons,
     performance_reasons,
     telemetry_reasons,
     verdict_of,
 )
+from accelerators.bench.device._context import (
+    Context,
+    DeviceState,
+)
+from accelerators.bench.device._gpu_processes import Occupancy, occupancy_reasons
 from accelerators.bench.expect._bands import ContentionPolicy, bands
 from accelerators.bench.expect._cpu_peak import CpuClock, cpu_clock, peak_reasons
 from accelerators.bench.history._baseline import with_fleet_baseline

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from accelerators.bench._context import Context, DeviceState, gemm_session
+from accelerators.bench.device._context import Context, DeviceState, gemm_session
 from accelerators.bench.expect._bands import bands
 from accelerators.bench.measure._backend import Shape
 from accelerators.bench.measure._correctness import gemm_check_passes

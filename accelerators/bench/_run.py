@@ -8,7 +8,7 @@ One run:
 3. pick a torch backend (CUDA/ROCm, XPU, else the CPU);
 4. GPUs: warm up with continuous GEMMs, then launch a burst and start reading clocks, power,
    temperature and throttle reasons through :func:`accelerators.current` in a background
-   thread until the last GEMM (:mod:`~accelerators.bench._telemetry`);
+   thread until the last GEMM (:mod:`~accelerators.bench.device._telemetry`);
 5. per dtype, search the fastest GEMM shape on every device (side by side on GPUs, one
    dtype at a time because TF32 is a process-wide switch) and check the winner's output;
 6. stream kernels on every device, each checked against its analytic value;
@@ -18,7 +18,7 @@ One run:
 Each phase is its own module: :mod:`~accelerators.bench._select` (the spec and the backend),
 :mod:`~accelerators.bench._warmup`, :mod:`~accelerators.bench._gemm_phase`,
 :mod:`~accelerators.bench._stream_phase` and :mod:`~accelerators.bench._judge` (checks and
-verdict), over the shared :mod:`~accelerators.bench._context`; this module orders them.
+verdict), over the shared :mod:`~accelerators.bench.device._context`; this module orders them.
 
 A failure inside one device's phase (a CUDA error, out of memory) becomes a ``bench_error``
 reason for that device; the run goes on with the others.
@@ -35,18 +35,18 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from accelerators.bench._contention import busy_since, conditions, snapshot
-from accelerators.bench._context import (
-    DeviceSelection,
-    ProgressCallback,
-)
-from accelerators.bench._gpu_processes import Occupancy, gpu_occupancy
 from accelerators.bench._judge import judge_busy, summary, versions_of
 from accelerators.bench._judge import slowest as slowest_of
-from accelerators.bench._reconcile import reconcile_reasons
 from accelerators.bench._select import parse_expect, sample_current, select_backend
 from accelerators.bench._session import Session
 from accelerators.bench._thread_phase import history_priors
 from accelerators.bench._verdict import identity_reasons, spread_reasons, verdict_of
+from accelerators.bench.device._context import (
+    DeviceSelection,
+    ProgressCallback,
+)
+from accelerators.bench.device._gpu_processes import Occupancy, gpu_occupancy
+from accelerators.bench.device._reconcile import reconcile_reasons
 from accelerators.bench.expect._bands import bands
 from accelerators.bench.expect._cpu_peak import cpu_peak_clock
 from accelerators.bench.history._record import open_history, read_baselines, record
@@ -93,8 +93,8 @@ def run(
     :param baseline: a bench history (a store, a path or ``s3://`` URL): figures whose band
         or peak is unconfirmed are judged against the fleet median of their SKU there.
     :param processes: lists other processes per GPU UUID, or says why it cannot
-        (:func:`~accelerators.bench._gpu_processes.gpu_occupancy` on a real NVIDIA host; tests
-        pass a fake).
+        (:func:`~accelerators.bench.device._gpu_processes.gpu_occupancy` on a real NVIDIA
+        host; tests pass a fake).
     :param history: a store, path, ``s3://`` URL or ``"default"`` the report is appended to
         (also the baseline unless ``baseline`` is given); ``None``: ``ACCELERATORS_BENCH_HISTORY``
         (:func:`~accelerators.bench.gate`'s default); ``False`` (the default here): none.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from accelerators.bench._context import DeviceSelection
+from accelerators.bench.device._context import DeviceSelection
 from accelerators.bench.measure._backend import Backend
 from accelerators.bench.report._models import (
     Reason,

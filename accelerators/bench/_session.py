@@ -1,7 +1,7 @@
 """One benchmark run over the devices of one backend: the plan, the deadlines, the phases.
 
 :class:`Session` plans the phases (their spans give the progress bar its shape, each phase its
-hard deadline and the run its own: :meth:`~accelerators.bench._context.Context.phase_end`),
+hard deadline and the run its own: :meth:`~accelerators.bench.device._context.Context.phase_end`),
 then runs them in order: GPU warm-up, GEMM per dtype, the reruns, the sustained phase, the
 device configuration, the stream kernels. A failure inside one device's phase (a CUDA error,
 out of memory) becomes a ``bench_error`` reason for that device; the others go on.
@@ -14,15 +14,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
-from accelerators.bench._context import (
-    BURST_S,
-    Context,
-    DeviceState,
-    Progress,
-    ProgressCallback,
-    identity_of,
-)
-from accelerators.bench._device_config import check_device_config
 from accelerators.bench._gemm_phase import measure_gemm
 from accelerators.bench._judge import device_report
 from accelerators.bench._rerun import RERUN_SHARE, rerun_gemm
@@ -33,8 +24,17 @@ from accelerators.bench._stream_phase import (
     stream_span,
 )
 from accelerators.bench._sustained import measure_sustained
-from accelerators.bench._telemetry import TelemetrySampler, fold, telemetry_problems
 from accelerators.bench._warmup import drain_bursts, warm_up
+from accelerators.bench.device._config import check_device_config
+from accelerators.bench.device._context import (
+    BURST_S,
+    Context,
+    DeviceState,
+    Progress,
+    ProgressCallback,
+    identity_of,
+)
+from accelerators.bench.device._telemetry import TelemetrySampler, fold, telemetry_problems
 from accelerators.bench.measure._backend import Backend
 from accelerators.bench.measure._profiles import Profile
 from accelerators.bench.report._models import DeviceReport, Reason, ReasonCode, Severity

@@ -12,15 +12,15 @@ import dataclasses
 import math
 from collections.abc import Callable
 
-from accelerators.bench._context import (
+from accelerators.bench._rerun import Windows
+from accelerators.bench._thread_phase import ROUNDS, start_threads, windowed_choice
+from accelerators.bench.device._context import (
     Context,
     DeviceState,
     band_of,
     cut_short_reason,
     record,
 )
-from accelerators.bench._rerun import Windows
-from accelerators.bench._thread_phase import ROUNDS, start_threads, windowed_choice
 from accelerators.bench.expect._peaks import device_memory_peak
 from accelerators.bench.measure._backend import ELEMENT_BYTES, StreamCase
 from accelerators.bench.measure._profiles import Profile

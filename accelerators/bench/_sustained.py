@@ -23,7 +23,7 @@ None fails: the device computes correctly, only slower than it should under a lo
 
 from __future__ import annotations
 
-from accelerators.bench._context import Context, DeviceState, driver_record, gemm_session
+from accelerators.bench.device._context import Context, DeviceState, driver_record, gemm_session
 from accelerators.bench.expect._bands import SustainedPolicy, bands
 from accelerators.bench.report._config import SustainedRecord
 from accelerators.bench.report._models import GemmResult, Reason, ReasonCode, Severity

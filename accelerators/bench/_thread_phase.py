@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from accelerators.bench._context import Context, DeviceState
+from accelerators.bench.device._context import Context, DeviceState
 from accelerators.bench.history._record import bounded
 from accelerators.bench.history._store import HistoryStore
 from accelerators.bench.measure._threads import (

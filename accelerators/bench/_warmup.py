@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
-from accelerators.bench._context import (
+from accelerators.bench.device._context import (
     BURST_S,
     WARMUP_SHAPES,
     Context,

@@ -17,7 +17,7 @@ ROOT = PACKAGE.parent.parent
 PHASES = (
     "accelerators/bench/_run.py",
     "accelerators/bench/_session.py",
-    "accelerators/bench/_context.py",
+    "accelerators/bench/device/_context.py",
     "accelerators/bench/_select.py",
     "accelerators/bench/_warmup.py",
     "accelerators/bench/_gemm_phase.py",
@@ -25,7 +25,7 @@ PHASES = (
     "accelerators/bench/_thread_phase.py",
     "accelerators/bench/_judge.py",
 )
-CONTEXT = "accelerators/bench/_context.py"
+CONTEXT = "accelerators/bench/device/_context.py"
 #: The GEMM search and the torch backend were split (issue 11): each stays under 400 lines.
 SPLIT = (
     "accelerators/bench/measure/_gemm.py",

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from accelerators.bench import BenchReport, ReasonCode, Severity, Verdict, run
-from accelerators.bench._context import BURST_S
 from accelerators.bench._rerun import MAX_RERUNS, RERUN_SHARE
+from accelerators.bench.device._context import BURST_S
 from accelerators.bench.measure._profiles import get_profile
 from accelerators.bench.measure._stable import bounded_best, unjudgeable
 from accelerators.bench.measure._stream import KERNELS

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from accelerators.bench import ReasonCode, Severity, Verdict, _telemetry, run
+from accelerators.bench import ReasonCode, Severity, Verdict, run
+from accelerators.bench.device import _telemetry
 from accelerators.bench.measure._profiles import get_profile
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 

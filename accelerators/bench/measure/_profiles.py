@@ -18,7 +18,7 @@ full       30 s warm-up (mamf-finder's), 15 s per      30 s per dtype, 8x LLC ar
            20 s sustained GEMM
 =========  ==========================================  =====================================
 
-Every budget is a hard deadline (:meth:`~accelerators.bench._context.Context.phase_end`): no
+Every budget is a hard deadline (:meth:`~accelerators.bench.device._context.Context.phase_end`): no
 timed call starts that cannot end inside its phase's budget, nor inside the run's, which is
 the planned total plus the reruns' share; a phase cut short says so in the report
 (``phase_cut_short``).

@@ -21,7 +21,7 @@ class DeviceConfigRecord(BaseModel):
     ``unreadable`` maps each figure that could not be read to why (not supported on this
     GPU, no permission, the library missing...). NVIDIA GPUs fill the ``app_sm_clock`` and
     ``nvlinks`` fields, AMD GPUs the ``gfx_clock`` and ``xgmi`` fields; the power and PCIe
-    fields are common (AMD SMI's names in :mod:`accelerators.bench._amd_config`).
+    fields are common (AMD SMI's names in :mod:`accelerators.bench.device._amd_config`).
     """
 
     model_config = _MODEL

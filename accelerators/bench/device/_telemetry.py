@@ -18,7 +18,7 @@ import statistics
 import threading
 from typing import TYPE_CHECKING
 
-from accelerators.bench._context import Context, DeviceState, driver_record
+from accelerators.bench.device._context import Context, DeviceState, driver_record
 from accelerators.bench.report._models import Reason, ReasonCode, Severity
 
 if TYPE_CHECKING:

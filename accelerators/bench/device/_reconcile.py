@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from accelerators.bench._context import driver_record
+from accelerators.bench.device._context import driver_record
 from accelerators.bench.measure._backend import DeviceProps
 from accelerators.bench.report._models import Reason, ReasonCode, Severity
 

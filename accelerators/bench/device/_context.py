@@ -89,7 +89,7 @@ class DeviceState:
     samples: list[DeviceInfo] = field(default_factory=list)
     """Telemetry read through the GEMM phase, in order."""
     config: DeviceConfigRecord | None = None
-    """Power limit, clocks and links (:mod:`accelerators.bench._device_config`)."""
+    """Power limit, clocks and links (:mod:`accelerators.bench.device._config`)."""
     sustained: SustainedRecord | None = None
     """The sustained phase (:mod:`accelerators.bench._sustained`)."""
 

@@ -1,8 +1,8 @@
 """Power cap, GFX clock limits, PCIe and XGMI state of AMD GPUs, read through AMD SMI.
 
-The AMD side of :mod:`accelerators.bench._device_config`: the same record
+The AMD side of :mod:`accelerators.bench.device._config`: the same record
 (:class:`~accelerators.bench.report._config.DeviceConfigRecord`, ``source="amdsmi"``), judged by
-the same :func:`~accelerators.bench._device_config.config_reasons`:
+the same :func:`~accelerators.bench.device._config.config_reasons`:
 
 * ``power_limit_low``: ``power_cap`` below ``default_power_cap`` of
   ``amdsmi_get_power_cap_info`` (both in microwatts);
@@ -41,7 +41,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from accelerators.bench._context import Context, DeviceState
+from accelerators.bench.device._context import Context, DeviceState
 from accelerators.bench.report._config import DeviceConfigRecord
 from accelerators.detect import _amdsmi
 from accelerators.detect._amdsmi import as_number, describe_error

@@ -1,5 +1,6 @@
 """Power limit, application clocks, PCIe and NVLink state of NVIDIA GPUs, read through NVML;
-AMD GPUs are read through AMD SMI (:mod:`accelerators.bench._amd_config`) into the same record.
+AMD GPUs are read through AMD SMI (:mod:`accelerators.bench.device._amd_config`) into the same
+record.
 
 The common causes of a slow GPU that DCGM's diagnostics catch and a GEMM rate alone only hints
 at, each a named WARN reason with its figures:
@@ -32,7 +33,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from accelerators.bench._context import Context, DeviceState
+from accelerators.bench.device._context import Context, DeviceState
 from accelerators.bench.report._config import DeviceConfigRecord
 from accelerators.bench.report._models import Reason, ReasonCode, Severity
 
@@ -270,7 +271,7 @@ def _unavailable(state: DeviceState, why: str) -> None:
 
 
 def _check_amd(ctx: Context, state: DeviceState) -> None:
-    from accelerators.bench._amd_config import check_amd_config
+    from accelerators.bench.device._amd_config import check_amd_config
 
     config, why = check_amd_config(ctx, state)
     if config is None:

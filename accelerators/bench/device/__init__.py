@@ -1,0 +1,9 @@
+"""Device state and vendors: what a run knows about each device besides its figures.
+
+What the phases share, the devices' states and the progress (``_context``), NVIDIA's power,
+clocks, PCIe and NVLink through NVML (``_config``) and AMD's through AMD SMI
+(``_amd_config``), telemetry under load (``_telemetry``), other processes on a GPU
+(``_gpu_processes``) and the driver's devices against torch's (``_reconcile``).
+
+Above :mod:`.expect`; beside :mod:`.history`.
+"""
