@@ -75,9 +75,15 @@ def one_run(root: Path, report_path: Path, cache: str) -> dict[str, Any]:
         "elapsed_s": float(report["elapsed_s"]),
         "verdict": str(report["verdict"]),
         "cut_short": codes.count("phase_cut_short"),
+        # What a warn or fail rests on: on a quiet host a warn is a false alarm worth reading.
+        "raised": sorted({r["code"] for r in report["reasons"] if r["severity"] != "info"}),
         "others_cpu": others,
         "load_1m": os.getloadavg()[0],
     }
+
+
+def raised(row: dict[str, Any]) -> str:
+    return f" ({', '.join(row['raised'])})" if row["raised"] else ""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
                 rows[name].append(row)
                 print(
                     f"run {index + 1:>2} {name:<6} {row['wall_s']:6.2f} s wall, elapsed_s "
-                    f"{row['elapsed_s']:6.2f} s, {row['verdict']}, cut {row['cut_short']}; "
+                    f"{row['elapsed_s']:6.2f} s, {row['verdict']}{raised(row)}, "
+                    f"cut {row['cut_short']}; "
                     f"others_cpu {row['others_cpu']:.0%}, load {row['load_1m']:.2f}",
                     flush=True,
                 )

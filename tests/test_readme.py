@@ -30,3 +30,19 @@ def test_the_two_commands_are_marked_for_ci() -> None:
         commands = [line for line in block.splitlines() if line and not line.startswith("```")]
         assert len(commands) == 1, block
         assert commands[0].startswith("bash scripts/bootstrap && .venv/bin/")
+
+
+def test_contributing_and_changelog_are_linked() -> None:
+    for name in ("CONTRIBUTING.md", "CHANGELOG.md"):
+        assert name in LINKS
+        assert (ROOT / name).is_file()
+
+
+def test_the_changelogs_name_the_current_catalog_version() -> None:
+    """A catalog bump comes with its changelog lines (the figures in docs/catalog-changelog.md)."""
+    from accelerators import catalog
+
+    version = catalog.catalog_version()
+    assert version in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    figures = (ROOT / "docs" / "catalog-changelog.md").read_text(encoding="utf-8")
+    assert f"\n## {version} " in figures

@@ -268,6 +268,7 @@ def test_a_faulty_endpoint_never_changes_the_verdict_and_ends_in_time(
         assert "did not answer within 2 s" in notes[0].message
 
 
+@pytest.mark.slow
 def test_the_default_limits_keep_a_hanging_endpoint_inside_the_gate_budget(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

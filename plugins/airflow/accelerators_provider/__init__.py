@@ -1,8 +1,10 @@
 """Airflow provider for ``accelerators``: the accelerator as one argument, the gate first.
 
->>> from accelerators_provider import AcceleratorPodOperator  # doctest: +SKIP
->>> AcceleratorPodOperator(task_id="train", image="trainer:1", accelerator="H100:8",
-...                        platform="gke")  # doctest: +SKIP
+>>> from accelerators_provider import AcceleratorPodOperator
+>>> train = AcceleratorPodOperator(task_id="train", image="trainer:1", accelerator="H100:8",
+...                                platform="gke")
+>>> train.accelerator, train.platform
+('H100:8', 'gke')
 
 Public names: :class:`AcceleratorPodOperator`, :class:`AcceleratorGateOperator`,
 :func:`accelerator_task` (``@task.accelerator``), :func:`accelerator_gate_task`

@@ -117,6 +117,7 @@ def _gate_first(run: Any, gate: str, others: list[str]) -> dict[str, Any]:
     return report
 
 
+@pytest.mark.slow
 def test_training(airflow_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     dag, run, _ = run_template("airflow_training.py", "train|evaluate", monkeypatch)
     report = _gate_first(run, "gate", ["train", "evaluate"])

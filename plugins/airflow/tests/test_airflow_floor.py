@@ -106,6 +106,7 @@ def _venv(requirements: list[str], pins: list[str]) -> Path:
     return venv
 
 
+@pytest.mark.slow
 def test_the_provider_passes_its_tests_at_its_declared_floors() -> None:
     if os.environ.get(INSIDE):
         pytest.skip("this is the floor run")

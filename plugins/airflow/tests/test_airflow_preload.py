@@ -181,6 +181,7 @@ def _local_settings(home: Path, marker: Path) -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow
 def test_the_preload_runs_only_in_the_dag_processor(tmp_path: Path) -> None:
     """The same airflow_local_settings, through the real ``airflow`` command: the DAG
     processor preloads; ``airflow version`` (like the scheduler, the API server and the

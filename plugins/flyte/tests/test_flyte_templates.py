@@ -16,6 +16,7 @@ import flyte_fallback
 import flyte_mig_inference
 import flyte_training
 import placement_oracle as oracle
+import pytest
 from flyte_helpers import SETTINGS, primary, required_terms, serialize, validate_pod_spec
 from flytekit.core.context_manager import ExecutionState, FlyteContextManager
 from flytekit.core.type_engine import TypeEngine
@@ -69,6 +70,7 @@ def test_fallback_runs_with_the_gate_result() -> None:
     assert result.steps == 5
 
 
+@pytest.mark.slow
 def test_pyflyte_run_executes_the_training_template() -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "plugins/flyte")])}
     pyflyte = Path(sys.executable).with_name("pyflyte")

@@ -1,8 +1,11 @@
 """flytekitplugins-accelerators: accelerator specs, the benchmark gate and checks for Flyte.
 
->>> from flytekitplugins.accelerators import accelerator_task, task_args   # doctest: +SKIP
->>> @accelerator_task("A100@2g.10gb")                                        # doctest: +SKIP
-... def infer(batch: list[str]) -> list[str]: ...
+>>> from flytekitplugins.accelerators import accelerator_task
+>>> @accelerator_task("A100@2g.10gb")
+... def infer(batch: list[str]) -> list[str]:
+...     return batch
+>>> infer.accelerator
+<Partition A100-40GB@2g.10gb>
 
 Public names (``docs/flyte.md``):
 

@@ -112,9 +112,16 @@ def task_args(
 ) -> dict[str, Any]:
     """Keyword arguments for ``@task(...)`` or ``node.with_overrides(...)`` that place ``spec``.
 
-    >>> @task(**task_args("H100:8", requests=Resources(cpu="16", mem="128Gi")))  # doctest: +SKIP
-    ... def train() -> None: ...
-    >>> train().with_overrides(**task_args("H100:8 | A100-80GB:8"))  # doctest: +SKIP
+    >>> from flytekit import Resources, task, workflow
+    >>> args = task_args("H100:8", requests=Resources(cpu="16", mem="128Gi"))
+    >>> args["accelerator"], sorted(args)
+    (<Partition H100@whole>, ['accelerator', 'limits', 'pod_template', 'requests'])
+    >>> @task(**args)
+    ... def train() -> None:
+    ...     pass
+    >>> @workflow
+    ... def pipeline() -> None:
+    ...     train().with_overrides(**task_args("H100:8 | A100-80GB:8"))
 
     :param spec: an :class:`~accelerators.AcceleratorSpec`, spec text (``"A100@2g.10gb"``,
         ``"H100 | A100-80GB"``), a constant, or a fallback list.

@@ -115,8 +115,12 @@ def accelerator_task(
 ) -> Callable[[Callable[..., Any]], Any]:
     """``@task`` on ``spec``'s accelerator, the gate running first in the task's own pod.
 
-    >>> @accelerator_task("H100:8", requests=Resources(cpu="16"))   # doctest: +SKIP
-    ... def train(epochs: int) -> float: ...
+    >>> from flytekit import Resources
+    >>> @accelerator_task("H100:8", requests=Resources(cpu="16"))
+    ... def train(epochs: int) -> float:
+    ...     return 0.0
+    >>> train.accelerator
+    <Partition H100@whole>
 
     :param spec: the accelerator spec.
     :param gate: run the gate before the function (the default; see the module docstring).
