@@ -3,9 +3,17 @@
 >>> from accelerators.lazy import lazy_exports
 >>> __getattr__, __dir__, __all__ = lazy_exports(
 ...     "accelerators.bench",
-...     {"._errors": "AcceleratorGateError", "._report": "BenchReport Verdict"},
+...     {".report._errors": "AcceleratorGateError", ".report._models": "BenchReport Verdict"},
 ...     own="gate",
-... )  # doctest: +SKIP
+... )
+>>> __all__
+['AcceleratorGateError', 'BenchReport', 'Verdict', 'gate']
+>>> __getattr__("BenchReport").__module__
+'accelerators.bench.report._models'
+>>> __getattr__("gat")
+Traceback (most recent call last):
+    ...
+AttributeError: module 'accelerators.bench' has no attribute 'gat'; did you mean 'gate'?
 
 The table maps a module to the names it defines, separated by spaces: a module that starts
 with ``.`` is inside the package, and the module ``"."`` lists subpackages or submodules that
@@ -15,8 +23,8 @@ imports a name's module the first time the name is read and keeps the value in t
 namespace (later reads cost nothing), and ``__dir__`` and ``__all__`` list the public names,
 sorted (as ``dir()`` shows them).
 
-An unknown name raises :class:`AttributeError` with the close matches among the public names
-(``module 'accelerators.bench' has no attribute 'gat'; did you mean 'gate'?``).
+An unknown name raises :class:`AttributeError` with the close matches among the public names,
+as above.
 
 Type checkers do not run ``__getattr__``: a package that uses this helper also imports the
 same names under ``if TYPE_CHECKING:`` (``tests/test_lazy.py`` checks that every package's
