@@ -106,9 +106,9 @@ def main() -> int:
     parser.add_argument("--cpu", action="store_true", help="smoke run on the CPU (tiny shapes)")
     args = parser.parse_args()
     out: dict[str, Any] = {"cold_quick": {} if args.cpu else cold_quick_phases()}
-    from accelerators.bench._torch_backend import TorchBackend
     from accelerators.bench.measure._backend import Shape
     from accelerators.bench.measure._timing import EventTimer, bench
+    from accelerators.bench.torch_backend._backend import TorchBackend
     from accelerators.detect import current
 
     out["detection_ms"] = {

@@ -338,7 +338,7 @@ def part_bandwidth(cfg: dict[str, Any], work: Path) -> dict[str, Any]:
 def part_faults(cfg: dict[str, Any], work: Path) -> dict[str, Any]:
     from fault_detection import case_trials, gate_runs
 
-    from accelerators.bench._torch_backend import TorchBackend
+    from accelerators.bench.torch_backend._backend import TorchBackend
 
     cuda = cfg["mode"] == "cuda"
     backend = TorchBackend("cuda", indices=[0]) if cuda else TorchBackend("cpu")

@@ -38,7 +38,7 @@ def select_backend(
     detected: Detected, devices: DeviceSelection
 ) -> tuple[Backend | None, Reason | None]:
     """The torch backend for what is visible, or why there is none."""
-    from accelerators.bench._torch_backend import TorchBackend, import_torch
+    from accelerators.bench.torch_backend._backend import TorchBackend, import_torch
 
     cpu = detected.cpu
 

@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 
 from bench_helpers import run_checked_case  # noqa: E402
 
-from accelerators.bench._torch_backend import TorchBackend  # noqa: E402
+from accelerators.bench.torch_backend._backend import TorchBackend  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,8 @@ torch = pytest.importorskip("torch")
 
 from bench_helpers import run_checked_case  # noqa: E402
 
-from accelerators.bench import _torch_dtypes  # noqa: E402
-from accelerators.bench._torch_backend import TorchBackend, _TorchGemmCase  # noqa: E402
+from accelerators.bench.torch_backend import _dtypes as _torch_dtypes  # noqa: E402
+from accelerators.bench.torch_backend._backend import TorchBackend, _TorchGemmCase  # noqa: E402
 
 
 @pytest.fixture(scope="module")

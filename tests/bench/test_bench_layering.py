@@ -30,9 +30,9 @@ CONTEXT = "accelerators/bench/device/_context.py"
 SPLIT = (
     "accelerators/bench/measure/_gemm.py",
     "accelerators/bench/measure/_gemm_shapes.py",
-    "accelerators/bench/_torch_backend.py",
-    "accelerators/bench/_torch_gemm.py",
-    "accelerators/bench/_torch_stream.py",
+    "accelerators/bench/torch_backend/_backend.py",
+    "accelerators/bench/torch_backend/_gemm.py",
+    "accelerators/bench/torch_backend/_stream.py",
 )
 
 

@@ -57,7 +57,7 @@ def test_array_size_yields_to_the_memory_budget_but_not_below_4x_llc() -> None:
 @pytest.fixture(scope="module")
 def torch_cpu():  # type: ignore[no-untyped-def]
     pytest.importorskip("torch")
-    from accelerators.bench._torch_backend import TorchBackend
+    from accelerators.bench.torch_backend._backend import TorchBackend
 
     return TorchBackend("cpu")
 

@@ -9,7 +9,7 @@ from accelerators.bench.measure._correctness import gemm_check_passes
 
 torch = pytest.importorskip("torch")
 
-from accelerators.bench._torch_backend import TorchBackend  # noqa: E402
+from accelerators.bench.torch_backend._backend import TorchBackend  # noqa: E402
 
 
 @pytest.fixture(scope="module")

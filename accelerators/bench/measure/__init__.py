@@ -6,5 +6,5 @@ The :class:`~accelerators.bench.measure._backend.Backend` interface the algorith
 (``_threads``), correctness tolerances (``_correctness``), statistics that do not flap
 (``_stable``) and the profiles' budgets (``_profiles``).
 
-Imports nothing else of the bench; torch lives in :mod:`accelerators.bench.torch`.
+Imports nothing else of the bench; torch lives in :mod:`accelerators.bench.torch_backend`.
 """

@@ -4,7 +4,7 @@ A :class:`Backend` lists devices (:class:`DeviceProps`), opens GEMM sessions (a 
 inputs on one device, from which :class:`GemmCase` views of any shape are cut) and stream
 arrays (:class:`StreamCase`), and hands out a
 :class:`~accelerators.bench.measure._timing.Timer` and a clock.
-:mod:`accelerators.bench._torch_backend` implements it for CUDA, ROCm, XPU and CPU;
+:mod:`accelerators.bench.torch_backend._backend` implements it for CUDA, ROCm, XPU and CPU;
 :mod:`accelerators.bench.testing` implements a fake with a planted throughput model, so the
 shape search, the verdict and the report can be tested without a GPU.
 

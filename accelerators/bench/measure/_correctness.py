@@ -36,7 +36,7 @@ output is produced and before the next call's start (untimed). Per call:
   bad tile, flipped bits, a stale block: localised errors are outliers in their rows).
 
 int8 products (int32 outputs) are checked exactly instead: every row sum must equal its
-reference, see :mod:`accelerators.bench._abft_exact`.
+reference, see :mod:`accelerators.bench.torch_backend._abft_exact`.
 
 Stream kernels are checked against analytic values in :mod:`accelerators.bench.measure._stream`.
 """

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from accelerators.bench._block_scaled import probe
 from accelerators.bench.measure._backend import DeviceProps
+from accelerators.bench.torch_backend._block_scaled import probe
 
 __all__ = ["GEMM_DTYPES", "torch_dtype", "unsupported"]
 

@@ -3,7 +3,7 @@
 An integer product has no rounding, so the ABFT check needs no tolerance: the row sums
 ``C.1`` must equal ``A.(B.1)`` exactly. ``C.1`` is summed in int64; ``A.(B.1)`` is a
 matrix-vector product in fp64, which is exact here:
-the pool's values are integers in ``[-16, 16]`` (:mod:`accelerators.bench._torch_gemm`), so
+the pool's values are integers in ``[-16, 16]`` (:mod:`accelerators.bench.torch_backend._gemm`), so
 an output element is at most ``256 k`` and a row sum at most ``256 k n``, below ``2**53`` for
 every shape the search can pick (``k, n <= 32768`` gives ``2.7e11``); fp64 adds integers
 below ``2**53`` exactly in any order. Any difference, in any row, fails the call.
@@ -22,9 +22,10 @@ _CHUNK_ELEMENTS = 1 << 24
 def exact_call_stats(torch: Any, out: Any, a: Any, b: Any) -> Any:
     """A device tensor ``[failed, rows that differ, 0]`` for the integer ``out = a @ b``.
 
-    The layout matches :func:`accelerators.bench._abft.call_stats`, so
-    :func:`accelerators.bench._abft.summarize` reads both: the second figure (the outlier
-    score) is the number of rows whose checksum differs, the third (the scale error) is 0.
+    The layout matches :func:`accelerators.bench.torch_backend._abft.call_stats`, so
+    :func:`accelerators.bench.torch_backend._abft.summarize` reads both: the second figure
+    (the outlier score) is the number of rows whose checksum differs, the third (the scale
+    error) is 0.
 
     :param torch: the torch module.
     :param out: the ``m x n`` integer output just produced.

@@ -22,16 +22,16 @@ import random
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from accelerators.bench._abft import call_stats, summarize
-from accelerators.bench._abft_exact import exact_call_stats
-from accelerators.bench._block_scaled import (
+from accelerators.bench.measure._backend import DeviceProps, GemmCase, GemmCheck, GemmSession, Shape
+from accelerators.bench.torch_backend._abft import call_stats, summarize
+from accelerators.bench.torch_backend._abft_exact import exact_call_stats
+from accelerators.bench.torch_backend._block_scaled import (
     fp4_codes,
     fp4_ones_b,
     scaled_mm,
     unit_scales,
     widen_fp4,
 )
-from accelerators.bench.measure._backend import DeviceProps, GemmCase, GemmCheck, GemmSession, Shape
 
 __all__ = ["TorchGemmCase", "TorchGemmSession", "TorchHost"]
 
@@ -49,7 +49,7 @@ _ALIGN_ELEMENTS = 64
 
 
 class TorchHost(Protocol):
-    """What the GEMM and stream cases need from :class:`~._torch_backend.TorchBackend`."""
+    """What the GEMM and stream cases need from :class:`~._backend.TorchBackend`."""
 
     @property
     def torch(self) -> Any: ...

@@ -3,8 +3,8 @@
 One class covers CUDA, ROCm (torch's ``cuda`` device on a HIP build), Intel XPU and the CPU.
 torch is imported when a :class:`TorchBackend` is created, never at module import.
 
-GEMM pools and cases live in :mod:`~accelerators.bench._torch_gemm`, the stream arrays in
-:mod:`~accelerators.bench._torch_stream`.
+GEMM pools and cases live in :mod:`~accelerators.bench.torch_backend._gemm`, the stream arrays in
+:mod:`~accelerators.bench.torch_backend._stream`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,6 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
-from accelerators.bench import _torch_dtypes as _dtypes
-from accelerators.bench._torch_gemm import TorchGemmCase, TorchGemmSession
-from accelerators.bench._torch_stream import TorchStreamCase
 from accelerators.bench.measure._backend import (
     Backend,
     BackendKind,
@@ -26,6 +23,9 @@ from accelerators.bench.measure._backend import (
     StreamCase,
 )
 from accelerators.bench.measure._timing import EventTimer, SyncTimer, Timer
+from accelerators.bench.torch_backend import _dtypes
+from accelerators.bench.torch_backend._gemm import TorchGemmCase, TorchGemmSession
+from accelerators.bench.torch_backend._stream import TorchStreamCase
 
 #: Device-side wait enqueued ahead of each timed call on CUDA (:class:`EventTimer`'s spacer):
 #: longer than the host needs to enqueue a start event, one call and an end event (tens of

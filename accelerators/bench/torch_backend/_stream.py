@@ -6,9 +6,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from accelerators.bench._torch_gemm import TorchHost
 from accelerators.bench.measure._backend import DeviceProps, StreamCase
 from accelerators.bench.measure._stream import STREAM_SCALAR, STREAM_START
+from accelerators.bench.torch_backend._gemm import TorchHost
 
 __all__ = ["TorchStreamCase"]
 
