@@ -8,13 +8,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import accelerators
-from accelerators.bench._contention import busy_reasons
 from accelerators.bench._verdict import (
     correctness_reasons,
     performance_reasons,
     telemetry_reasons,
     verdict_of,
 )
+from accelerators.bench.device._contention import busy_reasons
 from accelerators.bench.device._context import (
     Context,
     DeviceState,

@@ -12,7 +12,7 @@ judged; every window's median is reported. On a host visibly busy since the run 
 there is no rerun: the verdict names the contention whatever another window would show, and
 under a CPU hog reruns only made the run longer. A figure still unjudgeable when the budget or
 the reruns run out keeps its reason in ``unjudged``, and the verdict names the contention
-("inconclusive: node busy", :mod:`~accelerators.bench._contention`) instead of the device.
+("inconclusive: node busy", :mod:`~accelerators.bench.device._contention`) instead of the device.
 
 GEMM reruns run the winning shape's product again and verify every re-timed output with the
 same row checksums as the search's (NaN and Inf included): a miscompare in a rerun fails like

@@ -34,13 +34,13 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from accelerators.bench._contention import busy_since, conditions, snapshot
 from accelerators.bench._judge import judge_busy, summary, versions_of
 from accelerators.bench._judge import slowest as slowest_of
 from accelerators.bench._select import parse_expect, sample_current, select_backend
 from accelerators.bench._session import Session
 from accelerators.bench._thread_phase import history_priors
 from accelerators.bench._verdict import identity_reasons, spread_reasons, verdict_of
+from accelerators.bench.device._contention import busy_since, conditions, snapshot
 from accelerators.bench.device._context import (
     DeviceSelection,
     ProgressCallback,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from accelerators.bench import MemoryResult, Reason, ReasonCode, Severity, Verdict, run
-from accelerators.bench._contention import busy_reasons
+from accelerators.bench.device._contention import busy_reasons
 from accelerators.bench.expect._bands import ContentionPolicy
 from accelerators.bench.history._baseline import OWN_BAND
 from accelerators.bench.history._store import SqliteStore

@@ -193,7 +193,7 @@ def test_no_rerun_while_the_host_is_visibly_busy() -> None:
     assert windows.why() is None
 
     # The contention policy's lines, measured from a run's start.
-    from accelerators.bench._contention import busy_since, snapshot
+    from accelerators.bench.device._contention import busy_since, snapshot
     from accelerators.bench.expect._bands import ContentionPolicy
 
     now = snapshot()

@@ -12,7 +12,7 @@ context in this process shows up as another process.)
 (matched by UUID, a MIG slice by its parent GPU's): ``warn`` (the contention policy's
 severity) when another process runs there, naming its PID, name and memory, and ``info``
 when NVML cannot tell, with the error. A slow figure on such a device then reads
-"inconclusive: node busy" through :func:`accelerators.bench._contention.busy_reasons`.
+"inconclusive: node busy" through :func:`accelerators.bench.device._contention.busy_reasons`.
 """
 
 from __future__ import annotations
