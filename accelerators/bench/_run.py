@@ -17,7 +17,7 @@ One run:
 :mod:`~accelerators.bench._session` plans the phases and their deadlines and runs them.
 Each phase is its own module: :mod:`~accelerators.bench._select` (the spec and the backend),
 :mod:`~accelerators.bench._warmup`, :mod:`~accelerators.bench._gemm_phase`,
-:mod:`~accelerators.bench._stream_phase` and :mod:`~accelerators.bench._judge` (checks and
+:mod:`~accelerators.bench._stream_phase` and :mod:`~accelerators.bench.judge._judge` (checks and
 verdict), over the shared :mod:`~accelerators.bench.device._context`; this module orders them.
 
 A failure inside one device's phase (a CUDA error, out of memory) becomes a ``bench_error``
@@ -34,23 +34,23 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from accelerators.bench._judge import judge_busy, summary, versions_of
-from accelerators.bench._judge import slowest as slowest_of
 from accelerators.bench._select import parse_expect, sample_current, select_backend
 from accelerators.bench._session import Session
 from accelerators.bench._thread_phase import history_priors
-from accelerators.bench._verdict import identity_reasons, spread_reasons, verdict_of
 from accelerators.bench.device._contention import busy_since, conditions, snapshot
 from accelerators.bench.device._context import (
     DeviceSelection,
     ProgressCallback,
 )
 from accelerators.bench.device._gpu_processes import Occupancy, gpu_occupancy
-from accelerators.bench.device._reconcile import reconcile_reasons
 from accelerators.bench.expect._bands import bands
 from accelerators.bench.expect._cpu_peak import cpu_peak_clock
 from accelerators.bench.history._record import open_history, read_baselines, record
 from accelerators.bench.history._store import HistoryStore
+from accelerators.bench.judge._judge import judge_busy, summary, versions_of
+from accelerators.bench.judge._judge import slowest as slowest_of
+from accelerators.bench.judge._reconcile import reconcile_reasons
+from accelerators.bench.judge._verdict import identity_reasons, spread_reasons, verdict_of
 from accelerators.bench.measure._backend import Backend
 from accelerators.bench.measure._profiles import Profile, get_profile
 from accelerators.bench.report._models import BenchReport, DeviceReport, ReasonCode, Severity

@@ -15,7 +15,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from accelerators.bench._gemm_phase import measure_gemm
-from accelerators.bench._judge import device_report
 from accelerators.bench._rerun import RERUN_SHARE, rerun_gemm
 from accelerators.bench._stream_phase import (
     RERUNNABLE,
@@ -35,6 +34,7 @@ from accelerators.bench.device._context import (
     identity_of,
 )
 from accelerators.bench.device._telemetry import TelemetrySampler, fold, telemetry_problems
+from accelerators.bench.judge._judge import device_report
 from accelerators.bench.measure._backend import Backend
 from accelerators.bench.measure._profiles import Profile
 from accelerators.bench.report._models import DeviceReport, Reason, ReasonCode, Severity

@@ -23,7 +23,7 @@ PHASES = (
     "accelerators/bench/_gemm_phase.py",
     "accelerators/bench/_stream_phase.py",
     "accelerators/bench/_thread_phase.py",
-    "accelerators/bench/_judge.py",
+    "accelerators/bench/judge/_judge.py",
 )
 CONTEXT = "accelerators/bench/device/_context.py"
 #: The GEMM search and the torch backend were split (issue 11): each stays under 400 lines.

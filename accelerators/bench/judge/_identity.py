@@ -2,7 +2,7 @@
 
 Each alternative of a spec (the spec, then its fallbacks) is tried in order; the first one
 every visible device matches is the answer. The codes are listed in
-:mod:`accelerators.bench._verdict`.
+:mod:`accelerators.bench.judge._verdict`.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ node_busy              per data  a slow figure on a busy node, beside another GP
                                  still too spread to judge after its reruns (:mod:`._rerun`)
 =====================  ========  ============================================================
 
-Identity checks live in :mod:`~accelerators.bench._identity`.
+Identity checks live in :mod:`~accelerators.bench.judge._identity`.
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from accelerators._text import flops_unit
-from accelerators.bench._identity import device_name, identity_reasons
 from accelerators.bench.expect._bands import Thresholds, ThrottlePolicy
+from accelerators.bench.judge._identity import device_name, identity_reasons
 from accelerators.bench.report._models import (
     GemmResult,
     MemoryResult,

@@ -8,12 +8,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import accelerators
-from accelerators.bench._verdict import (
-    correctness_reasons,
-    performance_reasons,
-    telemetry_reasons,
-    verdict_of,
-)
 from accelerators.bench.device._contention import busy_reasons
 from accelerators.bench.device._context import (
     Context,
@@ -23,6 +17,12 @@ from accelerators.bench.device._gpu_processes import Occupancy, occupancy_reason
 from accelerators.bench.expect._bands import ContentionPolicy, bands
 from accelerators.bench.expect._cpu_peak import CpuClock, cpu_clock, peak_reasons
 from accelerators.bench.history._baseline import with_fleet_baseline
+from accelerators.bench.judge._verdict import (
+    correctness_reasons,
+    performance_reasons,
+    telemetry_reasons,
+    verdict_of,
+)
 from accelerators.bench.measure._backend import Backend
 from accelerators.bench.report._models import (
     DeviceReport,
