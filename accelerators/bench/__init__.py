@@ -48,7 +48,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         ".report._models": "SCHEMA_VERSION BenchReport DeviceReport DeviceSummary GemmResult "
         "MemoryResult Reason ReasonCode Severity Verdict write_json",
         ".measure._profiles": "PROFILES Profile",
-        "._run": "run",
+        ".runner._run": "run",
         "._html": "html_report",
         "._plot": "plot_report",
         ".history._store": "HistoryStore",
@@ -63,8 +63,6 @@ if TYPE_CHECKING:
 
     from accelerators.bench._html import html_report as html_report
     from accelerators.bench._plot import plot_report as plot_report
-    from accelerators.bench._run import DeviceSelection, ProgressCallback
-    from accelerators.bench._run import run as run
     from accelerators.bench.history._open import HISTORY_ENV as HISTORY_ENV
     from accelerators.bench.history._open import open_store as open_store
     from accelerators.bench.history._store import HistoryStore as HistoryStore
@@ -83,6 +81,8 @@ if TYPE_CHECKING:
     from accelerators.bench.report._models import Severity as Severity
     from accelerators.bench.report._models import Verdict as Verdict
     from accelerators.bench.report._models import write_json as write_json
+    from accelerators.bench.runner._run import DeviceSelection, ProgressCallback
+    from accelerators.bench.runner._run import run as run
     from accelerators.detect import Detected
 
 
@@ -120,9 +120,9 @@ def gate(
     :raises AcceleratorGateError: the verdict is ``fail``; ``.report`` holds the report.
     :raises AcceleratorError: ``expect`` or ``devices`` is invalid.
     """
-    from accelerators.bench._run import run
     from accelerators.bench.report._errors import AcceleratorGateError
     from accelerators.bench.report._models import Verdict
+    from accelerators.bench.runner._run import run
 
     report = run(
         expect,

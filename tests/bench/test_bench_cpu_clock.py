@@ -127,7 +127,7 @@ def test_a_measured_clock_makes_the_peak_but_the_nodes_history_still_sets_the_ba
     """The peak comes from the measured clock; a CPU's unconfirmed band still gives way to the
     node's own passing runs (a VM's vCPUs sustain what they sustain)."""
     from accelerators.bench import PROFILES
-    from accelerators.bench._session import Session
+    from accelerators.bench.runner._session import Session
     from accelerators.bench.testing import FakeBackend, FakeDevice
 
     session = Session(

@@ -15,14 +15,14 @@ PACKAGE = Path(accelerators.bench.__file__).parent
 ROOT = PACKAGE.parent.parent
 #: The run, split one module per phase over a shared context (issue 11).
 PHASES = (
-    "accelerators/bench/_run.py",
-    "accelerators/bench/_session.py",
+    "accelerators/bench/runner/_run.py",
+    "accelerators/bench/runner/_session.py",
     "accelerators/bench/device/_context.py",
-    "accelerators/bench/_select.py",
-    "accelerators/bench/_warmup.py",
-    "accelerators/bench/_gemm_phase.py",
-    "accelerators/bench/_stream_phase.py",
-    "accelerators/bench/_thread_phase.py",
+    "accelerators/bench/runner/_select.py",
+    "accelerators/bench/runner/_warmup.py",
+    "accelerators/bench/runner/_gemm_phase.py",
+    "accelerators/bench/runner/_stream_phase.py",
+    "accelerators/bench/runner/_thread_phase.py",
     "accelerators/bench/judge/_judge.py",
 )
 CONTEXT = "accelerators/bench/device/_context.py"

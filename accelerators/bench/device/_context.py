@@ -91,7 +91,7 @@ class DeviceState:
     config: DeviceConfigRecord | None = None
     """Power limit, clocks and links (:mod:`accelerators.bench.device._config`)."""
     sustained: SustainedRecord | None = None
-    """The sustained phase (:mod:`accelerators.bench._sustained`)."""
+    """The sustained phase (:mod:`accelerators.bench.runner._sustained`)."""
 
 
 class Progress:

@@ -93,7 +93,7 @@ class Profile:
     :param catalog_gated: GPU dtypes run only where the catalog has a dense figure of that
         dtype for the identified device (reported as not run otherwise).
     :param sustained_s: GPUs: seconds of back-to-back GEMMs after the search, judged against
-        the burst rate (:mod:`accelerators.bench._sustained`); 0 skips the phase.
+        the burst rate (:mod:`accelerators.bench.runner._sustained`); 0 skips the phase.
     :param gpu_stand_ins: ``(dtype, instead)`` pairs: on a GPU the first is not run where the
         second is measured and the catalog gives the device the same dense rate for both
         (fp16 and bf16 on every NVIDIA part since Ampere and on AMD's MI200/MI300): the same

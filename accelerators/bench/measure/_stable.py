@@ -9,7 +9,7 @@ One lucky call must not carry a verdict, and one disturbed window must not sink 
 * :func:`unjudgeable` says why a window cannot be judged yet: its median is far below its
   bounded best (the window was disturbed), there is no bounded best, or the median is below
   the band while the bounded best is inside it. Such a figure is re-measured while the run's
-  budget lasts (:mod:`~accelerators.bench._rerun`); a device that is really slow is slow in
+  budget lasts (:mod:`~accelerators.bench.runner._rerun`); a device that is really slow is slow in
   every window, with a tight spread, and is judged slow.
 """
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import statistics
 from typing import Literal
 
-from accelerators.bench._thread_phase import Chosen, start_threads, windowed_choice
 from accelerators.bench.device._context import (
     CPU_PROBE,
     CPU_TRIAL_REPS,
@@ -28,6 +27,7 @@ from accelerators.bench.report._models import (
     ReasonCode,
     Severity,
 )
+from accelerators.bench.runner._thread_phase import Chosen, start_threads, windowed_choice
 
 __all__ = [
     "CHECK_RESERVE",

@@ -2,7 +2,7 @@
 
 GPUs run all five kernels. A CPU runs its profile's subset (quick: copy and triad, what its
 verdict reads); the thread count is chosen on the first kernel, in interleaved windows
-(:mod:`accelerators.bench._thread_phase`), and those windows' calls at the chosen count are
+(:mod:`accelerators.bench.runner._thread_phase`), and those windows' calls at the chosen count are
 that kernel's figure. The phase has a hard deadline (:func:`stream_span` of planned time).
 """
 
@@ -12,8 +12,6 @@ import dataclasses
 import math
 from collections.abc import Callable
 
-from accelerators.bench._rerun import Windows
-from accelerators.bench._thread_phase import ROUNDS, start_threads, windowed_choice
 from accelerators.bench.device._context import (
     Context,
     DeviceState,
@@ -37,6 +35,8 @@ from accelerators.bench.measure._timing import Measurement, Timer, bench
 from accelerators.bench.report._models import (
     MemoryResult,
 )
+from accelerators.bench.runner._rerun import Windows
+from accelerators.bench.runner._thread_phase import ROUNDS, start_threads, windowed_choice
 
 __all__ = ["RERUNNABLE", "measure_stream", "stream_kernels", "stream_span"]
 

@@ -14,11 +14,12 @@ One run:
 6. stream kernels on every device, each checked against its analytic value;
 7. compare with datasheet peaks and expected bands, and gate on the slowest device.
 
-:mod:`~accelerators.bench._session` plans the phases and their deadlines and runs them.
-Each phase is its own module: :mod:`~accelerators.bench._select` (the spec and the backend),
-:mod:`~accelerators.bench._warmup`, :mod:`~accelerators.bench._gemm_phase`,
-:mod:`~accelerators.bench._stream_phase` and :mod:`~accelerators.bench.judge._judge` (checks and
-verdict), over the shared :mod:`~accelerators.bench.device._context`; this module orders them.
+:mod:`~accelerators.bench.runner._session` plans the phases and their deadlines and runs them.
+Each phase is its own module: :mod:`~accelerators.bench.runner._select` (the spec and the
+backend), :mod:`~accelerators.bench.runner._warmup`,
+:mod:`~accelerators.bench.runner._gemm_phase`, :mod:`~accelerators.bench.runner._stream_phase`
+and :mod:`~accelerators.bench.judge._judge` (checks and verdict), over the shared
+:mod:`~accelerators.bench.device._context`; this module orders them.
 
 A failure inside one device's phase (a CUDA error, out of memory) becomes a ``bench_error``
 reason for that device; the run goes on with the others.
@@ -34,9 +35,6 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from accelerators.bench._select import parse_expect, sample_current, select_backend
-from accelerators.bench._session import Session
-from accelerators.bench._thread_phase import history_priors
 from accelerators.bench.device._contention import busy_since, conditions, snapshot
 from accelerators.bench.device._context import (
     DeviceSelection,
@@ -54,6 +52,9 @@ from accelerators.bench.judge._verdict import identity_reasons, spread_reasons, 
 from accelerators.bench.measure._backend import Backend
 from accelerators.bench.measure._profiles import Profile, get_profile
 from accelerators.bench.report._models import BenchReport, DeviceReport, ReasonCode, Severity
+from accelerators.bench.runner._select import parse_expect, sample_current, select_backend
+from accelerators.bench.runner._session import Session
+from accelerators.bench.runner._thread_phase import history_priors
 
 if TYPE_CHECKING:
     from accelerators.detect import Detected

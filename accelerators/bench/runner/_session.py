@@ -14,16 +14,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
-from accelerators.bench._gemm_phase import measure_gemm
-from accelerators.bench._rerun import RERUN_SHARE, rerun_gemm
-from accelerators.bench._stream_phase import (
-    RERUNNABLE,
-    measure_stream,
-    stream_kernels,
-    stream_span,
-)
-from accelerators.bench._sustained import measure_sustained
-from accelerators.bench._warmup import drain_bursts, warm_up
 from accelerators.bench.device._config import check_device_config
 from accelerators.bench.device._context import (
     BURST_S,
@@ -38,6 +28,16 @@ from accelerators.bench.judge._judge import device_report
 from accelerators.bench.measure._backend import Backend
 from accelerators.bench.measure._profiles import Profile
 from accelerators.bench.report._models import DeviceReport, Reason, ReasonCode, Severity
+from accelerators.bench.runner._gemm_phase import measure_gemm
+from accelerators.bench.runner._rerun import RERUN_SHARE, rerun_gemm
+from accelerators.bench.runner._stream_phase import (
+    RERUNNABLE,
+    measure_stream,
+    stream_kernels,
+    stream_span,
+)
+from accelerators.bench.runner._sustained import measure_sustained
+from accelerators.bench.runner._warmup import drain_bursts, warm_up
 
 if TYPE_CHECKING:
     from accelerators.detect import Detected
