@@ -49,8 +49,8 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "MemoryResult Reason ReasonCode Severity Verdict write_json",
         ".measure._profiles": "PROFILES Profile",
         ".runner._run": "run",
-        "._html": "html_report",
-        "._plot": "plot_report",
+        ".render._html": "html_report",
+        ".render._plot": "plot_report",
         ".history._store": "HistoryStore",
         ".history._open": "HISTORY_ENV open_store",
     },
@@ -61,14 +61,14 @@ if TYPE_CHECKING:
     import os
     from collections.abc import Callable
 
-    from accelerators.bench._html import html_report as html_report
-    from accelerators.bench._plot import plot_report as plot_report
     from accelerators.bench.history._open import HISTORY_ENV as HISTORY_ENV
     from accelerators.bench.history._open import open_store as open_store
     from accelerators.bench.history._store import HistoryStore as HistoryStore
     from accelerators.bench.measure._backend import Backend
     from accelerators.bench.measure._profiles import PROFILES as PROFILES
     from accelerators.bench.measure._profiles import Profile as Profile
+    from accelerators.bench.render._html import html_report as html_report
+    from accelerators.bench.render._plot import plot_report as plot_report
     from accelerators.bench.report._errors import AcceleratorGateError as AcceleratorGateError
     from accelerators.bench.report._models import SCHEMA_VERSION as SCHEMA_VERSION
     from accelerators.bench.report._models import BenchReport as BenchReport

@@ -102,7 +102,7 @@ def history_command(
     found = trends(read.figures, drop=drop, metrics=tuple(metric or ()))
     shown = [t for t in found if t.flagged] if flagged_only else found
     if chart is not None:
-        from accelerators.bench._history_plot import history_png
+        from accelerators.bench.render._history_plot import history_png
         from accelerators.bench.report._models import atomic_write
 
         atomic_write(chart, history_png(found))

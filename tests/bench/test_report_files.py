@@ -135,9 +135,9 @@ def test_math_text_in_names_is_drawn_as_text(
     name: str, report: BenchReport, tmp_path: Path
 ) -> None:
     pytest.importorskip("matplotlib")
-    from accelerators.bench._history_plot import history_png
     from accelerators.bench.history._fleet import trends
     from accelerators.bench.history._store import Figure
+    from accelerators.bench.render._history_plot import history_png
 
     data = report.model_dump(mode="json")
     data["device"].update(name=name, accelerator=None)

@@ -2,7 +2,7 @@
 
 Ceilings come from the catalog (each dtype's datasheet peak, the datasheet bandwidth) and
 from the run (the best stream bandwidth, dashed); every measured GEMM and stream kernel is a
-labelled point (:mod:`accelerators.bench._roofline`). matplotlib is imported inside the
+labelled point (:mod:`accelerators.bench.render._roofline`). matplotlib is imported inside the
 functions with the Agg backend (no display needed); files are written atomically.
 """
 
@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from accelerators.bench._roofline import Ceiling, Roofline, RoofPoint, roofline
+from accelerators.bench.render._roofline import Ceiling, Roofline, RoofPoint, roofline
 from accelerators.bench.report._models import BenchReport, atomic_write
 
 __all__ = ["PLAIN_TEXT", "plot_report", "roofline_png"]

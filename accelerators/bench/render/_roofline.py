@@ -1,7 +1,7 @@
 """Roofline geometry of a report: each measured kernel's arithmetic intensity and rate.
 
-Pure arithmetic, no plotting library: :mod:`accelerators.bench._plot` draws it and
-:mod:`accelerators.bench._html` tabulates it.
+Pure arithmetic, no plotting library: :mod:`accelerators.bench.render._plot` draws it and
+:mod:`accelerators.bench.render._html` tabulates it.
 
 * Points are *sustained* rates (the median of the timed calls), the figures the gate judges.
 * A GEMM of ``m x n x k`` does ``2*m*n*k`` FLOP and, at the least, reads ``A`` and ``B`` and

@@ -85,7 +85,7 @@ def _reasons(report: BenchReport) -> str:
 
 
 def _chart(report: BenchReport) -> str:
-    from accelerators.bench._plot import roofline_png
+    from accelerators.bench.render._plot import roofline_png
 
     try:
         png = roofline_png(report, dpi=96)

@@ -32,7 +32,7 @@ def history_png(trends: Sequence[Trend], *, max_panels: int = 4, dpi: int = 110)
     except ImportError as exc:  # pragma: no cover - matplotlib is installed where tests run
         raise ImportError('Charts need matplotlib: pip install "accelerators[bench]"') from exc
 
-    from accelerators.bench._plot import PLAIN_TEXT
+    from accelerators.bench.render._plot import PLAIN_TEXT
 
     with matplotlib.rc_context(PLAIN_TEXT):  # node and device names are text, never math
         metrics = list(dict.fromkeys(t.metric for t in trends))[:max_panels] or ["(no history)"]
