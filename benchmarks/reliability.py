@@ -398,7 +398,7 @@ def _child(code: str, env: dict[str, str], cap: float) -> tuple[str | None, floa
 
 
 def check_endpoints(row: Row, cap: float, work: Path) -> None:
-    from accelerators.bench._fault_servers import FaultServer, refused_url
+    from accelerators.bench.testing._fault_servers import FaultServer, refused_url
 
     secret = "s3cr3t-pw"
     cases: list[tuple[str, Callable[[], contextlib.AbstractContextManager[str]]]] = []
@@ -1081,7 +1081,7 @@ def check_cli(row: Row, work: Path, endpoint: str | None) -> None:
 
 
 def refused_endpoint() -> str:
-    from accelerators.bench._fault_servers import refused_url
+    from accelerators.bench.testing._fault_servers import refused_url
 
     return refused_url()
 

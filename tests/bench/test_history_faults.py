@@ -24,11 +24,11 @@ from typing import Any
 import pytest
 
 from accelerators.bench import AcceleratorGateError, BenchReport, ReasonCode, Severity, gate, run
-from accelerators.bench._fault_servers import FaultServer, refused_url
 from accelerators.bench.history._fleet import fleet_medians
 from accelerators.bench.history._open import open_store
 from accelerators.bench.history._store import SqliteStore
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
+from accelerators.bench.testing._fault_servers import FaultServer, refused_url
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Short limits for every test here (the defaults are checked in their own test).

@@ -13,6 +13,11 @@ planted throughput model gives, so the shape search, the budgets, thread choice,
 verdicts run exactly as on hardware, deterministically and in milliseconds. The model of a
 GPU is wave quantization over the SM count x a K-efficiency term x a bump centred on
 ``FakeDevice.optimum``, scaled so that the optimum reaches ``gemm_tflops[dtype]``.
+
+The device model lives in ``_fake_device``, the fake host (:func:`fake_detected`) in
+``_fake_host``; ``_fault_servers`` holds misbehaving HTTP endpoints on the loopback interface
+for the bench history's fault tests. Fakes sit beside the run, never under it: nothing else
+in the bench imports this package.
 """
 
 from __future__ import annotations
@@ -21,8 +26,6 @@ import math
 import random
 from collections.abc import Callable, Sequence
 
-from accelerators.bench._fake_device import FakeClock, FakeDevice, gpu_efficiency
-from accelerators.bench._fake_host import fake_detected
 from accelerators.bench.measure._backend import (
     ELEMENT_BYTES,
     Backend,
@@ -36,6 +39,8 @@ from accelerators.bench.measure._backend import (
 from accelerators.bench.measure._correctness import GEMM_TOLERANCE
 from accelerators.bench.measure._stream import KERNELS, expected_values
 from accelerators.bench.measure._timing import SyncTimer, Timer
+from accelerators.bench.testing._fake_device import FakeClock, FakeDevice, gpu_efficiency
+from accelerators.bench.testing._fake_host import fake_detected
 
 _MIB = 1 << 20
 
