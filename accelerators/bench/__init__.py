@@ -30,6 +30,21 @@ self-contained HTML page for Flyte Decks and Airflow views), :func:`open_store` 
 :class:`HistoryStore` (the bench history a gate appends to: ``gate(history=...)``, or for a
 whole deployment the environment variable :data:`HISTORY_ENV`,
 ``ACCELERATORS_BENCH_HISTORY``).
+
+Where things live: ten subpackages on five floors, read top-down. A floor imports only the
+floors below it, and the parts of one floor do not import each other (the ``bench-layers``
+contract in ``pyproject.toml``; ``tests/bench/test_bench_layering.py`` checks lazy and
+``TYPE_CHECKING`` imports too)::
+
+    runner/ | render/ | testing/   the run and its phases | charts, HTML | fakes (public)
+       v
+    judge/                         identity, coverage, each figure's reasons, the verdict
+       v
+    device/ | history/             device state and vendors | the stored history, baselines
+       v
+    expect/ | torch_backend/       bands, peaks, CPU clock | torch kernels on hardware
+       v
+    measure/ | report/             backend interface, timing, search | the report's model
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ also follows the imports inside functions and under ``TYPE_CHECKING`` between mo
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 import accelerators.bench
@@ -90,3 +91,36 @@ def test_gemm_and_torch_modules_are_small() -> None:
     for path in SPLIT:
         lines = len((ROOT / path).read_text(encoding="utf-8").splitlines())
         assert lines <= 400, f"{path} has {lines} lines"
+
+
+def _floors() -> list[set[str]]:
+    """The bench's floors, top-down, as the ``bench-layers`` contract in pyproject.toml says."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (contract,) = (
+        c for c in config["tool"]["importlinter"]["contracts"] if c["id"] == "bench-layers"
+    )
+    assert contract["containers"] == ["accelerators.bench"]
+    return [{name.strip() for name in floor.split("|")} for floor in contract["layers"]]
+
+
+def test_every_module_lives_in_a_subpackage_on_a_floor() -> None:
+    """No flat module beside ``__init__``: each part of the bench has its folder and floor."""
+    flat = sorted(p.name for p in PACKAGE.glob("*.py") if p.name != "__init__.py")
+    assert flat == [], f"flat modules in accelerators/bench: {flat}"
+    folders = {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
+    assert folders == set().union(*_floors())
+
+
+def test_imports_go_down_the_floors_type_checking_and_lazy_ones_too() -> None:
+    """import-linter reads the contract without TYPE_CHECKING imports; this reads them all."""
+    floor_of = {part: i for i, floor in enumerate(_floors()) for part in floor}
+    upward = []
+    for name, path in MODULES.items():
+        if name == "accelerators.bench":
+            continue
+        part = name.split(".")[2]
+        for target in _imports(path):
+            other = target.split(".")[2]
+            if other != part and floor_of[other] <= floor_of[part]:
+                upward.append(f"{name} -> {target}")
+    assert upward == []
