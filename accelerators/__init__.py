@@ -15,37 +15,30 @@ from __future__ import annotations
 
 import sys
 
+from accelerators.lazy import LazyExports
+
 # Not `from typing import TYPE_CHECKING`: importing typing costs ~20 ms in a fresh
 # interpreter, most of the import budget. Type checkers treat this name as true.
 TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 
-# name -> module that defines it; constants are added lazily from the catalog.
-_LAZY: dict[str, str] = {
-    "AcceleratorError": "accelerators.errors",
-    "CatalogDataError": "accelerators.errors",
-    "PlacementError": "accelerators.errors",
-    "SpecSyntaxError": "accelerators.errors",
-    "UnknownAcceleratorError": "accelerators.errors",
-    "UnknownPartitionError": "accelerators.errors",
-    "AcceleratorSpec": "accelerators.spec",
-    "AcceleratorGateError": "accelerators.bench",
-    "current": "accelerators.detect",
-    "current_accelerator": "accelerators.detect",
-    "Detected": "accelerators.detect",
-    "catalog": "accelerators.catalog",
-    "kinds": "accelerators.kinds",
-    "is_nvidia": "accelerators.kinds",
-    "is_amd": "accelerators.kinds",
-    "is_intel": "accelerators.kinds",
-    "is_tpu": "accelerators.kinds",
-    "is_trainium": "accelerators.kinds",
-    "is_inferentia": "accelerators.kinds",
-    "is_neuron": "accelerators.kinds",
-    "is_gaudi": "accelerators.kinds",
-    "is_gpu": "accelerators.kinds",
-}
+# The public API: where each name lives, imported on first access. Catalog constants
+# (``accelerators.H100``) are added lazily from the catalog. Type checkers read the imports
+# below.
+_EXPORTS = LazyExports(
+    __name__,
+    {
+        "accelerators.errors": "AcceleratorError CatalogDataError PlacementError "
+        "SpecSyntaxError UnknownAcceleratorError UnknownPartitionError",
+        "accelerators.spec": "AcceleratorSpec",
+        "accelerators.bench": "AcceleratorGateError",
+        "accelerators.detect": "current current_accelerator Detected",
+        ".": "catalog kinds",
+        "accelerators.kinds": "is_nvidia is_amd is_intel is_tpu is_trainium is_inferentia "
+        "is_neuron is_gaudi is_gpu",
+    },
+)
 
 if TYPE_CHECKING:
     from typing import Any
@@ -86,19 +79,17 @@ def _is_constant_name(name: str) -> bool:
 def _public_names() -> list[str]:
     """``__all__``: the API names above, then every catalog constant (``A100``, ``H100``...)."""
     constants = _import("accelerators.constants")
-    return [*_LAZY, *(name for name in constants.__all__ if _is_constant_name(name))]
+    return [*_EXPORTS.names, *(name for name in constants.__all__ if _is_constant_name(name))]
 
 
 def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
+    if name in _EXPORTS.where:
+        return _EXPORTS.load(name)
     if name == "__all__":
         # Computed on first use, like the constants it lists: they come from the catalog's data
         # file, so a static list here would repeat the data. `from accelerators import *` and
         # dir() read it; tests/test_public_api.py checks that every name resolves.
         value: Any = _public_names()
-    elif module_name is not None:
-        module = _import(module_name)
-        value = module if module_name.endswith("." + name) else getattr(module, name)
     elif _is_constant_name(name):
         constants = _import("accelerators.constants")
         try:
@@ -113,18 +104,13 @@ def __getattr__(name: str) -> Any:
 
 def _no_attribute(name: str) -> str:
     """``module 'accelerators' has no attribute 'H10O'; did you mean 'H100'?``"""
-    message = f"module 'accelerators' has no attribute {name!r}"
     if name.startswith("_") or _is_submodule(name):
         # No suggestion for private and dunder names, nor for a submodule: ``from accelerators
         # import constants`` probes the attribute before importing the submodule, and the
         # scan of the constants' names here would cost that import ~5 ms for nothing.
-        return message
+        return f"module 'accelerators' has no attribute {name!r}"
     constants = _import("accelerators.constants")
-    known = [*_LAZY, *(n for n in constants.__all__ if _is_constant_name(n))]
-    from accelerators.errors import close_matches
-
-    hints = close_matches(name, known)
-    return message + (f"; did you mean {' or '.join(repr(h) for h in hints)}?" if hints else "")
+    return _EXPORTS.no_attribute(name, [n for n in constants.__all__ if _is_constant_name(n)])
 
 
 def _is_submodule(name: str) -> bool:
@@ -138,7 +124,7 @@ def _is_submodule(name: str) -> bool:
 
 
 def __dir__() -> list[str]:
-    names = set(globals()) | set(_LAZY)
+    names = set(globals()) | set(_EXPORTS.names)
     try:
         constants = _import("accelerators.constants")
         names |= set(getattr(constants, "__all__", ()))

@@ -35,8 +35,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from accelerators.bench import PROFILES, run  # noqa: E402
-from accelerators.bench._backend import DeviceProps  # noqa: E402
-from accelerators.bench._stream import stream_elements  # noqa: E402
+from accelerators.bench.measure._backend import DeviceProps  # noqa: E402
+from accelerators.bench.measure._stream import stream_elements  # noqa: E402
 
 KERNELS = ("copy", "scale", "add", "triad", "dot")
 

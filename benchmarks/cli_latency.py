@@ -48,7 +48,7 @@ sys.path.insert(0, str(HERE))
 
 from _host import describe_host  # noqa: E402
 
-from accelerators.bench._contention import conditions, snapshot  # noqa: E402
+from accelerators.bench.device._contention import conditions, snapshot  # noqa: E402
 
 #: The console script's body, run from a given tree (``-c`` puts no directory on sys.path:
 #: PYTHONPATH names the tree).

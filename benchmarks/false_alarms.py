@@ -159,7 +159,7 @@ def main() -> int:
           f"steal {steal_share():.1%} over 1 s, python {sys.version.split()[0]}")  # fmt: skip
     verdicts: Counter[str] = Counter()
     busy_idle = 0
-    from accelerators.bench._bands import bands
+    from accelerators.bench.expect._bands import bands
 
     busy_line = bands().contention.others_busy_above  # the gate's own contention line
     walls: list[float] = []

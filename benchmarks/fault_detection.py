@@ -39,10 +39,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from accelerators.bench import ReasonCode, run
-from accelerators.bench._backend import Shape
-from accelerators.bench._correctness import gemm_check_passes
-from accelerators.bench._profiles import get_profile
-from accelerators.bench._torch_backend import TorchBackend, _TorchGemmCase
+from accelerators.bench.measure._backend import Shape
+from accelerators.bench.measure._correctness import gemm_check_passes
+from accelerators.bench.measure._profiles import get_profile
+from accelerators.bench.torch_backend._backend import TorchBackend, _TorchGemmCase
 
 FAULTS = ("none", "nan", "tile", "bitflip", "scale")
 _TILE = 64

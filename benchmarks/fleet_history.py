@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from accelerators.bench import BenchReport, run
-from accelerators.bench._stores import open_store
+from accelerators.bench.history._open import open_store
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
 NODES = 6

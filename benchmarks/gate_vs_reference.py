@@ -52,7 +52,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from accelerators.bench._contention import CpuSnapshot, snapshot  # noqa: E402
+from accelerators.bench.device._contention import CpuSnapshot, snapshot  # noqa: E402
 
 BAR = 0.9
 #: Default sweep grid: square outputs and several depths (start, stop, step) / k values.

@@ -11,7 +11,7 @@ the gate's own GEMM cases (``TorchBackend``, the search's ``bench`` loop, checks
   shut down each time), or the same with NVML held initialised for the whole run (NVML
   counts its initialisations, so the per-read init and shutdown only count);
 * the timer: plain device events, or events behind a 50 us device-side spacer
-  (:class:`~accelerators.bench._timing.EventTimer`'s ``spacer``);
+  (:class:`~accelerators.bench.measure._timing.EventTimer`'s ``spacer``);
 
 interleaved, twice over, and prints best / median / p90 per configuration, plus what one
 detection costs with and without NVML held, and the phases of a cold quick gate run first.
@@ -106,9 +106,9 @@ def main() -> int:
     parser.add_argument("--cpu", action="store_true", help="smoke run on the CPU (tiny shapes)")
     args = parser.parse_args()
     out: dict[str, Any] = {"cold_quick": {} if args.cpu else cold_quick_phases()}
-    from accelerators.bench._backend import Shape
-    from accelerators.bench._timing import EventTimer, bench
-    from accelerators.bench._torch_backend import TorchBackend
+    from accelerators.bench.measure._backend import Shape
+    from accelerators.bench.measure._timing import EventTimer, bench
+    from accelerators.bench.torch_backend._backend import TorchBackend
     from accelerators.detect import current
 
     out["detection_ms"] = {

@@ -87,7 +87,7 @@ def _fake_run_kwargs() -> dict[str, Any]:
 
 
 def _profile(name: str, cfg: dict[str, Any]) -> Any:
-    from accelerators.bench._profiles import get_profile
+    from accelerators.bench.measure._profiles import get_profile
 
     profile = get_profile(name)
     return profile.scaled(cfg["scale"]) if cfg["scale"] != 1 else profile
@@ -217,7 +217,7 @@ def _torch_dict(torch: Any) -> dict[str, Any]:
 
 def _nvml_config() -> dict[str, Any]:
     """Our own NVML read of device 0's configuration (power, clocks, PCIe, NVLink)."""
-    from accelerators.bench._device_config import _load, read_config
+    from accelerators.bench.device._config import _load, read_config
 
     nvml, why = _load()
     if nvml is None:
@@ -338,7 +338,7 @@ def part_bandwidth(cfg: dict[str, Any], work: Path) -> dict[str, Any]:
 def part_faults(cfg: dict[str, Any], work: Path) -> dict[str, Any]:
     from fault_detection import case_trials, gate_runs
 
-    from accelerators.bench._torch_backend import TorchBackend
+    from accelerators.bench.torch_backend._backend import TorchBackend
 
     cuda = cfg["mode"] == "cuda"
     backend = TorchBackend("cuda", indices=[0]) if cuda else TorchBackend("cpu")

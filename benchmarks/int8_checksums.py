@@ -1,9 +1,9 @@
 """How often the exact int8 row checksums catch corrupted integer GEMM outputs (issue 11).
 
 int8 products (``torch._int_mm``, int32 outputs) are checked exactly: every row sum ``C.1``
-must equal ``A.(B.1)`` (``accelerators/bench/_abft_exact.py``). This script injects faults into
-real CPU-torch outputs after every product of a case, then reads the case's check as the gate
-does, and prints how many trials were caught:
+must equal ``A.(B.1)`` (``accelerators/bench/torch_backend/_abft_exact.py``). This script
+injects faults into real CPU-torch outputs after every product of a case, then reads the case's
+check as the gate does, and prints how many trials were caught:
 
 * ``off_by_one``: one random element +1 or -1 (far below any floating-point tolerance);
 * ``bitflip``: 8 random elements, one random bit (0-30) flipped in each;
@@ -22,9 +22,9 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from accelerators.bench._backend import Shape
-from accelerators.bench._correctness import gemm_check_passes
-from accelerators.bench._torch_backend import TorchBackend, _TorchGemmCase
+from accelerators.bench.measure._backend import Shape
+from accelerators.bench.measure._correctness import gemm_check_passes
+from accelerators.bench.torch_backend._backend import TorchBackend, _TorchGemmCase
 
 Fault = Callable[[Any, random.Random], None]
 

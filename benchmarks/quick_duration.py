@@ -43,7 +43,7 @@ sys.path.insert(0, str(HERE))
 
 from _host import describe_host  # noqa: E402
 
-from accelerators.bench._contention import snapshot  # noqa: E402
+from accelerators.bench.device._contention import snapshot  # noqa: E402
 
 
 def one_run(root: Path, report_path: Path, cache: str) -> dict[str, Any]:

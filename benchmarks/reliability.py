@@ -398,7 +398,7 @@ def _child(code: str, env: dict[str, str], cap: float) -> tuple[str | None, floa
 
 
 def check_endpoints(row: Row, cap: float, work: Path) -> None:
-    from accelerators.bench._fault_servers import FaultServer, refused_url
+    from accelerators.bench.testing._fault_servers import FaultServer, refused_url
 
     secret = "s3cr3t-pw"
     cases: list[tuple[str, Callable[[], contextlib.AbstractContextManager[str]]]] = []
@@ -465,7 +465,7 @@ def check_endpoints(row: Row, cap: float, work: Path) -> None:
 _CHILD_WRITER = r"""
 import json, sys
 sys.path.insert(0, {root!r})
-from accelerators.bench._history import SqliteStore
+from accelerators.bench.history._store import SqliteStore
 store = SqliteStore({path!r})
 data = json.load(open({template!r}))
 for i in range({count}):
@@ -838,7 +838,7 @@ def _check_strings(fragment: Any) -> None:
 # ----------------------------------------------------------------------- report writers
 def check_writers_files(row: Row, work: Path) -> None:
     from accelerators.bench import BenchReport, html_report, plot_report, write_json
-    from accelerators.bench._report import atomic_write
+    from accelerators.bench.report._models import atomic_write
 
     report = BenchReport.model_validate(healthy_json())
     folder = work / "outputs"
@@ -1081,7 +1081,7 @@ def check_cli(row: Row, work: Path, endpoint: str | None) -> None:
 
 
 def refused_endpoint() -> str:
-    from accelerators.bench._fault_servers import refused_url
+    from accelerators.bench.testing._fault_servers import refused_url
 
     return refused_url()
 

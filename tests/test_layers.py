@@ -25,7 +25,7 @@ def test_import_contracts_hold() -> None:
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "2 kept, 0 broken" in run.stdout
+    assert "3 kept, 0 broken" in run.stdout
 
 
 def test_concurrent_first_lookups_load_the_catalog_once(monkeypatch: pytest.MonkeyPatch) -> None:

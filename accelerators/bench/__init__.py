@@ -30,95 +30,75 @@ self-contained HTML page for Flyte Decks and Airflow views), :func:`open_store` 
 :class:`HistoryStore` (the bench history a gate appends to: ``gate(history=...)``, or for a
 whole deployment the environment variable :data:`HISTORY_ENV`,
 ``ACCELERATORS_BENCH_HISTORY``).
+
+Where things live: ten subpackages on five floors, read top-down. A floor imports only the
+floors below it, and the parts of one floor do not import each other (the ``bench-layers``
+contract in ``pyproject.toml``; ``tests/bench/test_bench_layering.py`` checks lazy and
+``TYPE_CHECKING`` imports too)::
+
+    runner/ | render/ | testing/   the run and its phases | charts, HTML | fakes (public)
+       v
+    judge/                         identity, coverage, each figure's reasons, the verdict
+       v
+    device/ | history/             device state and vendors | the stored history, baselines
+       v
+    expect/ | torch_backend/       bands, peaks, CPU clock | torch kernels on hardware
+       v
+    measure/ | report/             backend interface, timing, search | the report's model
 """
 
 from __future__ import annotations
 
-from importlib import import_module
+from accelerators.lazy import lazy_exports
 
 # Not `from typing import TYPE_CHECKING`: typing costs milliseconds the package need not pay.
 TYPE_CHECKING = False
+
+# The public names: where each lives, imported on first use (PEP 562), so that importing this
+# package costs neither pydantic nor torch. Type checkers read the same imports below.
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__,
+    {
+        ".report._errors": "AcceleratorGateError",
+        ".report._models": "SCHEMA_VERSION BenchReport DeviceReport DeviceSummary GemmResult "
+        "MemoryResult Reason ReasonCode Severity Verdict write_json",
+        ".measure._profiles": "PROFILES Profile",
+        ".runner._run": "run",
+        ".render._html": "html_report",
+        ".render._plot": "plot_report",
+        ".history._store": "HistoryStore",
+        ".history._open": "HISTORY_ENV open_store",
+    },
+    own="gate",
+)
 
 if TYPE_CHECKING:
     import os
     from collections.abc import Callable
 
-    from accelerators.bench._backend import Backend
-    from accelerators.bench._errors import AcceleratorGateError
-    from accelerators.bench._history import HistoryStore
-    from accelerators.bench._html import html_report
-    from accelerators.bench._plot import plot_report
-    from accelerators.bench._profiles import PROFILES, Profile
-    from accelerators.bench._report import (
-        SCHEMA_VERSION,
-        BenchReport,
-        DeviceReport,
-        DeviceSummary,
-        GemmResult,
-        MemoryResult,
-        Reason,
-        ReasonCode,
-        Severity,
-        Verdict,
-        write_json,
-    )
-    from accelerators.bench._run import DeviceSelection, ProgressCallback, run
-    from accelerators.bench._stores import HISTORY_ENV, open_store
+    from accelerators.bench.history._open import HISTORY_ENV as HISTORY_ENV
+    from accelerators.bench.history._open import open_store as open_store
+    from accelerators.bench.history._store import HistoryStore as HistoryStore
+    from accelerators.bench.measure._backend import Backend
+    from accelerators.bench.measure._profiles import PROFILES as PROFILES
+    from accelerators.bench.measure._profiles import Profile as Profile
+    from accelerators.bench.render._html import html_report as html_report
+    from accelerators.bench.render._plot import plot_report as plot_report
+    from accelerators.bench.report._errors import AcceleratorGateError as AcceleratorGateError
+    from accelerators.bench.report._models import SCHEMA_VERSION as SCHEMA_VERSION
+    from accelerators.bench.report._models import BenchReport as BenchReport
+    from accelerators.bench.report._models import DeviceReport as DeviceReport
+    from accelerators.bench.report._models import DeviceSummary as DeviceSummary
+    from accelerators.bench.report._models import GemmResult as GemmResult
+    from accelerators.bench.report._models import MemoryResult as MemoryResult
+    from accelerators.bench.report._models import Reason as Reason
+    from accelerators.bench.report._models import ReasonCode as ReasonCode
+    from accelerators.bench.report._models import Severity as Severity
+    from accelerators.bench.report._models import Verdict as Verdict
+    from accelerators.bench.report._models import write_json as write_json
+    from accelerators.bench.runner._run import DeviceSelection, ProgressCallback
+    from accelerators.bench.runner._run import run as run
     from accelerators.detect import Detected
-
-#: Where each public name lives; imported on first use (PEP 562), so that importing this
-#: package costs neither pydantic nor torch.
-_LAZY = {
-    "AcceleratorGateError": "_errors",
-    "html_report": "_html",
-    "plot_report": "_plot",
-    "PROFILES": "_profiles",
-    "Profile": "_profiles",
-    **dict.fromkeys(
-        (
-            "SCHEMA_VERSION",
-            "BenchReport",
-            "DeviceReport",
-            "DeviceSummary",
-            "GemmResult",
-            "MemoryResult",
-            "Reason",
-            "ReasonCode",
-            "Severity",
-            "Verdict",
-            "write_json",
-        ),
-        "_report",
-    ),
-    "run": "_run",
-    "HistoryStore": "_history",
-    "HISTORY_ENV": "_stores",
-    "open_store": "_stores",
-}
-
-__all__ = [
-    "HISTORY_ENV",
-    "PROFILES",
-    "SCHEMA_VERSION",
-    "AcceleratorGateError",
-    "BenchReport",
-    "DeviceReport",
-    "DeviceSummary",
-    "GemmResult",
-    "HistoryStore",
-    "MemoryResult",
-    "Profile",
-    "Reason",
-    "ReasonCode",
-    "Severity",
-    "Verdict",
-    "gate",
-    "html_report",
-    "open_store",
-    "plot_report",
-    "run",
-    "write_json",
-]
 
 
 def gate(
@@ -155,9 +135,9 @@ def gate(
     :raises AcceleratorGateError: the verdict is ``fail``; ``.report`` holds the report.
     :raises AcceleratorError: ``expect`` or ``devices`` is invalid.
     """
-    from accelerators.bench._errors import AcceleratorGateError
-    from accelerators.bench._report import Verdict
-    from accelerators.bench._run import run
+    from accelerators.bench.report._errors import AcceleratorGateError
+    from accelerators.bench.report._models import Verdict
+    from accelerators.bench.runner._run import run
 
     report = run(
         expect,
@@ -173,16 +153,3 @@ def gate(
     if report.verdict is Verdict.FAIL:
         raise AcceleratorGateError(report)
     return report
-
-
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"accelerators.bench.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return list(__all__)

@@ -145,7 +145,7 @@ def bench_command(
     _check_instance(instance)
     store = None
     if history is not None:
-        from accelerators.bench._stores import open_store
+        from accelerators.bench.history._open import open_store
 
         store = open_store(None if history == "default" else history)
     try:
@@ -161,7 +161,7 @@ def bench_command(
     except ImportError as exc:
         fail(exc, hint='pip install "accelerators[bench]"')
     if store is not None:
-        from accelerators.bench._record import record
+        from accelerators.bench.history._record import record
 
         # As the gate does: a store that cannot take the report (an S3 outage, bad
         # credentials, an unwritable path) is an info reason, never a failed gate.
@@ -182,7 +182,7 @@ def bench_command(
             fail(exc, hint='pip install "accelerators[bench]"')
     if html is not None:
         from accelerators.bench import html_report
-        from accelerators.bench._report import atomic_write
+        from accelerators.bench.report._models import atomic_write
 
         atomic_write(html, html_report(report).encode("utf-8"))
     if not (quiet or to_stdout):
@@ -227,7 +227,7 @@ def _check_output(path: Path | None, option: str, *, allow_stdout: bool = False)
         fail(f"{option} needs a file path; '-' (stdout) is only accepted by --json")
     if path.is_dir() or text.endswith(os.sep):
         fail(f"{option} {text!r} is a directory; expected a file path")
-    from accelerators.bench._files import target_kind
+    from accelerators.bench.report._files import target_kind
 
     kind = target_kind(path)
     if kind in ("a FIFO", "a character device"):  # written directly, as a shell's '>' does

@@ -73,8 +73,8 @@ def history_command(
 ) -> None:
     """Show each node's and device's trend per metric; flag those below their own or the
     fleet's median."""
-    from accelerators.bench._fleet import sparkline, trends
-    from accelerators.bench._stores import open_store
+    from accelerators.bench.history._fleet import sparkline, trends
+    from accelerators.bench.history._open import open_store
 
     if chart is not None and (chart.is_dir() or not chart.parent.is_dir()):
         fail(f"--chart {str(chart)!r}: expected a file path in an existing directory")
@@ -86,7 +86,7 @@ def history_command(
                  hint='pip install "accelerators[bench]"')  # fmt: skip
     from dataclasses import replace
 
-    from accelerators.bench._history import Limits
+    from accelerators.bench.history._store import Limits
 
     history = open_store(store, limits=replace(Limits.from_env(), deadline_s=deadline))
     read = history.read()
@@ -102,8 +102,8 @@ def history_command(
     found = trends(read.figures, drop=drop, metrics=tuple(metric or ()))
     shown = [t for t in found if t.flagged] if flagged_only else found
     if chart is not None:
-        from accelerators.bench._history_plot import history_png
-        from accelerators.bench._report import atomic_write
+        from accelerators.bench.render._history_plot import history_png
+        from accelerators.bench.report._models import atomic_write
 
         atomic_write(chart, history_png(found))
     if as_json:

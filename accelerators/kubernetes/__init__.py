@@ -37,58 +37,49 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from accelerators.errors import AcceleratorError, close_matches
-from accelerators.kubernetes._base import (
-    Placement,
-    Platform,
-    PodFragment,
-    Requirement,
-    wants_whole_devices,
+from accelerators.kubernetes._base import Placement as Placement
+from accelerators.kubernetes._base import Platform as Platform
+from accelerators.kubernetes._base import PodFragment as PodFragment
+from accelerators.kubernetes._base import Requirement as Requirement
+from accelerators.kubernetes._base import wants_whole_devices as wants_whole_devices
+from accelerators.kubernetes._merge import merge_fragment as merge_fragment
+from accelerators.kubernetes._validate import validate_claim_template as validate_claim_template
+from accelerators.kubernetes._validate import validate_fragment as validate_fragment
+from accelerators.lazy import lazy_exports
+
+# The public names: this module's own, then those of submodules imported on first access
+# (PEP 562). Type checkers read the same imports below.
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__,
+    {
+        "._models": "FragmentModels fragment_models pod_model",
+        "._checks": "placement_problems",
+        "._dra": "DraFragment",
+        "._pinning": "node_name_env pin_to_node",
+        "._resources": "check_resources resource_problems",
+        "._node_count": "check_node_count node_count_problems",
+        "._guard": "guard_problems",
+    },
+    own="DEFAULT_COMMAND DEFAULT_IMAGE Placement Platform PodFragment Requirement apply_to_pod "
+    "build_manifests build_pod get_platform merge_fragment platforms register_platform "
+    "to_dra_fragment to_pod_fragment validate_claim_template validate_fragment "
+    "wants_whole_devices",
 )
-from accelerators.kubernetes._merge import merge_fragment
-from accelerators.kubernetes._validate import validate_claim_template, validate_fragment
 
 if TYPE_CHECKING:
-    from accelerators.kubernetes._checks import placement_problems
-    from accelerators.kubernetes._dra import DraFragment
-    from accelerators.kubernetes._guard import guard_problems
-    from accelerators.kubernetes._models import FragmentModels, fragment_models, pod_model
-    from accelerators.kubernetes._node_count import check_node_count, node_count_problems
-    from accelerators.kubernetes._pinning import node_name_env, pin_to_node
-    from accelerators.kubernetes._resources import check_resources, resource_problems
+    from accelerators.kubernetes._checks import placement_problems as placement_problems
+    from accelerators.kubernetes._dra import DraFragment as DraFragment
+    from accelerators.kubernetes._guard import guard_problems as guard_problems
+    from accelerators.kubernetes._models import FragmentModels as FragmentModels
+    from accelerators.kubernetes._models import fragment_models as fragment_models
+    from accelerators.kubernetes._models import pod_model as pod_model
+    from accelerators.kubernetes._node_count import check_node_count as check_node_count
+    from accelerators.kubernetes._node_count import node_count_problems as node_count_problems
+    from accelerators.kubernetes._pinning import node_name_env as node_name_env
+    from accelerators.kubernetes._pinning import pin_to_node as pin_to_node
+    from accelerators.kubernetes._resources import check_resources as check_resources
+    from accelerators.kubernetes._resources import resource_problems as resource_problems
     from accelerators.spec import AcceleratorSpec
-
-__all__ = [
-    "DEFAULT_COMMAND",
-    "DEFAULT_IMAGE",
-    "DraFragment",
-    "FragmentModels",
-    "Placement",
-    "Platform",
-    "PodFragment",
-    "Requirement",
-    "apply_to_pod",
-    "build_manifests",
-    "build_pod",
-    "check_node_count",
-    "check_resources",
-    "fragment_models",
-    "get_platform",
-    "guard_problems",
-    "merge_fragment",
-    "node_count_problems",
-    "node_name_env",
-    "pin_to_node",
-    "placement_problems",
-    "platforms",
-    "pod_model",
-    "register_platform",
-    "resource_problems",
-    "to_dra_fragment",
-    "to_pod_fragment",
-    "validate_claim_template",
-    "validate_fragment",
-    "wants_whole_devices",
-]
 
 T = TypeVar("T")
 
@@ -115,38 +106,9 @@ _BUILTIN: dict[str, tuple[str, str]] = {
 #: Platform classes loaded so far (built-in ones on first use) and registered ones.
 _REGISTRY: dict[str, type[Platform]] = {}
 
-#: Public names defined in submodules that are imported on first access (PEP 562).
-_LAZY = {
-    "FragmentModels": "accelerators.kubernetes._models",
-    "fragment_models": "accelerators.kubernetes._models",
-    "pod_model": "accelerators.kubernetes._models",
-    "placement_problems": "accelerators.kubernetes._checks",
-    "DraFragment": "accelerators.kubernetes._dra",
-    "node_name_env": "accelerators.kubernetes._pinning",
-    "pin_to_node": "accelerators.kubernetes._pinning",
-    "check_resources": "accelerators.kubernetes._resources",
-    "resource_problems": "accelerators.kubernetes._resources",
-    "check_node_count": "accelerators.kubernetes._node_count",
-    "node_count_problems": "accelerators.kubernetes._node_count",
-    "guard_problems": "accelerators.kubernetes._guard",
-}
-
 _DRA_OPTIONS = ("claim_name", "claim_template_name", "gpu_device_class", "mig_device_class")
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-
-
-def __dir__() -> list[str]:
-    return list(__all__)
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'accelerators.kubernetes' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
 
 
 def platforms() -> tuple[str, ...]:

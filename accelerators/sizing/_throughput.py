@@ -29,7 +29,7 @@ from accelerators.errors import AcceleratorError
 from accelerators.sizing._model import SizingError
 
 if TYPE_CHECKING:
-    from accelerators.bench._history import Figure, HistoryStore
+    from accelerators.bench.history._store import Figure, HistoryStore
     from accelerators.catalog._schema import Accelerator
 
 __all__ = ["FleetBaseline", "Throughput", "achievable", "fleet_baseline"]
@@ -83,8 +83,8 @@ def fleet_baseline(
     unset; ``True``: else the default file). A history that cannot be read raises
     :class:`SizingError` naming it.
     """
-    from accelerators.bench._history import Figure, HistoryStore
-    from accelerators.bench._stores import history_store
+    from accelerators.bench.history._open import history_store
+    from accelerators.bench.history._store import Figure, HistoryStore
 
     if history is False:
         return FleetBaseline()
@@ -126,7 +126,7 @@ def achievable(
 
     :raises SizingError: the catalog has no dense ``dtype`` peak for it.
     """
-    from accelerators.bench._bands import band_for, bands
+    from accelerators.bench.expect._bands import band_for, bands
 
     peak = accelerator.tflops.get(dtype)
     if not peak:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from accelerators import catalog
-from accelerators.bench._backend import Shape
+from accelerators.bench.measure._backend import Shape
 from accelerators.detect import DeviceInfo
 
 
@@ -30,7 +30,7 @@ def run_checked_case(
 ) -> Any:
     """``calls`` timed calls of a 384x320x512 ``dtype`` GEMM on ``backend``'s one device, each
     output handed to ``corrupt(out, call)``; returns ``case.check(...)``."""
-    from accelerators.bench._torch_backend import _TorchGemmCase
+    from accelerators.bench.torch_backend._backend import _TorchGemmCase
 
     (device,) = backend.devices()
     session = backend.open_gemm(device, dtype, pool_elements=1 << 20)

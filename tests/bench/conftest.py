@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from accelerators.bench import _threads
+from accelerators.bench.measure import _threads
 
 
 @pytest.fixture(autouse=True)

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from accelerators.bench._correctness import gemm_check_passes
+from accelerators.bench.measure._correctness import gemm_check_passes
 
 torch = pytest.importorskip("torch")
 
 from bench_helpers import run_checked_case  # noqa: E402
 
-from accelerators.bench._torch_backend import TorchBackend  # noqa: E402
+from accelerators.bench.torch_backend._backend import TorchBackend  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,9 @@ import pytest
 from amd_fakes import FakeAmdSmi, not_supported
 
 from accelerators.bench import ReasonCode, Severity, Verdict, run
-from accelerators.bench._amd_config import read_amd_config
-from accelerators.bench._config_report import DeviceConfigRecord
-from accelerators.bench._device_config import config_reasons
+from accelerators.bench.device._amd_config import read_amd_config
+from accelerators.bench.device._config import config_reasons
+from accelerators.bench.report._config import DeviceConfigRecord
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 from accelerators.detect import _amdsmi
 

@@ -11,7 +11,8 @@ import pytest
 from amd_fakes import FakeAmdSmi, not_supported, rocm_torch
 
 from accelerators import catalog
-from accelerators.bench import ReasonCode, Severity, Verdict, _telemetry, run
+from accelerators.bench import ReasonCode, Severity, Verdict, run
+from accelerators.bench.device import _telemetry
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 from accelerators.detect import Detected, current
 from accelerators.detect._amdsmi import throttle_names

@@ -1,4 +1,4 @@
-"""MXFP8 and FP4 (MXFP4) GEMMs with unit block scales (bench/_block_scaled.py).
+"""MXFP8 and FP4 (MXFP4) GEMMs with unit block scales (bench/torch_backend/_block_scaled.py).
 
 No Blackwell GPU here: the real ``torch._scaled_mm`` refuses block scales on the CPU, which
 the probe must report. The GEMM cases themselves run against a stand-in for the Blackwell
@@ -16,8 +16,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from accelerators.bench._backend import DeviceProps, Shape  # noqa: E402
-from accelerators.bench._block_scaled import (  # noqa: E402
+from accelerators.bench.measure._backend import DeviceProps, Shape  # noqa: E402
+from accelerators.bench.measure._correctness import GEMM_TOLERANCE, gemm_check_passes  # noqa: E402
+from accelerators.bench.torch_backend._block_scaled import (  # noqa: E402
     E2M1,
     fp4_codes,
     fp4_ones_b,
@@ -25,9 +26,8 @@ from accelerators.bench._block_scaled import (  # noqa: E402
     scale_count,
     widen_fp4,
 )
-from accelerators.bench._correctness import GEMM_TOLERANCE, gemm_check_passes  # noqa: E402
-from accelerators.bench._torch_dtypes import torch_dtype, unsupported  # noqa: E402
-from accelerators.bench._torch_gemm import TorchGemmSession  # noqa: E402
+from accelerators.bench.torch_backend._dtypes import torch_dtype, unsupported  # noqa: E402
+from accelerators.bench.torch_backend._gemm import TorchGemmSession  # noqa: E402
 
 CPU = torch.device("cpu")
 BLACKWELL = DeviceProps(

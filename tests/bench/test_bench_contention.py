@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from accelerators.bench import GemmResult, Reason, ReasonCode, Severity
-from accelerators.bench._bands import ContentionPolicy
-from accelerators.bench._contention import CpuSnapshot, busy_reasons, conditions, snapshot
+from accelerators.bench.device._contention import CpuSnapshot, busy_reasons, conditions, snapshot
+from accelerators.bench.expect._bands import ContentionPolicy
 
 _POLICY = ContentionPolicy()
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from accelerators.bench import MemoryResult, Reason, ReasonCode, Severity, Verdict, run
-from accelerators.bench._bands import ContentionPolicy
-from accelerators.bench._baseline import OWN_BAND
-from accelerators.bench._contention import busy_reasons
-from accelerators.bench._history import SqliteStore
+from accelerators.bench.device._contention import busy_reasons
+from accelerators.bench.expect._bands import ContentionPolicy
+from accelerators.bench.history._baseline import OWN_BAND
+from accelerators.bench.history._store import SqliteStore
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
 _KERNELS = ("copy", "scale", "add", "triad", "dot")
@@ -90,7 +90,7 @@ def _cpufreq_at(tmp_path: Path, mhz: float, monkeypatch: pytest.MonkeyPatch) -> 
         folder.mkdir(parents=True)
         (folder / "cpuinfo_max_freq").write_text(f"{int(mhz * 1000)}\n", encoding="ascii")
     monkeypatch.setattr(
-        "accelerators.bench._cpu_peak.CPUFREQ_GLOB",
+        "accelerators.bench.expect._cpu_peak.CPUFREQ_GLOB",
         str(tmp_path / "sys" / "cpu[0-9]*" / "cpufreq" / "cpuinfo_max_freq"),
     )
 
@@ -126,7 +126,8 @@ def test_a_band_from_a_floor_clock_gives_way_to_the_nodes_own_history(
     # No cpufreq (a VM): the peak rests on the TSC clock, a floor. 0.10 TFLOPS is 69 % of the
     # fake host's 144 GFLOPS peak: below its band of 85 %, so it warns with no history.
     monkeypatch.setattr(
-        "accelerators.bench._cpu_peak.CPUFREQ_GLOB", str(tmp_path / "none" / "cpuinfo_max_freq")
+        "accelerators.bench.expect._cpu_peak.CPUFREQ_GLOB",
+        str(tmp_path / "none" / "cpuinfo_max_freq"),
     )
 
     def gemm_run(tflops: float, baseline: SqliteStore | None = None) -> object:
@@ -163,8 +164,8 @@ def test_a_band_from_a_floor_clock_gives_way_to_the_nodes_own_history(
 
 
 def test_a_rate_above_a_floor_peak_quotes_the_peak_in_the_tables_unit() -> None:
-    from accelerators.bench._cpu_peak import peak_reasons
-    from accelerators.bench._report import GemmResult
+    from accelerators.bench.expect._cpu_peak import peak_reasons
+    from accelerators.bench.report._models import GemmResult
 
     result = GemmResult(
         dtype="fp32", device_index=0, m=512, n=512, k=512, tflops=0.170, median_tflops=0.165,

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from accelerators.bench import _cpu_clock
-from accelerators.bench._cpu_clock import ClockEstimate, add_chain_code, measure_clock
-from accelerators.bench._cpu_peak import sustained_clock
-from accelerators.bench._peaks import cpu_gemm_peak
+from accelerators.bench.expect import _cpu_clock
+from accelerators.bench.expect._cpu_clock import ClockEstimate, add_chain_code, measure_clock
+from accelerators.bench.expect._cpu_peak import sustained_clock
+from accelerators.bench.expect._peaks import cpu_gemm_peak
 from accelerators.bench.testing import fake_detected
 
 X86_LINUX = sys.platform == "linux" and platform.machine().lower() in ("x86_64", "amd64")
@@ -96,7 +96,7 @@ def test_the_measured_clock_is_bounded_by_what_the_host_reports(tmp_path: Path) 
 
 
 def test_a_cpufreq_maximum_is_the_ceiling(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from accelerators.bench import _cpu_peak
+    from accelerators.bench.expect import _cpu_peak
 
     folder = tmp_path / "cpu0" / "cpufreq"
     folder.mkdir(parents=True)
@@ -127,7 +127,7 @@ def test_a_measured_clock_makes_the_peak_but_the_nodes_history_still_sets_the_ba
     """The peak comes from the measured clock; a CPU's unconfirmed band still gives way to the
     node's own passing runs (a VM's vCPUs sustain what they sustain)."""
     from accelerators.bench import PROFILES
-    from accelerators.bench._session import Session
+    from accelerators.bench.runner._session import Session
     from accelerators.bench.testing import FakeBackend, FakeDevice
 
     session = Session(

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from accelerators.bench import GemmResult, ReasonCode, Severity, Verdict, _cpu_peak, run
-from accelerators.bench._cpu_peak import ABOVE_PEAK, cpu_clock, isa_of, peak_reasons
-from accelerators.bench._peaks import cpu_gemm_peak
+from accelerators.bench import GemmResult, ReasonCode, Severity, Verdict, run
+from accelerators.bench.expect import _cpu_peak
+from accelerators.bench.expect._cpu_peak import ABOVE_PEAK, cpu_clock, isa_of, peak_reasons
+from accelerators.bench.expect._peaks import cpu_gemm_peak
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
 

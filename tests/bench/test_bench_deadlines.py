@@ -11,11 +11,11 @@ import dataclasses
 import pytest
 
 from accelerators.bench import PROFILES, ReasonCode, Severity, run
-from accelerators.bench._context import Context
-from accelerators.bench._rerun import RERUN_SHARE
-from accelerators.bench._session import Session
-from accelerators.bench._stream_phase import stream_span
-from accelerators.bench._timing import SyncTimer, bench
+from accelerators.bench.device._context import Context
+from accelerators.bench.measure._timing import SyncTimer, bench
+from accelerators.bench.runner._rerun import RERUN_SHARE
+from accelerators.bench.runner._session import Session
+from accelerators.bench.runner._stream_phase import stream_span
 from accelerators.bench.testing import FakeBackend, FakeClock, FakeDevice, fake_detected
 
 

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from accelerators.bench import ReasonCode, Severity, Verdict, run
-from accelerators.bench import _device_config as device_config
-from accelerators.bench._config_report import DeviceConfigRecord
-from accelerators.bench._device_config import config_reasons, read_config
+from accelerators.bench.device import _config as device_config
+from accelerators.bench.device._config import config_reasons, read_config
+from accelerators.bench.report._config import DeviceConfigRecord
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
 UUID = "GPU-aaaaaaaa-0000-0000-0000-000000000000"

@@ -7,15 +7,15 @@ from typing import Any
 
 import pytest
 
-from accelerators.bench._backend import DeviceProps, Shape
-from accelerators.bench._correctness import gemm_check_passes
+from accelerators.bench.measure._backend import DeviceProps, Shape
+from accelerators.bench.measure._correctness import gemm_check_passes
 
 torch = pytest.importorskip("torch")
 
 from bench_helpers import run_checked_case  # noqa: E402
 
-from accelerators.bench import _torch_dtypes  # noqa: E402
-from accelerators.bench._torch_backend import TorchBackend, _TorchGemmCase  # noqa: E402
+from accelerators.bench.torch_backend import _dtypes as _torch_dtypes  # noqa: E402
+from accelerators.bench.torch_backend._backend import TorchBackend, _TorchGemmCase  # noqa: E402
 
 
 @pytest.fixture(scope="module")

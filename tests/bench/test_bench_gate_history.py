@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from accelerators.bench import AcceleratorGateError, ReasonCode, Severity, gate, run
-from accelerators.bench._stores import (
+from accelerators.bench.history._open import (
     HISTORY_ENV,
     default_history_path,
     history_store,

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from accelerators.bench._backend import DeviceProps, Shape
-from accelerators.bench._gemm import (
+from accelerators.bench.measure._backend import DeviceProps, Shape
+from accelerators.bench.measure._gemm import (
     GPU_TILES,
     SearchSettings,
     ShapeSearch,

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from accelerators.bench import BenchReport, run
-from accelerators.bench._fleet import sparkline, trends
-from accelerators.bench._history import Figure, SqliteStore, figures_of
-from accelerators.bench._stores import default_history_path, open_store
+from accelerators.bench.history._fleet import sparkline, trends
+from accelerators.bench.history._open import default_history_path, open_store
+from accelerators.bench.history._store import Figure, SqliteStore, figures_of
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 from accelerators.errors import AcceleratorError
 

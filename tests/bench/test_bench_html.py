@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from accelerators.bench import BenchReport, html_report, plot_report, run
-from accelerators.bench._roofline import gemm_intensity, roofline
+from accelerators.bench.render._roofline import gemm_intensity, roofline
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
 _PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

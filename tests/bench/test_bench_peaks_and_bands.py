@@ -8,8 +8,8 @@ import pytest
 from bench_helpers import catalog_device
 
 from accelerators import catalog
-from accelerators.bench._bands import band_for, bands, devices_per_package
-from accelerators.bench._peaks import cpu_gemm_peak, device_gemm_peak, device_memory_peak
+from accelerators.bench.expect._bands import band_for, bands, devices_per_package
+from accelerators.bench.expect._peaks import cpu_gemm_peak, device_gemm_peak, device_memory_peak
 from accelerators.detect import CpuInfo
 
 ZEN3 = CpuInfo(

@@ -9,7 +9,7 @@ import pytest
 
 import accelerators.bench as bench
 from accelerators.bench import PROFILES, Profile
-from accelerators.bench._profiles import get_profile
+from accelerators.bench.measure._profiles import get_profile
 from accelerators.errors import AcceleratorError
 
 

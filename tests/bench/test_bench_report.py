@@ -10,7 +10,7 @@ import pydantic
 import pytest
 
 from accelerators.bench import SCHEMA_VERSION, BenchReport, Verdict, run, write_json
-from accelerators.bench._report import atomic_write
+from accelerators.bench.report._models import atomic_write
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
 

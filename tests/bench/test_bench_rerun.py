@@ -8,11 +8,11 @@ import json
 import pytest
 
 from accelerators.bench import BenchReport, ReasonCode, Severity, Verdict, run
-from accelerators.bench._context import BURST_S
-from accelerators.bench._profiles import get_profile
-from accelerators.bench._rerun import MAX_RERUNS, RERUN_SHARE
-from accelerators.bench._stable import bounded_best, unjudgeable
-from accelerators.bench._stream import KERNELS
+from accelerators.bench.device._context import BURST_S
+from accelerators.bench.measure._profiles import get_profile
+from accelerators.bench.measure._stable import bounded_best, unjudgeable
+from accelerators.bench.measure._stream import KERNELS
+from accelerators.bench.runner._rerun import MAX_RERUNS, RERUN_SHARE
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
 _H100 = fake_detected("H100-SXM")
@@ -172,8 +172,8 @@ def test_no_rerun_while_the_host_is_visibly_busy() -> None:
     import time
     from types import SimpleNamespace
 
-    from accelerators.bench._rerun import Windows
-    from accelerators.bench._timing import Measurement
+    from accelerators.bench.measure._timing import Measurement
+    from accelerators.bench.runner._rerun import Windows
 
     spread = Measurement((1.0, 1.0, 1.0, 2.5, 2.5, 2.5, 2.5))  # median 40 % of the best
     windows = Windows(spread, work=100.0, scale=1.0, expected=None)
@@ -193,8 +193,8 @@ def test_no_rerun_while_the_host_is_visibly_busy() -> None:
     assert windows.why() is None
 
     # The contention policy's lines, measured from a run's start.
-    from accelerators.bench._bands import ContentionPolicy
-    from accelerators.bench._contention import busy_since, snapshot
+    from accelerators.bench.device._contention import busy_since, snapshot
+    from accelerators.bench.expect._bands import ContentionPolicy
 
     now = snapshot()
     if now is None:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from accelerators.bench._backend import DeviceProps
-from accelerators.bench._stream import (
+from accelerators.bench.measure._backend import DeviceProps
+from accelerators.bench.measure._stream import (
     KERNELS,
     STREAM_SCALAR,
     expected_values,
     run_stream,
     stream_elements,
 )
-from accelerators.bench._timing import SyncTimer
+from accelerators.bench.measure._timing import SyncTimer
 
 CPU = DeviceProps(index=0, kind="cpu", name="cpu", compute_units=2, llc_bytes=32 << 20)
 
@@ -57,7 +57,7 @@ def test_array_size_yields_to_the_memory_budget_but_not_below_4x_llc() -> None:
 @pytest.fixture(scope="module")
 def torch_cpu():  # type: ignore[no-untyped-def]
     pytest.importorskip("torch")
-    from accelerators.bench._torch_backend import TorchBackend
+    from accelerators.bench.torch_backend._backend import TorchBackend
 
     return TorchBackend("cpu")
 

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from accelerators.bench import ReasonCode, Severity, Verdict, _telemetry, run
-from accelerators.bench._profiles import get_profile
+from accelerators.bench import ReasonCode, Severity, Verdict, run
+from accelerators.bench.device import _telemetry
+from accelerators.bench.measure._profiles import get_profile
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
 #: standard's dtypes and sustained phase, on a short budget (fake time).
@@ -75,7 +76,7 @@ def test_a_gpu_that_sags_under_load_without_a_reason_is_a_sustained_drop() -> No
 
 
 def test_a_sag_with_a_thermal_reason_is_a_thermal_throttle(monkeypatch: pytest.MonkeyPatch) -> None:
-    from accelerators.bench import _sustained
+    from accelerators.bench.runner import _sustained
 
     telemetry = _Telemetry(("sw_thermal_slowdown",))
     original = _sustained.gemm_session
@@ -99,7 +100,7 @@ def test_a_sag_with_a_thermal_reason_is_a_thermal_throttle(monkeypatch: pytest.M
 
 def _heated(monkeypatch: pytest.MonkeyPatch, reasons: tuple[str, ...]) -> _Telemetry:
     """Telemetry that reports ``reasons`` from the start of the sustained phase."""
-    from accelerators.bench import _sustained
+    from accelerators.bench.runner import _sustained
 
     telemetry = _Telemetry(reasons)
     original = _sustained.gemm_session

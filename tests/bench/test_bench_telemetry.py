@@ -6,8 +6,9 @@ import threading
 
 import pytest
 
-from accelerators.bench import BenchReport, ReasonCode, Severity, Verdict, _telemetry, run
-from accelerators.bench._telemetry import fold
+from accelerators.bench import BenchReport, ReasonCode, Severity, Verdict, run
+from accelerators.bench.device import _telemetry
+from accelerators.bench.device._telemetry import fold
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
 UUIDS = ["GPU-aaaaaaaa-0000-0000-0000-000000000000", "GPU-bbbbbbbb-0000-0000-0000-000000000000"]

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from accelerators.bench import run
-from accelerators.bench._backend import Shape
-from accelerators.bench._history import SqliteStore
-from accelerators.bench._threads import (
+from accelerators.bench.history._store import SqliteStore
+from accelerators.bench.measure._backend import Shape
+from accelerators.bench.measure._threads import (
     SWITCH_MARGIN,
     TIE_MARGIN,
     Windows,

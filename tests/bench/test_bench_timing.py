@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from accelerators.bench._timing import EventTimer, Measurement, SyncTimer, bench
+from accelerators.bench.measure._timing import EventTimer, Measurement, SyncTimer, bench
 from accelerators.bench.testing import FakeClock
 
 
@@ -159,7 +159,7 @@ def test_event_timer_queues_its_spacer_between_before_and_the_start_event() -> N
 def test_the_torch_backend_spaces_cuda_timings_only() -> None:
     import types
 
-    from accelerators.bench import _torch_backend
+    from accelerators.bench.torch_backend import _backend as _torch_backend
 
     slept: list[int] = []
     props = types.SimpleNamespace(clock_rate=1_980_000)  # kHz, as CUDA reports it

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from accelerators.bench._backend import Shape
-from accelerators.bench._correctness import gemm_check_passes
+from accelerators.bench.measure._backend import Shape
+from accelerators.bench.measure._correctness import gemm_check_passes
 
 torch = pytest.importorskip("torch")
 
-from accelerators.bench._torch_backend import TorchBackend  # noqa: E402
+from accelerators.bench.torch_backend._backend import TorchBackend  # noqa: E402
 
 
 @pytest.fixture(scope="module")

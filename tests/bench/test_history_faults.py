@@ -24,11 +24,11 @@ from typing import Any
 import pytest
 
 from accelerators.bench import AcceleratorGateError, BenchReport, ReasonCode, Severity, gate, run
-from accelerators.bench._fault_servers import FaultServer, refused_url
-from accelerators.bench._fleet import fleet_medians
-from accelerators.bench._history import SqliteStore
-from accelerators.bench._stores import open_store
+from accelerators.bench.history._fleet import fleet_medians
+from accelerators.bench.history._open import open_store
+from accelerators.bench.history._store import SqliteStore
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
+from accelerators.bench.testing._fault_servers import FaultServer, refused_url
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Short limits for every test here (the defaults are checked in their own test).
@@ -323,7 +323,7 @@ def test_the_cli_gate_passes_when_the_history_is_down(
 _WRITER = r"""
 import json, sys
 sys.path.insert(0, {root!r})
-from accelerators.bench._history import SqliteStore
+from accelerators.bench.history._store import SqliteStore
 store = SqliteStore({path!r})
 data = json.loads(open({template!r}).read())
 for i in range({count}):
@@ -466,7 +466,7 @@ def test_an_impossible_report_is_not_appended(tmp_path: Path) -> None:
 
 
 def test_the_fleet_median_is_a_median_of_node_medians() -> None:
-    from accelerators.bench._history import Figure
+    from accelerators.bench.history._store import Figure
 
     def figure(node: str, index: int, value: float) -> Figure:
         return Figure(datetime(2026, 11, 1, tzinfo=UTC), node, index, "H100-SXM", "gemm.tf32",

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from accelerators.bench import BenchReport, html_report, plot_report, run, write_json
-from accelerators.bench._report import atomic_write
+from accelerators.bench.report._models import atomic_write
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 from accelerators.errors import AcceleratorError
 
@@ -135,9 +135,9 @@ def test_math_text_in_names_is_drawn_as_text(
     name: str, report: BenchReport, tmp_path: Path
 ) -> None:
     pytest.importorskip("matplotlib")
-    from accelerators.bench._fleet import trends
-    from accelerators.bench._history import Figure
-    from accelerators.bench._history_plot import history_png
+    from accelerators.bench.history._fleet import trends
+    from accelerators.bench.history._store import Figure
+    from accelerators.bench.render._history_plot import history_png
 
     data = report.model_dump(mode="json")
     data["device"].update(name=name, accelerator=None)

@@ -21,37 +21,39 @@ them all at once, for ``airflow_local_settings`` (see that module).
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from accelerators.lazy import lazy_exports
 
 __version__ = "0.2.0"
 
-__all__ = [
-    "AcceleratorGateOperator",
-    "AcceleratorPodOperator",
-    "accelerator_gate_task",
-    "accelerator_task",
-    "create_pools",
-    "executor_config",
-    "get_provider_info",
-    "pool_for",
-    "pool_kwargs",
-    "pools_from_inventory",
-    "queue_for",
-]
+# Not `from typing import TYPE_CHECKING`: the names below are for type checkers only.
+TYPE_CHECKING = False
 
-_LAZY = {
-    "AcceleratorPodOperator": "accelerators_provider.operators",
-    "AcceleratorGateOperator": "accelerators_provider.operators",
-    "accelerator_task": "accelerators_provider.decorators",
-    "accelerator_gate_task": "accelerators_provider.decorators",
-    "executor_config": "accelerators_provider.executors",
-    "queue_for": "accelerators_provider.executors",
-    "pool_for": "accelerators_provider.executors",
-    "pool_kwargs": "accelerators_provider.executors",
-    "create_pools": "accelerators_provider.executors",
-    "pools_from_inventory": "accelerators_provider.executors",
-}
+# The public names, each imported on first access (PEP 562); type checkers read the imports
+# below.
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__,
+    {
+        ".operators": "AcceleratorPodOperator AcceleratorGateOperator",
+        ".decorators": "accelerator_task accelerator_gate_task",
+        ".executors": "executor_config queue_for pool_for pool_kwargs create_pools "
+        "pools_from_inventory",
+    },
+    own="get_provider_info",
+)
+
+if TYPE_CHECKING:
+    from accelerators_provider.decorators import accelerator_gate_task as accelerator_gate_task
+    from accelerators_provider.decorators import accelerator_task as accelerator_task
+    from accelerators_provider.executors import create_pools as create_pools
+    from accelerators_provider.executors import executor_config as executor_config
+    from accelerators_provider.executors import pool_for as pool_for
+    from accelerators_provider.executors import pool_kwargs as pool_kwargs
+    from accelerators_provider.executors import pools_from_inventory as pools_from_inventory
+    from accelerators_provider.executors import queue_for as queue_for
+    from accelerators_provider.operators import AcceleratorGateOperator as AcceleratorGateOperator
+    from accelerators_provider.operators import AcceleratorPodOperator as AcceleratorPodOperator
 
 
 def get_provider_info() -> dict[str, Any]:
@@ -87,14 +89,3 @@ def get_provider_info() -> dict[str, Any]:
             },
         ],
     }
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'accelerators_provider' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return list(__all__)

@@ -202,7 +202,7 @@ def test_the_gate_task_appends_to_the_deployments_bench_history(
     monkeypatch.setenv("ACCELERATORS_BENCH_HISTORY", str(path))
     run_gate("H100", local=False, run=_on("H100-SXM"))
     # An A100 at an A100's rates: a report whose figures are impossible for its own SKU is
-    # never appended (accelerators/bench/_history_check.py).
+    # never appended (accelerators/bench/history/_check.py).
     a100 = FakeDevice(
         name="NVIDIA A100-SXM4-80GB",
         gemm_tflops={"fp32": 18.0, "tf32": 140.0, "bf16": 280.0, "fp16": 280.0},

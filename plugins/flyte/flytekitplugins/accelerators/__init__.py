@@ -27,66 +27,53 @@ registers our constants as virtual subclasses of flytekit's ``BaseAccelerator`` 
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from accelerators.lazy import lazy_exports
 
-__all__ = [
-    "LOCAL_EXPECT_ENV",
-    "NO_ACCELERATOR",
-    "PLACED_SPEC_ENV",
-    "AcceleratorTask",
-    "DeviceClassWarning",
-    "Finding",
-    "Gate",
-    "GateResult",
-    "GateTask",
-    "accelerator_task",
-    "benchmark_gate",
-    "check",
-    "check_file",
-    "flyte2_args",
-    "flyte2_device",
-    "flyte2_gate",
-    "flyte2_pinned",
-    "flyte2_resources",
-    "flyte2_run_gate",
-    "gate",
-    "is_local_execution",
-    "last_gate_result",
-    "pinned",
-    "pod_template_for",
-    "run_gate",
-    "task_args",
-]
+# Not `from typing import TYPE_CHECKING`: the names below are for type checkers only.
+TYPE_CHECKING = False
 
-_WHERE = {
-    "DeviceClassWarning": "_args",
-    "NO_ACCELERATOR": "_args",
-    "pod_template_for": "_args",
-    "task_args": "_args",
-    "LOCAL_EXPECT_ENV": "_gate",
-    "PLACED_SPEC_ENV": "_gate",
-    "GateResult": "_gate",
-    "is_local_execution": "_gate",
-    "last_gate_result": "_gate",
-    "run_gate": "_gate",
-    "AcceleratorTask": "_tasks",
-    "Gate": "_tasks",
-    "accelerator_task": "_tasks",
-    "GateTask": "_gate_node",
-    "benchmark_gate": "_gate_node",
-    "gate": "_gate_node",
-    "pinned": "_gate_node",
-    "Finding": "_check",
-    "check": "_check",
-    "check_file": "_check",
-    "flyte2_args": "_flyte2",
-    "flyte2_device": "_flyte2",
-    "flyte2_gate": "_flyte2",
-    "flyte2_pinned": "_flyte2",
-    "flyte2_resources": "_flyte2",
-    "flyte2_run_gate": "_flyte2",
-}
+# The public names, each imported on first use (PEP 562); type checkers read the imports below.
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__,
+    {
+        "._args": "DeviceClassWarning NO_ACCELERATOR pod_template_for task_args",
+        "._gate": "LOCAL_EXPECT_ENV PLACED_SPEC_ENV GateResult is_local_execution "
+        "last_gate_result run_gate",
+        "._tasks": "AcceleratorTask Gate accelerator_task",
+        "._gate_node": "GateTask benchmark_gate gate pinned",
+        "._check": "Finding check check_file",
+        "._flyte2": "flyte2_args flyte2_device flyte2_gate flyte2_pinned flyte2_resources "
+        "flyte2_run_gate",
+    },
+)
+
+if TYPE_CHECKING:
+    from flytekitplugins.accelerators._args import NO_ACCELERATOR as NO_ACCELERATOR
+    from flytekitplugins.accelerators._args import DeviceClassWarning as DeviceClassWarning
+    from flytekitplugins.accelerators._args import pod_template_for as pod_template_for
+    from flytekitplugins.accelerators._args import task_args as task_args
+    from flytekitplugins.accelerators._check import Finding as Finding
+    from flytekitplugins.accelerators._check import check as check
+    from flytekitplugins.accelerators._check import check_file as check_file
+    from flytekitplugins.accelerators._flyte2 import flyte2_args as flyte2_args
+    from flytekitplugins.accelerators._flyte2 import flyte2_device as flyte2_device
+    from flytekitplugins.accelerators._flyte2 import flyte2_gate as flyte2_gate
+    from flytekitplugins.accelerators._flyte2 import flyte2_pinned as flyte2_pinned
+    from flytekitplugins.accelerators._flyte2 import flyte2_resources as flyte2_resources
+    from flytekitplugins.accelerators._flyte2 import flyte2_run_gate as flyte2_run_gate
+    from flytekitplugins.accelerators._gate import LOCAL_EXPECT_ENV as LOCAL_EXPECT_ENV
+    from flytekitplugins.accelerators._gate import PLACED_SPEC_ENV as PLACED_SPEC_ENV
+    from flytekitplugins.accelerators._gate import GateResult as GateResult
+    from flytekitplugins.accelerators._gate import is_local_execution as is_local_execution
+    from flytekitplugins.accelerators._gate import last_gate_result as last_gate_result
+    from flytekitplugins.accelerators._gate import run_gate as run_gate
+    from flytekitplugins.accelerators._gate_node import GateTask as GateTask
+    from flytekitplugins.accelerators._gate_node import benchmark_gate as benchmark_gate
+    from flytekitplugins.accelerators._gate_node import gate as gate
+    from flytekitplugins.accelerators._gate_node import pinned as pinned
+    from flytekitplugins.accelerators._tasks import AcceleratorTask as AcceleratorTask
+    from flytekitplugins.accelerators._tasks import Gate as Gate
+    from flytekitplugins.accelerators._tasks import accelerator_task as accelerator_task
 
 
 def _register_constants() -> None:
@@ -102,16 +89,3 @@ def _register_constants() -> None:
 
 
 _register_constants()
-
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return list(__all__)
