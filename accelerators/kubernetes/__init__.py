@@ -16,7 +16,7 @@ See ``docs/kubernetes.md`` for what each emits and its options.
 Public names: building blocks :class:`Platform`, :class:`Placement`,
 :class:`Requirement`, :class:`PodFragment`, :class:`DraFragment`, :class:`FragmentModels`;
 functions :func:`to_pod_fragment`, :func:`to_dra_fragment`, :func:`apply_to_pod`,
-:func:`merge_fragment`, :func:`build_pod`, :func:`build_manifests`,
+:func:`merge_fragment`, :func:`reconcile_placement`, :func:`build_pod`, :func:`build_manifests`,
 :func:`validate_fragment`, :func:`validate_claim_template`, :func:`get_platform`,
 :func:`platforms`, :func:`register_platform`, :func:`fragment_models`, :func:`pod_model`;
 defaults :data:`DEFAULT_IMAGE`, :data:`DEFAULT_COMMAND`; node pinning :func:`pin_to_node`,
@@ -44,7 +44,7 @@ from accelerators.kubernetes._base import (
     Requirement,
     wants_whole_devices,
 )
-from accelerators.kubernetes._merge import merge_fragment
+from accelerators.kubernetes._merge import merge_fragment, reconcile_placement
 from accelerators.kubernetes._validate import validate_claim_template, validate_fragment
 
 if TYPE_CHECKING:
@@ -81,6 +81,7 @@ __all__ = [
     "placement_problems",
     "platforms",
     "pod_model",
+    "reconcile_placement",
     "register_platform",
     "resource_problems",
     "to_dra_fragment",

@@ -25,7 +25,12 @@ from airflow.providers.cncf.kubernetes.pod_generator import PodGenerator
 from kubernetes.client import models as k8s
 
 from accelerators import AcceleratorError, AcceleratorSpec
-from accelerators.kubernetes import apply_to_pod, check_node_count, to_pod_fragment
+from accelerators.kubernetes import (
+    apply_to_pod,
+    check_node_count,
+    reconcile_placement,
+    to_pod_fragment,
+)
 from accelerators_provider import _pods
 from accelerators_provider._errors import AcceleratorTaskError, annotate, step
 from accelerators_provider._gate import (
@@ -170,7 +175,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             name = "pod_template_dict"
         if self.full_pod_spec is not None:
             full = _pods.to_dict(self.full_pod_spec)
-            base = full if base is None else _pods.layer(full, base, container=None)
+            base = full if base is None else reconcile_placement(base, full, container=None)
             name = f"{name} and full_pod_spec" if name else "full_pod_spec"
         return base, name
 
@@ -199,7 +204,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         own = dict(pod["spec"]["containers"][0].get("resources") or {})
         base, name = template
         if base:
-            pod = _pods.layer(pod, base, container=self.base_container_name)
+            pod = reconcile_placement(base, pod, container=self.base_container_name)
         _pods.check_requests(
             pod,
             arguments=own,

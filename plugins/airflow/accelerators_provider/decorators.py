@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from accelerators import AcceleratorError
-from accelerators.kubernetes import apply_to_pod, check_node_count
+from accelerators.kubernetes import apply_to_pod, check_node_count, reconcile_placement
 from accelerators_provider import _pods
 from accelerators_provider._errors import AcceleratorTaskError, require_cluster, step
 from accelerators_provider._gate import (
@@ -71,7 +71,7 @@ def _template_pod(kwargs: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
         name = "pod_template_dict"
     if kwargs.get("full_pod_spec") is not None:
         full = _pods.to_dict(kwargs["full_pod_spec"])
-        base = full if base is None else _pods.layer(full, base, container=None)
+        base = full if base is None else reconcile_placement(base, full, container=None)
         name = f"{name} and full_pod_spec" if name else "full_pod_spec"
     return base, name
 
@@ -105,7 +105,7 @@ def pod_kwargs(
     }
     base, name = _template_pod(kwargs)
     if base:
-        pod = _pods.layer(pod, base, container=container)
+        pod = reconcile_placement(base, pod, container=container)
     _pods.check_requests(
         pod, arguments=resources, template=name or "container_resources", container=container
     )

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from accelerators import AcceleratorError, AcceleratorSpec
-from accelerators.kubernetes import apply_to_pod, check_node_count
+from accelerators.kubernetes import apply_to_pod, check_node_count, reconcile_placement
 from accelerators_provider import _pods
 
 __all__ = [
@@ -82,7 +82,7 @@ def executor_config(
     template = pod_template_file or _default_worker_template()
     if template:
         base = _pods.read_template(template, argument="pod_template_file")
-        pod = _pods.layer(pod, base, container=container)
+        pod = reconcile_placement(base, pod, container=container)
         named = f"the worker pod_template_file {template!r}"
     else:
         named = "executor_config"
