@@ -30,6 +30,7 @@ _LAZY: dict[str, str] = {
     "UnknownAcceleratorError": "accelerators.errors",
     "UnknownPartitionError": "accelerators.errors",
     "AcceleratorSpec": "accelerators.spec",
+    "SpecLike": "accelerators.spec",
     "AcceleratorGateError": "accelerators.bench",
     "current": "accelerators.detect",
     "current_accelerator": "accelerators.detect",
@@ -72,6 +73,7 @@ if TYPE_CHECKING:
     from accelerators.kinds import is_tpu as is_tpu
     from accelerators.kinds import is_trainium as is_trainium
     from accelerators.spec import AcceleratorSpec as AcceleratorSpec
+    from accelerators.spec import SpecLike as SpecLike
 
 
 def _import(module_name: str) -> Any:
@@ -114,7 +116,10 @@ def __getattr__(name: str) -> Any:
 def _no_attribute(name: str) -> str:
     """``module 'accelerators' has no attribute 'H10O'; did you mean 'H100'?``"""
     message = f"module 'accelerators' has no attribute {name!r}"
-    if name.startswith("__"):
+    if name.startswith("_"):
+        # Dunder probes, and `from accelerators import _datafiles`: the import system asks
+        # for a private submodule here before importing it, so no hints (they would import
+        # the constants, ~20 ms, for nothing).
         return message
     constants = _import("accelerators.constants")
     known = [*_LAZY, *(n for n in constants.__all__ if _is_constant_name(n))]

@@ -1,23 +1,39 @@
-"""The accelerator catalog: datasheet facts loaded lazily from one versioned data file.
+"""The accelerator catalog: datasheet facts loaded lazily from versioned data files.
 
 >>> from accelerators import catalog
 >>> catalog.get("H100").memory_gb
 80.0
 >>> catalog.get("nvidia-tesla-a100").name
 'A100-40GB-SXM'
+>>> type(catalog.get("H100")) is catalog.Accelerator
+True
 
-The data lives in ``accelerators/data/catalog.toml``; it is loaded on first use, validated
-(:mod:`accelerators.catalog._schema`) and indexed (:mod:`accelerators.catalog._store`).
-Names in every system's form are resolved by :mod:`accelerators.catalog._names`. Importing
-this package reads nothing and imports nothing heavy.
+The facts live in ``accelerators/data/catalog.toml`` (every accelerator, its figures and
+their sources, its MIG profiles and TPU slices); ``instances.toml`` and ``prices.toml`` add
+the cloud instance types that carry them (:func:`largest_node`). The catalog file is read on
+first use, validated (:mod:`accelerators.catalog._schema`, pydantic) and indexed
+(:mod:`accelerators.catalog._store`); once it has passed validation its records are read back
+from a cache without validating again (:mod:`accelerators.catalog._trusted`). Names in every
+system's form are resolved by :mod:`accelerators.catalog._names`.
 
-This package is the second layer of the core: it imports only :mod:`accelerators.errors`
-and :mod:`accelerators._text` (the contracts are in ``pyproject.toml``).
+Public names: lookups :func:`get`, :func:`all`, :func:`by_model`, :func:`models`,
+:func:`select`, :func:`sources`, :func:`catalog_version`, :func:`largest_node`; the records
+they return, :class:`Accelerator` (one entry), :class:`MigProfile` (one of its MIG
+partitions), :class:`TpuTopology` (one of its TPU slices), :class:`Figure` (a sourced
+datasheet figure) and :class:`Source` (where figures come from), and :class:`NodeSize`.
+
+Importing this package reads no data file and imports neither pydantic nor any other
+third-party package: the record classes are imported on first access (PEP 562).
+
+This package is the second layer of the core, above :mod:`accelerators.errors`,
+:mod:`accelerators._text` and :mod:`accelerators._datafiles`, the only modules of the core it
+imports (the contracts are in ``pyproject.toml``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from accelerators.catalog._node_sizes import NodeSize, largest_node
 from accelerators.catalog._store import _DATA_FILE as _DATA_FILE  # constants read it raw
@@ -34,10 +50,20 @@ from accelerators.catalog._store import (
 from accelerators.errors import UnknownAcceleratorError
 
 if TYPE_CHECKING:
-    from accelerators.catalog._schema import Accelerator
+    from accelerators.catalog._schema import Accelerator, Figure, MigProfile, Source, TpuTopology
+
+#: The record classes (they import pydantic): name -> module, imported on first access.
+_LAZY = dict.fromkeys(
+    ("Accelerator", "Figure", "MigProfile", "Source", "TpuTopology"), "accelerators.catalog._schema"
+)
 
 __all__ = [
+    "Accelerator",
+    "Figure",
+    "MigProfile",
     "NodeSize",
+    "Source",
+    "TpuTopology",
     "all",
     "by_model",
     "catalog_version",
@@ -66,3 +92,16 @@ def get(name: str) -> Accelerator:
     from accelerators.catalog._names import resolve_name
 
     return resolve_name(name).accelerator
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'accelerators.catalog' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from accelerators.kubernetes._node_count import check_node_count, node_count_problems
     from accelerators.kubernetes._pinning import node_name_env, pin_to_node
     from accelerators.kubernetes._resources import check_resources, resource_problems
-    from accelerators.spec import AcceleratorSpec
+    from accelerators.spec import AcceleratorSpec, SpecLike
 
 __all__ = [
     "DEFAULT_COMMAND",
@@ -204,13 +204,13 @@ def get_platform(platform: str | Platform, **options: Any) -> Platform:
     return cls(**options)
 
 
-def _as_spec(spec: Any) -> AcceleratorSpec:
+def _as_spec(spec: SpecLike) -> AcceleratorSpec:
     from accelerators.spec import AcceleratorSpec
 
     return spec if isinstance(spec, AcceleratorSpec) else AcceleratorSpec.parse(spec)
 
 
-def to_pod_fragment(spec: Any, *, platform: str | Platform, **options: Any) -> PodFragment:
+def to_pod_fragment(spec: SpecLike, *, platform: str | Platform, **options: Any) -> PodFragment:
     """The pod fragment that places ``spec`` on ``platform``.
 
     :param spec: an :class:`~accelerators.AcceleratorSpec`, a spec string or a constant.
@@ -248,7 +248,7 @@ def _placing(platform: str | Platform, options: dict[str, Any]) -> Platform:
 
 
 def to_dra_fragment(
-    spec: Any,
+    spec: SpecLike,
     *,
     claim_template_name: str = "accelerators-gpu",
     claim_name: str = "gpu",
@@ -289,7 +289,7 @@ def to_dra_fragment(
 
 def apply_to_pod(
     pod: T,
-    spec: Any,
+    spec: SpecLike,
     *,
     platform: str | Platform,
     container: str | None = None,
@@ -321,7 +321,7 @@ def apply_to_pod(
 
 
 def build_manifests(
-    spec: Any,
+    spec: SpecLike,
     *,
     platform: str | Platform,
     name: str = "accelerator-pod",
@@ -377,7 +377,7 @@ def build_manifests(
 
 
 def build_pod(
-    spec: Any,
+    spec: SpecLike,
     *,
     platform: str | Platform,
     name: str = "accelerator-pod",
