@@ -156,7 +156,7 @@ def summarize(report: BenchReport, *, history: str | None = None) -> dict[str, A
         "matched": report.matched,
         "node": report.node,
         "host": report.host,
-        "started_at": report.started_at.isoformat() if report.started_at else None,
+        "started_at": report.started_at.isoformat(),  # a BenchReport always has one
         "elapsed_s": round(report.elapsed_s, 2),
         "device": report.device.model_dump(mode="json"),
         "gemm": [
