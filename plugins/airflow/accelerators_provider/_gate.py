@@ -19,6 +19,7 @@ from accelerators.kubernetes import guard_problems
 from accelerators_provider._errors import AcceleratorTaskError
 
 if TYPE_CHECKING:
+    from accelerators import SpecLike
     from accelerators.bench import BenchReport
 
 __all__ = [
@@ -202,7 +203,9 @@ def publish(
     return summary
 
 
-def check_guard(task: str, spec: Any, gate_spec: Any, *, gate: str | None, ran: bool) -> None:
+def check_guard(
+    task: str, spec: SpecLike, gate_spec: SpecLike, *, gate: str | None, ran: bool
+) -> None:
     """Raise when ``spec``, pinned to the node of gate ``gate`` that asks for (``ran=False``,
     at parse time) or matched (``ran=True``) ``gate_spec``, cannot run there as asked
     (:func:`accelerators.kubernetes.guard_problems`). After the gate ran the error is an

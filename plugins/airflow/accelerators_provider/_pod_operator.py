@@ -44,6 +44,8 @@ from accelerators_provider._gate import (
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
+    from accelerators import SpecLike
+
 __all__ = ["GATE_MODES", "AcceleratorPodOperator"]
 
 #: How a guarded pod proves its node: ``pin`` (run where the gate task ran, from its XCom
@@ -88,7 +90,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
     def __init__(
         self,
         *,
-        accelerator: Any,
+        accelerator: SpecLike,
         platform: str,
         platform_options: dict[str, Any] | None = None,
         gate: Any = None,
@@ -103,7 +105,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         self.gate_profile = gate_profile
         self.gate_task_id: str | None = None
         self._accelerator_spec: AcceleratorSpec | None = None  # parsed, when known at parse time
-        gate_spec: Any = None
+        gate_spec: SpecLike | None = None
         if gate is not None:
             self.gate_task_id = gate if isinstance(gate, str) else gate.task_id
             if not isinstance(gate, str):
@@ -120,7 +122,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             site = ("platform", platform)
             _pods.check_platform(platform)
             if _pods.is_template(accelerator):
-                self.accelerator = accelerator
+                self.accelerator: str = accelerator  # rendered by Airflow, then read
                 return
             site = ("accelerator", accelerator)
             spec = _pods.resolve_spec(accelerator)
@@ -133,7 +135,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             raise
 
     # -- parse time --------------------------------------------------------------------
-    def _check_at_parse_time(self, spec: AcceleratorSpec, gate_spec: Any) -> None:
+    def _check_at_parse_time(self, spec: AcceleratorSpec, gate_spec: SpecLike | None) -> None:
         """Raise now, not at run time, for what is wrong with the task as written."""
         task = self.task_id
         check_node_count(spec, platform=self.platform)  # `accelerator`, as the caller says

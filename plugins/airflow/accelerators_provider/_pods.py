@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from accelerators import AcceleratorError, AcceleratorSpec, PlacementError
 from accelerators.errors import close_matches
@@ -62,7 +62,7 @@ def resolve_spec(value: Any, *, what: str = "") -> AcceleratorSpec:
     return AcceleratorSpec.parse(value)
 
 
-def is_template(value: Any) -> bool:
+def is_template(value: Any) -> TypeGuard[str]:
     """True for a string that Airflow will still render with Jinja."""
     return isinstance(value, str) and ("{{" in value or "{%" in value)
 
