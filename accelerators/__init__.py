@@ -31,7 +31,7 @@ _EXPORTS = LazyExports(
     {
         "accelerators.errors": "AcceleratorError CatalogDataError PlacementError "
         "SpecSyntaxError UnknownAcceleratorError UnknownPartitionError",
-        "accelerators.spec": "AcceleratorSpec",
+        "accelerators.spec": "AcceleratorSpec SpecLike",
         "accelerators.bench": "AcceleratorGateError",
         "accelerators.detect": "current current_accelerator Detected",
         ".": "catalog kinds",
@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from accelerators.kinds import is_tpu as is_tpu
     from accelerators.kinds import is_trainium as is_trainium
     from accelerators.spec import AcceleratorSpec as AcceleratorSpec
+    from accelerators.spec import SpecLike as SpecLike
 
 
 def _import(module_name: str) -> Any:

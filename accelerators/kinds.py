@@ -21,10 +21,11 @@ and ``is_nvidia`` only inside its RunPod provider; here they are functions of a 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
+    from accelerators.spec import SpecLike
 
 __all__ = [
     "accelerators_of",
@@ -43,7 +44,7 @@ __all__ = [
 ]
 
 
-def accelerators_of(value: Any) -> tuple[Accelerator, ...]:
+def accelerators_of(value: Accelerator | SpecLike) -> tuple[Accelerator, ...]:
     """Every catalog entry ``value`` would accept, in order (its SKUs, then its fallbacks')."""
     from accelerators.catalog._schema import Accelerator
     from accelerators.spec import AcceleratorSpec
@@ -57,8 +58,10 @@ def accelerators_of(value: Any) -> tuple[Accelerator, ...]:
     return tuple(found)
 
 
-def _every(test: Callable[[Accelerator], bool], what: str) -> Callable[[Any], bool]:
-    def check(value: Any) -> bool:
+def _every(
+    test: Callable[[Accelerator], bool], what: str
+) -> Callable[[Accelerator | SpecLike], bool]:
+    def check(value: Accelerator | SpecLike) -> bool:
         found = accelerators_of(value)
         return bool(found) and all(test(acc) for acc in found)
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import reprlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Protocol, TypeAlias
 
 from pydantic import (
     BaseModel,
@@ -54,7 +54,14 @@ from accelerators.errors import AcceleratorError, close_matches
 if TYPE_CHECKING:
     from accelerators._factories import VendorFactories
 
-__all__ = ["MAX_COUNT", "AcceleratorSpec", "MemoryRequest", "check_partition"]
+__all__ = [
+    "MAX_COUNT",
+    "AcceleratorSpec",
+    "MemoryRequest",
+    "SpecLike",
+    "SupportsToSpec",
+    "check_partition",
+]
 
 
 def _to_accelerator(value: Any) -> Any:
@@ -229,9 +236,11 @@ class AcceleratorSpec(BaseModel):
     # -- construction ------------------------------------------------------------------
     @classmethod
     def parse(cls, value: Any) -> AcceleratorSpec:
-        """Read a spec from a string, a constant or partition, a spec, or a list of those.
+        """Read a spec from a string, a constant or partition, a spec, or a list of those
+        (:data:`SpecLike`).
 
-        A list is an ordered fallback chain: the first item is preferred.
+        A list is an ordered fallback chain: the first item is preferred. Anything else
+        raises :class:`AcceleratorError` (so ``value`` is typed ``Any``: it is the check).
         """
         if isinstance(value, AcceleratorSpec):
             return value
@@ -502,3 +511,20 @@ def _as_accelerator_error(exc: ValidationError, data: Any) -> AcceleratorError:
     return AcceleratorError(
         f"Invalid AcceleratorSpec {shorten(repr(data), 200)}: " + "; ".join(lines)
     )
+
+
+class SupportsToSpec(Protocol):
+    """Anything :meth:`AcceleratorSpec.parse` reads through its ``to_spec()``: a catalog
+    constant (``accelerators.H100``, a :class:`accelerators.constants.Device`) or one of its
+    partitions (``accelerators.A100.partition_2g_10gb``, a
+    :class:`accelerators.constants.Partition`)."""
+
+    def to_spec(self) -> AcceleratorSpec: ...
+
+
+#: Everything :meth:`AcceleratorSpec.parse` accepts as a spec: an :class:`AcceleratorSpec`,
+#: a spec string (``"H100:8"``, ``"A100@1g.10gb | L4"``), a constant or partition, or a list
+#: of those (an ordered fallback chain). The functions that take a spec are typed with it.
+SpecLike: TypeAlias = (
+    AcceleratorSpec | str | SupportsToSpec | Sequence[AcceleratorSpec | str | SupportsToSpec]
+)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -16,16 +17,57 @@ from accelerators.catalog import _names, _store
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_import_contracts_hold() -> None:
+def _lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    """``lint-imports`` on the tree at ``root`` (its ``accelerators`` and ``pyproject.toml``)."""
     pytest.importorskip("importlinter")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(root)}
     script = "from importlinter.cli import lint_imports_command as c; c()"
-    run = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", script, "--no-cache", "--no-logo"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False,
+        cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
+
+
+def test_import_contracts_hold() -> None:
+    run = _lint_imports(ROOT)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "3 kept, 0 broken" in run.stdout
+    assert "4 kept, 0 broken" in run.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "broken"),
+    [
+        # sizing may read bench's history, never run a benchmark
+        (
+            "sizing/_plan.py",
+            "from accelerators.bench.runner._run import run",
+            "sizing reads the bench",
+        ),
+        # and, like everything but the CLI, may not import the CLI
+        ("sizing/_plan.py", "from accelerators.cli import main", "core layers are one-way"),
+        # nothing below sizing may import it
+        (
+            "kubernetes/_checks.py",
+            "from accelerators.sizing import _cost",
+            "core layers are one-way",
+        ),
+    ],
+)
+def test_a_forbidden_import_of_or_from_sizing_breaks_a_contract(
+    tmp_path: Path, module: str, line: str, broken: str
+) -> None:
+    shutil.copytree(
+        ROOT / "accelerators",
+        tmp_path / "accelerators",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    target = tmp_path / "accelerators" / module
+    target.write_text(target.read_text() + f"\n\ndef _forbidden() -> None:\n    {line}\n")
+    run = _lint_imports(tmp_path)
+    assert run.returncode == 1, run.stdout + run.stderr
+    contracts = run.stdout.split("Broken contracts")[0]
+    assert [c for c in contracts.splitlines() if c.startswith(broken) and " BROKEN" in c]
 
 
 def test_concurrent_first_lookups_load_the_catalog_once(monkeypatch: pytest.MonkeyPatch) -> None:

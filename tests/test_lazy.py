@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = {
     "accelerators": ROOT / "accelerators/__init__.py",
     "accelerators.bench": ROOT / "accelerators/bench/__init__.py",
+    "accelerators.catalog": ROOT / "accelerators/catalog/__init__.py",
     "accelerators.kubernetes": ROOT / "accelerators/kubernetes/__init__.py",
     "accelerators_provider": ROOT / "plugins/airflow/accelerators_provider/__init__.py",
     "flytekitplugins.accelerators": ROOT / "plugins/flyte/flytekitplugins/accelerators/__init__.py",

@@ -16,7 +16,7 @@ See ``docs/kubernetes.md`` for what each emits and its options.
 Public names: building blocks :class:`Platform`, :class:`Placement`,
 :class:`Requirement`, :class:`PodFragment`, :class:`DraFragment`, :class:`FragmentModels`;
 functions :func:`to_pod_fragment`, :func:`to_dra_fragment`, :func:`apply_to_pod`,
-:func:`merge_fragment`, :func:`build_pod`, :func:`build_manifests`,
+:func:`merge_fragment`, :func:`reconcile_placement`, :func:`build_pod`, :func:`build_manifests`,
 :func:`validate_fragment`, :func:`validate_claim_template`, :func:`get_platform`,
 :func:`platforms`, :func:`register_platform`, :func:`fragment_models`, :func:`pod_model`;
 defaults :data:`DEFAULT_IMAGE`, :data:`DEFAULT_COMMAND`; node pinning :func:`pin_to_node`,
@@ -43,6 +43,7 @@ from accelerators.kubernetes._base import PodFragment as PodFragment
 from accelerators.kubernetes._base import Requirement as Requirement
 from accelerators.kubernetes._base import wants_whole_devices as wants_whole_devices
 from accelerators.kubernetes._merge import merge_fragment as merge_fragment
+from accelerators.kubernetes._merge import reconcile_placement as reconcile_placement
 from accelerators.kubernetes._validate import validate_claim_template as validate_claim_template
 from accelerators.kubernetes._validate import validate_fragment as validate_fragment
 from accelerators.lazy import lazy_exports
@@ -61,7 +62,8 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "._guard": "guard_problems",
     },
     own="DEFAULT_COMMAND DEFAULT_IMAGE Placement Platform PodFragment Requirement apply_to_pod "
-    "build_manifests build_pod get_platform merge_fragment platforms register_platform "
+    "build_manifests build_pod get_platform merge_fragment platforms reconcile_placement "
+    "register_platform "
     "to_dra_fragment to_pod_fragment validate_claim_template validate_fragment "
     "wants_whole_devices",
 )
@@ -79,7 +81,7 @@ if TYPE_CHECKING:
     from accelerators.kubernetes._pinning import pin_to_node as pin_to_node
     from accelerators.kubernetes._resources import check_resources as check_resources
     from accelerators.kubernetes._resources import resource_problems as resource_problems
-    from accelerators.spec import AcceleratorSpec
+    from accelerators.spec import AcceleratorSpec, SpecLike
 
 T = TypeVar("T")
 
@@ -165,13 +167,13 @@ def get_platform(platform: str | Platform, **options: Any) -> Platform:
     return cls(**options)
 
 
-def _as_spec(spec: Any) -> AcceleratorSpec:
+def _as_spec(spec: SpecLike) -> AcceleratorSpec:
     from accelerators.spec import AcceleratorSpec
 
     return spec if isinstance(spec, AcceleratorSpec) else AcceleratorSpec.parse(spec)
 
 
-def to_pod_fragment(spec: Any, *, platform: str | Platform, **options: Any) -> PodFragment:
+def to_pod_fragment(spec: SpecLike, *, platform: str | Platform, **options: Any) -> PodFragment:
     """The pod fragment that places ``spec`` on ``platform``.
 
     :param spec: an :class:`~accelerators.AcceleratorSpec`, a spec string or a constant.
@@ -209,7 +211,7 @@ def _placing(platform: str | Platform, options: dict[str, Any]) -> Platform:
 
 
 def to_dra_fragment(
-    spec: Any,
+    spec: SpecLike,
     *,
     claim_template_name: str = "accelerators-gpu",
     claim_name: str = "gpu",
@@ -250,7 +252,7 @@ def to_dra_fragment(
 
 def apply_to_pod(
     pod: T,
-    spec: Any,
+    spec: SpecLike,
     *,
     platform: str | Platform,
     container: str | None = None,
@@ -282,7 +284,7 @@ def apply_to_pod(
 
 
 def build_manifests(
-    spec: Any,
+    spec: SpecLike,
     *,
     platform: str | Platform,
     name: str = "accelerator-pod",
@@ -338,7 +340,7 @@ def build_manifests(
 
 
 def build_pod(
-    spec: Any,
+    spec: SpecLike,
     *,
     platform: str | Platform,
     name: str = "accelerator-pod",

@@ -18,12 +18,13 @@ from accelerators.errors import AcceleratorError
 
 if TYPE_CHECKING:
     from accelerators.kubernetes._base import Platform
+    from accelerators.spec import SpecLike
 
 __all__ = ["placement_problems"]
 
 
 def placement_problems(
-    spec: Any, *, platform: str | Platform = "flyte", **options: Any
+    spec: SpecLike, *, platform: str | Platform = "flyte", **options: Any
 ) -> tuple[str, ...]:
     """Every reason ``spec`` cannot run as one container on ``platform``; empty when it can.
 
@@ -51,4 +52,3 @@ def placement_problems(
     else:
         problems.extend(node_count_problems(parsed, platform=platform))
     return tuple(problems)
-

@@ -1,54 +1,75 @@
-"""Merge a pod fragment into a user's pod, pod template or pod spec, keeping what it had.
+"""Merge a pod fragment into a user's pod, or a pod template under a task's pod.
 
-Airflow's ``KubernetesPodOperator`` and KubernetesExecutor *replace* ``nodeSelector``,
-``tolerations``, ``affinity`` and a container's ``resources`` instead of merging them, so
-this merge is complete:
+Both go through the one engine, :mod:`._reconcile`, whose module docstring gives the one
+order of every field (the lower layer's entries first, then the higher layer's):
 
-* tolerations: the pod's, then the fragment's that are not already there;
-* ``nodeSelector``: the union; the same key with another value is a :class:`PlacementError`;
-* required node affinity: the fragment's requirements are ANDed into **each** existing
-  ``nodeSelectorTerm`` (as flytepropeller does); with several fragment terms (a fallback
-  chain) every existing term is combined with every fragment term;
-* preferred terms: appended;
-* the target container (``container=`` by name, else the first): the fragment's resources
-  are added, other resources kept; the same resource with another value is an error;
-* ``runtimeClassName`` and ``resourceClaims``: set, unless they conflict.
+* :func:`merge_fragment` lays a fragment (an accelerator's, a node pin) *over* a pod, pod
+  template or pod spec: a key both set to different values is a :class:`PlacementError`
+  (``nodeSelector``, a container resource, ``runtimeClassName``, a resource claim), and so
+  is another container that already asks for the fragment's device resource. The target
+  container is ``container=`` by name, else the first.
+* :func:`reconcile_placement` puts a pod template *under* the pod Airflow built from it: the
+  fields Airflow replaces instead of merging (``nodeSelector``, ``tolerations``,
+  ``affinity``, the main container's ``resources``) get the template's entries back, and the
+  pod's own value wins a key both set, as in Airflow's merge.
 
-The pod is checked first (:mod:`._podcheck`): a malformed part (containers given as a
+The pods are checked first (:mod:`._podcheck`): a malformed part (containers given as a
 mapping, resources as a string, a ``None`` term) raises :class:`AcceleratorError` naming
 its path. After the merge, every required ``nodeSelectorTerm`` is checked together with the
 ``nodeSelector``: terms that no node could match (``gke-accelerator=nvidia-tesla-t4`` and
 ``gke-accelerator In (nvidia-h100-80gb)``) are dropped, and if none is left the pod could
-never schedule, which raises :class:`PlacementError` naming the pod's requirement and the
-accelerator's. A resource the pod already sets in ``limits`` or ``requests`` to another
-value than the accelerator needs is a :class:`PlacementError` too.
+never schedule, which raises :class:`PlacementError` naming both layers' requirements.
 
 The input is never mutated. ``kubernetes.client`` models (``V1Pod``, ``V1PodTemplateSpec``,
-``V1PodSpec``) come back as the same type (needs the ``[k8s]`` extra).
+``V1PodSpec``) given to :func:`merge_fragment` come back as the same type (needs the
+``[k8s]`` extra).
 """
 
 from __future__ import annotations
 
 import copy
-import json
-from collections.abc import Mapping
-from typing import Any, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple, TypeVar
 
 from accelerators.errors import AcceleratorError, PlacementError
 from accelerators.kubernetes._podcheck import (
-    PREFERRED,
     REQUIRED,
     NodeRequirement,
     check_pod_shape,
     describe,
     unsatisfiable,
 )
+from accelerators.kubernetes._reconcile import reconcile_specs
 
-__all__ = ["merge_fragment"]
+__all__ = ["fragment_spec", "merge_fragment", "reconcile_placement"]
 
 T = TypeVar("T")
 
 _SNAKE_KEYS = ("node_selector", "api_version", "runtime_class_name", "resource_claims")
+_POD_KEYS = ("nodeSelector", "tolerations", "affinity", "runtimeClassName", "resourceClaims")
+
+
+class _Blame(NamedTuple):
+    """How an unschedulable pod's message names the two layers."""
+
+    lead: str  # "The pod could never schedule with this accelerator"
+    others: str  # "the pod requires": the requirements of the layer not marked
+    marked: str  # "the accelerator needs": the marked layer's requirements
+    advice: str
+
+
+_FRAGMENT_BLAME = _Blame(
+    "The pod could never schedule with this accelerator",
+    "the pod requires",
+    "the accelerator needs",
+    "Remove the pod's own requirement or ask for the accelerator it names",
+)
+_TEMPLATE_BLAME = _Blame(
+    "The pod could never schedule",
+    "the task's own arguments require",
+    "its pod template requires",
+    "Remove one of the two requirements (the task's arguments or its pod template)",
+)
 
 
 def merge_fragment(pod: T, fragment: Mapping[str, Any], *, container: str | None = None) -> T:
@@ -74,9 +95,50 @@ def merge_fragment(pod: T, fragment: Mapping[str, Any], *, container: str | None
     data = copy.deepcopy(dict(pod))
     spec, path = _pod_spec(data, "pod")
     check_pod_shape(spec, path)
-    _merge_spec(spec, fragment, container)
-    _check_schedulable(spec, fragment)
+    upper = fragment_spec(copy.deepcopy(dict(fragment)))
+    reconcile_specs(spec, upper, keep="lower", container=container, conflicts="raise")
+    _check_schedulable(spec, upper, _FRAGMENT_BLAME)
     return data  # type: ignore[return-value]
+
+
+def reconcile_placement(
+    base: Mapping[str, Any], pod: Mapping[str, Any], *, container: str | None = None
+) -> dict[str, Any]:
+    """A copy of ``pod`` with the placement of ``base``, the template it was built from, kept.
+
+    Airflow's ``KubernetesPodOperator`` and KubernetesExecutor build ``pod`` from ``base``
+    (a pod template file, a template dict, ``full_pod_spec``) and the task's arguments, and
+    for ``nodeSelector``, ``tolerations``, ``affinity`` and the main container's
+    ``resources`` an argument *replaces* the template's value. This puts the template's
+    entries back under the pod's (module docstring of :mod:`._reconcile` for the order); the
+    pod's value wins a key both set. Airflow pairs the template's first container with the
+    pod's main one: ``container`` by name, else the first.
+
+    :param base: the template, a Pod as a camelCase dict.
+    :param pod: the pod built from it, a Pod as a camelCase dict.
+    :raises AcceleratorError: either pod is malformed (the message names the path).
+    :raises PlacementError: the two layers' required node affinity and node selectors
+        together match no node.
+    """
+    data = copy.deepcopy(dict(pod))
+    spec = data.setdefault("spec", {})
+    lower = copy.deepcopy(base.get("spec") or {})
+    for part, path in ((spec, "pod.spec"), (lower, "template.spec")):
+        if not isinstance(part, dict):
+            raise AcceleratorError(f"Malformed pod: {path} should be a mapping, got {part!r}")
+        check_pod_shape(part, path)
+    reconcile_specs(lower, spec, keep="upper", container=container, conflicts="upper")
+    _check_schedulable(spec, lower, _TEMPLATE_BLAME)
+    return data
+
+
+def fragment_spec(fragment: Mapping[str, Any]) -> dict[str, Any]:
+    """A pod fragment as the pod spec it stands for: its pod fields, and its ``resources``
+    in one container (the engine reconciles pod specs)."""
+    spec = {key: fragment[key] for key in _POD_KEYS if fragment.get(key)}
+    if fragment.get("resources"):
+        spec["containers"] = [{"resources": fragment["resources"]}]
+    return spec
 
 
 def _pod_spec(data: dict[str, Any], path: str) -> tuple[dict[str, Any], str]:
@@ -105,117 +167,6 @@ def _pod_spec(data: dict[str, Any], path: str) -> tuple[dict[str, Any], str]:
     )
 
 
-def _merge_spec(spec: dict[str, Any], fragment: Mapping[str, Any], container: str | None) -> None:
-    selector = dict(spec.get("nodeSelector") or {})
-    for key, value in (fragment.get("nodeSelector") or {}).items():
-        if key in selector and str(selector[key]) != value:
-            raise PlacementError(
-                f"nodeSelector conflict on {key!r}: the pod has {selector[key]!r} but the "
-                f"accelerator needs {value!r}"
-            )
-        selector[key] = value
-    if selector:
-        spec["nodeSelector"] = selector
-    tolerations = list(spec.get("tolerations") or [])
-    for item in fragment.get("tolerations") or ():
-        if not any(_same(item, existing) for existing in tolerations):
-            tolerations.append(copy.deepcopy(dict(item)))
-    if tolerations:
-        spec["tolerations"] = tolerations
-    if fragment.get("affinity"):
-        spec["affinity"] = _merge_affinity(spec.get("affinity") or {}, fragment["affinity"])
-    runtime = fragment.get("runtimeClassName")
-    if runtime:
-        if spec.get("runtimeClassName") not in (None, runtime):
-            raise PlacementError(
-                f"runtimeClassName conflict: the pod has {spec['runtimeClassName']!r} but "
-                f"{runtime!r} was asked for"
-            )
-        spec["runtimeClassName"] = runtime
-    if fragment.get("resourceClaims"):
-        claims = list(spec.get("resourceClaims") or [])
-        for claim in fragment["resourceClaims"]:
-            same = [c for c in claims if c.get("name") == claim["name"]]
-            if same and same[0] != claim:
-                raise PlacementError(
-                    f"resourceClaims conflict: the pod already has a claim named "
-                    f"{claim['name']!r} ({same[0]!r}); pick another claim_name"
-                )
-            if not same:
-                claims.append(dict(claim))
-        spec["resourceClaims"] = claims
-    if fragment.get("resources"):
-        target = _container(spec, container)
-        _check_others(spec, target, fragment["resources"])
-        _merge_resources(target, fragment["resources"])
-
-
-def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    def clean(m: Mapping[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in m.items() if v not in (None, "")}
-
-    return clean(a) == clean(b)
-
-
-def _merge_affinity(existing: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
-    """``existing`` (the pod's own: already a private copy) with ``extra``'s terms ANDed in."""
-    out = dict(existing)
-    ours = extra.get("nodeAffinity") or {}
-    node = dict(out.get("nodeAffinity") or {})
-    required_key, preferred_key = REQUIRED, PREFERRED
-    our_terms = (ours.get(required_key) or {}).get("nodeSelectorTerms") or []
-    if our_terms:
-        old_terms = (node.get(required_key) or {}).get("nodeSelectorTerms") or []
-        if not old_terms:
-            terms = copy.deepcopy(our_terms)
-        else:
-            # Linear in the pod's terms: duplicates are found by a canonical key, not by
-            # comparing each new term with every earlier one (10,000 terms took 7 s).
-            terms = []
-            seen: set[str] = set()
-
-            def add(term: dict[str, Any]) -> None:
-                key = _canonical(term)
-                if key not in seen:
-                    seen.add(key)
-                    terms.append(term)
-
-            for old in old_terms:
-                present = {_canonical(e) for e in old.get("matchExpressions") or []}
-                if any(_contains(present, term) for term in our_terms):
-                    # Already ANDed with one alternative (a merged pod merged again).
-                    add(old)
-                    continue
-                for term in our_terms:
-                    combined = old if len(our_terms) == 1 else copy.deepcopy(old)
-                    expressions = list(combined.get("matchExpressions") or [])
-                    have = {_canonical(e) for e in expressions}
-                    for expr in term.get("matchExpressions") or []:
-                        if _canonical(expr) not in have:
-                            have.add(_canonical(expr))
-                            expressions.append(copy.deepcopy(expr))
-                    combined["matchExpressions"] = expressions
-                    add(combined)
-        node[required_key] = {**(node.get(required_key) or {}), "nodeSelectorTerms": terms}
-    preferred = list(node.get(preferred_key) or [])
-    for item in ours.get(preferred_key) or []:
-        if item not in preferred:
-            preferred.append(copy.deepcopy(item))
-    if preferred:
-        node[preferred_key] = preferred
-    out["nodeAffinity"] = node
-    return out
-
-
-def _contains(expressions: set[str], term: Mapping[str, Any]) -> bool:
-    return all(_canonical(expr) in expressions for expr in term.get("matchExpressions") or [])
-
-
-def _canonical(value: object) -> str:
-    """One text per distinct JSON value (keys sorted), to find equal terms in a set."""
-    return json.dumps(value, sort_keys=True, default=repr)
-
-
 def _requirements(term: Mapping[str, Any], path: str) -> list[NodeRequirement]:
     return [
         NodeRequirement.read(expr, f"{path}.matchExpressions[{i}]")
@@ -223,18 +174,16 @@ def _requirements(term: Mapping[str, Any], path: str) -> list[NodeRequirement]:
     ]
 
 
-def _check_schedulable(spec: dict[str, Any], fragment: Mapping[str, Any]) -> None:
-    """Drop required terms no node can match; raise if none is left (module docstring)."""
-    selector = [
-        NodeRequirement(str(key), "In", (str(value),))
-        for key, value in (spec.get("nodeSelector") or {}).items()
-    ]
-    ours = {NodeRequirement(str(k), "In", (str(v),)) for k, v in _selector(fragment).items()}
-    ours |= {r for term in _terms(fragment) for r in _requirements(term, "fragment")}
-    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(REQUIRED) or {}
+def _check_schedulable(spec: dict[str, Any], marked: Mapping[str, Any], blame: _Blame) -> None:
+    """Drop required terms no node can match; raise if none is left (module docstring).
+
+    :param marked: the layer whose requirements the message names second (``blame.marked``).
+    """
+    required = _required(spec)
     terms = list(required.get("nodeSelectorTerms") or [])
     if not terms:
         return  # nodeSelector keys are unique, and clashes were caught while merging them
+    selector = _selector_requirements(spec)
     kept: list[Any] = []
     conflicts: dict[tuple[NodeRequirement, ...], None] = {}  # ordered, found in O(1)
     for i, term in enumerate(terms):
@@ -243,100 +192,38 @@ def _check_schedulable(spec: dict[str, Any], fragment: Mapping[str, Any]) -> Non
             kept.append(term)
         else:
             conflicts.setdefault(bad)
-    if kept:
-        if len(kept) < len(terms):
-            required["nodeSelectorTerms"] = kept
-        return
-    lines = []
-    for group in list(conflicts)[:3]:
-        pods = [r for r in group if r not in ours]
-        accelerator = [r for r in group if r in ours]
-        lines.append(
-            f"the pod requires {describe(pods) or '(nothing on this key)'}, but the "
-            f"accelerator needs {describe(accelerator) or '(nothing on this key)'}"
-        )
+    if not kept:
+        raise PlacementError(_unschedulable(list(conflicts), marked, blame))
+    if len(kept) < len(terms):
+        required["nodeSelectorTerms"] = kept
+
+
+def _required(spec: Mapping[str, Any]) -> Any:
+    """The required node affinity of ``spec`` (the dict itself, or an empty one)."""
+    return ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(REQUIRED) or {}
+
+
+def _described(requirements: Iterable[NodeRequirement]) -> str:
+    return describe(requirements) or "(nothing on this key)"
+
+
+def _selector_requirements(spec: Mapping[str, Any]) -> list[NodeRequirement]:
+    return [
+        NodeRequirement(str(key), "In", (str(value),))
+        for key, value in (spec.get("nodeSelector") or {}).items()
+    ]
+
+
+def _unschedulable(
+    conflicts: list[tuple[NodeRequirement, ...]], marked: Mapping[str, Any], blame: _Blame
+) -> str:
+    """The message for a pod none of whose required terms any node can match."""
+    terms = _required(marked).get("nodeSelectorTerms") or ()
+    ours = {*_selector_requirements(marked), *(r for t in terms for r in _requirements(t, ""))}
+    lines = [
+        f"{blame.others} {_described(r for r in group if r not in ours)}, but "
+        f"{blame.marked} {_described(r for r in group if r in ours)}"
+        for group in conflicts[:3]
+    ]
     more = f" (and {len(conflicts) - 3} more)" if len(conflicts) > 3 else ""
-    raise PlacementError(
-        "The pod could never schedule with this accelerator: "
-        + "; ".join(lines)
-        + more
-        + ". Remove the pod's own requirement or ask for the accelerator it names"
-    )
-
-
-def _selector(fragment: Mapping[str, Any]) -> Mapping[str, Any]:
-    return fragment.get("nodeSelector") or {}
-
-
-def _terms(fragment: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    required = ((fragment.get("affinity") or {}).get("nodeAffinity") or {}).get(REQUIRED) or {}
-    return list(required.get("nodeSelectorTerms") or [])
-
-
-def _container(spec: dict[str, Any], name: str | None) -> dict[str, Any]:
-    containers = spec.get("containers") or []
-    if not containers:
-        raise AcceleratorError("The pod has no containers to give the accelerator resources to")
-    if name is None:
-        return containers[0]  # type: ignore[no-any-return]
-    for item in containers:
-        if item.get("name") == name:
-            return item  # type: ignore[no-any-return]
-    names = ", ".join(repr(c.get("name")) for c in containers)
-    raise AcceleratorError(f"The pod has no container named {name!r}; its containers are {names}")
-
-
-def _check_others(
-    spec: Mapping[str, Any], target: Mapping[str, Any], resources: Mapping[str, Any]
-) -> None:
-    """A device resource another container already asks for would add up: a sidecar with
-    ``nvidia.com/gpu: 1`` beside ``H100:8`` makes a pod of 9 GPUs, which no 8-GPU node fits.
-
-    :raises PlacementError: naming the container, the resource and the total.
-    """
-    ours = {**(resources.get("requests") or {}), **(resources.get("limits") or {})}
-    for other in spec.get("containers") or ():
-        if other is target:
-            continue
-        theirs = other.get("resources") or {}
-        for key, value in ours.items():
-            have = (theirs.get("limits") or {}).get(key) or (theirs.get("requests") or {}).get(key)
-            if have is None or str(have) in ("0", ""):
-                continue
-            try:
-                total = f"{int(str(have)) + int(str(value))}"
-            except ValueError:
-                total = f"{have} + {value}"
-            raise PlacementError(
-                f"Container {other.get('name')!r} already asks for {key}: {have!r}, and the "
-                f"accelerator's {value!r} would go to container {target.get('name')!r}: the pod "
-                f"would ask for {total} in all, more than the spec names. Give the accelerator "
-                "to the container that uses it (container=...) and remove the other request"
-            )
-
-
-def _merge_resources(target: dict[str, Any], resources: Mapping[str, Any]) -> None:
-    current = dict(target.get("resources") or {})
-    for section in ("limits", "requests"):
-        values = resources.get(section)
-        if not values:
-            continue
-        merged = dict(current.get(section) or {})
-        for key, value in values.items():
-            # Extended resources need requests equal to limits: check both sections.
-            for other in ("limits", "requests"):
-                have = (current.get(other) or {}).get(key)
-                if have is not None and str(have) != str(value):
-                    raise PlacementError(
-                        f"Container {target.get('name')!r} already has {other} {key}: "
-                        f"{have!r}, which conflicts with the accelerator's {value!r}"
-                    )
-            merged[key] = value
-        current[section] = merged
-    if resources.get("claims"):
-        claims = list(current.get("claims") or [])
-        for claim in resources["claims"]:
-            if claim not in claims:
-                claims.append(dict(claim))
-        current["claims"] = claims
-    target["resources"] = current
+    return f"{blame.lead}: {'; '.join(lines)}{more}. {blame.advice}"

@@ -14,14 +14,14 @@ accelerator.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from accelerators.errors import PlacementError
 
 if TYPE_CHECKING:
     from accelerators.catalog import NodeSize
     from accelerators.kubernetes._base import Platform
-    from accelerators.spec import AcceleratorSpec
+    from accelerators.spec import AcceleratorSpec, SpecLike
 
 __all__ = ["check_node_count", "node_count_problems"]
 
@@ -71,7 +71,7 @@ def _problem(alternative: AcceleratorSpec, platform: str, cloud: str | None) -> 
     )
 
 
-def node_count_problems(spec: Any, *, platform: str | Platform) -> tuple[str, ...]:
+def node_count_problems(spec: SpecLike, *, platform: str | Platform) -> tuple[str, ...]:
     """A sentence for each alternative of ``spec`` that asks for more devices than any node
     of ``platform``'s cloud has; empty when every alternative fits (or nothing is known).
 
@@ -89,7 +89,7 @@ def node_count_problems(spec: Any, *, platform: str | Platform) -> tuple[str, ..
     return tuple(p for p in found if p is not None)
 
 
-def check_node_count(spec: Any, *, platform: str | Platform) -> None:
+def check_node_count(spec: SpecLike, *, platform: str | Platform) -> None:
     """Raise :class:`~accelerators.PlacementError` for the counts no node has
     (:func:`node_count_problems`)."""
     problems = node_count_problems(spec, platform=platform)

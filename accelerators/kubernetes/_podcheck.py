@@ -70,19 +70,9 @@ def check_pod_shape(spec: Mapping[str, Any], path: str = "spec") -> None:
     selector = _mapping(spec, "nodeSelector", path)
     if selector is not None:
         _strings(selector, f"{path}.nodeSelector")
-    containers = _items(spec, "containers", path)
-    for i, container in enumerate(containers):
-        where = f"{path}.containers[{i}]"
-        _expect(container, Mapping, where, "a container mapping (name, image, resources)")
-        resources = _mapping(container, "resources", where)
-        if resources is None:
-            continue
-        for section in ("limits", "requests"):
-            values = _mapping(resources, section, f"{where}.resources")
-            if values is not None:
-                _strings(values, f"{where}.resources.{section}", numbers=True)
-        for j, claim in enumerate(_items(resources, "claims", f"{where}.resources")):
-            _expect(claim, Mapping, f"{where}.resources.claims[{j}]", "a mapping with a name")
+    for key in ("initContainers", "containers"):  # the requests <= limits check reads both
+        for i, container in enumerate(_items(spec, key, path)):
+            _check_container(container, f"{path}.{key}[{i}]")
     for i, toleration in enumerate(_items(spec, "tolerations", path)):
         _expect(toleration, Mapping, f"{path}.tolerations[{i}]", "a toleration mapping")
     for i, claim in enumerate(_items(spec, "resourceClaims", path)):
@@ -106,6 +96,19 @@ def check_pod_shape(spec: Mapping[str, Any], path: str = "spec") -> None:
         preference = item.get("preference")
         if preference is not None:
             _check_term(preference, f"{where}.{PREFERRED}[{i}].preference")
+
+
+def _check_container(container: object, where: str) -> None:
+    _expect(container, Mapping, where, "a container mapping (name, image, resources)")
+    resources = _mapping(cast("Mapping[str, Any]", container), "resources", where)
+    if resources is None:
+        return
+    for section in ("limits", "requests"):
+        values = _mapping(resources, section, f"{where}.resources")
+        if values is not None:
+            _strings(values, f"{where}.resources.{section}", numbers=True)
+    for j, claim in enumerate(_items(resources, "claims", f"{where}.resources")):
+        _expect(claim, Mapping, f"{where}.resources.claims[{j}]", "a mapping with a name")
 
 
 def _check_term(term: object, path: str) -> None:

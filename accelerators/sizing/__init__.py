@@ -19,6 +19,10 @@
   (``accelerators/data/prices.toml``) or a live AWS refresh (:mod:`accelerators.sizing.aws`).
 
 Bad input raises :class:`SizingError`, an :class:`~accelerators.AcceleratorError`.
+
+Layer: above :mod:`accelerators.bench` and :mod:`accelerators.kubernetes`, below only the CLI.
+It reads the bench's recorded history and efficiency bands, and never runs a benchmark (the
+``sizing-reads-bench`` contract in ``pyproject.toml``; ``tests/test_layers.py``).
 """
 
 from accelerators.sizing._cost import (

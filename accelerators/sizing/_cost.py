@@ -26,7 +26,7 @@ from accelerators.catalog._instances import CLOUDS, Instance, Price
 from accelerators.catalog._schema import Accelerator
 from accelerators.errors import AcceleratorError, close_matches
 from accelerators.sizing._model import SizingError
-from accelerators.spec import AcceleratorSpec
+from accelerators.spec import AcceleratorSpec, SpecLike
 
 __all__ = [
     "CostEstimate",
@@ -117,7 +117,7 @@ def all_prices() -> tuple[Price, ...]:
     return _instances.prices() + cached_prices()
 
 
-def instances(spec: Any, cloud: str | None = None) -> tuple[InstanceOffer, ...]:
+def instances(spec: SpecLike, cloud: str | None = None) -> tuple[InstanceOffer, ...]:
     """Instance types that carry ``spec``'s accelerator (any alternative), fewest needed first.
 
     ``cloud`` is ``aws``, ``gcp``, ``azure`` or ``hf`` (Hugging Face Jobs); ``None`` is all.
@@ -151,7 +151,7 @@ def instances(spec: Any, cloud: str | None = None) -> tuple[InstanceOffer, ...]:
 
 
 def estimate_cost(
-    spec: Any,
+    spec: SpecLike,
     hours: float,
     cloud: str | None = None,
     *,
@@ -191,7 +191,7 @@ def estimate_cost(
 
 
 def unit_price(
-    spec: Any, dtype: str = "bf16", cloud: str | None = None, *, kind: str = "on-demand"
+    spec: SpecLike, dtype: str = "bf16", cloud: str | None = None, *, kind: str = "on-demand"
 ) -> UnitPrice:
     """Cheapest device-hour of ``spec``'s accelerator, and per TFLOP-hour and GB/s-hour."""
     parsed = AcceleratorSpec.parse(spec)

@@ -92,3 +92,23 @@ def test_a_sidecar_asking_for_a_gpu_is_refused_by_name() -> None:
     # The accelerator given to the container that already asks for it: merged, not refused.
     side = apply_to_pod(merged, "H100:8", platform="nvidia")
     assert side == merged
+
+
+@pytest.mark.parametrize(
+    ("init", "named"),
+    [
+        (True, r"pod\.spec\.initContainers should be a list"),
+        ([None], r"pod\.spec\.initContainers\[0\] should be a container mapping"),
+        (
+            [{"name": "i", "resources": {"limits": ["cpu"]}}],
+            r"pod\.spec\.initContainers\[0\]\.resources\.limits should be a mapping",
+        ),
+    ],
+)
+def test_malformed_init_containers_are_named(init: Any, named: str) -> None:
+    """The requests <= limits check after the merge reads init containers too (a hostile
+    pod with ``initContainers: true`` raised TypeError there; found by Hypothesis in
+    tests/test_reliability_properties.py)."""
+    pod = {"spec": {"containers": [{"name": "main", "image": "i"}], "initContainers": init}}
+    with pytest.raises(AcceleratorError, match=named):
+        apply_to_pod(pod, "H100:8", platform="gke")

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from accelerators import AcceleratorError
@@ -38,9 +40,9 @@ def _library_roots() -> tuple[str, ...]:
     airflow = sys.modules.get("airflow")
     for path in getattr(airflow, "__path__", ()) or ():
         roots.append(Path(path))
-    pendulum = sys.modules.get("pendulum")
-    if pendulum is not None and getattr(pendulum, "__file__", None):
-        roots.append(Path(pendulum.__file__).parent)
+    pendulum_file = getattr(sys.modules.get("pendulum"), "__file__", None)
+    if pendulum_file:
+        roots.append(Path(pendulum_file).parent)
     roots.append(Path(contextlib.__file__).parent)  # the standard library
     return tuple(str(root.resolve()) + "/" for root in roots)
 
@@ -49,14 +51,14 @@ def user_frame() -> str | None:
     """``file:line`` of the innermost frame outside this provider, the core, Airflow and the
     standard library: the DAG file line that defined the task (``None`` if there is none)."""
     roots = _library_roots()
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         name = frame.f_code.co_filename
         if not name.startswith("<"):
             resolved = str(Path(name).resolve())
             if not resolved.startswith(roots):
                 return f"{name}:{frame.f_lineno}"
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
     return None
 
 
@@ -102,11 +104,17 @@ def step(
 
 
 def _fail_base() -> type[Exception]:
-    try:
-        from airflow.sdk.exceptions import AirflowFailException
-    except ImportError:  # Airflow 3.0 keeps it in airflow.exceptions only
-        from airflow.exceptions import AirflowFailException
-    return AirflowFailException  # type: ignore[no-any-return]
+    """Airflow's ``AirflowFailException``: in ``airflow.sdk.exceptions``, else in
+    ``airflow.exceptions`` (Airflow 3.0 keeps it there only)."""
+    for module_name in ("airflow.sdk.exceptions", "airflow.exceptions"):
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        found = getattr(module, "AirflowFailException", None)
+        if isinstance(found, type) and issubclass(found, Exception):
+            return found
+    raise ImportError("Airflow's AirflowFailException is in neither airflow.sdk nor airflow")
 
 
 class AcceleratorTaskError(AcceleratorError, _fail_base()):  # type: ignore[misc]

@@ -19,6 +19,7 @@ from accelerators.kubernetes import guard_problems
 from accelerators_provider._errors import AcceleratorTaskError
 
 if TYPE_CHECKING:
+    from accelerators import SpecLike
     from accelerators.bench import BenchReport
 
 __all__ = [
@@ -156,7 +157,7 @@ def summarize(report: BenchReport, *, history: str | None = None) -> dict[str, A
         "matched": report.matched,
         "node": report.node,
         "host": report.host,
-        "started_at": report.started_at.isoformat() if report.started_at else None,
+        "started_at": report.started_at.isoformat(),  # a BenchReport always has one
         "elapsed_s": round(report.elapsed_s, 2),
         "device": report.device.model_dump(mode="json"),
         "gemm": [
@@ -202,7 +203,9 @@ def publish(
     return summary
 
 
-def check_guard(task: str, spec: Any, gate_spec: Any, *, gate: str | None, ran: bool) -> None:
+def check_guard(
+    task: str, spec: SpecLike, gate_spec: SpecLike, *, gate: str | None, ran: bool
+) -> None:
     """Raise when ``spec``, pinned to the node of gate ``gate`` that asks for (``ran=False``,
     at parse time) or matched (``ran=True``) ``gate_spec``, cannot run there as asked
     (:func:`accelerators.kubernetes.guard_problems`). After the gate ran the error is an

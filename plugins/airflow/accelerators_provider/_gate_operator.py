@@ -37,6 +37,7 @@ from accelerators_provider._pod_operator import AcceleratorPodOperator
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
+    from accelerators import SpecLike
     from accelerators.bench import BenchReport
 
 __all__ = ["AcceleratorGateOperator"]
@@ -95,9 +96,9 @@ class AcceleratorGateOperator(AcceleratorPodOperator):
     def __init__(
         self,
         *,
-        accelerator: Any,
+        accelerator: SpecLike,
         platform: str,
-        expect: Any = None,
+        expect: SpecLike | None = None,
         profile: str = "quick",
         in_process: bool | str = False,
         **kwargs: Any,

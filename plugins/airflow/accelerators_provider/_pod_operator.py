@@ -25,7 +25,12 @@ from airflow.providers.cncf.kubernetes.pod_generator import PodGenerator
 from kubernetes.client import models as k8s
 
 from accelerators import AcceleratorError, AcceleratorSpec
-from accelerators.kubernetes import apply_to_pod, check_node_count, to_pod_fragment
+from accelerators.kubernetes import (
+    apply_to_pod,
+    check_node_count,
+    reconcile_placement,
+    to_pod_fragment,
+)
 from accelerators_provider import _pods
 from accelerators_provider._errors import AcceleratorTaskError, annotate, step
 from accelerators_provider._gate import (
@@ -38,6 +43,8 @@ from accelerators_provider._gate import (
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
+
+    from accelerators import SpecLike
 
 __all__ = ["GATE_MODES", "AcceleratorPodOperator"]
 
@@ -83,7 +90,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
     def __init__(
         self,
         *,
-        accelerator: Any,
+        accelerator: SpecLike,
         platform: str,
         platform_options: dict[str, Any] | None = None,
         gate: Any = None,
@@ -98,7 +105,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         self.gate_profile = gate_profile
         self.gate_task_id: str | None = None
         self._accelerator_spec: AcceleratorSpec | None = None  # parsed, when known at parse time
-        gate_spec: Any = None
+        gate_spec: SpecLike | None = None
         if gate is not None:
             self.gate_task_id = gate if isinstance(gate, str) else gate.task_id
             if not isinstance(gate, str):
@@ -115,7 +122,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             site = ("platform", platform)
             _pods.check_platform(platform)
             if _pods.is_template(accelerator):
-                self.accelerator = accelerator
+                self.accelerator: str = accelerator  # rendered by Airflow, then read
                 return
             site = ("accelerator", accelerator)
             spec = _pods.resolve_spec(accelerator)
@@ -128,7 +135,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             raise
 
     # -- parse time --------------------------------------------------------------------
-    def _check_at_parse_time(self, spec: AcceleratorSpec, gate_spec: Any) -> None:
+    def _check_at_parse_time(self, spec: AcceleratorSpec, gate_spec: SpecLike | None) -> None:
         """Raise now, not at run time, for what is wrong with the task as written."""
         task = self.task_id
         check_node_count(spec, platform=self.platform)  # `accelerator`, as the caller says
@@ -170,7 +177,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             name = "pod_template_dict"
         if self.full_pod_spec is not None:
             full = _pods.to_dict(self.full_pod_spec)
-            base = full if base is None else _pods.layer(full, base, container=None)
+            base = full if base is None else reconcile_placement(base, full, container=None)
             name = f"{name} and full_pod_spec" if name else "full_pod_spec"
         return base, name
 
@@ -199,7 +206,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         own = dict(pod["spec"]["containers"][0].get("resources") or {})
         base, name = template
         if base:
-            pod = _pods.layer(pod, base, container=self.base_container_name)
+            pod = reconcile_placement(base, pod, container=self.base_container_name)
         _pods.check_requests(
             pod,
             arguments=own,

@@ -27,10 +27,10 @@ import inspect
 import logging
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from accelerators import AcceleratorError
-from accelerators.kubernetes import apply_to_pod, check_node_count
+from accelerators.kubernetes import apply_to_pod, check_node_count, reconcile_placement
 from accelerators_provider import _pods
 from accelerators_provider._errors import AcceleratorTaskError, require_cluster, step
 from accelerators_provider._gate import (
@@ -42,6 +42,9 @@ from accelerators_provider._gate import (
     publish,
     run_in_process,
 )
+
+if TYPE_CHECKING:
+    from accelerators import SpecLike
 
 __all__ = ["NO_NODE_SENTINEL", "accelerator_gate_task", "accelerator_task", "gate_node_template"]
 
@@ -71,13 +74,13 @@ def _template_pod(kwargs: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
         name = "pod_template_dict"
     if kwargs.get("full_pod_spec") is not None:
         full = _pods.to_dict(kwargs["full_pod_spec"])
-        base = full if base is None else _pods.layer(full, base, container=None)
+        base = full if base is None else reconcile_placement(base, full, container=None)
         name = f"{name} and full_pod_spec" if name else "full_pod_spec"
     return base, name
 
 
 def pod_kwargs(
-    accelerator: Any,
+    accelerator: SpecLike,
     *,
     platform: str,
     platform_options: dict[str, Any] | None = None,
@@ -105,7 +108,7 @@ def pod_kwargs(
     }
     base, name = _template_pod(kwargs)
     if base:
-        pod = _pods.layer(pod, base, container=container)
+        pod = reconcile_placement(base, pod, container=container)
     _pods.check_requests(
         pod, arguments=resources, template=name or "container_resources", container=container
     )
@@ -170,7 +173,7 @@ def _before_the_pod(
 def _read_at_parse_time(
     fn: Callable[..., Any],
     kwargs: dict[str, Any],
-    accelerator: Any,
+    accelerator: SpecLike | None,
     platform: Any,
     decorator: str,
     operator: str,
@@ -188,7 +191,7 @@ def accelerator_task(
     python_callable: Callable[..., Any] | None = None,
     multiple_outputs: bool | None = None,
     *,
-    accelerator: Any,
+    accelerator: SpecLike,
     platform: str,
     platform_options: dict[str, Any] | None = None,
     gate: Any = None,
@@ -276,7 +279,7 @@ def accelerator_gate_task(
     python_callable: Callable[..., Any] | None = None,
     multiple_outputs: bool | None = None,
     *,
-    accelerator: Any = None,
+    accelerator: SpecLike | None = None,
     platform: str | None = None,
     platform_options: dict[str, Any] | None = None,
     profile: str = "quick",

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from accelerators import AcceleratorError, AcceleratorSpec
-from accelerators.kubernetes import apply_to_pod, check_node_count
+from accelerators.kubernetes import apply_to_pod, check_node_count, reconcile_placement
 from accelerators_provider import _pods
+
+if TYPE_CHECKING:
+    from accelerators import SpecLike
 
 __all__ = [
     "create_pools",
@@ -43,7 +46,7 @@ def _default_worker_template() -> str | None:
 
 
 def executor_config(
-    spec: Any,
+    spec: SpecLike,
     *,
     platform: str,
     pod_override: Any = None,
@@ -82,7 +85,7 @@ def executor_config(
     template = pod_template_file or _default_worker_template()
     if template:
         base = _pods.read_template(template, argument="pod_template_file")
-        pod = _pods.layer(pod, base, container=container)
+        pod = reconcile_placement(base, pod, container=container)
         named = f"the worker pod_template_file {template!r}"
     else:
         named = "executor_config"
@@ -96,7 +99,7 @@ def executor_config(
     return config
 
 
-def _name(spec: Any, what: str) -> tuple[str, AcceleratorSpec]:
+def _name(spec: SpecLike, what: str) -> tuple[str, AcceleratorSpec]:
     resolved = _pods.resolve_spec(spec, what=what)
     alternatives = resolved.alternatives
     if len(alternatives) > 1:
@@ -117,19 +120,19 @@ def _name(spec: Any, what: str) -> tuple[str, AcceleratorSpec]:
     return name, resolved
 
 
-def queue_for(spec: Any) -> str:
+def queue_for(spec: SpecLike) -> str:
     """The Celery queue of ``spec``'s accelerator model: ``accelerators-h100``,
     ``accelerators-a100-40gb-1g.10gb`` for a MIG slice. Start GPU workers with
     ``airflow celery worker --queues accelerators-h100``."""
     return _name(spec, "queue_for")[0]
 
 
-def pool_for(spec: Any) -> str:
+def pool_for(spec: SpecLike) -> str:
     """The pool of ``spec``'s accelerator model (same name as :func:`queue_for`)."""
     return _name(spec, "pool_for")[0]
 
 
-def pool_kwargs(spec: Any) -> dict[str, Any]:
+def pool_kwargs(spec: SpecLike) -> dict[str, Any]:
     """``queue``, ``pool`` and ``pool_slots`` (one per device, a shared fraction takes one)."""
     name, resolved = _name(spec, "pool_kwargs")
     return {"queue": name, "pool": name, "pool_slots": resolved.devices_needed}

@@ -131,9 +131,10 @@ def preload() -> float | None:
     guard_problems(spec, spec)  # imports what checking a task against its gate needs
     check_resources({"containers": [{"name": "c", "resources": {"limits": {"cpu": "1"}}}]})
     for acc in catalog.all():  # the catalog's own names, resolved here once for every parse
-        for name in (acc.name, acc.model, acc.constant, *acc.aliases):
-            with contextlib.suppress(AcceleratorError):  # a name that is no spec by itself
-                AcceleratorSpec.parse(name or "")
+        for text in (acc.name, acc.model, acc.constant, *acc.aliases):
+            if text:  # an entry without a constant has None there: nothing to resolve
+                with contextlib.suppress(AcceleratorError):  # a name that is no spec alone
+                    AcceleratorSpec.parse(text)
         for platform in ("gke", "karpenter"):  # the largest node of each model, per cloud
             with contextlib.suppress(AcceleratorError):
                 check_node_count(acc.model, platform=platform)

@@ -111,9 +111,11 @@ def test_nothing_of_the_users_is_lost(kind: str, tmp_path: Path) -> None:
     assert main["resources"]["requests"] == {"nvidia.com/gpu": "8"}
     (expressions,) = _expressions(pod)
     keys = [e["key"] for e in expressions]
+    # One order for every layered field, as for the tolerations above: the template's
+    # requirement, then the task's own, then the accelerator's.
     assert keys == [
-        "disk",
         "topology.kubernetes.io/zone",
+        "disk",
         "cloud.google.com/gke-accelerator",
         "cloud.google.com/gke-gpu-partition-size",  # whole GPUs: DoesNotExist
     ]

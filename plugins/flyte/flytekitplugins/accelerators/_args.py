@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flytekit import PodTemplate, Resources
 from flytekit.extras.accelerators import BaseAccelerator
@@ -57,6 +57,9 @@ from accelerators.kubernetes import (
     wants_whole_devices,
 )
 from accelerators.kubernetes import node_name_env as _downward_node_name
+
+if TYPE_CHECKING:
+    from accelerators import SpecLike
 
 __all__ = [
     "NO_ACCELERATOR",
@@ -99,7 +102,7 @@ BaseAccelerator.register(_NoAccelerator)
 
 
 def task_args(
-    spec: Any,
+    spec: SpecLike,
     *,
     platform: str = "flyte",
     requests: Resources | None = None,

@@ -21,7 +21,7 @@ what the task was placed for, so an override moves its expectation too.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from flytekitplugins.accelerators._gate import PLACED_SPEC_ENV
 
@@ -35,6 +35,9 @@ from accelerators.kubernetes import (
     to_pod_fragment,
     wants_whole_devices,
 )
+
+if TYPE_CHECKING:
+    from accelerators import SpecLike
 
 __all__ = [
     "flyte2_args",
@@ -55,7 +58,7 @@ _DEVICE_CLASS = {
 }
 
 
-def flyte2_device(spec: Any) -> Any:
+def flyte2_device(spec: SpecLike) -> Any:
     """The ``flyte.Device`` for ``spec`` (GPU, MIG partition, TPU slice, Neuron, AMD, Gaudi).
 
     A shared slot (``T4@shared``, Flyte 2's ``"T4 shared"``) becomes the SDK's own shared
@@ -100,7 +103,7 @@ def flyte2_device(spec: Any) -> Any:
     )
 
 
-def flyte2_resources(spec: Any, **resources: Any) -> Any:
+def flyte2_resources(spec: SpecLike, **resources: Any) -> Any:
     """``flyte.Resources(gpu=flyte2_device(spec), **resources)`` for a ``TaskEnvironment``
     or ``task.override``.
 
@@ -114,7 +117,7 @@ def flyte2_resources(spec: Any, **resources: Any) -> Any:
     return flyte.Resources(gpu=flyte2_device(spec), **resources)
 
 
-def flyte2_args(spec: Any, *, pin_node: str | None = None, **resources: Any) -> dict[str, Any]:
+def flyte2_args(spec: SpecLike, *, pin_node: str | None = None, **resources: Any) -> dict[str, Any]:
     """``resources``, ``pod_template`` and ``env_vars`` for ``flyte.TaskEnvironment(...)`` or
     ``task.override(...)`` that place ``spec``::
 
@@ -191,7 +194,7 @@ def flyte2_args(spec: Any, *, pin_node: str | None = None, **resources: Any) -> 
     return out
 
 
-def flyte2_pinned(spec: Any, result: Any, **resources: Any) -> dict[str, Any]:
+def flyte2_pinned(spec: SpecLike, result: Any, **resources: Any) -> dict[str, Any]:
     """:func:`flyte2_args` for a task that runs after a gate task, on the gate's node, with the
     alternative the gate matched (``task.override(**flyte2_pinned(spec, result))``).
 
@@ -213,7 +216,7 @@ def flyte2_pinned(spec: Any, result: Any, **resources: Any) -> dict[str, Any]:
 
 
 def flyte2_run_gate(
-    expect: Any, *, profile: str = "quick", policy: str = "fail", run: Any = None
+    expect: SpecLike, *, profile: str = "quick", policy: str = "fail", run: Any = None
 ) -> Any:
     """The benchmark gate inside a Flyte 2 task; returns a :class:`GateResult`.
 
@@ -261,7 +264,7 @@ def flyte2_run_gate(
 
 
 async def flyte2_gate(
-    expect: Any, *, profile: str = "quick", policy: str = "fail", run: Any = None
+    expect: SpecLike, *, profile: str = "quick", policy: str = "fail", run: Any = None
 ) -> Any:
     """:func:`flyte2_run_gate` for an ``async`` task: on a failed gate it flushes the task's
     report before raising, so the report of the failure is kept (Flyte 2 flushes a report

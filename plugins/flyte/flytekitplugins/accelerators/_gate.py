@@ -35,6 +35,7 @@ from accelerators import AcceleratorError, AcceleratorGateError, AcceleratorSpec
 from accelerators.errors import close_matches
 
 if TYPE_CHECKING:
+    from accelerators import SpecLike
     from accelerators.bench import BenchReport
 
 __all__ = [
@@ -205,7 +206,7 @@ def _expectation(spec: AcceleratorSpec, local: bool) -> tuple[AcceleratorSpec | 
 
 
 def run_gate(
-    expect: Any,
+    expect: SpecLike,
     *,
     profile: str = "quick",
     policy: str = "fail",
@@ -274,7 +275,7 @@ def _result(
     )
 
 
-def last_gate_result(spec: Any = None) -> GateResult | None:
+def last_gate_result(spec: SpecLike | None = None) -> GateResult | None:
     """The last gate result in this process (for ``spec``, or any): for the guarded code.
 
     :param spec: the spec the gate checked; ``None`` for the latest of all.

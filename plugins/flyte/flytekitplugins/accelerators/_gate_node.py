@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flytekit import Resources, task
 from flytekit.configuration import SerializationSettings
@@ -33,6 +33,9 @@ from flytekitplugins.accelerators._gate import (
 from flytekitplugins.accelerators._tasks import _retries_for
 
 from accelerators import AcceleratorError, AcceleratorSpec
+
+if TYPE_CHECKING:
+    from accelerators import SpecLike
 
 __all__ = ["GateTask", "benchmark_gate", "gate", "gate_task_resolver", "pinned"]
 
@@ -108,7 +111,7 @@ _GATE_TASKS: dict[str, GateTask] = {}
 
 
 def gate_task(
-    spec: Any,
+    spec: SpecLike,
     *,
     platform: str = "flyte",
     requests: Resources | None = None,
@@ -137,7 +140,7 @@ def gate_task(
 
 
 def gate(
-    spec: Any,
+    spec: SpecLike,
     *,
     policy: str = "fail",
     profile: str = "quick",
@@ -195,7 +198,7 @@ def gate(
 
 
 def pinned(
-    spec: Any, result: GateResult, *, platform: str = "flyte", **kwargs: Any
+    spec: SpecLike, result: GateResult, *, platform: str = "flyte", **kwargs: Any
 ) -> dict[str, Any]:
     """``with_overrides`` arguments for a task guarded by a gate node: ``spec``, on its node.
 

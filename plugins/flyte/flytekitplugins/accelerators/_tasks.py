@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flytekit import PodTemplate, Resources, task
 from flytekit.configuration import SerializationSettings
@@ -36,6 +36,9 @@ from flytekitplugins.accelerators._gate import (
 )
 
 from accelerators import AcceleratorError, AcceleratorSpec
+
+if TYPE_CHECKING:
+    from accelerators import SpecLike
 
 __all__ = ["AcceleratorTask", "Gate", "accelerator_task"]
 
@@ -100,7 +103,7 @@ TaskPlugins.register_pythontask_plugin(Gate, AcceleratorTask)
 
 
 def accelerator_task(
-    spec: Any,
+    spec: SpecLike,
     *,
     gate: bool = True,
     gate_policy: str = "fail",
