@@ -352,9 +352,14 @@ def constant_spec(
     factory = replace(_constant_factory(accelerator), spec_type=spec_type)
     if version is not None or memory is not None or form_factor is not None:
         return factory(
-            version, count=count, memory=memory, form_factor=form_factor,
-            partition=partition, topology=topology, exact=exact,
-        )  # fmt: skip
+            version,
+            count=count,
+            memory=memory,
+            form_factor=form_factor,
+            partition=partition,
+            topology=topology,
+            exact=exact,
+        )
     call = f"accelerators.{accelerator.constant or accelerator.name}"
     if not isinstance(exact, bool):
         raise AcceleratorError(f"{call}: exact must be True or False, got {exact!r}")

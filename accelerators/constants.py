@@ -198,9 +198,16 @@ class Device:
         from accelerators.spec import AcceleratorSpec
 
         return constant_spec(
-            self.accelerator, AcceleratorSpec, version, count=count, memory=memory,
-            form_factor=form_factor, partition=partition, topology=topology, exact=exact,
-        )  # fmt: skip
+            self.accelerator,
+            AcceleratorSpec,
+            version,
+            count=count,
+            memory=memory,
+            form_factor=form_factor,
+            partition=partition,
+            topology=topology,
+            exact=exact,
+        )
 
     def partitioned(self, partition: str) -> Partition:
         """The :class:`Partition` for a MIG profile or TPU topology given as text.

@@ -102,14 +102,21 @@ def main() -> None:
 
     cpu = current().cpu
     props = DeviceProps(
-        index=0, kind="cpu", name=cpu.model_name, compute_units=cpu.logical_cpus,
-        llc_bytes=cpu.l3_bytes, l2_bytes=cpu.l2_bytes,
-    )  # fmt: skip
+        index=0,
+        kind="cpu",
+        name=cpu.model_name,
+        compute_units=cpu.logical_cpus,
+        llc_bytes=cpu.l3_bytes,
+        l2_bytes=cpu.l2_bytes,
+    )
     profile = PROFILES[args.profile]
     elements = stream_elements(
-        props, "fp64", llc_multiple=profile.stream_llc_multiple,
-        min_bytes=profile.cpu_stream_min_bytes, memory_budget_bytes=None,
-    )  # fmt: skip
+        props,
+        "fp64",
+        llc_multiple=profile.stream_llc_multiple,
+        min_bytes=profile.cpu_stream_min_bytes,
+        memory_budget_bytes=None,
+    )
     logical = os.cpu_count() or 1
     thread_counts = sorted({1, logical})
     print(f"CPU {cpu.model_name}, {logical} logical CPUs, LLC {cpu.l3_bytes} B")

@@ -187,9 +187,7 @@ def run_child(
 def bootstrap_median(values: list[float], *, draws: int = 4000) -> tuple[float, float]:
     """95 % percentile-bootstrap interval of the median of ``values`` (fixed seed)."""
     rng = random.Random(0)
-    medians = sorted(
-        statistics.median(rng.choices(values, k=len(values))) for _ in range(draws)
-    )
+    medians = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(draws))
     return medians[int(0.025 * draws)], medians[int(0.975 * draws) - 1]
 
 

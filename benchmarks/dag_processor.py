@@ -141,13 +141,14 @@ def run_once(base: Path, preload: bool, runs: int, source: str) -> dict[str, lis
     sink = StatsdSink() if source == "statsd" else None
     env = _home(base, preload, sink.port if sink is not None else None)
     airflow = str(Path(sys.executable).with_name("airflow"))
-    subprocess.run(
-        [airflow, "db", "migrate"], env=env, check=True, capture_output=True, text=True
-    )
+    subprocess.run([airflow, "db", "migrate"], env=env, check=True, capture_output=True, text=True)
     proc = subprocess.run(
         [airflow, "dag-processor", "--num-runs", str(runs)],
-        env=env, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     lines = sink.close() if sink is not None else []
     if proc.returncode != 0:
         tail = proc.stderr[-2000:]
@@ -162,9 +163,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=60, help="--num-runs of the DAG processor")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument(
-        "--source", choices=("statsd", "log"), default="statsd",
+        "--source",
+        choices=("statsd", "log"),
+        default="statsd",
         help="where the durations come from: StatsD timings (every parse) or the stats table",
-    )  # fmt: skip
+    )
     args = parser.parse_args()
     unit = "us" if args.source == "statsd" else "10 ms"
     print(f"durations from: {args.source} (resolution {unit}); {args.runs} runs per setting")

@@ -71,8 +71,18 @@ def steal_share(seconds: float = 1.0) -> float:
 
 def gate_once(profile: str, history: str | None = None) -> dict[str, Any]:
     """One gate run in a fresh interpreter; its report with the wall time."""
-    command = [sys.executable, "-m", "accelerators.cli", "bench", "--profile", profile,
-               "--device", "cpu", "--json", "-"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "accelerators.cli",
+        "bench",
+        "--profile",
+        profile,
+        "--device",
+        "cpu",
+        "--json",
+        "-",
+    ]
     if history is not None:
         command += ["--history", history]
     start = time.perf_counter()
@@ -155,8 +165,10 @@ def main() -> int:
     history = None if args.no_history else os.path.join(scratch.name, "history.sqlite")
     cpus = os.cpu_count() or 1
     load = os.getloadavg()
-    print(f"conditions: {cpus} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, "
-          f"steal {steal_share():.1%} over 1 s, python {sys.version.split()[0]}")  # fmt: skip
+    print(
+        f"conditions: {cpus} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, "
+        f"steal {steal_share():.1%} over 1 s, python {sys.version.split()[0]}"
+    )
     verdicts: Counter[str] = Counter()
     busy_idle = 0
     from accelerators.bench.expect._bands import bands
@@ -184,33 +196,44 @@ def main() -> int:
     bw_hogged = []
     if args.bw_hog_runs:
         bw_hogged = _hogged(
-            "memory-bandwidth hog", _bw_hog, max(1, cpus // 2), args.bw_hog_runs, args.profile,
+            "memory-bandwidth hog",
+            _bw_hog,
+            max(1, cpus // 2),
+            args.bw_hog_runs,
+            args.profile,
             history,
-        )  # fmt: skip
+        )
     print("\n-- summary")
     if args.runs:
-        print(f"idle runs: {verdicts['fail']} FAIL, {verdicts['warn']} WARN, "
-              f"{verdicts['pass']} PASS of {args.runs} (target: 0 FAIL, <= 1 WARN in 20); "
-              f"{busy_idle} of them saw other processes use > {busy_line:.0%} of the CPUs; wall "
-              f"{min(walls):.1f}-{max(walls):.1f} s, {sum(w > 15 for w in walls)} over the "
-              f"15 s budget (run() alone {min(runs_s):.1f}-{max(runs_s):.1f} s: the rest is "
-              "the interpreter, imports and the report)")  # fmt: skip
+        print(
+            f"idle runs: {verdicts['fail']} FAIL, {verdicts['warn']} WARN, "
+            f"{verdicts['pass']} PASS of {args.runs} (target: 0 FAIL, <= 1 WARN in 20); "
+            f"{busy_idle} of them saw other processes use > {busy_line:.0%} of the CPUs; wall "
+            f"{min(walls):.1f}-{max(walls):.1f} s, {sum(w > 15 for w in walls)} over the "
+            f"15 s budget (run() alone {min(runs_s):.1f}-{max(runs_s):.1f} s: the rest is "
+            "the interpreter, imports and the report)"
+        )
     if args.hog_runs:
         named = sum(_names_contention(r) for r in hogged)
-        print(f"hog runs naming contention (node_busy): {named} of {args.hog_runs} "
-              "(target: all)")  # fmt: skip
+        print(f"hog runs naming contention (node_busy): {named} of {args.hog_runs} (target: all)")
     if args.bw_hog_runs:
         named = sum(_names_contention(r) for r in bw_hogged)
         memory = sum(
-            any(r["code"] == "node_busy" and r.get("metric", "") and
-                str(r.get("metric")).startswith("memory.") for r in report["reasons"])
+            any(
+                r["code"] == "node_busy"
+                and r.get("metric", "")
+                and str(r.get("metric")).startswith("memory.")
+                for r in report["reasons"]
+            )
             for report in bw_hogged
-        )  # fmt: skip
+        )
         drops = [t / statistics.median(idle_triad) for r in bw_hogged if (t := _triad(r))]
         drop = f"{min(drops):.0%}-{max(drops):.0%}" if drops and idle_triad else "n/a"
-        print(f"bandwidth-hog runs naming contention (node_busy): {named} of "
-              f"{args.bw_hog_runs} (target: all); on a memory figure: {memory}; triad at "
-              f"{drop} of the idle runs' median")  # fmt: skip
+        print(
+            f"bandwidth-hog runs naming contention (node_busy): {named} of "
+            f"{args.bw_hog_runs} (target: all); on a memory figure: {memory}; triad at "
+            f"{drop} of the idle runs' median"
+        )
     scratch.cleanup()
     return 0
 

@@ -166,14 +166,20 @@ def main() -> int:
         for dtype in dtypes:
             seed = FAULTS.index(fault) * 10 + dtypes.index(dtype)
             caught, outlier, scale = case_trials(backend, dtype, fault, args.trials, seed)
-            print(f"{fault:8} {dtype:6} {caught:>9}/{args.trials:<5} = {caught / args.trials:6.1%}"
-                  f"  {outlier:13.3g}  {scale:15.3g}", flush=True)  # fmt: skip
+            print(
+                f"{fault:8} {dtype:6} {caught:>9}/{args.trials:<5} = {caught / args.trials:6.1%}"
+                f"  {outlier:13.3g}  {scale:15.3g}",
+                flush=True,
+            )
     if args.gate_runs:
         print(f"\n{'fault':8} {'gate runs with MISCOMPARE':>28}  (quick x {args.budget_scale})")
         for fault in faults:
             caught, per_run = gate_runs(fault, args.gate_runs, args.budget_scale, devices)
-            print(f"{fault:8} {caught:>13}/{args.gate_runs:<5} = {caught / args.gate_runs:6.1%}"
-                  f"   {per_run:.1f} s/run", flush=True)  # fmt: skip
+            print(
+                f"{fault:8} {caught:>13}/{args.gate_runs:<5} = {caught / args.gate_runs:6.1%}"
+                f"   {per_run:.1f} s/run",
+                flush=True,
+            )
     return 0
 
 

@@ -83,9 +83,20 @@ def main() -> int:
     )
     env = dict(os.environ, COLUMNS="160")
     command = [
-        sys.executable, "-m", "accelerators.cli", "bench", "history", "--store", store_location,
-        "--metric", "gemm.bf16", "--metric", "memory.triad", "--chart", str(args.chart),
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "accelerators.cli",
+        "bench",
+        "history",
+        "--store",
+        store_location,
+        "--metric",
+        "gemm.bf16",
+        "--metric",
+        "memory.triad",
+        "--chart",
+        str(args.chart),
+    ]
     print("$ accelerators " + " ".join(command[3:]), flush=True)
     return subprocess.run(command, env=env, check=False).returncode
 

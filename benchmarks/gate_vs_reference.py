@@ -281,20 +281,41 @@ def main(argv: list[str] | None = None) -> int:
                         dtype, threads = what
                         shapes = sorted(set(grid) | picked[dtype])
                         row[name] = run_json(
-                            [sys.executable, str(HERE / "gate_vs_reference.py"), "--worker",
-                             "sweep", "--dtype", dtype, "--threads", str(threads), "--reps",
-                             str(args.reps), "--shapes", json.dumps(shapes)],
-                            dict(os.environ), ROOT,
-                        )  # fmt: skip
+                            [
+                                sys.executable,
+                                str(HERE / "gate_vs_reference.py"),
+                                "--worker",
+                                "sweep",
+                                "--dtype",
+                                dtype,
+                                "--threads",
+                                str(threads),
+                                "--reps",
+                                str(args.reps),
+                                "--shapes",
+                                json.dumps(shapes),
+                            ],
+                            dict(os.environ),
+                            ROOT,
+                        )
                     elif name.startswith("numpy"):
-                        env = dict(os.environ, OPENBLAS_NUM_THREADS=str(what),
-                                   OMP_NUM_THREADS=str(what))  # fmt: skip
+                        env = dict(
+                            os.environ, OPENBLAS_NUM_THREADS=str(what), OMP_NUM_THREADS=str(what)
+                        )
                         row[name] = run_json(
-                            [sys.executable, str(HERE / "gate_vs_reference.py"), "--worker",
-                             "numpy", "--reps", str(args.reps), "--shapes",
-                             json.dumps(numpy_shapes)],
-                            env, ROOT,
-                        )  # fmt: skip
+                            [
+                                sys.executable,
+                                str(HERE / "gate_vs_reference.py"),
+                                "--worker",
+                                "numpy",
+                                "--reps",
+                                str(args.reps),
+                                "--shapes",
+                                json.dumps(numpy_shapes),
+                            ],
+                            env,
+                            ROOT,
+                        )
                     else:
                         row[name] = c_stream(binary, elements, what, args.ntimes)
                     row["load"][name] = host.stop()
@@ -362,8 +383,10 @@ def print_round(
             text = f"{value['gflops']:.1f} GFLOPS at {tuple(value['shape'])}"
         else:
             text = f"copy {value.get('copy', 0):.1f}, triad {value.get('triad', 0):.1f} GB/s"
-        print(f"  {name:<14} {text}  [others {load.get('others_cpu', 0):.0%}, "
-              f"load {load.get('load_1m', 0):.2f}]")  # fmt: skip
+        print(
+            f"  {name:<14} {text}  [others {load.get('others_cpu', 0):.0%}, "
+            f"load {load.get('load_1m', 0):.2f}]"
+        )
     for tree, _ in trees:
         ratios = pair_ratios(row, tree, dtypes, counts)
         shown = ", ".join(f"{k} {v:.3f}" for k, v in ratios.items() if v is not None)
@@ -392,9 +415,11 @@ def summarise(
             met = sum(1 for v in at if v is not None and v >= BAR)
             threads = [r[f"gate {tree}"].get(d, {}).get("threads") for r in rounds]
             reported = sum(1 for r in rounds if r[f"gate {tree}"].get(d, {}).get("all_core_gflops"))
-            print(f"  {d}: >= {BAR} of the sweep at the gate's thread count in {met}/{len(at)} "
-                  f"rounds; threads chosen {threads}; all-core figure reported in "
-                  f"{reported}/{len(rounds)}")  # fmt: skip
+            print(
+                f"  {d}: >= {BAR} of the sweep at the gate's thread count in {met}/{len(at)} "
+                f"rounds; threads chosen {threads}; all-core figure reported in "
+                f"{reported}/{len(rounds)}"
+            )
         walls = [r[f"gate {tree}"]["wall_s"] for r in rounds]
         median = statistics.median(walls)
         print(f"  gate wall {min(walls):.1f}-{max(walls):.1f} s (median {median:.1f})")

@@ -151,15 +151,19 @@ def bench_dtype(dtype: str, args: argparse.Namespace) -> dict[str, Any]:
     default_threads = torch.get_num_threads()
     quicks: list[dict[str, Any]] = []
     sweeps: dict[int, dict[str, Any]] = {}
-    print(f"\n== {dtype}: sweep grid {grid[0]}..{grid[1]} step {grid[2]} per dimension, "
-          f"threads {threads_list}, {args.repeats} quick runs")  # fmt: skip
+    print(
+        f"\n== {dtype}: sweep grid {grid[0]}..{grid[1]} step {grid[2]} per dimension, "
+        f"threads {threads_list}, {args.repeats} quick runs"
+    )
     for threads in threads_list:
         sweeps[threads] = sweep(dtype, threads, grid, args.reps)
         torch.set_num_threads(default_threads)
         s = sweeps[threads]
-        print(f"  sweep {threads}t: best {s['best_gflops']:.2f} GFLOPS at {s['best_shape']}, "
-              f"best median {s['best_median_gflops']:.2f}, {s['shapes']} shapes in "
-              f"{s['sweep_s']:.1f} s")  # fmt: skip
+        print(
+            f"  sweep {threads}t: best {s['best_gflops']:.2f} GFLOPS at {s['best_shape']}, "
+            f"best median {s['best_median_gflops']:.2f}, {s['shapes']} shapes in "
+            f"{s['sweep_s']:.1f} s"
+        )
     for i in range(args.repeats):
         q = quick(dtype)
         # Paired control: the sweep's best shape (at the thread count quick chose), timed
@@ -169,10 +173,12 @@ def bench_dtype(dtype: str, args: argparse.Namespace) -> dict[str, Any]:
         )
         torch.set_num_threads(default_threads)
         quicks.append(q)
-        print(f"  quick #{i}: best {q['best_gflops']:.2f} median {q['median_gflops']:.2f} GFLOPS "
-              f"at {q['shape']} ({q['threads']}t), search {q['search_s']:.2f} s, "
-              f"{q['shapes_tried']} shapes; sweep's best shape now "
-              f"{q['paired_sweep_gflops']:.2f}")  # fmt: skip
+        print(
+            f"  quick #{i}: best {q['best_gflops']:.2f} median {q['median_gflops']:.2f} GFLOPS "
+            f"at {q['shape']} ({q['threads']}t), search {q['search_s']:.2f} s, "
+            f"{q['shapes_tried']} shapes; sweep's best shape now "
+            f"{q['paired_sweep_gflops']:.2f}"
+        )
     chosen = statistics.mode(q["threads"] for q in quicks)
     same = sweeps.get(chosen) or max(sweeps.values(), key=lambda s: s["best_gflops"])
     anyt = max(sweeps.values(), key=lambda s: s["best_gflops"])
@@ -183,19 +189,24 @@ def bench_dtype(dtype: str, args: argparse.Namespace) -> dict[str, Any]:
     pair_ratio = [q["best_gflops"] / q["paired_sweep_gflops"] for q in quicks]
     best_quick = max(quicks, key=lambda q: q["best_gflops"])
     again = remeasure(
-        dtype, {"quick": tuple(best_quick["shape"]), "sweep": tuple(same["best_shape"])},
-        chosen, args.remeasure, args.reps,
-    )  # fmt: skip
+        dtype,
+        {"quick": tuple(best_quick["shape"]), "sweep": tuple(same["best_shape"])},
+        chosen,
+        args.remeasure,
+        args.reps,
+    )
     re_best = again["quick"]["best_gflops"] / again["sweep"]["best_gflops"]
     re_median = again["quick"]["median_gflops"] / again["sweep"]["median_gflops"]
     print(f"  quick best / sweep best ({chosen}t):   {summarize(rate_same)}")
     print(f"  quick best / sweep best (any threads, {anyt['threads']}t): {summarize(rate_any)}")
     print(f"  quick median / sweep best median ({chosen}t): {summarize(median_same)}")
     q, w = again["quick"], again["sweep"]
-    print(f"  re-measured side by side ({chosen}t, {args.remeasure} rounds): best "
-          f"{q['best_gflops']:.2f} vs {w['best_gflops']:.2f} = {re_best:.3f}; "
-          f"median {q['median_gflops']:.2f} vs {w['median_gflops']:.2f} "
-          f"= {re_median:.3f}")  # fmt: skip
+    print(
+        f"  re-measured side by side ({chosen}t, {args.remeasure} rounds): best "
+        f"{q['best_gflops']:.2f} vs {w['best_gflops']:.2f} = {re_best:.3f}; "
+        f"median {q['median_gflops']:.2f} vs {w['median_gflops']:.2f} "
+        f"= {re_median:.3f}"
+    )
     print(f"  quick best / sweep's best shape timed right after: {summarize(pair_ratio)}")
     print(f"  quick search time / sweep time ({chosen}t): {summarize(time_ratio)}")
     met = statistics.median(rate_same) >= 0.95 and max(time_ratio) <= 0.10
@@ -226,8 +237,10 @@ def main() -> None:
     parser.add_argument("--sweep-threads", type=int, action="append")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads by default, "
-          f"capability {torch.backends.cpu.get_cpu_capability()}")  # fmt: skip
+    print(
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads by default, "
+        f"capability {torch.backends.cpu.get_cpu_capability()}"
+    )
     results = [bench_dtype(dtype, args) for dtype in args.dtype or ["fp32", "bf16"]]
     if args.json:
         args.json.write_text(json.dumps(results, indent=2, default=list))

@@ -117,16 +117,16 @@ def _operands(torch: Any, dtype: str, m: int, n: int, k: int, device: Any) -> Ca
         out = torch.empty(m, n, device=device, dtype=torch.bfloat16)
 
         def fp8() -> Any:
-            return torch._scaled_mm(a8, b8, scale_a=one, scale_b=one, out_dtype=torch.bfloat16,
-                                    out=out)  # fmt: skip
+            return torch._scaled_mm(
+                a8, b8, scale_a=one, scale_b=one, out_dtype=torch.bfloat16, out=out
+            )
 
         try:
             fp8()
         except (RuntimeError, TypeError):  # no out= overload in this torch
 
             def fp8() -> Any:
-                return torch._scaled_mm(a8, b8, scale_a=one, scale_b=one,
-                                        out_dtype=torch.bfloat16)  # fmt: skip
+                return torch._scaled_mm(a8, b8, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
 
         return fp8
     bt = b.t()
@@ -208,9 +208,16 @@ def gemm_sweep(
                 fn = _operands(torch, dtype, m, n, k, device)
                 samples = time_batches(clock, fn, seconds=per_shape_s, warmup_s=warmup_s)
                 figures = rates(samples, 2.0 * m * n * k, 1e12)
-                entry["shapes"].append({"m": m, "n": n, "k": k, "best_tflops": figures["best"],
-                                        "median_tflops": figures["median"],
-                                        "batches": figures["batches"]})  # fmt: skip
+                entry["shapes"].append(
+                    {
+                        "m": m,
+                        "n": n,
+                        "k": k,
+                        "best_tflops": figures["best"],
+                        "median_tflops": figures["median"],
+                        "batches": figures["batches"],
+                    }
+                )
                 del fn
         except Exception as exc:  # recorded, the other dtypes still run
             entry["error"] = f"{type(exc).__name__}: {exc}"
@@ -300,8 +307,15 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=15.0, help="seconds per GEMM dtype")
     args = parser.parse_args()
     device = default_device(torch)
-    print(json.dumps({"gemm": gemm_sweep(torch, device, budget_s=args.budget),
-                      "stream": stream_run(torch, device)}, indent=1))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "gemm": gemm_sweep(torch, device, budget_s=args.budget),
+                "stream": stream_run(torch, device),
+            },
+            indent=1,
+        )
+    )
     return 0
 
 

@@ -139,14 +139,23 @@ def main() -> int:
                                 )
                             )
                             release = hold_nvml() if telemetry == "detect+held" else None
-                            sampler = Sampler(lambda: current(refresh=True)) \
-                                if telemetry != "none" else None  # fmt: skip
+                            sampler = (
+                                Sampler(lambda: current(refresh=True))
+                                if telemetry != "none"
+                                else None
+                            )
                             try:
                                 if sampler is not None:
                                     sampler.__enter__()
-                                m = bench(case.run, timer, rep_s=args.calls * shape.flops / 1.2e15,
-                                          warmup_s=0.05, before=case.before, min_reps=args.calls,
-                                          max_reps=args.calls)  # fmt: skip
+                                m = bench(
+                                    case.run,
+                                    timer,
+                                    rep_s=args.calls * shape.flops / 1.2e15,
+                                    warmup_s=0.05,
+                                    before=case.before,
+                                    min_reps=args.calls,
+                                    max_reps=args.calls,
+                                )
                             finally:
                                 if sampler is not None:
                                     sampler.__exit__()
@@ -154,19 +163,27 @@ def main() -> int:
                                     release()
                             s = sorted(m.samples_s)
                             rate = shape.flops / 1e12
-                            rows.append({
-                                "rep": rep, "dtype": dtype, "telemetry": telemetry,
-                                "timer": timer_kind, "calls": len(s),
-                                "best": rate / s[0], "median": rate / statistics.median(s),
-                                "p90": rate / s[int(0.9 * (len(s) - 1))],
-                                "median_over_best": s[0] / statistics.median(s),
-                                "reads": sampler.reads if sampler else 0,
-                            })  # fmt: skip
+                            rows.append(
+                                {
+                                    "rep": rep,
+                                    "dtype": dtype,
+                                    "telemetry": telemetry,
+                                    "timer": timer_kind,
+                                    "calls": len(s),
+                                    "best": rate / s[0],
+                                    "median": rate / statistics.median(s),
+                                    "p90": rate / s[int(0.9 * (len(s) - 1))],
+                                    "median_over_best": s[0] / statistics.median(s),
+                                    "reads": sampler.reads if sampler else 0,
+                                }
+                            )
                             r = rows[-1]
-                            print(f"{rep} {dtype:5} {telemetry:12} {timer_kind:14} best "
-                                  f"{r['best']:7.1f} median {r['median']:7.1f} "
-                                  f"p90 {r['p90']:7.1f}  median/best {r['median_over_best']:.3f}",
-                                  flush=True)  # fmt: skip
+                            print(
+                                f"{rep} {dtype:5} {telemetry:12} {timer_kind:14} best "
+                                f"{r['best']:7.1f} median {r['median']:7.1f} "
+                                f"p90 {r['p90']:7.1f}  median/best {r['median_over_best']:.3f}",
+                                flush=True,
+                            )
             finally:
                 case.close()
                 session.close()

@@ -159,21 +159,42 @@ def _nvidia_smi() -> dict[str, Any]:
         for fields in (_SMI_FIELDS, _SMI_FIELDS_MIN):
             query = subprocess.run(
                 ["nvidia-smi", f"--query-gpu={fields}", "--format=csv,noheader,nounits"],
-                capture_output=True, text=True, timeout=30, check=False,
-            )  # fmt: skip
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=False,
+            )
             if query.returncode == 0:
                 break
             out.setdefault("query_errors", []).append(query.stdout.strip()[-300:])
         rows = [line.split(", ") for line in query.stdout.strip().splitlines()]
         out["query"] = [dict(zip(fields.split(","), row, strict=False)) for row in rows]
-        full = subprocess.run(["nvidia-smi", "-q"], capture_output=True, text=True, timeout=30,
-                              check=False)  # fmt: skip
-        keep = ("Driver Version", "CUDA Version", "Product Name", "Product Architecture",
-                "VBIOS Version", "Persistence Mode", "Addressing Mode", "MIG Mode", "Current",
-                "Total", "Max", "Power Limit", "Default Power Limit", "Module Power Limit",
-                "Clocks Event Reasons", "Bus Id")  # fmt: skip
-        out["q"] = [line.strip() for line in full.stdout.splitlines()
-                    if line.strip().split(" :")[0].strip() in keep][:80]  # fmt: skip
+        full = subprocess.run(
+            ["nvidia-smi", "-q"], capture_output=True, text=True, timeout=30, check=False
+        )
+        keep = (
+            "Driver Version",
+            "CUDA Version",
+            "Product Name",
+            "Product Architecture",
+            "VBIOS Version",
+            "Persistence Mode",
+            "Addressing Mode",
+            "MIG Mode",
+            "Current",
+            "Total",
+            "Max",
+            "Power Limit",
+            "Default Power Limit",
+            "Module Power Limit",
+            "Clocks Event Reasons",
+            "Bus Id",
+        )
+        out["q"] = [
+            line.strip()
+            for line in full.stdout.splitlines()
+            if line.strip().split(" :")[0].strip() in keep
+        ][:80]
     except (OSError, subprocess.SubprocessError) as exc:
         out["error"] = f"{type(exc).__name__}: {exc}"
     return out
@@ -182,15 +203,27 @@ def _nvidia_smi() -> dict[str, Any]:
 def _detected_dict(detected: Any) -> dict[str, Any]:
     devices = []
     for d in detected.devices:
-        devices.append({
-            "index": d.index, "kind": d.kind, "vendor": d.vendor, "raw_name": d.raw_name,
-            "accelerator": d.accelerator.name if d.accelerator is not None else None,
-            "memory_bytes": d.memory_bytes, "is_mig": d.is_mig, "sms": d.multiprocessors,
-            "compute_capability": d.compute_capability, "l2_bytes": d.l2_cache_bytes,
-            "clocks_mhz": dict(d.clocks_mhz), "throttle_reasons": list(d.throttle_reasons),
-            "temperature_c": d.temperature_c, "power_w": d.power_w,
-            "power_limit_w": d.power_limit_w, "ecc_errors": d.ecc_errors, "extra": dict(d.extra),
-        })  # fmt: skip
+        devices.append(
+            {
+                "index": d.index,
+                "kind": d.kind,
+                "vendor": d.vendor,
+                "raw_name": d.raw_name,
+                "accelerator": d.accelerator.name if d.accelerator is not None else None,
+                "memory_bytes": d.memory_bytes,
+                "is_mig": d.is_mig,
+                "sms": d.multiprocessors,
+                "compute_capability": d.compute_capability,
+                "l2_bytes": d.l2_cache_bytes,
+                "clocks_mhz": dict(d.clocks_mhz),
+                "throttle_reasons": list(d.throttle_reasons),
+                "temperature_c": d.temperature_c,
+                "power_w": d.power_w,
+                "power_limit_w": d.power_limit_w,
+                "ecc_errors": d.ecc_errors,
+                "extra": dict(d.extra),
+            }
+        )
     spec = detected.to_spec()
     return {
         "kind": detected.kind,
@@ -204,14 +237,21 @@ def _detected_dict(detected: Any) -> dict[str, Any]:
 
 
 def _torch_dict(torch: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"version": torch.__version__, "cuda": torch.version.cuda,
-                           "cuda_available": torch.cuda.is_available()}  # fmt: skip
+    out: dict[str, Any] = {
+        "version": torch.__version__,
+        "cuda": torch.version.cuda,
+        "cuda_available": torch.cuda.is_available(),
+    }
     if torch.cuda.is_available():
         p = torch.cuda.get_device_properties(0)
-        out.update(name=p.name, sms=p.multi_processor_count, memory_bytes=p.total_memory,
-                   capability=f"{p.major}.{p.minor}",
-                   l2_bytes=getattr(p, "L2_cache_size", None),
-                   cudnn=torch.backends.cudnn.version())  # fmt: skip
+        out.update(
+            name=p.name,
+            sms=p.multi_processor_count,
+            memory_bytes=p.total_memory,
+            capability=f"{p.major}.{p.minor}",
+            l2_bytes=getattr(p, "L2_cache_size", None),
+            cudnn=torch.backends.cudnn.version(),
+        )
     return out
 
 
@@ -258,8 +298,7 @@ def _disagreements(env: dict[str, Any]) -> list[str]:
         found.append(f"SMs: ours {ours['sms']}, torch {torch_sms}")
     smi_cap = smi.get("compute_cap")
     if smi_cap and ours.get("compute_capability") and smi_cap != ours["compute_capability"]:
-        found.append(f"compute capability: ours {ours['compute_capability']}, "
-                     f"nvidia-smi {smi_cap}")  # fmt: skip
+        found.append(f"compute capability: ours {ours['compute_capability']}, nvidia-smi {smi_cap}")
     max_sm = _num(smi.get("clocks.max.sm"))
     our_max = (ours.get("clocks_mhz") or {}).get("sm_max")
     if max_sm and our_max and abs(max_sm - our_max) > 1:
@@ -280,27 +319,50 @@ def part_bench(cfg: dict[str, Any], work: Path, profile: str) -> dict[str, Any]:
         started = time.perf_counter()
         report = run(expect, profile=_profile(profile, cfg), **kwargs)
         data = _report_dict(report)
-        return {"how": "in process", "wall_s": time.perf_counter() - started,
-                "exit_code": None, "report": data, "figures": _gate_figures(data),
-                "verdict": data["verdict"], "reasons": _reason_codes(data)}  # fmt: skip
+        return {
+            "how": "in process",
+            "wall_s": time.perf_counter() - started,
+            "exit_code": None,
+            "report": data,
+            "figures": _gate_figures(data),
+            "verdict": data["verdict"],
+            "reasons": _reason_codes(data),
+        }
     path = work / f"bench-{profile}.json"
-    argv = [sys.executable, "-m", "accelerators.cli", "bench", "--profile", profile, "--json",
-            str(path), "--quiet"]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-m",
+        "accelerators.cli",
+        "bench",
+        "--profile",
+        profile,
+        "--json",
+        str(path),
+        "--quiet",
+    ]
     if expect:
         argv += ["--expect", expect]
     if cfg["mode"] == "cpu":
         argv += ["--device", "cpu"]
     started = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False,
-                          timeout=_limit(f"bench_{profile}", cfg))  # fmt: skip
+    proc = subprocess.run(
+        argv, capture_output=True, text=True, check=False, timeout=_limit(f"bench_{profile}", cfg)
+    )
     wall = time.perf_counter() - started
-    out: dict[str, Any] = {"how": " ".join(argv[1:]), "wall_s": wall,
-                           "exit_code": proc.returncode,
-                           "stderr_tail": proc.stderr[-2000:]}  # fmt: skip
+    out: dict[str, Any] = {
+        "how": " ".join(argv[1:]),
+        "wall_s": wall,
+        "exit_code": proc.returncode,
+        "stderr_tail": proc.stderr[-2000:],
+    }
     if path.exists():
         data = json.loads(path.read_text())
-        out.update(report=data, figures=_gate_figures(data), verdict=data["verdict"],
-                   reasons=_reason_codes(data))  # fmt: skip
+        out.update(
+            report=data,
+            figures=_gate_figures(data),
+            verdict=data["verdict"],
+            reasons=_reason_codes(data),
+        )
     return out
 
 
@@ -319,10 +381,15 @@ def part_gemm_sweep(cfg: dict[str, Any], work: Path) -> dict[str, Any]:
     smoke = cfg["mode"] == "cpu"
     dtypes = [d for d in DTYPES if not smoke or d in ("fp32", "bf16")]
     result = gemm_sweep(
-        torch, device, dtypes=dtypes, budget_s=10.0 * cfg["scale"],
-        grid=(256, 512, 1024) if smoke else GRID, first=first,
-        per_shape_s=0.4 * min(cfg["scale"], 1), warmup_s=0.3 * min(cfg["scale"], 1),
-    )  # fmt: skip
+        torch,
+        device,
+        dtypes=dtypes,
+        budget_s=10.0 * cfg["scale"],
+        grid=(256, 512, 1024) if smoke else GRID,
+        first=first,
+        per_shape_s=0.4 * min(cfg["scale"], 1),
+        warmup_s=0.3 * min(cfg["scale"], 1),
+    )
     return {"dtypes": result, "first": {k: [list(s) for s in v] for k, v in first.items()}}
 
 
@@ -349,8 +416,16 @@ def part_faults(cfg: dict[str, Any], work: Path) -> dict[str, Any]:
         for dtype in ("fp32", "bf16", "fp16") if cuda else ("fp32",):
             seed = FAULTS.index(fault) * 10 + len(cases)
             caught, outlier, scale = case_trials(backend, dtype, fault, trials, seed)
-            cases.append({"fault": fault, "dtype": dtype, "trials": trials, "caught": caught,
-                          "worst_outlier": outlier, "worst_scale_error": scale})  # fmt: skip
+            cases.append(
+                {
+                    "fault": fault,
+                    "dtype": dtype,
+                    "trials": trials,
+                    "caught": caught,
+                    "worst_outlier": outlier,
+                    "worst_scale_error": scale,
+                }
+            )
     gates = []
     for fault in FAULTS[:2] if cfg["smoke"] else FAULTS:
         caught, per_run = gate_runs(fault, runs, 0.25 * cfg["scale"], [0] if cuda else "cpu")
@@ -370,10 +445,16 @@ def part_false_alarms(cfg: dict[str, Any], work: Path) -> dict[str, Any]:
             kwargs["devices"] = "cpu"
         started = time.perf_counter()
         data = _report_dict(run(expect, profile=_profile("quick", cfg), **kwargs))
-        rows.append({"run": number, "verdict": data["verdict"], "wall_s":
-                     time.perf_counter() - started, "elapsed_s": data["elapsed_s"],
-                     "reasons": _reason_codes(data),
-                     "figures": _gate_figures(data)})  # fmt: skip
+        rows.append(
+            {
+                "run": number,
+                "verdict": data["verdict"],
+                "wall_s": time.perf_counter() - started,
+                "elapsed_s": data["elapsed_s"],
+                "reasons": _reason_codes(data),
+                "figures": _gate_figures(data),
+            }
+        )
         result = {"runs": rows, "verdicts": _counts(r["verdict"] for r in rows)}
         # Saved after every run: a part cut at the deadline keeps the runs it finished.
         (work / "false_alarms.json").write_text(json.dumps({"status": "partial", **result}))
@@ -440,8 +521,9 @@ def code_version() -> dict[str, Any]:
 
     def git(*args: str) -> subprocess.CompletedProcess[str] | None:
         try:
-            return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
-                                  timeout=10, check=False)  # fmt: skip
+            return subprocess.run(
+                ["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10, check=False
+            )
         except (OSError, subprocess.SubprocessError):
             return None
 
@@ -460,8 +542,11 @@ def run_part(part: str, work: Path) -> int:
     try:
         result = {"status": "ok", **RUNNERS[part](cfg, work)}
     except BaseException as exc:  # every failure is a figure of this part
-        result = {"status": "error", "error": f"{type(exc).__name__}: {exc}",
-                  "traceback": traceback.format_exc()[-4000:]}  # fmt: skip
+        result = {
+            "status": "error",
+            "error": f"{type(exc).__name__}: {exc}",
+            "traceback": traceback.format_exc()[-4000:],
+        }
     result["seconds"] = time.perf_counter() - started
     (work / f"{part}.json").write_text(json.dumps(result, default=str))
     return 0
@@ -482,9 +567,13 @@ def orchestrate(
     results: dict[str, Any] = {
         "code": code_version(),
         "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "mode": mode, "scale": scale, "smoke": smoke, "deadline_s": deadline_s,
-        "host": platform.node(), "parts": {},
-    }  # fmt: skip
+        "mode": mode,
+        "scale": scale,
+        "smoke": smoke,
+        "deadline_s": deadline_s,
+        "host": platform.node(),
+        "parts": {},
+    }
     log = open(outdir / "log.txt", "a", encoding="utf-8")  # noqa: SIM115 - closed below
     total = time.perf_counter()
     try:
@@ -504,20 +593,26 @@ def orchestrate(
                 }
                 continue
             limit = min(_limit(part, cfg), left)
-            print(f"[{time.perf_counter() - total:6.1f} s] {part} (limit {limit:.0f} s)",
-                  flush=True)  # fmt: skip
+            print(
+                f"[{time.perf_counter() - total:6.1f} s] {part} (limit {limit:.0f} s)", flush=True
+            )
             started = time.perf_counter()
             try:
                 proc = subprocess.run(
                     [sys.executable, __file__, "--part", part, "--work", str(work)],
-                    env=env, cwd=ROOT, timeout=limit, capture_output=True, text=True,
+                    env=env,
+                    cwd=ROOT,
+                    timeout=limit,
+                    capture_output=True,
+                    text=True,
                     check=False,
-                )  # fmt: skip
+                )
                 log.write(f"==== {part} (exit {proc.returncode})\n{proc.stdout}{proc.stderr}\n")
                 result = _load(work, part) or {
-                    "status": "error", "error": f"exited {proc.returncode} without a result",
+                    "status": "error",
+                    "error": f"exited {proc.returncode} without a result",
                     "stderr_tail": proc.stderr[-3000:],
-                }  # fmt: skip
+                }
             except subprocess.TimeoutExpired as exc:
                 log.write(f"==== {part} (killed after {limit:.0f} s)\n{exc.stdout or ''}\n")
                 result = _load(work, part) or {
@@ -526,9 +621,11 @@ def orchestrate(
                 }
             result["wall_s"] = time.perf_counter() - started
             results["parts"][part] = result
-            print(f"         {part}: {result['status']} in {result['wall_s']:.1f} s"
-                  + (f" ({result.get('error')})" if result["status"] != "ok" else ""),
-                  flush=True)  # fmt: skip
+            print(
+                f"         {part}: {result['status']} in {result['wall_s']:.1f} s"
+                + (f" ({result.get('error')})" if result["status"] != "ok" else ""),
+                flush=True,
+            )
             log.flush()
     finally:
         log.close()
@@ -548,9 +645,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every budget")
     parser.add_argument("--smoke", action="store_true", help="tiny budgets, one run each")
     parser.add_argument("--only", action="append", default=[], choices=[p for p, _, _ in PARTS])
-    parser.add_argument("--deadline", type=float, default=420.0,
-                        help="seconds for the whole run: no part starts after it, a running "
-                        "part is cut at it (default 420: 7 minutes)")  # fmt: skip
+    parser.add_argument(
+        "--deadline",
+        type=float,
+        default=420.0,
+        help="seconds for the whole run: no part starts after it, a running "
+        "part is cut at it (default 420: 7 minutes)",
+    )
     parser.add_argument(
         "--render",
         type=Path,

@@ -37,26 +37,37 @@ def derive(results: dict[str, Any]) -> dict[str, Any]:
         figures = (_part(results, f"bench_{profile}").get("figures") or {}).get("gemm", {})
         for dtype, gate in figures.items():
             best = (sweep.get(dtype) or {}).get("best") or {}
-            gemm_rows.append({
-                "profile": profile, "dtype": dtype, "status": gate.get("status"),
-                "gate_tflops": gate.get("tflops"), "gate_shape": gate.get("shape"),
-                "reference_tflops": best.get("best_tflops"),
-                "reference_shape": [best.get("m"), best.get("n"), best.get("k")] if best else None,
-                "ratio": _ratio(gate.get("tflops"), best.get("best_tflops")),
-                "peak_tflops": gate.get("peak_tflops"),
-                "of_peak": _ratio(gate.get("tflops"), gate.get("peak_tflops")),
-                "reference_of_peak": _ratio(best.get("best_tflops"), gate.get("peak_tflops")),
-            })  # fmt: skip
+            gemm_rows.append(
+                {
+                    "profile": profile,
+                    "dtype": dtype,
+                    "status": gate.get("status"),
+                    "gate_tflops": gate.get("tflops"),
+                    "gate_shape": gate.get("shape"),
+                    "reference_tflops": best.get("best_tflops"),
+                    "reference_shape": [best.get("m"), best.get("n"), best.get("k")]
+                    if best
+                    else None,
+                    "ratio": _ratio(gate.get("tflops"), best.get("best_tflops")),
+                    "peak_tflops": gate.get("peak_tflops"),
+                    "of_peak": _ratio(gate.get("tflops"), gate.get("peak_tflops")),
+                    "reference_of_peak": _ratio(best.get("best_tflops"), gate.get("peak_tflops")),
+                }
+            )
     memory_rows = []
     for profile in ("quick", "standard"):
         figures = (_part(results, f"bench_{profile}").get("figures") or {}).get("memory", {})
         for kernel in ("copy", "triad"):
             if kernel in figures:
-                memory_rows.append({
-                    "profile": profile, "kernel": kernel, "gate_gbps": figures[kernel],
-                    "reference_gbps": stream.get(kernel),
-                    "ratio": _ratio(figures[kernel], stream.get(kernel)),
-                })  # fmt: skip
+                memory_rows.append(
+                    {
+                        "profile": profile,
+                        "kernel": kernel,
+                        "gate_gbps": figures[kernel],
+                        "reference_gbps": stream.get(kernel),
+                        "ratio": _ratio(figures[kernel], stream.get(kernel)),
+                    }
+                )
     quick = _part(results, "bench_quick")
     faults = _part(results, "faults")
     sustained = _sustained_row(results, sweep)
@@ -105,8 +116,11 @@ def _sustained_row(results: dict[str, Any], sweep: dict[str, Any]) -> dict[str, 
     if not record:
         return None
     m, n, k = (int(x) for x in str(record["shape"]).split("x"))
-    same = [s for s in (sweep.get(record["dtype"]) or {}).get("shapes", [])
-            if (s["m"], s["n"], s["k"]) == (m, n, k)]  # fmt: skip
+    same = [
+        s
+        for s in (sweep.get(record["dtype"]) or {}).get("shapes", [])
+        if (s["m"], s["n"], s["k"]) == (m, n, k)
+    ]
     reference = same[0]["best_tflops"] if same else None
     return {
         **record,
@@ -140,11 +154,15 @@ def _gemm_table(d: dict[str, Any]) -> list[str]:
 
 
 def _memory_table(d: dict[str, Any]) -> list[str]:
-    lines = ["| profile | kernel | gate GB/s | reference GB/s | gate / reference |",
-             "|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "| profile | kernel | gate GB/s | reference GB/s | gate / reference |",
+        "|---|---|---|---|---|",
+    ]
     for r in d["memory"]:
-        lines.append(f"| {r['profile']} | {r['kernel']} | {_f(r['gate_gbps'], 0)} "
-                     f"| {_f(r['reference_gbps'], 0)} | {_f(r['ratio'], 3)} |")  # fmt: skip
+        lines.append(
+            f"| {r['profile']} | {r['kernel']} | {_f(r['gate_gbps'], 0)} "
+            f"| {_f(r['reference_gbps'], 0)} | {_f(r['ratio'], 3)} |"
+        )
     return lines
 
 
@@ -204,8 +222,11 @@ def summary(results: dict[str, Any]) -> str:
         *_faults_lines(d),
         "",
     ]
-    errors = [f"- {name}: {part.get('error')}" for name, part in results.get("parts", {}).items()
-              if part.get("status") not in ("ok", "skipped")]  # fmt: skip
+    errors = [
+        f"- {name}: {part.get('error')}"
+        for name, part in results.get("parts", {}).items()
+        if part.get("status") not in ("ok", "skipped")
+    ]
     if errors:
         out += ["Errors:", *errors, ""]
     return "\n".join(out)
@@ -220,8 +241,7 @@ def runs_table(runs: list[tuple[Path, dict[str, Any]]]) -> list[str]:
     ]
     for path, results in runs:
         d = derive(results)
-        bf16 = next((r for r in d["gemm"] if r["profile"] == "quick" and r["dtype"] == "bf16"),
-                    {})  # fmt: skip
+        bf16 = next((r for r in d["gemm"] if r["profile"] == "quick" and r["dtype"] == "bf16"), {})
         code = results.get("code") or {}
         version = (code.get("commit") or "")[:10] or code.get("sources_sha256") or "-"
         alarms = ", ".join(f"{k} {v}" for k, v in (d["false_alarm_verdicts"] or {}).items())

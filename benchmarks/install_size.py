@@ -52,8 +52,11 @@ def _pip(python: Path, args: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
     proc = subprocess.run(
         [str(python), "-m", "pip", "install", "--quiet", "--no-input", *args],
-        env=env, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if proc.returncode != 0:
         sys.exit(f"pip install {' '.join(args)} failed:\n{proc.stderr}")
     return time.perf_counter() - start
@@ -78,16 +81,23 @@ def measure(variant: str, wheel: Path, torch_from: str, workdir: Path) -> dict[s
         seconds += _pip(python, [f"{wheel}[bench]", f"torch=={TORCH}"], env)
     probe = subprocess.run(
         [str(python), "-c", "import torch; print(torch.__version__)"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     listed = subprocess.run(
         [str(python), "-m", "pip", "list", "--format=freeze"],
-        env=env, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     helped = subprocess.run(
         [str(venv / "bin" / "accelerators"), "bench", "--help"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     dists = listed.stdout.split()
     return {
         "variant": variant,
@@ -104,17 +114,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", action="append", choices=["cpu", "cuda"])
     parser.add_argument(
-        "--torch-from", default="/opt/wheels",
+        "--torch-from",
+        default="/opt/wheels",
         help="folder holding torch-2.13.0+cpu*.whl, or an index URL (default: /opt/wheels)",
-    )  # fmt: skip
+    )
     args = parser.parse_args(argv)
     variants = args.variant or ["cpu", "cuda"]
     with tempfile.TemporaryDirectory(prefix="install-size-") as tmp:
         workdir = Path(tmp)
         built = subprocess.run(
             [sys.executable, "-c", _BUILD, str(workdir)],
-            cwd=ROOT, capture_output=True, text=True, check=True,
-        )  # fmt: skip
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         wheel = workdir / built.stdout.strip().splitlines()[-1]
         results = []
         for variant in variants:

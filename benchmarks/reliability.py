@@ -225,8 +225,10 @@ def check_sqlite_rows(row: Row, work: Path) -> None:
         if after < 4:
             row.lost += 4 - after
         # the two commands that read the history
-        for args in (["bench", "history", "--store", str(path)], ["bench", "history", "--store",
-                     str(path), "--json"]):  # fmt: skip
+        for args in (
+            ["bench", "history", "--store", str(path)],
+            ["bench", "history", "--store", str(path), "--json"],
+        ):
             row.tried += 1
             code, _output, exc = _cli(args)
             if exc is not None and not isinstance(exc, SystemExit):
@@ -281,8 +283,11 @@ def check_s3_objects(row: Row, endpoint: str | None) -> None:
         row.tried += 1
         prefix = f"case{number}"
         for i in range(3):
-            client.put_object(Bucket=bucket, Key=f"{prefix}/n{i}/r{i}.json",
-                              Body=json.dumps(healthy_json(f"n{i}", i)).encode())  # fmt: skip
+            client.put_object(
+                Bucket=bucket,
+                Key=f"{prefix}/n{i}/r{i}.json",
+                Body=json.dumps(healthy_json(f"n{i}", i)).encode(),
+            )
         raw = body.encode() if isinstance(body, str) else body
         client.put_object(Bucket=bucket, Key=f"{prefix}/bad/r.json", Body=raw)
         start = time.perf_counter()
@@ -307,8 +312,9 @@ def check_poisoning(row: Row, work: Path) -> None:
         _sqlite_with(path, [json.dumps(r) for r in records])
         return path
 
-    def claiming(node: str, index: int, tflops: float | None, gbps: float | None,
-                 day: int) -> dict[str, Any]:  # fmt: skip
+    def claiming(
+        node: str, index: int, tflops: float | None, gbps: float | None, day: int
+    ) -> dict[str, Any]:
         data = healthy_json(node, day)
         for dev in data["devices"]:
             dev["index"] = index
@@ -322,17 +328,22 @@ def check_poisoning(row: Row, work: Path) -> None:
 
     high = [
         ("5 nodes claim 5,000 TFLOPS", [claiming(f"p{i}", 0, 5000.0, None, i) for i in range(5)]),
-        ("1 node, 5 devices claim 5,000 TFLOPS",
-         [claiming("p0", i, 5000.0, None, i) for i in range(5)]),
+        (
+            "1 node, 5 devices claim 5,000 TFLOPS",
+            [claiming("p0", i, 5000.0, None, i) for i in range(5)],
+        ),
         ("3 nodes claim 1,500 TFLOPS", [claiming(f"p{i}", 0, 1500.0, None, i) for i in range(3)]),
         ("5 nodes claim 10 PB/s", [claiming(f"p{i}", 0, None, 1e7, i) for i in range(5)]),
-    ]  # fmt: skip
+    ]
     for label, records in high:
         row.tried += 1
         verdict, report = gate_verdict(store_with(records))
         if verdict != "pass":
-            worst = min((r.message for r in report.reasons if r.severity.value != "info"),
-                        key=len, default="")  # fmt: skip
+            worst = min(
+                (r.message for r in report.reasons if r.severity.value != "info"),
+                key=len,
+                default="",
+            )
             row.bad(f"healthy H100, {label}: {verdict} ({worst[:70]})")
     # A device slow only where the band is unconfirmed (tf32, fp16): a warning without history.
     slow = FakeDevice(
@@ -385,9 +396,14 @@ print("EXIT", result.exit_code, repr(result.exception)[:200])
 def _child(code: str, env: dict[str, str], cap: float) -> tuple[str | None, float, bool]:
     """Run ``code`` in a fresh interpreter: (stdout or None, seconds, killed at the cap)."""
     start = time.perf_counter()
-    proc = subprocess.Popen([PY, "-c", code], env={**os.environ, **env}, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [PY, "-c", code],
+        env={**os.environ, **env},
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         out, _ = proc.communicate(timeout=cap)
     except subprocess.TimeoutExpired:
@@ -425,8 +441,9 @@ def check_endpoints(row: Row, cap: float, work: Path) -> None:
         row.tried += 1
         with make() as url:
             env = _aws_env(url)
-            out, _spent, killed = _child(_CHILD_GATE.format(root=str(ROOT), history=history),
-                                        env, cap)  # fmt: skip
+            out, _spent, killed = _child(
+                _CHILD_GATE.format(root=str(ROOT), history=history), env, cap
+            )
         if killed:
             row.capped = True
             row.time(cap)
@@ -447,8 +464,9 @@ def check_endpoints(row: Row, cap: float, work: Path) -> None:
         with make() as url:
             out, _spent, killed = _child(
                 _CHILD_CLI.format(root=str(ROOT), history=history, out=str(out_json)),
-                _aws_env(url), cap,
-            )  # fmt: skip
+                _aws_env(url),
+                cap,
+            )
         text = out or ""
         if killed:
             row.capped = True
@@ -483,11 +501,20 @@ def check_writers(row: Row, work: Path) -> None:
     # 8 concurrent writers x 25 reports
     path = work / "concurrent.sqlite"
     procs = [
-        subprocess.Popen([PY, "-c", _CHILD_WRITER.format(root=str(ROOT), path=str(path),
-                          template=str(template), count=25, tag=f"w{w}")],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [
+                PY,
+                "-c",
+                _CHILD_WRITER.format(
+                    root=str(ROOT), path=str(path), template=str(template), count=25, tag=f"w{w}"
+                ),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for w in range(8)
-    ]  # fmt: skip
+    ]
     acknowledged = 0
     for proc in procs:
         out, err = proc.communicate(timeout=300)
@@ -504,11 +531,24 @@ def check_writers(row: Row, work: Path) -> None:
     acknowledged = 0
     for _ in range(3):
         procs = [
-            subprocess.Popen([PY, "-c", _CHILD_WRITER.format(root=str(ROOT), path=str(path),
-                              template=str(template), count=100000, tag=f"k{w}")],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            subprocess.Popen(
+                [
+                    PY,
+                    "-c",
+                    _CHILD_WRITER.format(
+                        root=str(ROOT),
+                        path=str(path),
+                        template=str(template),
+                        count=100000,
+                        tag=f"k{w}",
+                    ),
+                ],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
             for w in range(4)
-        ]  # fmt: skip
+        ]
         first = 0
         for proc in procs:
             assert proc.stdout is not None
@@ -543,12 +583,57 @@ def check_writers(row: Row, work: Path) -> None:
 
 
 # ------------------------------------------------------------------------------- specs
-_PIECES = ["H100", "A100", "a100", "80GB", "40gb", ":", "8", "0.5", "@", "1g.10gb", "3g.40gb",
-           "|", ",", "!", "+", " ", "nvidia", "tesla", "-", ".", "x", "v5e", "2x2", "tpu",
-           "shared", "MI300X", "any", "B200+", "9007199254740992.5", "9007199254740993",
-           "1e9", "00", "\x1b[2J", "\x00", "\u202e", "\t", "\n", "\u0663", "\uff28100", "$",
-           "(", ")", "*", "GB", "TB", "A100-80GB", "NVIDIA A100-SXM4-80GB", "l4",
-           "gpu"]  # fmt: skip
+_PIECES = [
+    "H100",
+    "A100",
+    "a100",
+    "80GB",
+    "40gb",
+    ":",
+    "8",
+    "0.5",
+    "@",
+    "1g.10gb",
+    "3g.40gb",
+    "|",
+    ",",
+    "!",
+    "+",
+    " ",
+    "nvidia",
+    "tesla",
+    "-",
+    ".",
+    "x",
+    "v5e",
+    "2x2",
+    "tpu",
+    "shared",
+    "MI300X",
+    "any",
+    "B200+",
+    "9007199254740992.5",
+    "9007199254740993",
+    "1e9",
+    "00",
+    "\x1b[2J",
+    "\x00",
+    "\u202e",
+    "\t",
+    "\n",
+    "\u0663",
+    "\uff28100",
+    "$",
+    "(",
+    ")",
+    "*",
+    "GB",
+    "TB",
+    "A100-80GB",
+    "NVIDIA A100-SXM4-80GB",
+    "l4",
+    "gpu",
+]
 
 
 def _bad_text(message: str) -> str | None:
@@ -570,8 +655,17 @@ def check_specs(row: Row, count: int, seed: int) -> None:
             inputs.append("".join(chr(rng.randrange(0, 0x3000)) for _ in range(rng.randrange(30))))
         else:
             inputs.append("".join(rng.choice(_PIECES) for _ in range(rng.randrange(1, 7))))
-    inputs += [f"H100:{c}" for c in ("9007199254740992.5", "9007199254740993", "4503599627370496.5",
-                                      "0.1", "1" + "0" * 30, "8.0000000000000001")]  # fmt: skip
+    inputs += [
+        f"H100:{c}"
+        for c in (
+            "9007199254740992.5",
+            "9007199254740993",
+            "4503599627370496.5",
+            "0.1",
+            "1" + "0" * 30,
+            "8.0000000000000001",
+        )
+    ]
     inputs += ["H100\x1b[2J", "H100:\x1b]0;owned\x07", "A100@\u202egb01.g1"]
     for text in inputs:
         row.tried += 1
@@ -619,15 +713,28 @@ def check_specs(row: Row, count: int, seed: int) -> None:
 
 
 # -------------------------------------------------------------------------------- pods
-_SPECS = ["H100:8", "A100@1g.10gb", "T4", "H100:8 | A100-80GB:8", "MI300X:2", "trn1", "v5e@2x2",
-          "L4:0.5", "40GB+"]  # fmt: skip
+_SPECS = [
+    "H100:8",
+    "A100@1g.10gb",
+    "T4",
+    "H100:8 | A100-80GB:8",
+    "MI300X:2",
+    "trn1",
+    "v5e@2x2",
+    "L4:0.5",
+    "40GB+",
+]
 
 
 def _hostile_pod(rng: random.Random) -> dict[str, Any]:
     junk = [None, 0, 7, "x", "", [], {}, [None], {"a": None}, True, 1.5, ["a"], {"k": []}]
     main = {"name": "main", "image": "busybox"}
-    pod: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
-                           "spec": {"containers": [main]}}  # fmt: skip
+    pod: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"containers": [main]},
+    }
     spec = pod["spec"]
     for _ in range(rng.randrange(1, 4)):
         choice = rng.randrange(14)
@@ -640,9 +747,16 @@ def _hostile_pod(rng: random.Random) -> dict[str, Any]:
                 "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": rng.choice(junk)}
             }
         elif choice == 3:
-            spec["affinity"] = {"nodeAffinity": {
-                "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-                    rng.choice(junk), {"matchExpressions": rng.choice(junk)}]}}}  # fmt: skip
+            spec["affinity"] = {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [
+                            rng.choice(junk),
+                            {"matchExpressions": rng.choice(junk)},
+                        ]
+                    }
+                }
+            }
         elif choice == 4:
             spec["nodeSelector"] = rng.choice(junk)
         elif choice == 5:
@@ -722,13 +836,17 @@ def check_pods(row: Row, count: int, seed: int) -> None:
         if out is not None:
             for key, value in (fragment.get("resources", {}).get("limits") or {}).items():
                 if _requested(out, key) != int(value):
-                    row.bad(f"{platform} {text}: the pod asks for {_requested(out, key)} {key}, "
-                            f"the spec for {value}")  # fmt: skip
+                    row.bad(
+                        f"{platform} {text}: the pod asks for {_requested(out, key)} {key}, "
+                        f"the spec for {value}"
+                    )
     # existing nodeSelectorTerms: 1,000 then 10,000 (linear: ~10x the time; quadratic: ~100x)
     spent = {}
     for n in (100, 1_000, 10_000):
-        terms = [{"matchExpressions": [{"key": f"zone-{i}", "operator": "In", "values": ["a"]}]}
-                 for i in range(n)]  # fmt: skip
+        terms = [
+            {"matchExpressions": [{"key": f"zone-{i}", "operator": "In", "values": ["a"]}]}
+            for i in range(n)
+        ]
         pod = {
             "spec": {
                 "containers": [{"name": "main"}],
@@ -750,8 +868,10 @@ def check_pods(row: Row, count: int, seed: int) -> None:
         spent[n] = time.perf_counter() - start
     row.time(spent[10_000])
     if spent[10_000] > 30 * spent[1_000] + 0.05:
-        row.bad(f"merging into 10,000 nodeSelectorTerms takes {spent[10_000]:.1f} s, "
-                f"{spent[10_000] / spent[1_000]:.0f}x the time of 1,000")  # fmt: skip
+        row.bad(
+            f"merging into 10,000 nodeSelectorTerms takes {spent[10_000]:.1f} s, "
+            f"{spent[10_000] / spent[1_000]:.0f}x the time of 1,000"
+        )
 
 
 def check_options(row: Row) -> None:
@@ -779,8 +899,13 @@ def check_options(row: Row) -> None:
         [{"key": 1}],
         {"gpu": ["x", 1]},
     ]
-    specs = {"neuron": "trn1", "gke": "H100:8", "amd": "MI300X", "gaudi": "Gaudi3",
-             "intel": "Max-1550"}  # fmt: skip
+    specs = {
+        "neuron": "trn1",
+        "gke": "H100:8",
+        "amd": "MI300X",
+        "gaudi": "Gaudi3",
+        "intel": "Max-1550",
+    }
     for platform in platforms():
         text = specs.get(platform, "H100:8")
         own = type(get_platform(platform)).options
@@ -880,8 +1005,10 @@ def check_writers_files(row: Row, work: Path) -> None:
             dev["name"] = name
             dev["accelerator"] = None
         hostile = BenchReport.model_validate(data)
-        for what, make in (("html_report", html_report), ("plot_report",
-                           lambda r: plot_report(r, folder / "math.png"))):  # fmt: skip
+        for what, make in (
+            ("html_report", html_report),
+            ("plot_report", lambda r: plot_report(r, folder / "math.png")),
+        ):
             row.tried += 1
             try:
                 make(hostile)
@@ -937,8 +1064,9 @@ _CHILD_TAMPER_BIN = (
 
 def check_caches(row: Row, work: Path) -> None:
     def memory(folder: Path) -> str:
-        out, _, _ = _child(_CHILD_CATALOG.format(root=str(ROOT)),
-                           {"ACCELERATORS_CACHE_DIR": str(folder)}, 120)  # fmt: skip
+        out, _, _ = _child(
+            _CHILD_CATALOG.format(root=str(ROOT)), {"ACCELERATORS_CACHE_DIR": str(folder)}, 120
+        )
         return (out or "").strip()
 
     # a JSON entry with the right shape and a wrong value
@@ -1071,9 +1199,12 @@ def check_cli(row: Row, work: Path, endpoint: str | None) -> None:
             row.bad("sizing/aws.py wrote through a symlinked .tmp file")
     for region in ("bad region", "../../../tmp/x"):
         row.tried += 1
-        code, output, exc = _cli(["instances", "H100", "--refresh", "--region", region],
-                                 AWS_ACCESS_KEY_ID="x", AWS_SECRET_ACCESS_KEY="y",
-                                 AWS_ENDPOINT_URL=refused_endpoint())  # fmt: skip
+        code, output, exc = _cli(
+            ["instances", "H100", "--refresh", "--region", region],
+            AWS_ACCESS_KEY_ID="x",
+            AWS_SECRET_ACCESS_KEY="y",
+            AWS_ENDPOINT_URL=refused_endpoint(),
+        )
         if exc is not None:
             row.crash(f"instances --refresh --region {region!r}: {type(exc).__name__}")
         elif code != 2:
@@ -1134,8 +1265,10 @@ def main() -> int:
             print(f"  {name}: {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
             rows.append(row)
     _print(rows, args.cap)
-    print(f"\n{time.perf_counter() - started:.0f} s in all; python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} CPUs")  # fmt: skip
+    print(
+        f"\n{time.perf_counter() - started:.0f} s in all; python {sys.version.split()[0]}, "
+        f"{os.cpu_count()} CPUs"
+    )
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in rows], indent=1))
     return 0
@@ -1148,8 +1281,9 @@ def _print(rows: list[Row], cap: float) -> None:
     for r in rows:
         worst = f">={cap:.0f}" if r.capped else f"{r.worst_s:.2f}"
         print(f"{r.name:<32}{r.tried:>7}{r.crashes:>9}{r.wrong:>7}{r.lost:>6}{worst:>9}")
-    total = Row("total", *(sum(getattr(r, k) for r in rows) for k in ("tried", "crashes",
-                "wrong", "lost")))  # fmt: skip
+    total = Row(
+        "total", *(sum(getattr(r, k) for r in rows) for k in ("tried", "crashes", "wrong", "lost"))
+    )
     history = [r for r in rows if r.name.startswith("history")]
     worst = max((r.worst_s for r in history), default=0.0)
     capped = any(r.capped for r in history)

@@ -69,9 +69,14 @@ with DAG(
 
         p = context["params"]
         job = plan(
-            p["model_config"], p["method"], tokens=p["tokens"], epochs=p["epochs"],
-            budget_usd=p["budget_usd"], deadline_h=p["deadline_h"], clouds=p["clouds"],
-        )  # fmt: skip
+            p["model_config"],
+            p["method"],
+            tokens=p["tokens"],
+            epochs=p["epochs"],
+            budget_usd=p["budget_usd"],
+            deadline_h=p["deadline_h"],
+            clouds=p["clouds"],
+        )
         context["ti"].xcom_push(key="plan_html", value=job.to_html())
         best = job.best
         if best is None:

@@ -306,10 +306,15 @@ def test_cpu_path_through_an_index_mirror(tmp_path: Path) -> None:
 def _torch_version(venv: Path) -> str:
     """``torch.__version__`` as the venv's Python sees it, with ``accelerators`` importable."""
     check = subprocess.run(
-        [str(venv / "bin" / "python"), "-c",
-         "import torch, accelerators; print(torch.__version__)"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import torch, accelerators; print(torch.__version__)",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if check.returncode != 0:
         raise AssertionError(f"import torch, accelerators failed in {venv}:\n{check.stderr}")
     return check.stdout.strip()

@@ -132,8 +132,10 @@ def _copy_of_the_repo(tmp_path: Path) -> Path:
 def _inputs(repo: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(repo / "scripts" / "lock"), "--print-inputs"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def test_plugin_dependencies_are_locked_but_not_the_plugin(tmp_path: Path) -> None:

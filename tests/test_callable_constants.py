@@ -27,23 +27,44 @@ CONSTANTS = sorted({acc.constant for acc in catalog.all() if acc.constant})
     [
         (lambda: accelerators.H100(count=8), lambda: S.NVIDIA.H100(count=8), "H100:8"),
         (lambda: accelerators.A100(count=4), lambda: S.NVIDIA.A100(count=4), "A100-40GB:4"),
-        (lambda: accelerators.A100(memory="80GB"), lambda: S.NVIDIA.A100(memory="80GB"),
-         "A100-80GB"),
-        (lambda: accelerators.A100(memory="80GB", count=8),
-         lambda: S.NVIDIA.A100(memory="80GB", count=8), "A100-80GB:8"),
-        (lambda: accelerators.H100(form_factor="NVL"), lambda: S.NVIDIA.H100(form_factor="NVL"),
-         "H100-NVL!"),
-        (lambda: accelerators.A100_80GB(partition="1g.10gb"),
-         lambda: S.NVIDIA.A100_80GB(partition="1g.10gb"), "A100-80GB@1g.10gb"),
-        (lambda: accelerators.A100(partition="whole"), lambda: S.NVIDIA.A100(partition="whole"),
-         "A100-40GB@whole"),
-        (lambda: accelerators.V5E(topology="2x4"), lambda: S.Google.TPU("v5e", topology="2x4"),
-         "TPU-V5E@2x4"),
-        (lambda: accelerators.TRAINIUM2(count=16), lambda: S.AWS.Trainium(version=2, count=16),
-         "TRAINIUM2:16"),
+        (
+            lambda: accelerators.A100(memory="80GB"),
+            lambda: S.NVIDIA.A100(memory="80GB"),
+            "A100-80GB",
+        ),
+        (
+            lambda: accelerators.A100(memory="80GB", count=8),
+            lambda: S.NVIDIA.A100(memory="80GB", count=8),
+            "A100-80GB:8",
+        ),
+        (
+            lambda: accelerators.H100(form_factor="NVL"),
+            lambda: S.NVIDIA.H100(form_factor="NVL"),
+            "H100-NVL!",
+        ),
+        (
+            lambda: accelerators.A100_80GB(partition="1g.10gb"),
+            lambda: S.NVIDIA.A100_80GB(partition="1g.10gb"),
+            "A100-80GB@1g.10gb",
+        ),
+        (
+            lambda: accelerators.A100(partition="whole"),
+            lambda: S.NVIDIA.A100(partition="whole"),
+            "A100-40GB@whole",
+        ),
+        (
+            lambda: accelerators.V5E(topology="2x4"),
+            lambda: S.Google.TPU("v5e", topology="2x4"),
+            "TPU-V5E@2x4",
+        ),
+        (
+            lambda: accelerators.TRAINIUM2(count=16),
+            lambda: S.AWS.Trainium(version=2, count=16),
+            "TRAINIUM2:16",
+        ),
         (lambda: accelerators.MI300X(count=8), lambda: S.AMD.MI300X(count=8), "MI300X:8"),
     ],
-)  # fmt: skip
+)
 def test_a_call_is_the_factory_call(build: Any, factory: Any, canonical: str) -> None:
     spec = build()
     assert isinstance(spec, AcceleratorSpec)
@@ -79,18 +100,30 @@ def test_a_partition_called_is_its_to_spec() -> None:
 @pytest.mark.parametrize(
     ("build", "error", "message"),
     [
-        (lambda: accelerators.A100(memory="90GB"), AcceleratorError,
-         r"no '90GB' memory variant; valid: 40GB, 80GB"),
-        (lambda: accelerators.H100(partition="1g.5gb"), UnknownPartitionError,
-         r"H100-SXM has no MIG profile '1g\.5gb'"),
-        (lambda: accelerators.H100(topology="2x4"), AcceleratorError,
-         r"accelerators\.H100: topology= is for TPU slices"),
-        (lambda: accelerators.T4(exact="yes"), AcceleratorError,
-         r"accelerators\.T4: exact must be True or False"),
+        (
+            lambda: accelerators.A100(memory="90GB"),
+            AcceleratorError,
+            r"no '90GB' memory variant; valid: 40GB, 80GB",
+        ),
+        (
+            lambda: accelerators.H100(partition="1g.5gb"),
+            UnknownPartitionError,
+            r"H100-SXM has no MIG profile '1g\.5gb'",
+        ),
+        (
+            lambda: accelerators.H100(topology="2x4"),
+            AcceleratorError,
+            r"accelerators\.H100: topology= is for TPU slices",
+        ),
+        (
+            lambda: accelerators.T4(exact="yes"),
+            AcceleratorError,
+            r"accelerators\.T4: exact must be True or False",
+        ),
         (lambda: accelerators.T4(count=0), AcceleratorError, r"positive"),
         (lambda: accelerators.A100.partition_1g_5gb(count=-1), AcceleratorError, r"positive"),
     ],
-)  # fmt: skip
+)
 def test_bad_calls_name_what_is_valid(build: Any, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
         build()

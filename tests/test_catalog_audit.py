@@ -328,8 +328,12 @@ def test_an_unconfirmed_figure_may_cite_the_unread_page_it_should_be_read_on():
             "kind": "vendor-product-page",
         }
     )
-    raw["accelerators"][0]["tdp_w"] = {"value": 700, "source": "page", "confidence": "unconfirmed",
-                                       "note": "searched X and Y; not found"}  # fmt: skip
+    raw["accelerators"][0]["tdp_w"] = {
+        "value": 700,
+        "source": "page",
+        "confidence": "unconfirmed",
+        "note": "searched X and Y; not found",
+    }
     assert [f.check for f in _audit.audit(_load(raw)).findings] == ["unconfirmed"]
     raw["accelerators"][0]["tdp_w"]["confidence"] = "source"  # a figure read there needs the date
     assert ("url", "X100", "tdp_w") in _checks(raw)

@@ -6,8 +6,6 @@ a sparse-for-dense mix-up would break. The broken-file tests at the end check th
 rejects a bad data file with a :class:`~accelerators.errors.CatalogDataError` naming the problem.
 """
 
-# ruff: noqa: E501 - the data tables below read best one entry per line
-
 from __future__ import annotations
 
 import math
@@ -255,7 +253,15 @@ MIG_H100_94 = {
     "4g.47gb": 1,
     "7g.94gb": 1,
 }
-MIG_GH200_96 = {"1g.12gb": 7, "1g.12gb+me": 1, "1g.24gb": 4, "2g.24gb": 3, "3g.48gb": 2, "4g.48gb": 1, "7g.96gb": 1}
+MIG_GH200_96 = {
+    "1g.12gb": 7,
+    "1g.12gb+me": 1,
+    "1g.24gb": 4,
+    "2g.24gb": 3,
+    "3g.48gb": 2,
+    "4g.48gb": 1,
+    "7g.96gb": 1,
+}
 MIG_H200 = {
     "1g.18gb": 7,
     "1g.18gb+me": 1,
@@ -283,7 +289,15 @@ MIG_B200 = {
     "4g.90gb": 1,
     "7g.180gb": 1,
 }
-MIG_GB200 = {"1g.23gb": 7, "1g.23gb+me": 1, "1g.47gb": 4, "2g.47gb": 3, "3g.93gb": 2, "4g.93gb": 1, "7g.186gb": 1}
+MIG_GB200 = {
+    "1g.23gb": 7,
+    "1g.23gb+me": 1,
+    "1g.47gb": 4,
+    "2g.47gb": 3,
+    "3g.93gb": 2,
+    "4g.93gb": 1,
+    "7g.186gb": 1,
+}
 MIG_B300 = {
     "1g.34gb": 7,
     "1g.34gb+me": 1,
@@ -557,8 +571,17 @@ def test_group_names_read_as_fallback_chains():
     assert (group.name, group.system, group.members) == ("B200+", "modal", ("B200", "B300"))
     # Modal's "any": the GPU classes its GPU guide lists, in that order (modal.gpu.Any)
     assert groups["any"].members == (
-        "T4", "L4", "A10", "L40S", "A100-40GB", "A100-80GB", "RTX-PRO-6000", "H100", "H200", "B200",
-    )  # fmt: skip
+        "T4",
+        "L4",
+        "A10",
+        "L40S",
+        "A100-40GB",
+        "A100-80GB",
+        "RTX-PRO-6000",
+        "H100",
+        "H200",
+        "B200",
+    )
     # Ray's "aws-neuron-core": every Neuron device, each a Neuron accelerator of AWS's
     neuron = [_store.by_model(m)[0] for m in groups["aws-neuron-core"].members]
     assert {(a.vendor, a.device_class) for a in neuron} == {("aws", "neuron")}
@@ -608,11 +631,27 @@ def test_basic_figures_present_and_plausible(name):
 
 #: NVIDIA entries whose tensor figures the data leaves out (consumer cards, unretrieved sheets).
 TENSOR_LEFT_OUT = {
-    n for n in ALL_NAMES
-    if REQUIRED[n][3] == "nvidia" and n.startswith(("RTX-2", "RTX-3", "RTX-4", "RTX-5", "RTX-6000-",
-                                                   "RTX-PRO-4", "RTX-PRO-5", "RTX-PRO-6000-", "QUADRO-",
-                                                   "P40", "RTX-A2000", "RTX-A5500", "TITAN-"))
-}  # fmt: skip
+    n
+    for n in ALL_NAMES
+    if REQUIRED[n][3] == "nvidia"
+    and n.startswith(
+        (
+            "RTX-2",
+            "RTX-3",
+            "RTX-4",
+            "RTX-5",
+            "RTX-6000-",
+            "RTX-PRO-4",
+            "RTX-PRO-5",
+            "RTX-PRO-6000-",
+            "QUADRO-",
+            "P40",
+            "RTX-A2000",
+            "RTX-A5500",
+            "TITAN-",
+        )
+    )
+}
 NVIDIA_TENSOR = [
     n
     for n in ALL_NAMES

@@ -80,9 +80,7 @@ def test_the_stored_records_equal_the_validated_ones(cache: Path) -> None:
     assert _blobs(cache) == [blob]
 
 
-def test_a_second_process_does_not_validate(
-    cache: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_second_process_does_not_validate(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     expected = _load().model_dump()
 
     def no_validation(raw: dict[str, object]) -> CatalogFile:
@@ -179,9 +177,7 @@ def test_without_schema_source_nothing_is_trusted(monkeypatch: pytest.MonkeyPatc
     assert _trusted.cache_key(b"data") is None
 
 
-def test_cache_off_validates_every_time(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_cache_off_validates_every_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(_datafiles.CACHE_ENV, "off")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     original = _store.LOADED.file()

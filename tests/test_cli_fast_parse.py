@@ -26,30 +26,84 @@ from accelerators.cli._parse import run_fast  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 SPECS = (
-    "H100:8", "h100:8", "H100", "A100", "A100-40GB-PCIE", "A100-80GB!:2", "A100@whole",
-    "A100@1g.5gb:2", "A100@2g.10gb:2 | H100:8", "H100:8 | A100-80GB:4 | 80GB+:8", "T4:0.5",
-    "T4@shared", "T4@shared:3", "T4 shared", "80GB+", "nvidia:24GB:2", "amd:192GB+",
-    "24GB..80GB", "B200+", "B200+:8", "MI300X:4..", "H100:1..2", "tpu-v5litepod-8",
-    "TPU-v5e@2x2:4", "A100:80GB", "nvidia-tesla-a100", "NVIDIA A100-SXM4-80GB", "intel",
-    "google:16GB", "A100@1g.5gb+me",
+    "H100:8",
+    "h100:8",
+    "H100",
+    "A100",
+    "A100-40GB-PCIE",
+    "A100-80GB!:2",
+    "A100@whole",
+    "A100@1g.5gb:2",
+    "A100@2g.10gb:2 | H100:8",
+    "H100:8 | A100-80GB:4 | 80GB+:8",
+    "T4:0.5",
+    "T4@shared",
+    "T4@shared:3",
+    "T4 shared",
+    "80GB+",
+    "nvidia:24GB:2",
+    "amd:192GB+",
+    "24GB..80GB",
+    "B200+",
+    "B200+:8",
+    "MI300X:4..",
+    "H100:1..2",
+    "tpu-v5litepod-8",
+    "TPU-v5e@2x2:4",
+    "A100:80GB",
+    "nvidia-tesla-a100",
+    "NVIDIA A100-SXM4-80GB",
+    "intel",
+    "google:16GB",
+    "A100@1g.5gb+me",
     # refused by the grammar or the spec: typer prints the error
-    "", " ", "H10O", "H100:x", "H100:0", "H100:-1", "0GB", "A100@9g.99gb", "T4@whole",
-    "H100@shared:0.5", "A100-40GB-PCIE:80GB", "H100:8GB", "H100 |", "| H100", "ü100",
-    "H100:8 | H100:8 | " * 40, "x" * 2000, "-H100", "-", "--json", "--help",
-)  # fmt: skip
+    "",
+    " ",
+    "H10O",
+    "H100:x",
+    "H100:0",
+    "H100:-1",
+    "0GB",
+    "A100@9g.99gb",
+    "T4@whole",
+    "H100@shared:0.5",
+    "A100-40GB-PCIE:80GB",
+    "H100:8GB",
+    "H100 |",
+    "| H100",
+    "ü100",
+    "H100:8 | H100:8 | " * 40,
+    "x" * 2000,
+    "-H100",
+    "-",
+    "--json",
+    "--help",
+)
 
 #: Command lines the fast path leaves to typer, and plain ones it takes.
-ARGS = [
-    ["parse", spec] for spec in SPECS
-] + [
-    ["parse", "--json", "H100:8"], ["parse", "H100:8", "--json"], ["parse", "--json", "80GB+"],
-    ["parse", "--json", "A100@1g.5gb:2 | T4:0.5"], ["parse", "--json", "H10O"],
-    ["parse"], ["parse", "--json"], ["parse", "--json", "--json"], ["parse", "H100", "A100"],
-    ["parse", "--help"], ["parse", "H100:8", "--help"], ["parse", "--", "H100:8"],
-    ["parse", "--jso", "H100:8"], ["parse", "--json=1", "H100:8"], ["parse", "H100:8", "-j"],
-    ["Parse", "H100:8"], ["list", "--json"], ["--version"], [], ["--help"],
+ARGS = [["parse", spec] for spec in SPECS] + [
+    ["parse", "--json", "H100:8"],
+    ["parse", "H100:8", "--json"],
+    ["parse", "--json", "80GB+"],
+    ["parse", "--json", "A100@1g.5gb:2 | T4:0.5"],
+    ["parse", "--json", "H10O"],
+    ["parse"],
+    ["parse", "--json"],
+    ["parse", "--json", "--json"],
+    ["parse", "H100", "A100"],
+    ["parse", "--help"],
+    ["parse", "H100:8", "--help"],
+    ["parse", "--", "H100:8"],
+    ["parse", "--jso", "H100:8"],
+    ["parse", "--json=1", "H100:8"],
+    ["parse", "H100:8", "-j"],
+    ["Parse", "H100:8"],
+    ["list", "--json"],
+    ["--version"],
+    [],
+    ["--help"],
     ["parse", "--json", "H100:8", "--json"],
-]  # fmt: skip
+]
 
 
 class _Terminal(io.StringIO):
@@ -106,10 +160,17 @@ _ENTRY = "import sys; sys.argv[0] = 'accelerators'; from accelerators.cli import
 
 @pytest.mark.parametrize(
     "args",
-    [["parse", "H100:8"], ["parse", "--json", "A100@1g.5gb:2 | 80GB+"], ["parse", "H10O"],
-     ["parse", "H100:x"], ["parse", ""], ["parse", "--help"], ["parse", "T4@shared:2"]],
+    [
+        ["parse", "H100:8"],
+        ["parse", "--json", "A100@1g.5gb:2 | 80GB+"],
+        ["parse", "H10O"],
+        ["parse", "H100:x"],
+        ["parse", ""],
+        ["parse", "--help"],
+        ["parse", "T4@shared:2"],
+    ],
     ids=repr,
-)  # fmt: skip
+)
 def test_console_entry_matches_the_typer_application_byte_for_byte(args: list[str]) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100"}
     runs = [

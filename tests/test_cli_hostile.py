@@ -82,8 +82,14 @@ def test_history_chart_without_matplotlib_is_bad_input(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed
-    result = _invoke("bench", "history", "--store", str(tmp_path / "h.sqlite"), "--chart",
-                     str(tmp_path / "c.png"))  # fmt: skip
+    result = _invoke(
+        "bench",
+        "history",
+        "--store",
+        str(tmp_path / "h.sqlite"),
+        "--chart",
+        str(tmp_path / "c.png"),
+    )
     assert result.exit_code == 2, result.output
     assert "--chart needs matplotlib" in result.output
     assert 'pip install "accelerators[bench]"' in result.output

@@ -344,10 +344,15 @@ def test_every_constant_has_a_distinct_valid_device_string() -> None:
     assert derived["V100_32GB"] == "nvidia-v100-32gb"  # a model: both its SKUs carry it
     # Every derived string starts with its vendor's prefix, so it never reads as another's.
     prefixes = {
-        ("nvidia", "gpu"): "nvidia-", ("amd", "gpu"): "amd-", ("intel", "hpu"): "habana-",
-        ("intel", "gpu"): "intel-", ("google", "tpu"): "tpu-", ("aws", "neuron"): "aws-neuron-",
-        ("huawei", "npu"): "huawei-", ("qualcomm", "npu"): "qualcomm-",
-    }  # fmt: skip
+        ("nvidia", "gpu"): "nvidia-",
+        ("amd", "gpu"): "amd-",
+        ("intel", "hpu"): "habana-",
+        ("intel", "gpu"): "intel-",
+        ("google", "tpu"): "tpu-",
+        ("aws", "neuron"): "aws-neuron-",
+        ("huawei", "npu"): "huawei-",
+        ("qualcomm", "npu"): "qualcomm-",
+    }
     for name, device in derived.items():
         acc = _constant(name).accelerator
         assert device.startswith(prefixes[(acc.vendor, acc.device_class)]), (name, device)

@@ -18,17 +18,23 @@ S = AcceleratorSpec
 @pytest.mark.parametrize(
     ("build", "canonical", "sku"),
     [
-        (lambda: S.NVIDIA.H100(count=8, memory="80GB", form_factor="SXM"),
-         "H100-SXM!:8", "H100-SXM"),
-        (lambda: S.NVIDIA.A100(memory="40GB", partition="2g.10gb"),
-         "A100-40GB@2g.10gb", "A100-40GB-SXM"),
+        (
+            lambda: S.NVIDIA.H100(count=8, memory="80GB", form_factor="SXM"),
+            "H100-SXM!:8",
+            "H100-SXM",
+        ),
+        (
+            lambda: S.NVIDIA.A100(memory="40GB", partition="2g.10gb"),
+            "A100-40GB@2g.10gb",
+            "A100-40GB-SXM",
+        ),
         (lambda: S.AMD.MI300X(), "MI300X", "MI300X"),
         (lambda: S.AWS.Trainium(version=2), "TRAINIUM2", "TRAINIUM2"),
         (lambda: S.AWS.Inferentia(version=2), "INFERENTIA2", "INFERENTIA2"),
         (lambda: S.Google.TPU("v5e", topology="2x4"), "TPU-V5E@2x4", "TPU-V5E"),
         (lambda: S.Intel.Gaudi(version=3), "GAUDI3", "GAUDI3"),
     ],
-)  # fmt: skip
+)
 def test_documented_examples(build: Any, canonical: str, sku: str):
     spec = build()
     assert isinstance(spec, AcceleratorSpec)
@@ -92,42 +98,75 @@ def test_keywords(build: Any, canonical: str):
 @pytest.mark.parametrize(
     ("build", "error", "message"),
     [
-        (lambda: S.NVIDIA.A100(memory="48GB"), AcceleratorError,
-         r"AcceleratorSpec\.NVIDIA\.A100 has no '48GB' memory variant; valid: 40GB, 80GB$"),
-        (lambda: S.NVIDIA.A100(memory="lots"), AcceleratorError,
-         r"memory must be a size such as '80GB' or a number of GB, got 'lots'; valid: 40GB, 80GB"),
+        (
+            lambda: S.NVIDIA.A100(memory="48GB"),
+            AcceleratorError,
+            r"AcceleratorSpec\.NVIDIA\.A100 has no '48GB' memory variant; valid: 40GB, 80GB$",
+        ),
+        (
+            lambda: S.NVIDIA.A100(memory="lots"),
+            AcceleratorError,
+            r"memory must be a size such as '80GB' or a number of GB, got 'lots'; "
+            r"valid: 40GB, 80GB",
+        ),
         (lambda: S.NVIDIA.A100(memory=True), AcceleratorError, r"got True"),
-        (lambda: S.NVIDIA.H100(form_factor="OAM"), AcceleratorError,
-         r"AcceleratorSpec\.NVIDIA\.H100 has no form factor 'OAM'; valid: SXM, MEGA, PCIE, NVL$"),
-        (lambda: S.NVIDIA.H100(memory="94GB", form_factor="SXM"), AcceleratorError,
-         r"has no form factor 'SXM'; valid: NVL$"),
+        (
+            lambda: S.NVIDIA.H100(form_factor="OAM"),
+            AcceleratorError,
+            r"AcceleratorSpec\.NVIDIA\.H100 has no form factor 'OAM'; valid: SXM, MEGA, PCIE, NVL$",
+        ),
+        (
+            lambda: S.NVIDIA.H100(memory="94GB", form_factor="SXM"),
+            AcceleratorError,
+            r"has no form factor 'SXM'; valid: NVL$",
+        ),
         (lambda: S.NVIDIA.A100(form_factor=3), AcceleratorError, r"form_factor must be a string"),
-        (lambda: S.AWS.Trainium(version=5), AcceleratorError,
-         r"AcceleratorSpec\.AWS\.Trainium has no version 5; versions: 1, 2$"),
+        (
+            lambda: S.AWS.Trainium(version=5),
+            AcceleratorError,
+            r"AcceleratorSpec\.AWS\.Trainium has no version 5; versions: 1, 2$",
+        ),
         (lambda: S.Google.TPU("v9"), AcceleratorError, r"versions: v4, v5e, v5p, v6e, v2, v3, v7$"),
         (lambda: S.Google.TPU(version=1.5), AcceleratorError, r"version must be a string"),
-        (lambda: S.Intel.Gaudi(), AcceleratorError,
-         r"AcceleratorSpec\.Intel\.Gaudi covers several models \(GAUDI2, GAUDI3, GAUDI1\); "
-         r"choose one with version= \(2, 3, 1\), memory= or form_factor="),
+        (
+            lambda: S.Intel.Gaudi(),
+            AcceleratorError,
+            r"AcceleratorSpec\.Intel\.Gaudi covers several models \(GAUDI2, GAUDI3, GAUDI1\); "
+            r"choose one with version= \(2, 3, 1\), memory= or form_factor=",
+        ),
         (lambda: S.Google.TPU(), AcceleratorError, r"covers several models"),
-        (lambda: S.AMD.MI300(), AcceleratorError,
-         r"covers several models \(MI300X, MI325X, MI300A, MI308X\); choose one with version= "
-         r"\(MI300X, MI325X, MI300A, MI308X\)"),
-        (lambda: S.NVIDIA.A100(partition="1g.20gb"), UnknownPartitionError,
-         r"A100-40GB-SXM has no MIG profile '1g\.20gb'.*\(A100-80GB has '1g\.20gb'\.\)"),
-        (lambda: S.NVIDIA.A100(topology="2x4"), AcceleratorError,
-         r"topology= is for TPU slices; use partition= for a MIG profile"),
-        (lambda: S.Google.TPU("v5e", partition="2x4", topology="2x4"), AcceleratorError,
-         r"give partition= or topology=, not both"),
-        (lambda: S.Google.TPU("v5e", topology="3x3"), UnknownPartitionError,
-         r"TPU-V5E has no TPU topology '3x3'"),
-        (lambda: S.NVIDIA.T4(partition="whole"), AcceleratorError,
-         r"T4 cannot be partitioned"),
+        (
+            lambda: S.AMD.MI300(),
+            AcceleratorError,
+            r"covers several models \(MI300X, MI325X, MI300A, MI308X\); choose one with version= "
+            r"\(MI300X, MI325X, MI300A, MI308X\)",
+        ),
+        (
+            lambda: S.NVIDIA.A100(partition="1g.20gb"),
+            UnknownPartitionError,
+            r"A100-40GB-SXM has no MIG profile '1g\.20gb'.*\(A100-80GB has '1g\.20gb'\.\)",
+        ),
+        (
+            lambda: S.NVIDIA.A100(topology="2x4"),
+            AcceleratorError,
+            r"topology= is for TPU slices; use partition= for a MIG profile",
+        ),
+        (
+            lambda: S.Google.TPU("v5e", partition="2x4", topology="2x4"),
+            AcceleratorError,
+            r"give partition= or topology=, not both",
+        ),
+        (
+            lambda: S.Google.TPU("v5e", topology="3x3"),
+            UnknownPartitionError,
+            r"TPU-V5E has no TPU topology '3x3'",
+        ),
+        (lambda: S.NVIDIA.T4(partition="whole"), AcceleratorError, r"T4 cannot be partitioned"),
         (lambda: S.NVIDIA.T4(partition=5), AcceleratorError, r"a partition is a string"),
         (lambda: S.NVIDIA.T4(count=0), AcceleratorError, r"positive"),
         (lambda: S.NVIDIA.T4(exact="yes"), AcceleratorError, r"exact must be True or False"),
     ],
-)  # fmt: skip
+)
 def test_errors(build: Any, error: type[Exception], message: str):
     with pytest.raises(error, match=message):
         build()
@@ -143,8 +182,15 @@ def test_unknown_factory_suggests_and_lists():
 
 
 # -- generated from the data -----------------------------------------------------------------
-VENDOR_NAMESPACES = {"nvidia": S.NVIDIA, "amd": S.AMD, "intel": S.Intel, "google": S.Google,
-                     "aws": S.AWS, "huawei": S.Huawei, "qualcomm": S.Qualcomm}  # fmt: skip
+VENDOR_NAMESPACES = {
+    "nvidia": S.NVIDIA,
+    "amd": S.AMD,
+    "intel": S.Intel,
+    "google": S.Google,
+    "aws": S.AWS,
+    "huawei": S.Huawei,
+    "qualcomm": S.Qualcomm,
+}
 
 
 def test_every_vendor_of_the_catalog_has_a_namespace():

@@ -24,9 +24,17 @@ from accelerators.spec import AcceleratorSpec, MemoryRequest
 # -- valid: (input, canonical text, SKU of each alternative) --------------------------------
 _MODAL_ANY = "T4 | L4 | A10 | L40S | A100-40GB | A100-80GB | RTX-PRO-6000 | H100 | H200 | B200"
 _MODAL_ANY_SKUS = (
-    "T4", "L4", "A10", "L40S", "A100-40GB-SXM", "A100-80GB-SXM", "RTX-PRO-6000", "H100-SXM",
-    "H200-SXM", "B200",
-)  # fmt: skip
+    "T4",
+    "L4",
+    "A10",
+    "L40S",
+    "A100-40GB-SXM",
+    "A100-80GB-SXM",
+    "RTX-PRO-6000",
+    "H100-SXM",
+    "H200-SXM",
+    "B200",
+)
 
 VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
     # model names, any letter case; bare A100 is the 40 GB A100
@@ -171,8 +179,11 @@ VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
     ("any", _MODAL_ANY, _MODAL_ANY_SKUS),
     ("ANY:2", " | ".join(f"{m}:2" for m in _MODAL_ANY.split(" | ")), _MODAL_ANY_SKUS),
     # Ray's "aws-neuron-core": the type Ray gives every Neuron node, Inferentia or Trainium
-    ("aws-neuron-core", "INFERENTIA2 | TRAINIUM1 | TRAINIUM2 | INFERENTIA1",
-     ("INFERENTIA2", "TRAINIUM1", "TRAINIUM2", "INFERENTIA1")),
+    (
+        "aws-neuron-core",
+        "INFERENTIA2 | TRAINIUM1 | TRAINIUM2 | INFERENTIA1",
+        ("INFERENTIA2", "TRAINIUM1", "TRAINIUM2", "INFERENTIA1"),
+    ),
     # Slurm's GRES form
     ("gpu:a100:8", "A100-40GB:8", ("A100-40GB-SXM",)),
     ("gpu:tesla_v100:2", "V100-16GB:2", ("V100-16GB-SXM2",)),
@@ -268,98 +279,245 @@ PLUS = (
 
 INVALID: list[tuple[str, type[AcceleratorError], str, str]] = [
     # nothing, or not a spec at all
-    ("", SpecSyntaxError, "Expected an accelerator spec such as 'H100:8', 'A100@1g.5gb' or "
-     "'80GB+', got an empty string", "^"),
-    ("   ", SpecSyntaxError, "Expected an accelerator spec such as 'H100:8', 'A100@1g.5gb' or "
-     "'80GB+', got an empty string", "   ^"),
-    ("\uff28100", SpecSyntaxError, f"{NAME_OR_MEMORY} at the start of the spec, got '\uff28'",
-     "^"),  # a full-width H
+    (
+        "",
+        SpecSyntaxError,
+        "Expected an accelerator spec such as 'H100:8', 'A100@1g.5gb' or "
+        "'80GB+', got an empty string",
+        "^",
+    ),
+    (
+        "   ",
+        SpecSyntaxError,
+        "Expected an accelerator spec such as 'H100:8', 'A100@1g.5gb' or "
+        "'80GB+', got an empty string",
+        "   ^",
+    ),
+    (
+        "\uff28100",
+        SpecSyntaxError,
+        f"{NAME_OR_MEMORY} at the start of the spec, got '\uff28'",
+        "^",
+    ),  # a full-width H
     # counts
     ("H100:x", SpecSyntaxError, f"{COUNT_OR_MEMORY}, got 'x'", "     ^"),
     ("H100:", SpecSyntaxError, f"{COUNT_OR_MEMORY}, got the end of the spec", "     ^"),
-    ("H100:0", SpecSyntaxError, "Expected a positive count of at most 2**53 (9007199254740992) after ':', got '0'", "     ^"),  # noqa: E501
+    (
+        "H100:0",
+        SpecSyntaxError,
+        "Expected a positive count of at most 2**53 (9007199254740992) after ':', got '0'",
+        "     ^",
+    ),
     ("H100:-1", SpecSyntaxError, f"{COUNT_OR_MEMORY}, got '-1'", "     ~^"),
     ("H100:1e3", SpecSyntaxError, f"{COUNT_OR_MEMORY}, got '1e3'", "     ~~^"),
     ("H100:8x", SpecSyntaxError, f"{COUNT_OR_MEMORY}, got '8x'", "     ~^"),
-    ("H100:8:3", SpecSyntaxError, "Unexpected ':' after 'H100:8'; expected '|' or the end of the "
-     "spec (the count comes last and once, as in 'H100:8')", "      ^"),
-    ("nvidia:2:2", SpecSyntaxError, "Unexpected ':' after 'nvidia:2'; expected '|' or the end of "
-     "the spec (the count comes last and once, as in 'H100:8')", "        ^"),
-    ("8x H100:4", SpecSyntaxError, "'8x H100' already means a count of 8, but the spec asks for "
-     "4; give the count once", "        ^"),
+    (
+        "H100:8:3",
+        SpecSyntaxError,
+        "Unexpected ':' after 'H100:8'; expected '|' or the end of the "
+        "spec (the count comes last and once, as in 'H100:8')",
+        "      ^",
+    ),
+    (
+        "nvidia:2:2",
+        SpecSyntaxError,
+        "Unexpected ':' after 'nvidia:2'; expected '|' or the end of "
+        "the spec (the count comes last and once, as in 'H100:8')",
+        "        ^",
+    ),
+    (
+        "8x H100:4",
+        SpecSyntaxError,
+        "'8x H100' already means a count of 8, but the spec asks for 4; give the count once",
+        "        ^",
+    ),
     # stray punctuation
-    ("H100)", SpecSyntaxError, "Unexpected ')' after 'H100'; expected '!', '@', ':', '|' or the "
-     f"end of the spec{PARENS}", "    ^"),
-    ("(H100)", SpecSyntaxError, f"{NAME_OR_MEMORY} at the start of the spec, got '('{PARENS}",
-     "^"),
-    ("H100 ; A100", SpecSyntaxError, "Unexpected ';' after 'H100'; expected '!', '@', ':', '|' "
-     "or the end of the spec", "     ^"),
-    ("H100+", SpecSyntaxError, "Unexpected '+' after 'H100'; '+' follows a memory size, as in "
-     "'80GB+'; for 'this or better', list fallbacks: 'H100 | H200'", "    ^"),
-    ("A100@1g.5gb!", SpecSyntaxError, "Unexpected '!' after 'A100@1g.5gb'; expected ':', '|' or "
-     "the end of the spec ('!' goes right after the name, as in 'H100!:8')", "           ^"),
-    ("H100:8!", SpecSyntaxError, "Unexpected '!' after 'H100:8'; expected '|' or the end of the "
-     "spec ('!' goes right after the name, as in 'H100!:8')", "      ^"),
-    ("A100:80GB@1g.10gb", SpecSyntaxError, "Unexpected '@' after 'A100:80GB'; expected '+', ':', "
-     "'|' or the end of the spec (the partition goes right after the name or '!', as in "
-     "'A100@1g.5gb:2')", "         ^"),
+    (
+        "H100)",
+        SpecSyntaxError,
+        f"Unexpected ')' after 'H100'; expected '!', '@', ':', '|' or the end of the spec{PARENS}",
+        "    ^",
+    ),
+    ("(H100)", SpecSyntaxError, f"{NAME_OR_MEMORY} at the start of the spec, got '('{PARENS}", "^"),
+    (
+        "H100 ; A100",
+        SpecSyntaxError,
+        "Unexpected ';' after 'H100'; expected '!', '@', ':', '|' or the end of the spec",
+        "     ^",
+    ),
+    (
+        "H100+",
+        SpecSyntaxError,
+        "Unexpected '+' after 'H100'; '+' follows a memory size, as in "
+        "'80GB+'; for 'this or better', list fallbacks: 'H100 | H200'",
+        "    ^",
+    ),
+    (
+        "A100@1g.5gb!",
+        SpecSyntaxError,
+        "Unexpected '!' after 'A100@1g.5gb'; expected ':', '|' or "
+        "the end of the spec ('!' goes right after the name, as in 'H100!:8')",
+        "           ^",
+    ),
+    (
+        "H100:8!",
+        SpecSyntaxError,
+        "Unexpected '!' after 'H100:8'; expected '|' or the end of the "
+        "spec ('!' goes right after the name, as in 'H100!:8')",
+        "      ^",
+    ),
+    (
+        "A100:80GB@1g.10gb",
+        SpecSyntaxError,
+        "Unexpected '@' after 'A100:80GB'; expected '+', ':', "
+        "'|' or the end of the spec (the partition goes right after the name or '!', as in "
+        "'A100@1g.5gb:2')",
+        "         ^",
+    ),
     # separators
-    ("H100 |", SpecSyntaxError, f"{NAME_OR_MEMORY} after '|', got the end of the spec",
-     "      ^"),
+    ("H100 |", SpecSyntaxError, f"{NAME_OR_MEMORY} after '|', got the end of the spec", "      ^"),
     ("| H100", SpecSyntaxError, f"{NAME_OR_MEMORY} at the start of the spec, got '|'", "^"),
     ("H100 || A100", SpecSyntaxError, f"{NAME_OR_MEMORY} after '|', got '|'", "      ^"),
     ("H100,,A100", SpecSyntaxError, f"{NAME_OR_MEMORY} after ',', got ','", "     ^"),
     # partitions
-    ("A100@", SpecSyntaxError, f"{PARTITION}, got the end of the spec; A100-40GB-SXM offers: "
-     f"{A100_PROFILES}, whole", "     ^"),
-    ("A100@foo", SpecSyntaxError, f"{PARTITION}, got 'foo' (A100-40GB-SXM offers: "
-     f"{A100_PROFILES}, whole)", "     ~~^"),
-    ("A100@1g5gb", SpecSyntaxError, f"{PARTITION}, got '1g5gb'; did you mean '1g.5gb' or "
-     f"'1g.5gb+me' or '1g.10gb'? (A100-40GB-SXM offers: {A100_PROFILES}, whole)", "     ~~~~^"),
-    ("A100@1g.20gb", UnknownPartitionError, "A100-40GB-SXM has no MIG profile '1g.20gb'; valid: "
-     f"{A100_PROFILES}. Did you mean '1g.10gb' or '1g.5gb' or '4g.20gb'? (A100-80GB has "
-     "'1g.20gb'.)", "     ~~~~~~^"),
-    ("T4@1g.5gb", UnknownPartitionError, "T4 cannot be partitioned: it has no MIG profiles or TPU "
-     "topologies, so '1g.5gb' is not available", "   ~~~~~^"),
-    ("T4@whole", SpecSyntaxError, "T4 cannot be partitioned, so '@whole' means nothing for it",
-     "   ~~~~^"),
-    ("H100@2x4", UnknownPartitionError, "H100-SXM has no TPU topology '2x4'; valid: 1g.10gb, "
-     "1g.10gb+me, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb.", "     ~~^"),
-    ("TPU-V5E@2x3", UnknownPartitionError, "TPU-V5E has no TPU topology '2x3'; valid: 1x1, 2x2, "
-     "2x4, 4x4, 4x8, 8x8, 8x16, 16x16. Did you mean '2x4' or '2x2'?", "        ~~^"),
-    ("tpu-v5litepod-8@2x2", SpecSyntaxError, "'tpu-v5litepod-8' already names the partition "
-     "'2x4', but the spec asks for '2x2'; give the partition once", "                ~~^"),
+    (
+        "A100@",
+        SpecSyntaxError,
+        f"{PARTITION}, got the end of the spec; A100-40GB-SXM offers: {A100_PROFILES}, whole",
+        "     ^",
+    ),
+    (
+        "A100@foo",
+        SpecSyntaxError,
+        f"{PARTITION}, got 'foo' (A100-40GB-SXM offers: {A100_PROFILES}, whole)",
+        "     ~~^",
+    ),
+    (
+        "A100@1g5gb",
+        SpecSyntaxError,
+        f"{PARTITION}, got '1g5gb'; did you mean '1g.5gb' or "
+        f"'1g.5gb+me' or '1g.10gb'? (A100-40GB-SXM offers: {A100_PROFILES}, whole)",
+        "     ~~~~^",
+    ),
+    (
+        "A100@1g.20gb",
+        UnknownPartitionError,
+        "A100-40GB-SXM has no MIG profile '1g.20gb'; valid: "
+        f"{A100_PROFILES}. Did you mean '1g.10gb' or '1g.5gb' or '4g.20gb'? (A100-80GB has "
+        "'1g.20gb'.)",
+        "     ~~~~~~^",
+    ),
+    (
+        "T4@1g.5gb",
+        UnknownPartitionError,
+        "T4 cannot be partitioned: it has no MIG profiles or TPU "
+        "topologies, so '1g.5gb' is not available",
+        "   ~~~~~^",
+    ),
+    (
+        "T4@whole",
+        SpecSyntaxError,
+        "T4 cannot be partitioned, so '@whole' means nothing for it",
+        "   ~~~~^",
+    ),
+    (
+        "H100@2x4",
+        UnknownPartitionError,
+        "H100-SXM has no TPU topology '2x4'; valid: 1g.10gb, "
+        "1g.10gb+me, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb.",
+        "     ~~^",
+    ),
+    (
+        "TPU-V5E@2x3",
+        UnknownPartitionError,
+        "TPU-V5E has no TPU topology '2x3'; valid: 1x1, 2x2, "
+        "2x4, 4x4, 4x8, 8x8, 8x16, 16x16. Did you mean '2x4' or '2x2'?",
+        "        ~~^",
+    ),
+    (
+        "tpu-v5litepod-8@2x2",
+        SpecSyntaxError,
+        "'tpu-v5litepod-8' already names the partition "
+        "'2x4', but the spec asks for '2x2'; give the partition once",
+        "                ~~^",
+    ),
     # names
-    ("H10O", UnknownAcceleratorError, f"Unknown accelerator 'H10O'; did you mean 'H100'? "
-     f"{UNKNOWN_TAIL}", "~~~^"),
-    ("A100 | H10O:8", UnknownAcceleratorError, f"Unknown accelerator 'H10O'; did you mean "
-     f"'H100'? {UNKNOWN_TAIL}", "       ~~~^"),
+    (
+        "H10O",
+        UnknownAcceleratorError,
+        f"Unknown accelerator 'H10O'; did you mean 'H100'? {UNKNOWN_TAIL}",
+        "~~~^",
+    ),
+    (
+        "A100 | H10O:8",
+        UnknownAcceleratorError,
+        f"Unknown accelerator 'H10O'; did you mean 'H100'? {UNKNOWN_TAIL}",
+        "       ~~~^",
+    ),
     ("GPU", UnknownAcceleratorError, f"Unknown accelerator 'GPU'. {UNKNOWN_TAIL}", "~~^"),
-    ("tpu-v5p-3", UnknownAcceleratorError, "Unknown TPU slice 'tpu-v5p-3': TPU-V5P slices are "
-     "sized in TensorCores, two per chip, so the size must be even, got 3", "~~~~~~~~^"),
-    ("tpu-v5litepod-3:2", UnknownAcceleratorError, "Unknown TPU slice 'tpu-v5litepod-3': TPU-V5E "
-     "has no topology with 3 chips; sizes in this naming: 1, 4, 8, 16, 32, 64, 128, 256",
-     "~~~~~~~~~~~~~~^"),
+    (
+        "tpu-v5p-3",
+        UnknownAcceleratorError,
+        "Unknown TPU slice 'tpu-v5p-3': TPU-V5P slices are "
+        "sized in TensorCores, two per chip, so the size must be even, got 3",
+        "~~~~~~~~^",
+    ),
+    (
+        "tpu-v5litepod-3:2",
+        UnknownAcceleratorError,
+        "Unknown TPU slice 'tpu-v5litepod-3': TPU-V5E "
+        "has no topology with 3 chips; sizes in this naming: 1, 4, 8, 16, 32, 64, 128, 256",
+        "~~~~~~~~~~~~~~^",
+    ),
     # memory
     # dstack's vendor prefix before a name must be the name's vendor
-    ("amd:H100:8", SpecSyntaxError, "H100-SXM is made by nvidia, not amd; write 'nvidia:H100' "
-     "or the name alone", "~~~~~~~^"),
-    ("nvidia:24GB:x", SpecSyntaxError, "Expected a count after ':' (a number such as 8 or 0.5), "
-     "got 'x'", "            ^"),
-    ("80GB:80GB", SpecSyntaxError, "Expected a count after ':' (a number such as 8 or 0.5), got "
-     "'80GB'", "     ~~~^"),
-    ("A100:80GB:80GB", SpecSyntaxError, "Expected a count after ':' (a number such as 8 or 0.5), "
-     "got '80GB'", "          ~~~^"),
-    ("80GB@1g.5gb", SpecSyntaxError, "Unexpected '@' after '80GB'; expected '+', ':', '|' or the "
-     "end of the spec (the partition goes right after the name or '!', as in 'A100@1g.5gb:2')",
-     "    ^"),
+    (
+        "amd:H100:8",
+        SpecSyntaxError,
+        "H100-SXM is made by nvidia, not amd; write 'nvidia:H100' or the name alone",
+        "~~~~~~~^",
+    ),
+    (
+        "nvidia:24GB:x",
+        SpecSyntaxError,
+        "Expected a count after ':' (a number such as 8 or 0.5), got 'x'",
+        "            ^",
+    ),
+    (
+        "80GB:80GB",
+        SpecSyntaxError,
+        "Expected a count after ':' (a number such as 8 or 0.5), got '80GB'",
+        "     ~~~^",
+    ),
+    (
+        "A100:80GB:80GB",
+        SpecSyntaxError,
+        "Expected a count after ':' (a number such as 8 or 0.5), got '80GB'",
+        "          ~~~^",
+    ),
+    (
+        "80GB@1g.5gb",
+        SpecSyntaxError,
+        "Unexpected '@' after '80GB'; expected '+', ':', '|' or the "
+        "end of the spec (the partition goes right after the name or '!', as in 'A100@1g.5gb:2')",
+        "    ^",
+    ),
     ("0GB", SpecSyntaxError, "Expected a positive memory size such as '80GB', got '0GB'", "~~^"),
-    ("A100-40GB-PCIE:80GB", SpecSyntaxError, "A100-40GB-PCIE has 40 GB, which does not satisfy "
-     "the memory request 80GB; A100 models: A100-40GB (40 GB), A100-80GB (80 GB)",
-     "~~~~~~~~~~~~~~~~~~^"),
-    ("H100:8GB", SpecSyntaxError, "No H100 model has 8GB of memory; H100 models: H100 (80 GB), "
-     "H100-PCIE (80 GB), H100-NVL (94 GB)", "~~~~~~~^"),
-]  # fmt: skip
+    (
+        "A100-40GB-PCIE:80GB",
+        SpecSyntaxError,
+        "A100-40GB-PCIE has 40 GB, which does not satisfy "
+        "the memory request 80GB; A100 models: A100-40GB (40 GB), A100-80GB (80 GB)",
+        "~~~~~~~~~~~~~~~~~~^",
+    ),
+    (
+        "H100:8GB",
+        SpecSyntaxError,
+        "No H100 model has 8GB of memory; H100 models: H100 (80 GB), "
+        "H100-PCIE (80 GB), H100-NVL (94 GB)",
+        "~~~~~~~^",
+    ),
+]
 
 
 @pytest.mark.parametrize(

@@ -93,9 +93,17 @@ def _run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
 def _pip_install(venv: Path, *requirements: str) -> float:
     start = time.perf_counter()
     proc = _run(
-        [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-input",
-         "--disable-pip-version-check", *requirements],
-    )  # fmt: skip
+        [
+            str(venv / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-input",
+            "--disable-pip-version-check",
+            *requirements,
+        ],
+    )
     assert proc.returncode == 0, f"pip install {requirements} failed:\n{proc.stderr}"
     return time.perf_counter() - start
 

@@ -24,8 +24,13 @@ def _lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
     script = "from importlinter.cli import lint_imports_command as c; c()"
     return subprocess.run(
         [sys.executable, "-c", script, "--no-cache", "--no-logo"],
-        cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_import_contracts_hold() -> None:

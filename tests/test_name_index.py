@@ -63,9 +63,7 @@ def test_a_catalog_name_does_not_build_the_rest(fresh_index: None) -> None:
     assert _spellings.current_index(complete=False).complete
 
 
-def _resolutions(
-    texts: list[str], resolve: Callable[[str], _names.NameMatch]
-) -> dict[str, object]:
+def _resolutions(texts: list[str], resolve: Callable[[str], _names.NameMatch]) -> dict[str, object]:
     out: dict[str, object] = {}
     for text in texts:
         try:

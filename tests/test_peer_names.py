@@ -34,8 +34,15 @@ SYSTEMS = sorted({row.system for row in ROWS})
 
 def test_every_system_has_a_corpus() -> None:
     assert set(SYSTEMS) == {
-        "coreweave", "flyte2", "gcp_tpu", "hf", "modal", "ray", "skypilot", "slurm",
-    }  # fmt: skip
+        "coreweave",
+        "flyte2",
+        "gcp_tpu",
+        "hf",
+        "modal",
+        "ray",
+        "skypilot",
+        "slurm",
+    }
     assert len(ROWS) >= 250
 
 

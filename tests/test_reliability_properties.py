@@ -38,10 +38,41 @@ def _printable(message: str) -> str | None:
 
 
 # ---------------------------------------------------------------------------------- specs
-PIECES = ["H100", "A100", "80GB", "40gb", ":", "8", "0.5", "@", "1g.10gb", "|", ",", "!", "+",
-          " ", "nvidia", "-", ".", "x", "v5e", "2x2", "MI300X", "any", "B200+", "\x1b[2J",
-          "\x00", "\u202e", "\t", "\u0663", "\uff28", "$", "(", "GB",
-          "9007199254740993"]  # fmt: skip
+PIECES = [
+    "H100",
+    "A100",
+    "80GB",
+    "40gb",
+    ":",
+    "8",
+    "0.5",
+    "@",
+    "1g.10gb",
+    "|",
+    ",",
+    "!",
+    "+",
+    " ",
+    "nvidia",
+    "-",
+    ".",
+    "x",
+    "v5e",
+    "2x2",
+    "MI300X",
+    "any",
+    "B200+",
+    "\x1b[2J",
+    "\x00",
+    "\u202e",
+    "\t",
+    "\u0663",
+    "\uff28",
+    "$",
+    "(",
+    "GB",
+    "9007199254740993",
+]
 
 
 @QUICK
@@ -117,8 +148,17 @@ SHAPES = st.sampled_from(
         {"zone": "a"},
     ]
 )
-SPECS = ["H100:8", "A100@1g.10gb", "T4", "H100:8 | A100-80GB:8", "MI300X:2", "trn1", "v5e@2x2",
-         "L4:0.5", "40GB+"]  # fmt: skip
+SPECS = [
+    "H100:8",
+    "A100@1g.10gb",
+    "T4",
+    "H100:8 | A100-80GB:8",
+    "MI300X:2",
+    "trn1",
+    "v5e@2x2",
+    "L4:0.5",
+    "40GB+",
+]
 
 
 @st.composite
@@ -126,8 +166,11 @@ def hostile_pods(draw: st.DrawFn) -> dict[str, Any]:
     main: dict[str, Any] = {"name": "main", "image": "busybox"}
     spec: dict[str, Any] = {"containers": [main]}
     for _ in range(draw(st.integers(0, 3))):
-        where = draw(st.sampled_from([*SLOTS, ("containers", 0, "resources"),
-                                      ("containers", 0, "resources", "limits")]))  # fmt: skip
+        where = draw(
+            st.sampled_from(
+                [*SLOTS, ("containers", 0, "resources"), ("containers", 0, "resources", "limits")]
+            )
+        )
         value = copy.deepcopy(draw(st.one_of(JSON, SHAPES)))  # SHAPES are shared objects
         _put(spec, where, value)
     if draw(st.booleans()):
@@ -228,8 +271,10 @@ def test_merging_into_ten_thousand_terms_is_linear() -> None:
     import time
 
     def merge(n: int) -> float:
-        terms = [{"matchExpressions": [{"key": f"z{i}", "operator": "In", "values": ["a"]}]}
-                 for i in range(n)]  # fmt: skip
+        terms = [
+            {"matchExpressions": [{"key": f"z{i}", "operator": "In", "values": ["a"]}]}
+            for i in range(n)
+        ]
         pod = {
             "spec": {
                 "containers": [{"name": "m"}],
@@ -267,8 +312,9 @@ def test_platform_options_of_any_type_raise_only_our_error(
     before = repr(value)
     message, fragment = "", None
     try:
-        fragment = to_pod_fragment(SPEC_FOR.get(platform, "H100:8"), platform=platform,
-                                   **{option: value})  # fmt: skip
+        fragment = to_pod_fragment(
+            SPEC_FOR.get(platform, "H100:8"), platform=platform, **{option: value}
+        )
     except AcceleratorError as exc:
         message = str(exc)
     assert repr(value) == before  # the option as given, unchanged

@@ -28,16 +28,55 @@ from accelerators.spec import AcceleratorSpec, MemoryRequest
 ROOT = Path(__file__).resolve().parent.parent
 
 SUFFIXES = (
-    "", ":8", ":1", ":0.5", ":2.0", ":1..4", ":2..", ":4..2", ":0", "!", "!:2", "@whole",
-    "@unpartitioned", "@shared", "@shared:2", "@shared:0.5", "@1g.5gb", "@1g.10gb:7",
-    "@3g.40gb", "@2x2", "@2x4:2", "@9g.99gb", ":80GB", ":24GB:2", ":40GB+", "@whole:0.5",
-)  # fmt: skip
+    "",
+    ":8",
+    ":1",
+    ":0.5",
+    ":2.0",
+    ":1..4",
+    ":2..",
+    ":4..2",
+    ":0",
+    "!",
+    "!:2",
+    "@whole",
+    "@unpartitioned",
+    "@shared",
+    "@shared:2",
+    "@shared:0.5",
+    "@1g.5gb",
+    "@1g.10gb:7",
+    "@3g.40gb",
+    "@2x2",
+    "@2x4:2",
+    "@9g.99gb",
+    ":80GB",
+    ":24GB:2",
+    ":40GB+",
+    "@whole:0.5",
+)
 EXTRA = (
-    "80GB+", "nvidia:24GB:2", "amd:192GB+", "80GB..141GB", "24GB..16GB", "intel:96GB",
-    "google", "nvidia", "huawei:64GB", "0.5GB:2", "H100:8 | A100-80GB:4 | 80GB+:8",
-    "B200+", "B200+:8", "A100-40GB-PCIE:80GB", "H100:8GB", "T4 shared", "tpu-v5litepod-8",
-    "TPU-v5e@2x2:4", "A100@1g.5gb+me", "H100@1g.10gb+gfx",
-)  # fmt: skip
+    "80GB+",
+    "nvidia:24GB:2",
+    "amd:192GB+",
+    "80GB..141GB",
+    "24GB..16GB",
+    "intel:96GB",
+    "google",
+    "nvidia",
+    "huawei:64GB",
+    "0.5GB:2",
+    "H100:8 | A100-80GB:4 | 80GB+:8",
+    "B200+",
+    "B200+:8",
+    "A100-40GB-PCIE:80GB",
+    "H100:8GB",
+    "T4 shared",
+    "tpu-v5litepod-8",
+    "TPU-v5e@2x2:4",
+    "A100@1g.5gb+me",
+    "H100@1g.10gb+gfx",
+)
 
 
 def _outcome(build: Any, fields: dict[str, Any]) -> tuple[Any, ...]:
@@ -101,10 +140,37 @@ def test_the_corpus_reaches_the_validators_errors() -> None:
 
 
 PIECES = st.sampled_from(
-    ["H100", "A100", "a100-80gb", "T4", "TPU-v5e", "MI300X", "nvidia", "amd", "80GB", "24GB",
-     "+", ":", "!", "@", "|", " ", "..", "2", "8", "0.5", "1g.5gb", "2x2", "whole", "shared",
-     "x", "-", "GB", "0"]
-)  # fmt: skip
+    [
+        "H100",
+        "A100",
+        "a100-80gb",
+        "T4",
+        "TPU-v5e",
+        "MI300X",
+        "nvidia",
+        "amd",
+        "80GB",
+        "24GB",
+        "+",
+        ":",
+        "!",
+        "@",
+        "|",
+        " ",
+        "..",
+        "2",
+        "8",
+        "0.5",
+        "1g.5gb",
+        "2x2",
+        "whole",
+        "shared",
+        "x",
+        "-",
+        "GB",
+        "0",
+    ]
+)
 
 
 @given(st.lists(PIECES, min_size=1, max_size=8).map("".join))

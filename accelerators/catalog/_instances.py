@@ -40,13 +40,31 @@ __all__ = [
 #: Clouds the tables know, in display order. ``hf`` is Hugging Face Jobs; ``sagemaker`` is
 #: SageMaker's ``ml.*`` types; ``runpod`` and ``vastai`` rows are GPU types (``unit = "device"``).
 CLOUDS: tuple[str, ...] = (
-    "aws", "sagemaker", "gcp", "azure", "oci", "lambda", "scaleway", "runpod", "vastai",
-    "paperspace", "hf",
-)  # fmt: skip
+    "aws",
+    "sagemaker",
+    "gcp",
+    "azure",
+    "oci",
+    "lambda",
+    "scaleway",
+    "runpod",
+    "vastai",
+    "paperspace",
+    "hf",
+)
 
 Cloud = Literal[
-    "aws", "sagemaker", "gcp", "azure", "oci", "lambda", "scaleway", "runpod", "vastai",
-    "paperspace", "hf",
+    "aws",
+    "sagemaker",
+    "gcp",
+    "azure",
+    "oci",
+    "lambda",
+    "scaleway",
+    "runpod",
+    "vastai",
+    "paperspace",
+    "hf",
 ]
 _STRICT = ConfigDict(extra="forbid", frozen=True)
 

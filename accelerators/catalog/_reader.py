@@ -61,21 +61,69 @@ _MEMORY_TYPES = frozenset(
     {"hbm", "hbm2", "hbm2e", "hbm3", "hbm3e", "gddr5", "gddr5x", "gddr6", "gddr6x", "gddr7"}
 )
 _ARCHITECTURES = frozenset(
-    {"kepler", "maxwell", "pascal", "volta", "turing", "ampere", "ada", "lovelace", "hopper",
-     "blackwell", "cdna", "cdna2", "cdna3", "cdna4"}
-)  # fmt: skip
+    {
+        "kepler",
+        "maxwell",
+        "pascal",
+        "volta",
+        "turing",
+        "ampere",
+        "ada",
+        "lovelace",
+        "hopper",
+        "blackwell",
+        "cdna",
+        "cdna2",
+        "cdna3",
+        "cdna4",
+    }
+)
 #: Words that pick a SKU of a model (matched against the SKU's own words).
 _EDITIONS = frozenset({"workstation", "server", "maxq", "sff"})
 #: Words that describe the same device (a virtual function, a variant of the package).
 _NEUTRAL = frozenset({"vf", "hf", "mxgpu", "ac", "lc", "active", "passive", "nvlink"})
 #: Words that say nothing about the device: product prose, chip and system words.
 _NOISE = frozenset(
-    {"generation", "edition", "grace", "superchip", "accelerator", "gpu", "graphics", "card",
-     "ai", "training", "inference", "data", "center", "datacenter", "module", "board",
-     "processor", "tensor", "core", "tm", "r", "hgx", "dgx", "mig", "trt", "tensorrt", "vllm",
-     "sglang", "dynamo", "triton", "reference", "pytorch", "onnxruntime", "aarch64", "x86",
-     "arm64", "quadro"}
-)  # fmt: skip
+    {
+        "generation",
+        "edition",
+        "grace",
+        "superchip",
+        "accelerator",
+        "gpu",
+        "graphics",
+        "card",
+        "ai",
+        "training",
+        "inference",
+        "data",
+        "center",
+        "datacenter",
+        "module",
+        "board",
+        "processor",
+        "tensor",
+        "core",
+        "tm",
+        "r",
+        "hgx",
+        "dgx",
+        "mig",
+        "trt",
+        "tensorrt",
+        "vllm",
+        "sglang",
+        "dynamo",
+        "triton",
+        "reference",
+        "pytorch",
+        "onnxruntime",
+        "aarch64",
+        "x86",
+        "arm64",
+        "quadro",
+    }
+)
 #: CPU words: a count glued before one (``2xEPYC``) counts CPUs.
 _CPUS = frozenset({"epyc", "xeon", "grace", "cpu", "cpus", "sockets"})
 #: One part glued to a model or another part: ``x8``, ``80gb``, ``sxm5``, ``nvl``, ``hf``...

@@ -42,10 +42,21 @@ __all__ = [
 #: Words that name a vendor or a product line rather than the accelerator itself.
 _VENDOR_WORDS = frozenset(
     {
-        "nvidia", "amd", "intel", "google", "aws", "amazon", "habana", "huawei", "qualcomm",
-        "tesla", "instinct", "radeon", "geforce",
+        "nvidia",
+        "amd",
+        "intel",
+        "google",
+        "aws",
+        "amazon",
+        "habana",
+        "huawei",
+        "qualcomm",
+        "tesla",
+        "instinct",
+        "radeon",
+        "geforce",
     }
-)  # fmt: skip
+)
 #: Catalog sources that are the catalog's own identity spellings, tried first in each tier.
 IDENTITY = ("name", "model", "constant", "alias")
 #: ``names.*`` systems whose values the device itself reports: they name the exact board.

@@ -82,8 +82,10 @@ def history_command(
         try:
             import matplotlib  # noqa: F401 - only whether it is there, before reading anything
         except ImportError:
-            fail("--chart needs matplotlib, which is not installed",
-                 hint='pip install "accelerators[bench]"')  # fmt: skip
+            fail(
+                "--chart needs matplotlib, which is not installed",
+                hint='pip install "accelerators[bench]"',
+            )
     from dataclasses import replace
 
     from accelerators.bench.history._store import Limits
@@ -92,9 +94,12 @@ def history_command(
     read = history.read()
     if read.skipped:
         err_console.print(
-            Text(f"Note: skipped {len(read.skipped)} records of {read.records} in "
-                 f"{history.location} (malformed or physically impossible):", style="yellow")
-        )  # fmt: skip
+            Text(
+                f"Note: skipped {len(read.skipped)} records of {read.records} in "
+                f"{history.location} (malformed or physically impossible):",
+                style="yellow",
+            )
+        )
         for line in read.skipped[:10]:
             err_console.print(Text(f"  {line}", style="yellow"), soft_wrap=True)
         if len(read.skipped) > 10:
@@ -127,10 +132,24 @@ def history_command(
         if not found:
             console.print(Text(f"No runs in {history.location}", style="yellow"))
         table = Table(title=f"Bench history: {history.location}", header_style="bold", box=None)
-        for header in ("node", "dev", "SKU", "metric", "runs", "trend", "latest", "own med",
-                       "vs own", "fleet med", "vs fleet", "flag"):  # fmt: skip
-            table.add_column(header, justify="left" if header in ("node", "SKU", "metric",
-                             "trend", "flag") else "right")  # fmt: skip
+        for header in (
+            "node",
+            "dev",
+            "SKU",
+            "metric",
+            "runs",
+            "trend",
+            "latest",
+            "own med",
+            "vs own",
+            "fleet med",
+            "vs fleet",
+            "flag",
+        ):
+            table.add_column(
+                header,
+                justify="left" if header in ("node", "SKU", "metric", "trend", "flag") else "right",
+            )
         for t in shown:
             table.add_row(
                 t.node,

@@ -145,15 +145,21 @@ def print_report(report: BenchReport) -> None:
             measured = f", measured {clocks['measured']:.0f}" if "measured" in clocks else ""
             reported = f", reported {clocks['reported']:.0f}" if "reported" in clocks else ""
             console.print(
-                Text(f"CPU clock behind the peaks: {clocks['peak']:.0f} MHz{measured}{reported}",
-                     style="dim"), soft_wrap=True,
-            )  # fmt: skip
+                Text(
+                    f"CPU clock behind the peaks: {clocks['peak']:.0f} MHz{measured}{reported}",
+                    style="dim",
+                ),
+                soft_wrap=True,
+            )
     if any(d.memory for d in report.devices):
         console.print(memory)
     for reason in report.reasons:
         style = _SEVERITY_STYLE.get(reason.severity.value, "")
-        console.print(Text(f"{reason.severity.value:>4} {reason.code.value}: ", style=style)
-                      + Text(reason.message), soft_wrap=True)  # fmt: skip
+        console.print(
+            Text(f"{reason.severity.value:>4} {reason.code.value}: ", style=style)
+            + Text(reason.message),
+            soft_wrap=True,
+        )
     print_verdict_line(report)
 
 

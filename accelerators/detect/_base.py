@@ -224,9 +224,19 @@ def torch_properties(torch: Any) -> list[dict[str, Any]]:
     ``L2_cache_size``, ``gcnArchName``, ``uuid``, ``pci_domain_id``, ``pci_bus_id``,
     ``pci_device_id``; a key is ``None`` where this torch build lacks the attribute.
     """
-    keys = ("name", "total_memory", "multi_processor_count", "major", "minor",
-            "L2_cache_size", "gcnArchName", "uuid",
-            "pci_domain_id", "pci_bus_id", "pci_device_id")  # fmt: skip
+    keys = (
+        "name",
+        "total_memory",
+        "multi_processor_count",
+        "major",
+        "minor",
+        "L2_cache_size",
+        "gcnArchName",
+        "uuid",
+        "pci_domain_id",
+        "pci_bus_id",
+        "pci_device_id",
+    )
     out = []
     for index in range(int(torch.cuda.device_count())):
         props = torch.cuda.get_device_properties(index)
@@ -237,9 +247,20 @@ def torch_properties(torch: Any) -> list[dict[str, Any]]:
 # -- catalog matching ----------------------------------------------------------------------
 
 _NAME_FIELDS = (
-    "nvml", "rocm", "gfd", "gke", "karpenter", "eks", "flyte", "flyte2",
-    "ray", "skypilot", "modal", "hf", "other",
-)  # fmt: skip
+    "nvml",
+    "rocm",
+    "gfd",
+    "gke",
+    "karpenter",
+    "eks",
+    "flyte",
+    "flyte2",
+    "ray",
+    "skypilot",
+    "modal",
+    "hf",
+    "other",
+)
 
 
 def match_accelerator(

@@ -49,9 +49,15 @@ class CpuInfo:
 _X86_VENDORS = {"GenuineIntel": "intel", "AuthenticAMD": "amd", "HygonGenuine": "hygon"}
 # Arm "CPU implementer" codes (Linux arch/arm64 cputype.h).
 _ARM_IMPLEMENTERS = {
-    0x41: "arm", 0x42: "broadcom", 0x43: "cavium", 0x48: "hisilicon", 0x4E: "nvidia",
-    0x51: "qualcomm", 0x61: "apple", 0xC0: "ampere",
-}  # fmt: skip
+    0x41: "arm",
+    0x42: "broadcom",
+    0x43: "cavium",
+    0x48: "hisilicon",
+    0x4E: "nvidia",
+    0x51: "qualcomm",
+    0x61: "apple",
+    0xC0: "ampere",
+}
 # Arm Ltd "CPU part" codes of server cores (Graviton2 = N1, Graviton3 = V1, Grace/Graviton4 = V2).
 _ARM_PARTS = {
     0xD0C: "Neoverse-N1",

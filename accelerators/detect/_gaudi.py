@@ -33,8 +33,11 @@ _HL_SMI = ("hl-smi", "-Q", "index,name,memory.total", "-f", "csv,noheader")
 _TIMEOUT_S = 20.0
 _SDK_MODULE = "habana_frameworks.torch.hpu"
 # hl-smi module names -> generation (HL-205: Gaudi; HL-225: Gaudi 2; HL-3xx: Gaudi 3 OAM/PCIe).
-_MODULES = ((re.compile(r"^HL-?20\d", re.I), "Gaudi"), (re.compile(r"^HL-?22\d", re.I), "Gaudi2"),
-            (re.compile(r"^HL-?3\d\d", re.I), "Gaudi3"))  # fmt: skip
+_MODULES = (
+    (re.compile(r"^HL-?20\d", re.I), "Gaudi"),
+    (re.compile(r"^HL-?22\d", re.I), "Gaudi2"),
+    (re.compile(r"^HL-?3\d\d", re.I), "Gaudi3"),
+)
 _UNITS = {"mib": 1 << 20, "mb": 1 << 20, "gib": 1 << 30, "gb": 1 << 30, "kib": 1 << 10, "b": 1}
 
 

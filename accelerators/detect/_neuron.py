@@ -35,9 +35,14 @@ _NEURON_LS = ("neuron-ls", "--json-output")
 _TIMEOUT_S = 20.0
 # Device names the driver reports -> EC2 family codes.
 _FAMILIES = {
-    "inferentia": "inf1", "inferentia1": "inf1", "inferentia2": "inf2",
-    "trainium": "trn1", "trainium1": "trn1", "trainium2": "trn2", "trainium3": "trn3",
-}  # fmt: skip
+    "inferentia": "inf1",
+    "inferentia1": "inf1",
+    "inferentia2": "inf2",
+    "trainium": "trn1",
+    "trainium1": "trn1",
+    "trainium2": "trn2",
+    "trainium3": "trn3",
+}
 
 
 def neuron_name_candidates(*names: str | None) -> list[str]:

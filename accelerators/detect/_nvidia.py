@@ -37,11 +37,16 @@ __all__ = ["NvmlProbe", "TorchCudaProbe", "parse_mig_name", "throttle_reason_nam
 
 # nvmlClocksEventReason* bits (nvml.h; formerly nvmlClocksThrottleReason*).
 _REASON_BITS = (
-    (0x1, "gpu_idle"), (0x2, "applications_clocks_setting"), (0x4, "sw_power_cap"),
-    (0x8, "hw_slowdown"), (0x10, "sync_boost"), (0x20, "sw_thermal_slowdown"),
-    (0x40, "hw_thermal_slowdown"), (0x80, "hw_power_brake_slowdown"),
+    (0x1, "gpu_idle"),
+    (0x2, "applications_clocks_setting"),
+    (0x4, "sw_power_cap"),
+    (0x8, "hw_slowdown"),
+    (0x10, "sync_boost"),
+    (0x20, "sw_thermal_slowdown"),
+    (0x40, "hw_thermal_slowdown"),
+    (0x80, "hw_power_brake_slowdown"),
     (0x100, "display_clock_setting"),
-)  # fmt: skip
+)
 _BENIGN_REASONS = frozenset({"gpu_idle", "applications_clocks_setting"})
 # NVML_CLOCK_GRAPHICS / _SM / _MEM; NVML_TEMPERATURE_GPU; uncorrected volatile ECC count.
 _CLOCKS = (("graphics", 0), ("sm", 1), ("mem", 2))

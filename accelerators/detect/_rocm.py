@@ -46,9 +46,13 @@ _AMD_SMI = ("amd-smi", "static", "--asic", "--vram", "--json")
 _ROCM_SMI = ("rocm-smi", "--showproductname", "--showmeminfo", "vram", "--json")
 # PCI device ids of Instinct parts, used only when the market name matches nothing.
 _DEVICE_IDS = {
-    "0x738c": "MI100", "0x740c": "MI250X", "0x740f": "MI210",
-    "0x74a1": "MI300X", "0x74b5": "MI300X", "0x74a5": "MI325X",
-}  # fmt: skip
+    "0x738c": "MI100",
+    "0x740c": "MI250X",
+    "0x740f": "MI210",
+    "0x74a1": "MI300X",
+    "0x74b5": "MI300X",
+    "0x74a5": "MI325X",
+}
 _UNITS = {
     "b": 1,
     "kb": 1 << 10,

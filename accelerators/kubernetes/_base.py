@@ -187,8 +187,12 @@ _VENDOR_WORDS = {
     "qualcomm": "a Qualcomm",
 }
 _CLASS_WORDS = {
-    "gpu": "GPU", "tpu": "TPU", "neuron": "Neuron device", "hpu": "Gaudi HPU", "npu": "Ascend NPU",
-}  # fmt: skip
+    "gpu": "GPU",
+    "tpu": "TPU",
+    "neuron": "Neuron device",
+    "hpu": "Gaudi HPU",
+    "npu": "Ascend NPU",
+}
 
 
 def describe(acc: Accelerator) -> str:

@@ -240,10 +240,12 @@ def cost_of_throughput(
         raise SizingError(f"Unknown instance type {instance!r}{extra}")
     tflops, dtype = _measured_tflops(measured, dtype)
     rows = [
-        p for p in all_prices()
-        if p.instance.casefold() == row.name.casefold() and p.kind == kind
+        p
+        for p in all_prices()
+        if p.instance.casefold() == row.name.casefold()
+        and p.kind == kind
         and (region is None or p.region == region)
-    ]  # fmt: skip
+    ]
     price = min(rows, key=lambda p: p.usd_per_hour, default=None)
     if price is None:
         raise SizingError(f"No {kind} price is known for {row.cloud} instance {row.name}")

@@ -42,8 +42,14 @@ __all__ = [
 GB = 1e9
 #: Bytes per parameter or value.
 DTYPE_BYTES: dict[str, float] = {
-    "fp32": 4.0, "tf32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5,
-}  # fmt: skip
+    "fp32": 4.0,
+    "tf32": 4.0,
+    "fp16": 2.0,
+    "bf16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "int4": 0.5,
+}
 Method = Literal["inference", "full", "lora", "qlora"]
 METHODS: tuple[str, ...] = ("inference", "full", "lora", "qlora")
 OPTIMIZERS: tuple[str, ...] = ("adamw", "adamw-8bit", "sgd")
@@ -77,17 +83,24 @@ class MemoryEstimate:
     @property
     def total_gb(self) -> float:
         return (
-            self.weights_gb + self.kv_cache_gb + self.gradients_gb + self.optimizer_gb
-            + self.activations_gb + self.overhead_gb
-        )  # fmt: skip
+            self.weights_gb
+            + self.kv_cache_gb
+            + self.gradients_gb
+            + self.optimizer_gb
+            + self.activations_gb
+            + self.overhead_gb
+        )
 
     def components(self) -> tuple[tuple[str, float], ...]:
         """Non-zero components in display order."""
         rows = (
-            ("weights", self.weights_gb), ("kv cache", self.kv_cache_gb),
-            ("gradients", self.gradients_gb), ("optimizer", self.optimizer_gb),
-            ("activations", self.activations_gb), ("overhead", self.overhead_gb),
-        )  # fmt: skip
+            ("weights", self.weights_gb),
+            ("kv cache", self.kv_cache_gb),
+            ("gradients", self.gradients_gb),
+            ("optimizer", self.optimizer_gb),
+            ("activations", self.activations_gb),
+            ("overhead", self.overhead_gb),
+        )
         return tuple((name, gb) for name, gb in rows if gb > 0)
 
 
@@ -130,8 +143,11 @@ def lora_params(shape: ModelShape, *, rank: int, targets: LoraTargets) -> int:
     r = _positive(rank, "lora_rank")
     q_out, kv_out = heads * head_dim, kv_heads * head_dim
     matrices = {
-        "q": (hidden, q_out), "k": (hidden, kv_out), "v": (hidden, kv_out), "o": (q_out, hidden),
-    }  # fmt: skip
+        "q": (hidden, q_out),
+        "k": (hidden, kv_out),
+        "v": (hidden, kv_out),
+        "o": (q_out, hidden),
+    }
     names = {
         "qv": ("q", "v"),
         "attention": ("q", "k", "v", "o"),
@@ -187,9 +203,13 @@ def estimate_memory(
     activations = 0.0
     if model.has_attention_shape:
         activations = activation_bytes(
-            model, seq_len=seq_len, batch=batch, checkpointing=checkpointing,
-            flash_attention=flash_attention, dtype=dtype,
-        )  # fmt: skip
+            model,
+            seq_len=seq_len,
+            batch=batch,
+            checkpointing=checkpointing,
+            flash_attention=flash_attention,
+            dtype=dtype,
+        )
         notes.append(
             "activations: Korthikanti et al. 2022 "
             + ("with full recomputation" if checkpointing else "without recomputation")
@@ -215,11 +235,16 @@ def estimate_memory(
         weights = base + trainable * weight_bytes
         notes.append(f"{method}: rank {lora_rank} on {targets}, {trainable:,} trainable params")
     return MemoryEstimate(
-        method=method, dtype=dtype, params=model.params, weights_gb=weights / GB,
+        method=method,
+        dtype=dtype,
+        params=model.params,
+        weights_gb=weights / GB,
         gradients_gb=trainable * weight_bytes / GB,
         optimizer_gb=trainable * per_param_optimizer / GB,
-        activations_gb=activations / GB, trainable_params=trainable, notes=tuple(notes),
-    )  # fmt: skip
+        activations_gb=activations / GB,
+        trainable_params=trainable,
+        notes=tuple(notes),
+    )
 
 
 def _inference(
@@ -237,9 +262,14 @@ def _inference(
         notes.append("kv cache not counted: the model shape (layers, heads) is unknown")
     notes.append(f"overhead: {INFERENCE_OVERHEAD:.0%} of the weights (Transformer Math 101)")
     return MemoryEstimate(
-        method="inference", dtype=dtype, params=model.params, weights_gb=weights / GB,
-        kv_cache_gb=kv / GB, overhead_gb=INFERENCE_OVERHEAD * weights / GB, notes=tuple(notes),
-    )  # fmt: skip
+        method="inference",
+        dtype=dtype,
+        params=model.params,
+        weights_gb=weights / GB,
+        kv_cache_gb=kv / GB,
+        overhead_gb=INFERENCE_OVERHEAD * weights / GB,
+        notes=tuple(notes),
+    )
 
 
 def _optimizer_bytes(optimizer: str, *, mixed: bool) -> float:

@@ -138,14 +138,27 @@ class ModelShape:
             )
             tied = bool(data.get("tie_word_embeddings", data.get("model_type") in ("gpt2",)))
             stated = count_params(
-                hidden=hidden, layers=layers, heads=heads, kv_heads=kv_heads, head_dim=head_dim,
-                intermediate=intermediate, vocab=vocab, gated_mlp=gated, tied_embeddings=tied,
-            )  # fmt: skip
+                hidden=hidden,
+                layers=layers,
+                heads=heads,
+                kv_heads=kv_heads,
+                head_dim=head_dim,
+                intermediate=intermediate,
+                vocab=vocab,
+                gated_mlp=gated,
+                tied_embeddings=tied,
+            )
         return cls(
-            params=stated, layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads,
-            head_dim=head_dim, intermediate=intermediate, vocab=vocab,
+            params=stated,
+            layers=layers,
+            hidden=hidden,
+            heads=heads,
+            kv_heads=kv_heads,
+            head_dim=head_dim,
+            intermediate=intermediate,
+            vocab=vocab,
             name=str(data.get("_name_or_path") or data.get("model_type") or "") or None,
-        )  # fmt: skip
+        )
 
     @classmethod
     def like(cls, params: object) -> ModelShape:
@@ -160,10 +173,16 @@ class ModelShape:
         )
         _, layers, hidden, heads, kv_heads, intermediate, vocab = shape
         return cls(
-            params=count, layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads,
-            head_dim=hidden // heads, intermediate=intermediate, vocab=vocab,
+            params=count,
+            layers=layers,
+            hidden=hidden,
+            heads=heads,
+            kv_heads=kv_heads,
+            head_dim=hidden // heads,
+            intermediate=intermediate,
+            vocab=vocab,
             name=f"{name} shape (assumed)",
-        )  # fmt: skip
+        )
 
     @property
     def has_attention_shape(self) -> bool:

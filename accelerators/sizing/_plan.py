@@ -81,21 +81,36 @@ class PlanOption:
         """A JSON-ready dict (Flyte Decks, Airflow XCom, ``accelerators plan --json``)."""
         t = self.throughput
         return {
-            "rank": self.rank, "kind": self.kind, "spec": str(self.spec), "where": self.where,
-            "cloud": self.cloud, "instance": self.instance, "instances": self.instances,
-            "devices": self.devices, "layout": self.layout, "sharded": self.sharded,
+            "rank": self.rank,
+            "kind": self.kind,
+            "spec": str(self.spec),
+            "where": self.where,
+            "cloud": self.cloud,
+            "instance": self.instance,
+            "instances": self.instances,
+            "devices": self.devices,
+            "layout": self.layout,
+            "sharded": self.sharded,
             "memory_per_device_gb": round(self.memory_per_device_gb, 3),
-            "capacity_gb": self.capacity_gb, "hours": self.hours, "usd": self.usd,
-            "usd_per_hour": self.usd_per_hour, "cost_basis": self.cost_basis,
+            "capacity_gb": self.capacity_gb,
+            "hours": self.hours,
+            "usd": self.usd,
+            "usd_per_hour": self.usd_per_hour,
+            "cost_basis": self.cost_basis,
             "price_date": str(self.price.date) if self.price else None,
             "throughput": {
-                "accelerator": t.accelerator, "partition": t.partition, "dtype": t.dtype,
-                "peak_tflops": t.peak_tflops, "achievable_tflops": t.achievable_tflops,
-                "fraction": t.fraction, "source": t.source, "detail": t.detail,
+                "accelerator": t.accelerator,
+                "partition": t.partition,
+                "dtype": t.dtype,
+                "peak_tflops": t.peak_tflops,
+                "achievable_tflops": t.achievable_tflops,
+                "fraction": t.fraction,
+                "source": t.source,
+                "detail": t.detail,
                 "confidence": t.confidence,
             },
             "notes": list(self.notes),
-        }  # fmt: skip
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,20 +184,28 @@ class Plan:
         """A JSON-ready dict of the whole plan."""
         return {
             "model": {"name": self.model.name, "params": self.model.params},
-            "method": self.method, "dtype": self.dtype, "rank_by": self.rank_by,
-            "budget_usd": self.budget_usd, "deadline_h": self.deadline_h,
-            "tokens": self.flops.tokens, "model_flops": self.flops.model_flops,
-            "hardware_flops": self.flops.hardware_flops, "time_factor": self.flops.time_factor,
-            "flops_notes": list(self.flops.notes), "memory_gb": self.memory.total_gb,
-            "memory": dict(self.memory.components()), "memory_notes": list(self.memory.notes),
-            "efficiency": self.efficiency, "fleet": self.fleet,
+            "method": self.method,
+            "dtype": self.dtype,
+            "rank_by": self.rank_by,
+            "budget_usd": self.budget_usd,
+            "deadline_h": self.deadline_h,
+            "tokens": self.flops.tokens,
+            "model_flops": self.flops.model_flops,
+            "hardware_flops": self.flops.hardware_flops,
+            "time_factor": self.flops.time_factor,
+            "flops_notes": list(self.flops.notes),
+            "memory_gb": self.memory.total_gb,
+            "memory": dict(self.memory.components()),
+            "memory_notes": list(self.memory.notes),
+            "efficiency": self.efficiency,
+            "fleet": self.fleet,
             "best": self.best.to_dict() if self.best else None,
             "options": [o.to_dict() for o in self.options],
             "excluded": [
                 {"where": e.where, "spec": e.spec, "reason": e.reason} for e in self.excluded
             ],
             "summary": self.summary(),
-        }  # fmt: skip
+        }
 
 
 def plan(
@@ -245,29 +268,51 @@ def plan(
     if isinstance(room, bool) or not isinstance(room, int | float) or not 0 <= room < 1:
         raise SizingError(f"Expected min_headroom in [0, 1), got {min_headroom!r}")
     work = job_flops(
-        shape, method=method, tokens=tokens, epochs=epochs, seq_len=seq_len,
-        checkpointing=checkpointing, lora_rank=lora_rank,
-    )  # fmt: skip
+        shape,
+        method=method,
+        tokens=tokens,
+        epochs=epochs,
+        seq_len=seq_len,
+        checkpointing=checkpointing,
+        lora_rank=lora_rank,
+    )
     memory = estimate_memory(
-        shape, method=method, dtype=dtype, seq_len=seq_len, batch=batch, optimizer=optimizer,
-        checkpointing=checkpointing, lora_rank=lora_rank,
-    )  # fmt: skip
+        shape,
+        method=method,
+        dtype=dtype,
+        seq_len=seq_len,
+        batch=batch,
+        optimizer=optimizer,
+        checkpointing=checkpointing,
+        lora_rank=lora_rank,
+    )
     fleet = fleet_baseline(history)
     choices: list[Choice] = []
     excluded: list[Exclusion] = []
     if place in ("cloud", "all"):
         found, dropped = rented_choices(
-            memory, dtype, clouds=clouds_of(clouds), kind=kind, fleet=fleet,
-            headroom=min_headroom, max_devices=max_devices, vendors=vendors_of(vendors),
-            unpriced=unpriced, names=instance_names(instances),
-        )  # fmt: skip
+            memory,
+            dtype,
+            clouds=clouds_of(clouds),
+            kind=kind,
+            fleet=fleet,
+            headroom=min_headroom,
+            max_devices=max_devices,
+            vendors=vendors_of(vendors),
+            unpriced=unpriced,
+            names=instance_names(instances),
+        )
         choices += found
         excluded += dropped
     if place in ("cluster", "all"):
         found, dropped = owned_choices(
-            memory, dtype, owned_nodes(inventory or ()), kind=kind, fleet=fleet,
+            memory,
+            dtype,
+            owned_nodes(inventory or ()),
+            kind=kind,
+            fleet=fleet,
             headroom=min_headroom,
-        )  # fmt: skip
+        )
         choices += found
         excluded += dropped
     options: list[PlanOption] = []
@@ -281,10 +326,19 @@ def plan(
     options.sort(key=_ranking(rank_by))
     ranked = tuple(_with_rank(o, i) for i, o in enumerate(options[:top] if top else options, 1))
     return Plan(
-        model=shape, method=method, dtype=dtype, flops=work, memory=memory,
-        efficiency=float(efficiency), rank_by=rank_by, budget_usd=budget, deadline_h=deadline,
-        options=ranked, excluded=tuple(excluded), fleet=fleet.location,
-    )  # fmt: skip
+        model=shape,
+        method=method,
+        dtype=dtype,
+        flops=work,
+        memory=memory,
+        efficiency=float(efficiency),
+        rank_by=rank_by,
+        budget_usd=budget,
+        deadline_h=deadline,
+        options=ranked,
+        excluded=tuple(excluded),
+        fleet=fleet.location,
+    )
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -294,13 +348,26 @@ def _priced(choice: Choice, work: JobFlops, efficiency: float) -> PlanOption:
     hours = work.hardware_flops * work.time_factor / rate / 3600
     usd = hours * choice.usd_per_hour if choice.usd_per_hour is not None else None
     return PlanOption(
-        rank=0, kind=choice.kind, spec=choice.spec, where=choice.where, cloud=choice.cloud,
-        instance=choice.instance, instances=choice.instances, devices=devices,
-        layout=choice.layout.text, sharded=choice.layout.sharded,
-        memory_per_device_gb=choice.layout.per_device_gb, capacity_gb=choice.capacity_gb,
-        throughput=choice.throughput, hours=hours, usd=usd, usd_per_hour=choice.usd_per_hour,
-        price=choice.price, cost_basis=choice.cost_basis, notes=choice.notes,
-    )  # fmt: skip
+        rank=0,
+        kind=choice.kind,
+        spec=choice.spec,
+        where=choice.where,
+        cloud=choice.cloud,
+        instance=choice.instance,
+        instances=choice.instances,
+        devices=devices,
+        layout=choice.layout.text,
+        sharded=choice.layout.sharded,
+        memory_per_device_gb=choice.layout.per_device_gb,
+        capacity_gb=choice.capacity_gb,
+        throughput=choice.throughput,
+        hours=hours,
+        usd=usd,
+        usd_per_hour=choice.usd_per_hour,
+        price=choice.price,
+        cost_basis=choice.cost_basis,
+        notes=choice.notes,
+    )
 
 
 def _outside(option: PlanOption, budget: float | None, deadline: float | None) -> str | None:

@@ -52,12 +52,17 @@ def plan_html(plan: Plan, *, top: int = 10) -> str:
     for option in plan.options[:top]:
         t = option.throughput
         cells = (
-            str(option.rank), str(option.spec), option.where, option.layout,
+            str(option.rank),
+            str(option.spec),
+            option.where,
+            option.layout,
             f"{option.memory_per_device_gb:.1f}/{option.capacity_gb:g}",
-            f"{t.achievable_tflops:.0f}", t.source, f"{option.hours:.3g}",
+            f"{t.achievable_tflops:.0f}",
+            t.source,
+            f"{option.hours:.3g}",
             "-" if option.usd is None else f"{option.usd:,.2f}",
             "-" if option.usd_per_hour is None else f"{option.usd_per_hour:.2f}",
-        )  # fmt: skip
+        )
         parts.append("<tr>" + "".join(f'<td style="{_CELL}">{e(c)}</td>' for c in cells) + "</tr>")
     parts.append("</table><ul>")
     sources = {o.throughput.accelerator: o.throughput.detail for o in plan.options[:top]}

@@ -46,9 +46,23 @@ __all__ = [
 
 #: Instance families the refresh keeps (issue 12's list).
 FAMILIES: tuple[str, ...] = (
-    "p4d", "p4de", "p5", "p5e", "p5en", "p6-b200", "g4dn", "g5", "g5g", "g6", "g6e",
-    "trn1", "trn1n", "trn2", "inf1", "inf2",
-)  # fmt: skip
+    "p4d",
+    "p4de",
+    "p5",
+    "p5e",
+    "p5en",
+    "p6-b200",
+    "g4dn",
+    "g5",
+    "g5g",
+    "g6",
+    "g6e",
+    "trn1",
+    "trn1n",
+    "trn2",
+    "inf1",
+    "inf2",
+)
 _CACHE_VERSION = 1
 #: An AWS region name (``us-east-1``, ``ap-southeast-4``, ``us-gov-west-1``): it becomes a file
 #: name in the cache folder, so nothing else is accepted.
@@ -103,10 +117,11 @@ def refresh(
     session = session or boto3.Session()
     if session.get_credentials() is None:
         return AwsRefresh(
-            region, "shipped",
+            region,
+            "shipped",
             "No AWS credentials found: using the shipped instance and price tables "
             "(accelerators/data/instances.toml, prices.toml), which are dated and may be stale.",
-        )  # fmt: skip
+        )
     try:
         client = session.client("ec2", region_name=region, endpoint_url=endpoint_url)
         rows, skipped = _instance_types(client, families)
@@ -126,11 +141,16 @@ def refresh(
     _read_cache_at.cache_clear()
     where = f"cached in {path}" if path is not None else "not cached (the cache is off or unsafe)"
     return AwsRefresh(
-        region, "live",
+        region,
+        "live",
         f"Fetched {len(rows)} instance types and {len(spot)} spot prices from AWS {region} at "
         f"{fetched_at.isoformat()}; {where}",
-        fetched_at, path, tuple(rows), tuple(spot), tuple(skipped),
-    )  # fmt: skip
+        fetched_at,
+        path,
+        tuple(rows),
+        tuple(spot),
+        tuple(skipped),
+    )
 
 
 def _write_cache(path: Path, payload: dict[str, Any]) -> Path | None:
@@ -236,9 +256,14 @@ def _instance_types(client: Any, families: tuple[str, ...]) -> tuple[list[Instan
                 skipped.append(f"{name}: {label}")
                 continue
             rows.append(
-                Instance(cloud="aws", name=name, accelerator=accelerator,
-                         count=int(device.get("Count", 1)), source=_SOURCE)
-            )  # fmt: skip
+                Instance(
+                    cloud="aws",
+                    name=name,
+                    accelerator=accelerator,
+                    count=int(device.get("Count", 1)),
+                    source=_SOURCE,
+                )
+            )
     rows.sort(key=lambda r: r.name)
     return rows, skipped
 
@@ -269,8 +294,15 @@ def _spot_prices(client: Any, names: list[str], region: str) -> list[Price]:
             continue
         if usd > 0:
             prices.append(
-                Price(cloud="aws", instance=name, region=zone, kind="spot", usd_per_hour=usd,
-                      date=now.date(), source=_SOURCE,
-                      note="DescribeSpotPriceHistory, Linux/UNIX, newest per availability zone")
-            )  # fmt: skip
+                Price(
+                    cloud="aws",
+                    instance=name,
+                    region=zone,
+                    kind="spot",
+                    usd_per_hour=usd,
+                    date=now.date(),
+                    source=_SOURCE,
+                    note="DescribeSpotPriceHistory, Linux/UNIX, newest per availability zone",
+                )
+            )
     return prices

@@ -33,17 +33,33 @@ TABLE = HERE.parent.parent / "accelerators" / "data" / "instances.toml"
 TABLE_VERSION = "2026.11.3"
 #: Display order of clouds; within a cloud, rows follow their source files.
 CLOUDS = (
-    "aws", "sagemaker", "gcp", "azure", "oci", "lambda", "scaleway", "runpod", "vastai",
-    "paperspace", "hf",
-)  # fmt: skip
+    "aws",
+    "sagemaker",
+    "gcp",
+    "azure",
+    "oci",
+    "lambda",
+    "scaleway",
+    "runpod",
+    "vastai",
+    "paperspace",
+    "hf",
+)
 #: Clouds whose ids name one GPU model rented by the device (RunPod's gpuTypeId, Vast.ai's
 #: gpu_name), not machine types: their rows carry ``unit = "device"``.
 DEVICE_CLOUDS = ("runpod", "vastai")
 _CLOUD_OF = {
-    "aws": "aws", "gcp": "gcp", "azure": "azure", "oci": "oci", "lambda": "lambda",
-    "scaleway": "scaleway", "runpod": "runpod", "vastai": "vastai", "paperspace": "paperspace",
+    "aws": "aws",
+    "gcp": "gcp",
+    "azure": "azure",
+    "oci": "oci",
+    "lambda": "lambda",
+    "scaleway": "scaleway",
+    "runpod": "runpod",
+    "vastai": "vastai",
+    "paperspace": "paperspace",
     "hf": "hf",
-}  # fmt: skip
+}
 
 
 @dataclass(frozen=True)
@@ -87,9 +103,14 @@ def read_source(path: Path) -> Source:
         if not meta.get(field):
             raise SystemExit(f"{path.name}: the header has no '# {field}:' line")
     return Source(
-        path.stem, meta["title"], meta["url"], meta["retrieved"], meta.get("note", ""),
-        lines[0], tuple(lines[1:]),
-    )  # fmt: skip
+        path.stem,
+        meta["title"],
+        meta["url"],
+        meta["retrieved"],
+        meta.get("note", ""),
+        lines[0],
+        tuple(lines[1:]),
+    )
 
 
 # -- AWS: Karpenter's generated reference and the EC2 API ------------------------------------
@@ -102,13 +123,28 @@ def _aws_model(name: str, memory_mib: int) -> str:
     if name in by_memory:
         return by_memory[name][memory_mib]
     return {
-        "t4": "T4", "t4g": "T4G", "a10g": "A10G", "l4": "L4", "l40s": "L40S", "h100": "H100",
-        "h200": "H200", "b200": "B200", "b300": "B300", "rtx-pro-server-6000": "RTX-PRO-6000",
-        "rtx-pro-4500": "RTX-PRO-4500", "radeon-pro-v520": "V520", "qualcomm-ai100": "AI100",
-        "inferentia": "INFERENTIA1", "inferentia2": "INFERENTIA2", "trainium": "TRAINIUM1",
-        "trainium2": "TRAINIUM2", "gaudi-hl-205": "GAUDI1", "m60": "M60", "k80": "K80",
+        "t4": "T4",
+        "t4g": "T4G",
+        "a10g": "A10G",
+        "l4": "L4",
+        "l40s": "L40S",
+        "h100": "H100",
+        "h200": "H200",
+        "b200": "B200",
+        "b300": "B300",
+        "rtx-pro-server-6000": "RTX-PRO-6000",
+        "rtx-pro-4500": "RTX-PRO-4500",
+        "radeon-pro-v520": "V520",
+        "qualcomm-ai100": "AI100",
+        "inferentia": "INFERENTIA1",
+        "inferentia2": "INFERENTIA2",
+        "trainium": "TRAINIUM1",
+        "trainium2": "TRAINIUM2",
+        "gaudi-hl-205": "GAUDI1",
+        "m60": "M60",
+        "k80": "K80",
         "trainium2-ec2": "TRAINIUM2",
-    }[name]  # fmt: skip
+    }[name]
 
 
 _EC2_NAMES = {"Trainium2": "TRAINIUM2", "L4": "L4"}
@@ -126,9 +162,15 @@ def aws(sources: dict[str, Source]) -> list[Row]:
     for name, _kind, device, count, size, _memory in ec2.rows:
         if name in rows and rows[name].count == 0:  # a fraction of a GPU: its partition size
             rows[name] = Row(
-                "aws", name, rows[name].accelerator, Fraction(size), None, ec2.key, "source",
+                "aws",
+                name,
+                rows[name].accelerator,
+                Fraction(size),
+                None,
+                ec2.key,
+                "source",
                 "a fraction of one GPU (GpuPartitionSize)",
-            )  # fmt: skip
+            )
         elif name not in rows:
             rows[name] = Row(
                 "aws", name, _EC2_NAMES[device], Fraction(int(count)), None, ec2.key, "source"
@@ -149,21 +191,42 @@ def sagemaker(sources: dict[str, Source], ec2: list[Row]) -> list[Row]:
     for (name,) in sources["aws-sagemaker"].rows:
         base = by_name.get(name.removeprefix("ml."))
         if base is not None:
-            out.append(Row("sagemaker", name, base.accelerator, base.count, None,
-                           "aws-sagemaker", "derived", f"SageMaker's {base.name}"))  # fmt: skip
+            out.append(
+                Row(
+                    "sagemaker",
+                    name,
+                    base.accelerator,
+                    base.count,
+                    None,
+                    "aws-sagemaker",
+                    "derived",
+                    f"SageMaker's {base.name}",
+                )
+            )
     return sorted(out, key=lambda r: _ec2_order(r.name[3:]))
 
 
 # -- Azure: the Resource SKUs' GPU counts, the size pages for what they leave out -------------
 _AZURE_GPUS = (  # (pattern on the size name, catalog name), first match wins
-    (r"_NC\d+ads_A100_v4$", "A100-80GB-PCIE"), (r"_ND96amsr_A100_v4$", "A100-80GB"),
-    (r"_ND96asr_v4$", "A100-40GB"), (r"_NCC?\d+adi?s_H100_v5$", "H100-NVL"),
-    (r"_ND96isr_H100_v5$", "H100"), (r"_ND96isr_H200_v5$", "H200"),
-    (r"_ND96isr_MI300X_v5$", "MI300X"), (r"_GB200_v6$", "GB200"), (r"_GB300_v6$", "GB300"),
-    (r"as_T4_v3$", "T4"), (r"_NC\d+r?s_v3$", "V100-16GB-PCIE"), (r"_ND40rs_v2$", "V100-32GB"),
-    (r"_A10_v[45]$", "A10"), (r"_NV\d+s_v[23]$", "M60"), (r"_NV\d+as_v4$", "MI25"),
-    (r"_RTXPRO6000BSE_v6$", "RTX-PRO-6000"), (r"_V620_v1$", "V620"), (r"_V710_v5$", "V710"),
-)  # fmt: skip
+    (r"_NC\d+ads_A100_v4$", "A100-80GB-PCIE"),
+    (r"_ND96amsr_A100_v4$", "A100-80GB"),
+    (r"_ND96asr_v4$", "A100-40GB"),
+    (r"_NCC?\d+adi?s_H100_v5$", "H100-NVL"),
+    (r"_ND96isr_H100_v5$", "H100"),
+    (r"_ND96isr_H200_v5$", "H200"),
+    (r"_ND96isr_MI300X_v5$", "MI300X"),
+    (r"_GB200_v6$", "GB200"),
+    (r"_GB300_v6$", "GB300"),
+    (r"as_T4_v3$", "T4"),
+    (r"_NC\d+r?s_v3$", "V100-16GB-PCIE"),
+    (r"_ND40rs_v2$", "V100-32GB"),
+    (r"_A10_v[45]$", "A10"),
+    (r"_NV\d+s_v[23]$", "M60"),
+    (r"_NV\d+as_v4$", "MI25"),
+    (r"_RTXPRO6000BSE_v6$", "RTX-PRO-6000"),
+    (r"_V620_v1$", "V620"),
+    (r"_V710_v5$", "V710"),
+)
 #: Sizes left out: accelerators the catalog does not carry (FPGAs).
 _AZURE_SKIP = re.compile(r"_NP\d+s$|_ND96is_MI300X_v5$")
 
@@ -237,8 +300,13 @@ def render(sources: dict[str, Source] | None = None) -> str:
             cloud = r.cloud
             lines.append(f"# -- {cloud} {'-' * (110 - len(cloud))}")
         count = str(r.count.numerator) if r.count.denominator == 1 else repr(float(r.count))
-        lines += ["[[instance]]", f'cloud = "{r.cloud}"', f"name = {_q(r.name)}",
-                  f'accelerator = "{r.accelerator}"', f"count = {count}"]  # fmt: skip
+        lines += [
+            "[[instance]]",
+            f'cloud = "{r.cloud}"',
+            f"name = {_q(r.name)}",
+            f'accelerator = "{r.accelerator}"',
+            f"count = {count}",
+        ]
         if r.partition:
             lines.append(f'partition = "{r.partition}"')
         if r.unit != "machine":

@@ -54,8 +54,14 @@ def test_pci_addresses_pair_devices_whatever_amd_smi_order() -> None:
 
 def _flags(default: Any = False, **active: Any) -> dict[str, Any]:
     """An ``amdsmi_get_violation_status`` answer: every ``active_*`` flag, some overridden."""
-    names = ("prochot_thrm", "ppt_pwr", "socket_thrm", "vr_thrm", "hbm_thrm",
-             "gfx_clk_below_host_limit")  # fmt: skip
+    names = (
+        "prochot_thrm",
+        "ppt_pwr",
+        "socket_thrm",
+        "vr_thrm",
+        "hbm_thrm",
+        "gfx_clk_below_host_limit",
+    )
     return {f"active_{n}": active.get(n, default) for n in names}
 
 

@@ -73,9 +73,13 @@ def test_a_busy_node_names_memory_bandwidth_contention() -> None:
 
 def test_an_unjudgeable_figure_is_named_even_when_not_slow() -> None:
     result = MemoryResult(
-        kernel="triad", device_index=0, gbps=20.0, median_gbps=19.0, reruns=2,
+        kernel="triad",
+        device_index=0,
+        gbps=20.0,
+        median_gbps=19.0,
+        reruns=2,
         unjudged="median 40% of the best-of-3, below 70%",
-    )  # fmt: skip
+    )
     (reason,) = busy_reasons([], {}, [result], ContentionPolicy())
     assert (reason.code, reason.severity) == (ReasonCode.NODE_BUSY, Severity.INFO)
     assert "memory.triad not judgeable" in reason.message
@@ -136,9 +140,12 @@ def test_a_band_from_a_floor_clock_gives_way_to_the_nodes_own_history(
             gemm_tflops={"fp32": tflops, "bf16": 0.002},
         )
         return run(
-            None, devices="cpu", backend=FakeBackend([device]), detected=fake_detected(None),
+            None,
+            devices="cpu",
+            backend=FakeBackend([device]),
+            detected=fake_detected(None),
             baseline=baseline,
-        )  # fmt: skip
+        )
 
     def slow_reasons(report: object) -> list[Reason]:
         return [r for r in report.reasons if r.code is ReasonCode.GEMM_SLOW]  # type: ignore[attr-defined]
@@ -168,9 +175,15 @@ def test_a_rate_above_a_floor_peak_quotes_the_peak_in_the_tables_unit() -> None:
     from accelerators.bench.report._models import GemmResult
 
     result = GemmResult(
-        dtype="fp32", device_index=0, m=512, n=512, k=512, tflops=0.170, median_tflops=0.165,
+        dtype="fp32",
+        device_index=0,
+        m=512,
+        n=512,
+        k=512,
+        tflops=0.170,
+        median_tflops=0.165,
         peak_tflops=0.144,
-    )  # fmt: skip
+    )
     (reason,) = peak_reasons([result], ceiling=False)
     assert reason.severity is Severity.INFO
     assert "of its 144 GFLOPS peak" in reason.message

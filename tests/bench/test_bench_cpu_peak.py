@@ -62,9 +62,16 @@ def test_the_cpu_peak_note_names_the_isa_and_the_clock() -> None:
 
 def _result(rate: float, peak: float, samples: tuple[float, ...] = ()) -> GemmResult:
     return GemmResult(
-        dtype="fp32", device_index=0, m=1000, n=1000, k=1000, tflops=rate,
-        median_tflops=rate, peak_tflops=peak, samples_s=samples,
-    )  # fmt: skip
+        dtype="fp32",
+        device_index=0,
+        m=1000,
+        n=1000,
+        k=1000,
+        tflops=rate,
+        median_tflops=rate,
+        peak_tflops=peak,
+        samples_s=samples,
+    )
 
 
 def test_a_rate_above_the_peak_is_flagged_by_what_the_peak_rests_on() -> None:
@@ -107,8 +114,9 @@ def test_an_end_to_end_cpu_run_above_its_peak_says_so(
 def test_a_gpu_above_its_datasheet_peak_warns() -> None:
     rates = {"fp32": 80.0, "tf32": 360.0, "bf16": 800.0, "fp16": 800.0, "fp8": 1420.0}
     report = run(
-        "H100", backend=FakeBackend([FakeDevice(gemm_tflops=rates)]),
+        "H100",
+        backend=FakeBackend([FakeDevice(gemm_tflops=rates)]),
         detected=fake_detected("H100-SXM"),
-    )  # fmt: skip
+    )
     flagged = [r for r in report.reasons if r.code is ReasonCode.PEAK_UNRELIABLE]
     assert [(r.metric, r.severity) for r in flagged] == [("gemm.fp32", Severity.WARN)]

@@ -34,15 +34,28 @@ def test_bench_stops_before_a_call_that_would_end_past_the_deadline() -> None:
     fn = _kernel(clock, 0.010, calls)
     deadline = clock() + 0.095
     # WHEN it is benchmarked with the deadline (and a prior estimate: no estimation calls)
-    m = bench(fn, SyncTimer(clock=clock), rep_s=1.0, warmup_s=0.25, estimate=(0.010,),  # type: ignore[arg-type]
-              deadline=deadline, clock=clock)  # fmt: skip
+    m = bench(
+        fn,
+        SyncTimer(clock=clock),
+        rep_s=1.0,
+        warmup_s=0.25,
+        estimate=(0.010,),  # type: ignore[arg-type]
+        deadline=deadline,
+        clock=clock,
+    )
     # THEN it runs only the calls that fit, timed ones before warm-up, and says it was cut
     assert clock() <= deadline
     assert len(m.samples_s) == 9
     assert m.cut
     # and a budget that fits is not cut
-    roomy = bench(fn, SyncTimer(clock=clock), rep_s=0.05, estimate=(0.010,),  # type: ignore[arg-type]
-                  deadline=clock() + 1.0, clock=clock)  # fmt: skip
+    roomy = bench(
+        fn,
+        SyncTimer(clock=clock),
+        rep_s=0.05,
+        estimate=(0.010,),  # type: ignore[arg-type]
+        deadline=clock() + 1.0,
+        clock=clock,
+    )
     assert not roomy.cut
     assert len(roomy.samples_s) == 5
 
@@ -53,8 +66,14 @@ def test_a_call_far_slower_than_its_estimate_is_seen_before_more_are_queued() ->
     calls: list[float] = []
     deadline = clock() + 0.5
     # WHEN they are timed for 1 s of estimated calls with the deadline
-    m = bench(_kernel(clock, 0.100, calls), SyncTimer(clock=clock), rep_s=1.0,  # type: ignore[arg-type]
-              estimate=(0.001,), deadline=deadline, clock=clock)  # fmt: skip
+    m = bench(
+        _kernel(clock, 0.100, calls),
+        SyncTimer(clock=clock),
+        rep_s=1.0,  # type: ignore[arg-type]
+        estimate=(0.001,),
+        deadline=deadline,
+        clock=clock,
+    )
     # THEN the first call shows the real cost, and no call starts that would end past it
     assert clock() <= deadline + 1e-9
     assert 1 <= len(m.samples_s) <= 5
@@ -119,8 +138,13 @@ def test_every_phase_ends_by_its_budget_and_the_run_by_its_deadline() -> None:
 def test_a_heavy_tailed_host_overruns_by_at_most_a_stray_call() -> None:
     """A call can take six times the median (a loaded host): one may end past a deadline it
     was predicted to meet, but the run still ends within a stray call of its own."""
-    device = FakeDevice.cpu(thread_speedup={1: 1.0, 2: 1.7}, noise=0.6, busy_until_s=1e9,
-                            busy_share=0.3, busy_factor=6.0)  # fmt: skip
+    device = FakeDevice.cpu(
+        thread_speedup={1: 1.0, 2: 1.7},
+        noise=0.6,
+        busy_until_s=1e9,
+        busy_share=0.3,
+        busy_factor=6.0,
+    )
     ctx, took, _ = _timed_run(device)
     assert all(took[f"GEMM {d}"] <= ctx.profile.cpu_gemm_budget_s for d in ctx.profile.cpu_dtypes)
     longest_call = ctx.profile.cpu_gemm_budget_s / 40  # the CPU search's largest call
@@ -129,8 +153,9 @@ def test_a_heavy_tailed_host_overruns_by_at_most_a_stray_call() -> None:
 
 def test_a_phase_cut_short_says_so() -> None:
     # Calls so long that the thread windows cannot all fit in the dtype's budget.
-    device = FakeDevice.cpu(gemm_tflops={"fp32": 0.002, "bf16": 0.001},
-                            thread_speedup={1: 1.0, 2: 1.9})  # fmt: skip
+    device = FakeDevice.cpu(
+        gemm_tflops={"fp32": 0.002, "bf16": 0.001}, thread_speedup={1: 1.0, 2: 1.9}
+    )
     report = run(None, backend=FakeBackend([device]), detected=fake_detected(None))  # type: ignore[arg-type]
     cut = [r for r in report.reasons if r.code is ReasonCode.PHASE_CUT_SHORT]
     assert cut, report.reasons
@@ -148,8 +173,12 @@ def test_quick_measures_on_a_cpu_only_what_it_judges() -> None:
     quick = run(None, backend=backend, detected=fake_detected(None))  # type: ignore[arg-type]
     assert [m.kernel for m in quick.devices[0].memory] == ["copy", "triad"]
     assert all(m.correct for m in quick.devices[0].memory)  # checked against copy-then-triad
-    standard = run(None, dataclasses.replace(PROFILES["standard"], cpu_dtypes=("fp32",)),
-                   backend=FakeBackend([FakeDevice.cpu()]), detected=fake_detected(None))  # type: ignore[arg-type]  # fmt: skip
+    standard = run(
+        None,
+        dataclasses.replace(PROFILES["standard"], cpu_dtypes=("fp32",)),
+        backend=FakeBackend([FakeDevice.cpu()]),
+        detected=fake_detected(None),
+    )  # type: ignore[arg-type]
     assert [m.kernel for m in standard.devices[0].memory] == [
         "copy",
         "scale",
@@ -169,8 +198,9 @@ def test_a_profile_names_only_real_stream_kernels() -> None:
 def test_a_busy_host_that_runs_one_thread_is_judged_per_core() -> None:
     """Under contention one thread beat two: the figure is judged against one core's peak,
     and the all-core figure is reported beside it."""
-    device = FakeDevice.cpu(gemm_tflops={"fp32": 0.064, "bf16": 0.032},
-                            thread_speedup={1: 1.0, 2: 0.6})  # fmt: skip
+    device = FakeDevice.cpu(
+        gemm_tflops={"fp32": 0.064, "bf16": 0.032}, thread_speedup={1: 1.0, 2: 0.6}
+    )
     session = _session(device)
     session.ctx.busy = lambda: True
     (report,) = session.run()

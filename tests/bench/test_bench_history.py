@@ -22,9 +22,14 @@ _DAY0 = datetime(2026, 11, 1, tzinfo=UTC)
 def _report(node: str, day: int, bf16: float = 800.0, triad: float = 2970.0) -> BenchReport:
     device = FakeDevice(
         gemm_tflops={"fp32": 40.0, "tf32": 360.0, "bf16": bf16, "fp16": 800.0, "fp8": 1420.0},
-        bandwidth_gbps={"copy": 2900.0, "scale": 2900.0, "add": 2970.0, "triad": triad,
-                        "dot": 3180.0},
-    )  # fmt: skip
+        bandwidth_gbps={
+            "copy": 2900.0,
+            "scale": 2900.0,
+            "add": 2970.0,
+            "triad": triad,
+            "dot": 3180.0,
+        },
+    )
     report = run("H100", backend=FakeBackend([device]), detected=fake_detected())
     return report.model_copy(update={"node": node, "started_at": _DAY0 + timedelta(days=day)})
 
@@ -181,8 +186,9 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_history_command_flags_the_degrading_node(fleet: Path, tmp_path: Path) -> None:
     chart = tmp_path / "trend.png"
-    result = _invoke("history", "--store", str(fleet), "--metric", "gemm.bf16",
-                     "--chart", str(chart))  # fmt: skip
+    result = _invoke(
+        "history", "--store", str(fleet), "--metric", "gemm.bf16", "--chart", str(chart)
+    )
     assert result.exit_code == 0, result.output
     assert "FLAGGED n4 device 0 (H100-SXM)" in result.output
     assert "FLAGGED n0" not in result.output

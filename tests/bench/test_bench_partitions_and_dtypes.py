@@ -227,10 +227,15 @@ def test_quick_measures_fp16_only_where_bf16_does_not_stand_for_it() -> None:
     )
     assert next(g for g in standard.gemm if g.dtype == "fp16").status == "measured"
     v100 = FakeDevice(
-        name="Tesla V100-SXM2-32GB", capability="7.0", compute_units=80,
-        unsupported={"bf16": "no bf16 before compute capability 8.0", "fp8": "none",
-                     "tf32": "none"},
+        name="Tesla V100-SXM2-32GB",
+        capability="7.0",
+        compute_units=80,
+        unsupported={
+            "bf16": "no bf16 before compute capability 8.0",
+            "fp8": "none",
+            "tf32": "none",
+        },
         gemm_tflops={"fp32": 14.0, "fp16": 100.0},
-    )  # fmt: skip
+    )
     old = run("V100", backend=FakeBackend([v100]), detected=fake_detected("V100-SXM2-32GB"))
     assert next(g for g in old.gemm if g.dtype == "fp16").status == "measured"

@@ -66,9 +66,10 @@ def test_a_mig_slice_named_by_its_parent_gpu_uuid_is_still_matched() -> None:
         "H100-SXM",
         mig_profile="1g.10gb",
         uuids=["MIG-dddddddd-0000-0000-0000-000000000000"],
-        per_device=[{"extra": {"uuid": "MIG-dddddddd-0000-0000-0000-000000000000",
-                               "parent_uuid": parent}}],
-    )  # fmt: skip
+        per_device=[
+            {"extra": {"uuid": "MIG-dddddddd-0000-0000-0000-000000000000", "parent_uuid": parent}}
+        ],
+    )
     backend = FakeBackend([FakeDevice(compute_units=16, uuid=parent.removeprefix("GPU-"))])
     report = run("H100@1g.10gb", backend=backend, detected=detected)  # type: ignore[arg-type]
     assert report.devices[0].mig_profile == "1g.10gb"

@@ -90,9 +90,12 @@ def test_contention_that_never_stops_is_inconclusive_not_slow() -> None:
     # Reruns stay within their share of the planned time (the fake clock: no wall time).
     quick = get_profile("quick")
     planned = (
-        quick.gpu_warmup_s + BURST_S + len(quick.gpu_dtypes) * quick.gpu_gemm_budget_s
-        + len(KERNELS) * quick.stream_budget_s * 1.25 + 0.5
-    )  # fmt: skip
+        quick.gpu_warmup_s
+        + BURST_S
+        + len(quick.gpu_dtypes) * quick.gpu_gemm_budget_s
+        + len(KERNELS) * quick.stream_budget_s * 1.25
+        + 0.5
+    )
     assert calm_backend.fake_clock() < planned
     assert busy_backend.fake_clock() < planned * (1 + RERUN_SHARE)
 

@@ -47,9 +47,17 @@ def test_windows_alternate_the_counts_abba_and_stop_at_the_deadline() -> None:
     clock = backend.clock
     per_call = {1: 0.004, 2: 0.004}
     found = time_windows(
-        backend, case.run, backend.timer(device), (1, 2), clock=clock, deadline=clock() + 10,
-        per_call_s=per_call, rounds=3, window_s=0.02, first=2,
-    )  # fmt: skip
+        backend,
+        case.run,
+        backend.timer(device),
+        (1, 2),
+        clock=clock,
+        deadline=clock() + 10,
+        per_call_s=per_call,
+        rounds=3,
+        window_s=0.02,
+        first=2,
+    )
     assert found.rounds == 3
     assert not found.cut
     visits = [
@@ -61,9 +69,17 @@ def test_windows_alternate_the_counts_abba_and_stop_at_the_deadline() -> None:
     # A deadline that leaves room for one round only: the windows stop there, and say so.
     deadline = clock() + 0.07
     short = time_windows(
-        backend, case.run, backend.timer(device), (1, 2), clock=clock,
-        deadline=deadline, per_call_s=per_call, rounds=3, window_s=0.02, first=2,
-    )  # fmt: skip
+        backend,
+        case.run,
+        backend.timer(device),
+        (1, 2),
+        clock=clock,
+        deadline=deadline,
+        per_call_s=per_call,
+        rounds=3,
+        window_s=0.02,
+        first=2,
+    )
     assert short.cut
     assert short.rounds < 3
     assert clock() <= deadline  # no call ran past it

@@ -30,8 +30,12 @@ def _benchmarks_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
 def _run(outdir: Path, *args: str, timeout: float = 600) -> tuple[int, dict[str, Any], str]:
     proc = subprocess.run(
         [sys.executable, str(SCRIPT), str(outdir), *args],
-        capture_output=True, text=True, timeout=timeout, cwd=ROOT, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        check=False,
+    )
     results = json.loads((outdir / "results.json").read_text())
     return proc.returncode, results, proc.stdout + proc.stderr
 
@@ -124,23 +128,47 @@ def test_ratios_and_sustained_comparison_are_derived_from_the_parts() -> None:
     from gpu_validation_page import derive
 
     report = {
-        "gemm": [{"dtype": "bf16", "status": "measured", "tflops": 800.0, "median_tflops": 790.0,
-                  "peak_tflops": 1000.0, "m": 1024, "n": 2048, "k": 4096}],
+        "gemm": [
+            {
+                "dtype": "bf16",
+                "status": "measured",
+                "tflops": 800.0,
+                "median_tflops": 790.0,
+                "peak_tflops": 1000.0,
+                "m": 1024,
+                "n": 2048,
+                "k": 4096,
+            }
+        ],
         "memory": [{"kernel": "copy", "gbps": 3000.0}, {"kernel": "triad", "gbps": 3100.0}],
-        "devices": [{"sustained": {"dtype": "bf16", "shape": "1024x2048x4096",
-                                   "last_tflops": 700.0, "burst_tflops": 790.0}}],
-    }  # fmt: skip
+        "devices": [
+            {
+                "sustained": {
+                    "dtype": "bf16",
+                    "shape": "1024x2048x4096",
+                    "last_tflops": 700.0,
+                    "burst_tflops": 790.0,
+                }
+            }
+        ],
+    }
     from gpu_validation import _gate_figures
 
     results = {
         "parts": {
             "bench_standard": {"status": "ok", "report": report, "figures": _gate_figures(report)},
-            "gemm_sweep": {"status": "ok", "dtypes": {"bf16": {
-                "best": {"m": 8192, "n": 8192, "k": 8192, "best_tflops": 640.0},
-                "shapes": [{"m": 1024, "n": 2048, "k": 4096, "best_tflops": 560.0}]}}},
+            "gemm_sweep": {
+                "status": "ok",
+                "dtypes": {
+                    "bf16": {
+                        "best": {"m": 8192, "n": 8192, "k": 8192, "best_tflops": 640.0},
+                        "shapes": [{"m": 1024, "n": 2048, "k": 4096, "best_tflops": 560.0}],
+                    }
+                },
+            },
             "bandwidth": {"status": "ok", "best_gbps": {"copy": 3000.0, "triad": 3200.0}},
         }
-    }  # fmt: skip
+    }
     d = derive(results)
     (row,) = d["gemm"]
     assert row["ratio"] == pytest.approx(800 / 640)

@@ -335,8 +335,9 @@ for i in range({count}):
 
 
 def _writer(path: Path, template: Path, count: int, tag: str) -> subprocess.Popen[str]:
-    code = _WRITER.format(root=str(ROOT), path=str(path), template=str(template), count=count,
-                          tag=tag)  # fmt: skip
+    code = _WRITER.format(
+        root=str(ROOT), path=str(path), template=str(template), count=count, tag=tag
+    )
     return subprocess.Popen(
         [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
@@ -469,8 +470,16 @@ def test_the_fleet_median_is_a_median_of_node_medians() -> None:
     from accelerators.bench.history._store import Figure
 
     def figure(node: str, index: int, value: float) -> Figure:
-        return Figure(datetime(2026, 11, 1, tzinfo=UTC), node, index, "H100-SXM", "gemm.tf32",
-                      value, "tflops", "pass")  # fmt: skip
+        return Figure(
+            datetime(2026, 11, 1, tzinfo=UTC),
+            node,
+            index,
+            "H100-SXM",
+            "gemm.tf32",
+            value,
+            "tflops",
+            "pass",
+        )
 
     one_node = [figure("p0", d, 300.0) for d in range(5)]
     assert fleet_medians(one_node)[("H100-SXM", "gemm.tf32")] == (300.0, 1)  # 1 node, not 5

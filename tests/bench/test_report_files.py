@@ -124,8 +124,9 @@ def test_the_cli_accepts_a_character_device(
 ) -> None:
     device = tmp_path / "null"
     os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
-    result = _cli("--json", str(device), "--html", str(device), report=report,
-                  monkeypatch=monkeypatch)  # fmt: skip
+    result = _cli(
+        "--json", str(device), "--html", str(device), report=report, monkeypatch=monkeypatch
+    )
     assert result.exit_code == 0, result.output
     assert stat.S_ISCHR(os.lstat(device).st_mode)
 

@@ -46,8 +46,13 @@ def test_first_probe_with_devices_answers() -> None:
 
 def test_default_probes_order() -> None:
     assert [p.name for p in detect.default_probes()] == [
-        "nvml", "torch.cuda", "rocm", "tpu-env", "neuron-sysfs", "habana",
-    ]  # fmt: skip
+        "nvml",
+        "torch.cuda",
+        "rocm",
+        "tpu-env",
+        "neuron-sysfs",
+        "habana",
+    ]
 
 
 # -- the CPU on this machine -----------------------------------------------------------------

@@ -211,9 +211,18 @@ def test_narrowed_by_any_visible_devices_variable() -> None:
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(712, 712.0), ("1300", 1300.0), ("N/A", None), (None, None), (True, None), (-1, None),
-     (float("nan"), None), (float("inf"), None), ([1], None)],
-)  # fmt: skip
+    [
+        (712, 712.0),
+        ("1300", 1300.0),
+        ("N/A", None),
+        (None, None),
+        (True, None),
+        (-1, None),
+        (float("nan"), None),
+        (float("inf"), None),
+        ([1], None),
+    ],
+)
 def test_as_number(value: Any, expected: float | None) -> None:
     assert as_number(value) == expected
 

@@ -50,8 +50,11 @@ def test_a_raising_probe_does_not_break_detection() -> None:
     # with nobody answering, the answer is "unknown", not "cpu"
     unknown = current(probes=[RudeProbe(), Boom()])
     assert (unknown.kind, unknown.source, unknown.accelerator, unknown.devices) == (
-        "unknown", "rude", None, (),
-    )  # fmt: skip
+        "unknown",
+        "rude",
+        None,
+        (),
+    )
     assert unknown.reason is not None
     assert "OSError: no contract here" in unknown.reason
     assert "RuntimeError: driver exploded" in unknown.reason

@@ -46,13 +46,20 @@ def test_nvml_eight_h100_with_telemetry() -> None:
     assert first.throttle_reasons == ("sw_power_cap", "hw_thermal_slowdown")
     assert found.devices[1].throttle_reasons == ()
     assert first.clocks_mhz == {
-        "graphics": 1755.0, "graphics_max": 1980.0, "sm": 1755.0, "sm_max": 1980.0,
-        "mem": 2619.0, "mem_max": 2619.0,
-    }  # fmt: skip
+        "graphics": 1755.0,
+        "graphics_max": 1980.0,
+        "sm": 1755.0,
+        "sm_max": 1980.0,
+        "mem": 2619.0,
+        "mem_max": 2619.0,
+    }
     assert (first.multiprocessors, first.compute_capability) == (132, "9.0")
     assert (first.temperature_c, first.power_w, first.power_limit_w, first.ecc_errors) == (
-        41.0, 350.0, 700.0, 0,
-    )  # fmt: skip
+        41.0,
+        350.0,
+        700.0,
+        0,
+    )
     assert first.memory_bytes == 80 * GiB
     assert found.memory_gb == 80.0
     assert first.extra["uuid"] == "GPU-00000000-aaaa"
@@ -165,8 +172,10 @@ def test_nvml_that_cannot_start_lets_the_next_probe_answer() -> None:
 
 def test_mig_names_and_throttle_masks() -> None:
     assert parse_mig_name("NVIDIA H100 80GB HBM3 MIG 1c.2g.20gb") == (
-        "NVIDIA H100 80GB HBM3", "2g.20gb", True,
-    )  # fmt: skip
+        "NVIDIA H100 80GB HBM3",
+        "2g.20gb",
+        True,
+    )
     assert parse_mig_name("NVIDIA H100 80GB HBM3 MIG 1g.10gb+me")[1] == "1g.10gb+me"
     assert parse_mig_name("Ampere A100-SXM4-40GB MIG 1g.5gb") == (
         "Ampere A100-SXM4-40GB",
@@ -177,8 +186,10 @@ def test_mig_names_and_throttle_masks() -> None:
     assert parse_mig_name("NVIDIA MIGHTY 9") == ("NVIDIA MIGHTY 9", None, False)
     assert throttle_reason_names(0x1 | 0x2) == ()
     assert throttle_reason_names(0x20 | 0x80 | 0x1000) == (
-        "sw_thermal_slowdown", "hw_power_brake_slowdown", "unknown_0x1000",
-    )  # fmt: skip
+        "sw_thermal_slowdown",
+        "hw_power_brake_slowdown",
+        "unknown_0x1000",
+    )
 
 
 # -- torch.cuda ---------------------------------------------------------------------------
@@ -188,8 +199,10 @@ def test_torch_cuda_probe() -> None:
     assert head(found) == ("gpu", "torch.cuda", 2, H100)
     first = found.devices[0]
     assert (first.multiprocessors, first.compute_capability, first.l2_cache_bytes) == (
-        132, "9.0", 50 * MiB,
-    )  # fmt: skip
+        132,
+        "9.0",
+        50 * MiB,
+    )
 
 
 def test_torch_cuda_probe_sees_mig_names() -> None:

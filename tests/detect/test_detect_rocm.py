@@ -99,5 +99,8 @@ def test_rocm_without_the_driver_runs_nothing(tmp_path: Path) -> None:
 
 def test_amd_name_candidates() -> None:
     assert amd_name_candidates("AMD Instinct MI300X OAM") == [
-        "AMD Instinct MI300X OAM", "AMD Instinct MI300X", "Instinct MI300X", "MI300X",
-    ]  # fmt: skip
+        "AMD Instinct MI300X OAM",
+        "AMD Instinct MI300X",
+        "Instinct MI300X",
+        "MI300X",
+    ]

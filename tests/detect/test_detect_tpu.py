@@ -72,7 +72,11 @@ def test_tpu_not_in_the_catalog_or_without_a_type(tmp_path: Path) -> None:
 
 def test_tpu_name_candidates() -> None:
     assert tpu_name_candidates("v5litepod-8")[:6] == [
-        "v5litepod-8", "tpu-v5litepod-8", "TPU-V5LITEPOD",
-        "v5litepod", "tpu-v5litepod", "TPU v5litepod",
-    ]  # fmt: skip
+        "v5litepod-8",
+        "tpu-v5litepod-8",
+        "TPU-V5LITEPOD",
+        "v5litepod",
+        "tpu-v5litepod",
+        "TPU v5litepod",
+    ]
     assert "TPU-V5E" in tpu_name_candidates("v5litepod-8")

@@ -23,13 +23,20 @@ GKE = "cloud.google.com/gke-accelerator"
 
 
 def pod(**spec: Any) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
-            "spec": {"containers": [{"name": "main", "image": "x"}], **spec}}  # fmt: skip
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "main", "image": "x"}], **spec},
+    }
 
 
 def required(*terms: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"nodeAffinity": {REQUIRED: {"nodeSelectorTerms": [
-        {"matchExpressions": list(term)} for term in terms]}}}  # fmt: skip
+    return {
+        "nodeAffinity": {
+            REQUIRED: {"nodeSelectorTerms": [{"matchExpressions": list(term)} for term in terms]}
+        }
+    }
 
 
 def expr(key: str, operator: str, *values: str) -> dict[str, Any]:
@@ -45,18 +52,38 @@ CONFLICTS = [
     ("gke", "H100", {"nodeSelector": {GKE: "nvidia-tesla-t4"}}, ["nvidia-tesla-t4", "nvidia-h100"]),
     ("gke", "T4", {"nodeSelector": {GKE: "nvidia-l4"}}, ["nvidia-l4", "nvidia-tesla-t4"]),
     ("gke", "H100", {"affinity": required([expr(GKE, "In", "nvidia-l4")])}, ["nvidia-l4"]),
-    ("gke", "H100", {"affinity": required([expr(GKE, "NotIn", "nvidia-h100-80gb",
-                                                "nvidia-h100-mega-80gb")])}, ["NotIn"]),
+    (
+        "gke",
+        "H100",
+        {"affinity": required([expr(GKE, "NotIn", "nvidia-h100-80gb", "nvidia-h100-mega-80gb")])},
+        ["NotIn"],
+    ),
     ("gke", "H100", {"affinity": required([expr(GKE, "DoesNotExist")])}, ["DoesNotExist"]),
-    ("gke", "T4", {"affinity": required([expr(GKE, "In", "nvidia-l4")],
-                                        [expr(GKE, "In", "nvidia-a100-80gb")])}, ["nvidia-l4"]),
+    (
+        "gke",
+        "T4",
+        {
+            "affinity": required(
+                [expr(GKE, "In", "nvidia-l4")], [expr(GKE, "In", "nvidia-a100-80gb")]
+            )
+        },
+        ["nvidia-l4"],
+    ),
     ("gke", "H100 | A100", {"nodeSelector": {GKE: "nvidia-l4"}}, ["nvidia-l4"]),
     ("nvidia", "H100", {"nodeSelector": {"nvidia.com/gpu.product": "Tesla-T4"}}, ["Tesla-T4"]),
-    ("nvidia", "80GB+", {"affinity": required([expr("nvidia.com/gpu.memory", "Lt", "40000")])},
-     ["Lt", "Gt"]),
-    ("karpenter", "H100", {"nodeSelector": {"karpenter.k8s.aws/instance-gpu-name": "t4"}},
-     ["t4", "h100"]),
-]  # fmt: skip
+    (
+        "nvidia",
+        "80GB+",
+        {"affinity": required([expr("nvidia.com/gpu.memory", "Lt", "40000")])},
+        ["Lt", "Gt"],
+    ),
+    (
+        "karpenter",
+        "H100",
+        {"nodeSelector": {"karpenter.k8s.aws/instance-gpu-name": "t4"}},
+        ["t4", "h100"],
+    ),
+]
 
 
 @pytest.mark.parametrize(("platform", "spec", "base", "named"), CONFLICTS)
@@ -72,8 +99,7 @@ def test_a_pod_that_could_never_schedule_raises(
 
 
 def test_contradicting_terms_are_dropped_when_another_term_fits() -> None:
-    base = pod(affinity=required([expr(GKE, "In", "nvidia-l4")],
-                                 [expr("zone", "In", "a")]))  # fmt: skip
+    base = pod(affinity=required([expr(GKE, "In", "nvidia-l4")], [expr("zone", "In", "a")]))
     merged = apply_to_pod(base, "H100", platform="gke")
     terms = merged["spec"]["affinity"]["nodeAffinity"][REQUIRED]["nodeSelectorTerms"]
     assert len(terms) == 1
@@ -83,8 +109,10 @@ def test_contradicting_terms_are_dropped_when_another_term_fits() -> None:
 
 
 def test_compatible_requirements_are_kept() -> None:
-    base = pod(nodeSelector={GKE: "nvidia-h100-80gb"},
-               affinity=required([expr(GKE, "NotIn", "nvidia-l4"), expr("pool", "Exists")]))
+    base = pod(
+        nodeSelector={GKE: "nvidia-h100-80gb"},
+        affinity=required([expr(GKE, "NotIn", "nvidia-l4"), expr("pool", "Exists")]),
+    )
     merged = apply_to_pod(base, "H100", platform="gke")
     assert merged["spec"]["nodeSelector"] == {GKE: "nvidia-h100-80gb"}
     (term,) = merged["spec"]["affinity"]["nodeAffinity"][REQUIRED]["nodeSelectorTerms"]
@@ -177,16 +205,41 @@ def test_malformed_pods_get_our_error(base: dict[str, Any], spec: str) -> None:
 _scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=5)
 _json = st.recursive(
     _scalars,
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(
-        st.sampled_from(["key", "operator", "values", "name", "limits", "requests",
-                         "matchExpressions", "nodeSelectorTerms", "nodeAffinity", REQUIRED]),
-        inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "key",
+                    "operator",
+                    "values",
+                    "name",
+                    "limits",
+                    "requests",
+                    "matchExpressions",
+                    "nodeSelectorTerms",
+                    "nodeAffinity",
+                    REQUIRED,
+                ]
+            ),
+            inner,
+            max_size=3,
+        )
+    ),
     max_leaves=8,
-)  # fmt: skip
-_PLACES = ["containers", "containers.0", "containers.0.resources", "tolerations",
-           "nodeSelector", "affinity", "affinity.nodeAffinity",
-           f"affinity.nodeAffinity.{REQUIRED}", "resourceClaims", "runtimeClassName"]  # fmt: skip
+)
+_PLACES = [
+    "containers",
+    "containers.0",
+    "containers.0.resources",
+    "tolerations",
+    "nodeSelector",
+    "affinity",
+    "affinity.nodeAffinity",
+    f"affinity.nodeAffinity.{REQUIRED}",
+    "resourceClaims",
+    "runtimeClassName",
+]
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow])
@@ -210,9 +263,14 @@ def test_fuzzed_pods_raise_only_our_errors(place: str, value: Any, spec: str) ->
 
 @pytest.mark.parametrize(
     ("option", "value"),
-    [("namespace", "Not Valid!"), ("namespace", "x" * 64), ("container_name", "Main"),
-     ("name", "UPPER"), ("image", " ")],
-)  # fmt: skip
+    [
+        ("namespace", "Not Valid!"),
+        ("namespace", "x" * 64),
+        ("container_name", "Main"),
+        ("name", "UPPER"),
+        ("image", " "),
+    ],
+)
 def test_build_manifests_refuses_invalid_names(option: str, value: str) -> None:
     with pytest.raises(AcceleratorError, match=r"not valid|Expected a container image"):
         build_manifests("T4", platform="gke", **{option: value})

@@ -79,10 +79,18 @@ def test_options_of_the_right_type_still_work() -> None:
 
 
 def test_a_sidecar_asking_for_a_gpu_is_refused_by_name() -> None:
-    pod = {"spec": {"containers": [
-        {"name": "main", "image": "trainer"},
-        {"name": "exporter", "image": "dcgm", "resources": {"limits": {"nvidia.com/gpu": "1"}}},
-    ]}}  # fmt: skip
+    pod = {
+        "spec": {
+            "containers": [
+                {"name": "main", "image": "trainer"},
+                {
+                    "name": "exporter",
+                    "image": "dcgm",
+                    "resources": {"limits": {"nvidia.com/gpu": "1"}},
+                },
+            ]
+        }
+    }
     with pytest.raises(PlacementError, match=r"'exporter' already asks for nvidia.com/gpu.*9 in"):
         apply_to_pod(pod, "H100:8", platform="nvidia")
     # A sidecar without devices, or with another vendor's resource name, is left alone.

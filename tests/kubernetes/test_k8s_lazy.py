@@ -41,9 +41,17 @@ def test_adapters_are_imported_on_first_use() -> None:
     assert out["after_gke"] == ["_gke"]
     assert len(out["all"]) == 10
     assert out["names"] == [
-        "gke", "nvidia", "karpenter", "eks", "flyte", "amd", "neuron", "gaudi", "intel",
+        "gke",
+        "nvidia",
+        "karpenter",
+        "eks",
+        "flyte",
+        "amd",
+        "neuron",
+        "gaudi",
+        "intel",
         "generic",
-    ]  # fmt: skip
+    ]
 
 
 def test_every_builtin_name_gives_its_class() -> None:

@@ -285,9 +285,13 @@ def test_mig_slices_come_only_from_an_inventory() -> None:
 
 def test_your_own_rate_is_charged_pro_rata() -> None:
     job = plan(
-        7e9, "lora", tokens=1e8, where="cluster", history=False,
+        7e9,
+        "lora",
+        tokens=1e8,
+        where="cluster",
+        history=False,
         inventory=[{"spec": "H100:8", "nodes": 2, "usd_per_hour": 16.0, "name": "pool-a"}],
-    )  # fmt: skip
+    )
     [option] = job.options
     assert option.devices == 1  # the fewest devices that hold a 7B LoRA
     assert option.usd_per_hour == pytest.approx(2.0)
@@ -305,23 +309,46 @@ def test_a_slice_too_small_is_left_out_with_the_reason() -> None:
 @pytest.mark.parametrize(
     ("labels", "spec"),
     [
-        ({"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/gpu.count": "8"},
-         "A100-80GB-SXM!:8"),
-        ({"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB-MIG-1g.10gb",
-          "nvidia.com/gpu.count": "56", "nvidia.com/mig.strategy": "single"},
-         "A100-80GB@1g.10gb:56"),
-        ({"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/mig.strategy": "mixed",
-          "nvidia.com/mig-3g.40gb.count": "2", "nvidia.com/mig-1g.10gb.count": "0"},
-         "A100-80GB@3g.40gb:2"),
-        ({"cloud.google.com/gke-accelerator": "nvidia-a100-80gb",
-          "cloud.google.com/gke-gpu-partition-size": "1g.10gb",
-          "cloud.google.com/gke-accelerator-count": "2"}, "A100-80GB@1g.10gb:14"),
+        (
+            {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/gpu.count": "8"},
+            "A100-80GB-SXM!:8",
+        ),
+        (
+            {
+                "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB-MIG-1g.10gb",
+                "nvidia.com/gpu.count": "56",
+                "nvidia.com/mig.strategy": "single",
+            },
+            "A100-80GB@1g.10gb:56",
+        ),
+        (
+            {
+                "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB",
+                "nvidia.com/mig.strategy": "mixed",
+                "nvidia.com/mig-3g.40gb.count": "2",
+                "nvidia.com/mig-1g.10gb.count": "0",
+            },
+            "A100-80GB@3g.40gb:2",
+        ),
+        (
+            {
+                "cloud.google.com/gke-accelerator": "nvidia-a100-80gb",
+                "cloud.google.com/gke-gpu-partition-size": "1g.10gb",
+                "cloud.google.com/gke-accelerator-count": "2",
+            },
+            "A100-80GB@1g.10gb:14",
+        ),
         ({"cloud.google.com/gke-accelerator": "nvidia-l4"}, "L4"),
-        ({"karpenter.k8s.aws/instance-gpu-name": "a100",
-          "karpenter.k8s.aws/instance-gpu-count": "8",
-          "karpenter.k8s.aws/instance-gpu-memory": "81920"}, "A100-80GB:8"),
+        (
+            {
+                "karpenter.k8s.aws/instance-gpu-name": "a100",
+                "karpenter.k8s.aws/instance-gpu-count": "8",
+                "karpenter.k8s.aws/instance-gpu-memory": "81920",
+            },
+            "A100-80GB:8",
+        ),
     ],
-)  # fmt: skip
+)
 def test_node_labels_are_an_inventory(labels: dict[str, str], spec: str) -> None:
     from accelerators.sizing import owned_nodes
 

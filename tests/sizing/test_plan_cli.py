@@ -22,9 +22,17 @@ def _run(*args: str) -> typer_testing.Result:
 
 def test_plan_prints_the_job_the_ranking_and_the_throughput_source() -> None:
     result = _run(
-        "plan", "--params", "7e9", "--method", "lora", "--tokens", "1e8", "--budget", "50",
+        "plan",
+        "--params",
+        "7e9",
+        "--method",
+        "lora",
+        "--tokens",
+        "1e8",
+        "--budget",
+        "50",
         "--no-history",
-    )  # fmt: skip
+    )
     assert result.exit_code == 0, result.output
     out = result.output
     job = plan(7e9, "lora", tokens=1e8, budget_usd=50, history=False)
@@ -45,16 +53,37 @@ def test_plan_prints_the_job_the_ranking_and_the_throughput_source() -> None:
 
 def test_plan_json_matches_the_api_and_ranks_by_time() -> None:
     result = _run(
-        "plan", "--config", str(QWEN), "--method", "full", "--tokens", "5e7", "--rank", "time",
-        "--deadline", "2", "--cloud", "hf", "--cloud", "aws", "--no-history", "--top", "5",
+        "plan",
+        "--config",
+        str(QWEN),
+        "--method",
+        "full",
+        "--tokens",
+        "5e7",
+        "--rank",
+        "time",
+        "--deadline",
+        "2",
+        "--cloud",
+        "hf",
+        "--cloud",
+        "aws",
+        "--no-history",
+        "--top",
+        "5",
         "--json",
-    )  # fmt: skip
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     job = plan(
-        QWEN, "full", tokens=5e7, rank_by="time", deadline_h=2, clouds=["hf", "aws"],
+        QWEN,
+        "full",
+        tokens=5e7,
+        rank_by="time",
+        deadline_h=2,
+        clouds=["hf", "aws"],
         history=False,
-    )  # fmt: skip
+    )
     assert [o["spec"] for o in data["options"]] == [str(o.spec) for o in job.options[:5]]
     assert data["rank_by"] == "time"
     assert all(o["hours"] <= 2 for o in data["options"])
@@ -63,9 +92,18 @@ def test_plan_json_matches_the_api_and_ranks_by_time() -> None:
 
 def test_plan_on_named_flavors_only() -> None:
     result = _run(
-        "plan", "--params", "7e9", "--tokens", "3e7", "--instance", "a10g-large", "--instance",
-        "l4x1", "--no-history", "--json",
-    )  # fmt: skip
+        "plan",
+        "--params",
+        "7e9",
+        "--tokens",
+        "3e7",
+        "--instance",
+        "a10g-large",
+        "--instance",
+        "l4x1",
+        "--no-history",
+        "--json",
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     # Only the two flavors named are weighed. The A10G has no dense bf16 rate in the catalog
@@ -81,20 +119,44 @@ def test_plan_reads_an_inventory_from_kubectl_json(tmp_path: Path) -> None:
         "apiVersion": "v1",
         "kind": "List",
         "items": [
-            {"metadata": {"name": "mig-node", "labels": {
-                "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB-MIG-1g.10gb",
-                "nvidia.com/gpu.count": "56", "nvidia.com/mig.strategy": "single"}}},
-            {"metadata": {"name": "l4-node", "labels": {
-                "cloud.google.com/gke-accelerator": "nvidia-l4",
-                "cloud.google.com/gke-accelerator-count": "4"}}},
+            {
+                "metadata": {
+                    "name": "mig-node",
+                    "labels": {
+                        "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB-MIG-1g.10gb",
+                        "nvidia.com/gpu.count": "56",
+                        "nvidia.com/mig.strategy": "single",
+                    },
+                }
+            },
+            {
+                "metadata": {
+                    "name": "l4-node",
+                    "labels": {
+                        "cloud.google.com/gke-accelerator": "nvidia-l4",
+                        "cloud.google.com/gke-accelerator-count": "4",
+                    },
+                }
+            },
         ],
-    }  # fmt: skip
+    }
     path = tmp_path / "nodes.json"
     path.write_text(json.dumps(nodes), encoding="utf-8")
     result = _run(
-        "plan", "--config", str(QWEN), "--method", "lora", "--tokens", "1e7", "--where",
-        "cluster", "--inventory-file", str(path), "--no-history", "--json",
-    )  # fmt: skip
+        "plan",
+        "--config",
+        str(QWEN),
+        "--method",
+        "lora",
+        "--tokens",
+        "1e7",
+        "--where",
+        "cluster",
+        "--inventory-file",
+        str(path),
+        "--no-history",
+        "--json",
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     found = {(o["kind"], o["spec"], o["layout"]) for o in data["options"]}
@@ -110,12 +172,14 @@ def test_plan_reads_an_inventory_from_kubectl_json(tmp_path: Path) -> None:
         (["--params", "7e9", "--rank", "fastest"], "Unknown rank_by 'fastest'"),
         (["--params", "7e9", "--method", "inference"], "not a training job"),
         (["--params", "7e9", "--where", "cluster"], "give inventory="),
-        (["--params", "7e9", "--inventory-file", "/nonexistent.json"],
-         "Cannot read the inventory file"),
+        (
+            ["--params", "7e9", "--inventory-file", "/nonexistent.json"],
+            "Cannot read the inventory file",
+        ),
         (["--params", "7e9", "--inventory", "H10O:8"], "inventory[0]"),
         (["--params", "7e9", "--instance", "a10g-lrage"], "did you mean 'a10g-large'?"),
     ],
-)  # fmt: skip
+)
 def test_bad_input_exits_2_with_one_message(args: list[str], message: str) -> None:
     result = _run("plan", "--no-history", *args)
     assert result.exit_code == 2, result.output

@@ -29,9 +29,16 @@ from accelerators.sizing import ModelShape, Plan, estimate_memory, plan
 
 QWEN = Path(__file__).resolve().parents[1] / "data" / "qwen2.5-0.5b-config.json"
 GUIDE_FLAVORS = (
-    "t4-small", "t4-medium", "l4x1", "l4x4", "a10g-small", "a10g-large", "a10g-largex2",
-    "a10g-largex4", "a100-large",
-)  # fmt: skip
+    "t4-small",
+    "t4-medium",
+    "l4x1",
+    "l4x4",
+    "a10g-small",
+    "a10g-large",
+    "a10g-largex2",
+    "a10g-largex4",
+    "a100-large",
+)
 
 
 def _model(best: Plan) -> str:
@@ -137,9 +144,14 @@ OWNED = ["T4", "A10G", "A100-40GB", "A100-80GB", "H100:8"]
 
 def _owned(model: object, method: str, rank_by: str = "cost") -> Plan:
     return plan(
-        model, method, tokens=3e7, where="cluster", inventory=OWNED, rank_by=rank_by,
+        model,
+        method,
+        tokens=3e7,
+        where="cluster",
+        inventory=OWNED,
+        rank_by=rank_by,
         history=False,
-    )  # fmt: skip
+    )
 
 
 @pytest.mark.parametrize(
@@ -219,8 +231,13 @@ def test_modal_7b_full_needs_more_than_one_80gb_gpu_unless_8bit() -> None:
     assert full.best is not None
     assert all(o.devices > 1 or o.capacity_gb > 112 for o in full.options)
     eight_bit = plan(
-        7e9, "full", tokens=3e7, where="cluster", inventory=MODAL, optimizer="adamw-8bit",
+        7e9,
+        "full",
+        tokens=3e7,
+        where="cluster",
+        inventory=MODAL,
+        optimizer="adamw-8bit",
         history=False,
-    )  # fmt: skip
+    )
     single = {str(o.spec) for o in eight_bit.options if o.devices == 1}
     assert {"A100-80GB", "H100"} <= single  # ~70 GB (+ activations) fits one 80 GB GPU

@@ -126,8 +126,12 @@ def test_without_credentials_the_shipped_table_is_used_and_said(
 def test_a_damaged_cache_is_ignored(private_cache: Path) -> None:
     private_cache.mkdir(parents=True)
     (private_cache / "aws-us-east-1.json").write_text("{broken", encoding="utf-8")
-    wrong = {"version": 1, "fetched_at": "2026-11-23T00:00:00+00:00", "instances": [{"name": 3}],
-             "spot": [{"cloud": "aws", "usd_per_hour": -1}, "x"]}  # fmt: skip
+    wrong = {
+        "version": 1,
+        "fetched_at": "2026-11-23T00:00:00+00:00",
+        "instances": [{"name": 3}],
+        "spot": [{"cloud": "aws", "usd_per_hour": -1}, "x"],
+    }
     (private_cache / "aws-eu-west-1.json").write_text(json.dumps(wrong), encoding="utf-8")
     assert aws.cached_prices() == ()
     assert aws.cached_instances() == ()

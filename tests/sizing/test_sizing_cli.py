@@ -34,11 +34,18 @@ def test_recommend_prints_the_estimate_and_ranked_specs() -> None:
 def test_recommend_json_matches_the_api(tmp_path: Path) -> None:
     config = tmp_path / "config.json"
     config.write_text(
-        json.dumps({"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096,
-                    "intermediate_size": 11008, "num_hidden_layers": 32,
-                    "num_attention_heads": 32}),
+        json.dumps(
+            {
+                "model_type": "llama",
+                "vocab_size": 32000,
+                "hidden_size": 4096,
+                "intermediate_size": 11008,
+                "num_hidden_layers": 32,
+                "num_attention_heads": 32,
+            }
+        ),
         encoding="utf-8",
-    )  # fmt: skip
+    )
     result = _run("recommend", "--config", str(config), "--cloud", "hf", "--top", "3", "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)

@@ -23,15 +23,27 @@ from accelerators.sizing import (
 DOC = Path(__file__).resolve().parents[2] / "docs" / "sizing.md"
 
 MISTRAL_7B = {
-    "model_type": "mistral", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 14336,
-    "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
-    "hidden_act": "silu", "tie_word_embeddings": False,
-}  # fmt: skip
+    "model_type": "mistral",
+    "vocab_size": 32000,
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "hidden_act": "silu",
+    "tie_word_embeddings": False,
+}
 LLAMA2_70B = {
-    "model_type": "llama", "vocab_size": 32000, "hidden_size": 8192, "intermediate_size": 28672,
-    "num_hidden_layers": 80, "num_attention_heads": 64, "num_key_value_heads": 8,
-    "hidden_act": "silu", "tie_word_embeddings": False,
-}  # fmt: skip
+    "model_type": "llama",
+    "vocab_size": 32000,
+    "hidden_size": 8192,
+    "intermediate_size": 28672,
+    "num_hidden_layers": 80,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 8,
+    "hidden_act": "silu",
+    "tie_word_embeddings": False,
+}
 
 
 def _estimate_lines(need: object) -> list[str]:

@@ -22,21 +22,38 @@ from accelerators.sizing import (
 
 #: meta-llama/Llama-2-7b-hf config.json (the fields sizing reads).
 LLAMA2_7B = {
-    "model_type": "llama", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008,
-    "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32,
-    "hidden_act": "silu", "tie_word_embeddings": False,
-}  # fmt: skip
+    "model_type": "llama",
+    "vocab_size": 32000,
+    "hidden_size": 4096,
+    "intermediate_size": 11008,
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 32,
+    "hidden_act": "silu",
+    "tie_word_embeddings": False,
+}
 #: mistralai/Mistral-7B-v0.1 config.json: grouped-query attention with 8 KV heads.
 MISTRAL_7B = {
-    "model_type": "mistral", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 14336,
-    "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
-    "hidden_act": "silu", "tie_word_embeddings": False,
-}  # fmt: skip
+    "model_type": "mistral",
+    "vocab_size": 32000,
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "hidden_act": "silu",
+    "tie_word_embeddings": False,
+}
 #: facebook/opt-13b config.json: the model of the PagedAttention paper's KV-cache example.
 OPT_13B = {
-    "model_type": "opt", "vocab_size": 50272, "hidden_size": 5120, "ffn_dim": 20480,
-    "num_hidden_layers": 40, "num_attention_heads": 40, "hidden_act": "relu",
-}  # fmt: skip
+    "model_type": "opt",
+    "vocab_size": 50272,
+    "hidden_size": 5120,
+    "ffn_dim": 20480,
+    "num_hidden_layers": 40,
+    "num_attention_heads": 40,
+    "hidden_act": "relu",
+}
 
 
 def test_7b_weights_in_bf16_are_14_gb() -> None:

@@ -18,9 +18,13 @@ from accelerators.sizing import (
 )
 
 anything = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=12), st.lists(st.integers(), max_size=3),
-)  # fmt: skip
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.lists(st.integers(), max_size=3),
+)
 names = st.one_of(
     st.sampled_from(["H100:8", "A100@1g.5gb", "TPU-V5E@2x2:4", "p5.48xlarge", "L4:0.5", "80GB+"]),
     st.text(max_size=16),
@@ -29,10 +33,21 @@ clouds = st.one_of(
     st.none(), st.sampled_from(["aws", "gcp", "azure", "hf", "AWS "]), st.text(max_size=5)
 )
 config_keys = st.sampled_from(
-    ["hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
-     "intermediate_size", "vocab_size", "head_dim", "num_parameters", "tie_word_embeddings",
-     "hidden_act", "model_type", "text_config"]
-)  # fmt: skip
+    [
+        "hidden_size",
+        "num_hidden_layers",
+        "num_attention_heads",
+        "num_key_value_heads",
+        "intermediate_size",
+        "vocab_size",
+        "head_dim",
+        "num_parameters",
+        "tie_word_embeddings",
+        "hidden_act",
+        "model_type",
+        "text_config",
+    ]
+)
 
 
 def _ok_or_ours(call: Any, *args: Any, **kwargs: Any) -> Any:
@@ -71,9 +86,14 @@ def test_instances_and_costs_never_raise_foreign_errors(
 
 @settings(max_examples=20, deadline=None)
 @given(
-    params=anything, method=anything, dtype=anything, seq_len=anything, batch=anything,
-    memory=anything, vendor=st.one_of(st.none(), st.text(max_size=8)),
-)  # fmt: skip
+    params=anything,
+    method=anything,
+    dtype=anything,
+    seq_len=anything,
+    batch=anything,
+    memory=anything,
+    vendor=st.one_of(st.none(), st.text(max_size=8)),
+)
 def test_estimates_and_recommend_never_raise_foreign_errors(
     params: Any, method: Any, dtype: Any, seq_len: Any, batch: Any, memory: Any, vendor: Any
 ) -> None:

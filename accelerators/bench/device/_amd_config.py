@@ -94,13 +94,19 @@ def read_amd_config(amdsmi: Any, handle: Any) -> DeviceConfigRecord:
     locked = clock.get("clk_locked")
     od = get(("gfx_clock_max", "gfx_clock_limit"), "amdsmi_get_gpu_od_volt_info")
     soft = _mhz(
-        field("gfx_clock_max", "amdsmi_get_gpu_od_volt_info",
-              (od.get("curr_sclk_range") or {}).get("upper_bound") if od else None)
-    )  # fmt: skip
+        field(
+            "gfx_clock_max",
+            "amdsmi_get_gpu_od_volt_info",
+            (od.get("curr_sclk_range") or {}).get("upper_bound") if od else None,
+        )
+    )
     board = _mhz(
-        field("gfx_clock_limit", "amdsmi_get_gpu_od_volt_info",
-              (od.get("sclk_freq_limits") or {}).get("upper_bound") if od else None)
-    )  # fmt: skip
+        field(
+            "gfx_clock_limit",
+            "amdsmi_get_gpu_od_volt_info",
+            (od.get("sclk_freq_limits") or {}).get("upper_bound") if od else None,
+        )
+    )
     pcie = get(("pcie_width", "pcie_max_width"), "amdsmi_get_pcie_info")
     static, metric = pcie.get("pcie_static") or {}, pcie.get("pcie_metric") or {}
     width = as_number(field("pcie_width", "amdsmi_get_pcie_info", metric.get("pcie_width")))

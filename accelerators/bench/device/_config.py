@@ -142,40 +142,52 @@ def config_reasons(config: DeviceConfigRecord, index: int) -> list[Reason]:
     if limit is not None and default and limit < default * _TOLERANCE:
         out.append(
             _reason(
-                index, ReasonCode.POWER_LIMIT_LOW, warn, "config.power_limit",
+                index,
+                ReasonCode.POWER_LIMIT_LOW,
+                warn,
+                "config.power_limit",
                 f"power limit {limit:g} W is below the board default {default:g} W "
                 f"({limit / default:.0%}): the GPU cannot reach its datasheet rate",
             )
-        )  # fmt: skip
+        )
     app, app_default = config.app_sm_clock_mhz, config.default_app_sm_clock_mhz
     if app is not None and app_default and app < app_default * _TOLERANCE:
         top = f", max {config.max_sm_clock_mhz:g} MHz" if config.max_sm_clock_mhz else ""
         out.append(
             _reason(
-                index, ReasonCode.CLOCKS_LOCKED, warn, "config.clocks",
+                index,
+                ReasonCode.CLOCKS_LOCKED,
+                warn,
+                "config.clocks",
                 f"applications SM clock set to {app:g} MHz, below its default "
                 f"{app_default:g} MHz{top}",
             )
-        )  # fmt: skip
+        )
     out += _gfx_clock_reasons(config, index)
     width, max_width = config.pcie_width, config.pcie_max_width
     if width is not None and max_width and width < max_width:
         out.append(
             _reason(
-                index, ReasonCode.PCIE_DEGRADED, warn, "config.pcie",
+                index,
+                ReasonCode.PCIE_DEGRADED,
+                warn,
+                "config.pcie",
                 f"PCIe link runs at x{width} of x{max_width}: host transfers get "
                 f"{width / max_width:.0%} of their bandwidth (reseat the card or check the riser)",
             )
-        )  # fmt: skip
+        )
     slot, gpu = config.pcie_max_generation, config.pcie_gpu_max_generation
     if slot is not None and gpu is not None and slot < gpu:
         out.append(
             _reason(
-                index, ReasonCode.PCIE_DEGRADED, warn, "config.pcie",
+                index,
+                ReasonCode.PCIE_DEGRADED,
+                warn,
+                "config.pcie",
                 f"PCIe link can reach Gen{slot} only, the GPU supports Gen{gpu}: the slot, "
                 "riser or BIOS setting limits it",
             )
-        )  # fmt: skip
+        )
     fabrics = (
         ("NVLink", ReasonCode.NVLINK_DOWN, config.nvlinks_up, config.nvlinks_down),
         ("XGMI", ReasonCode.XGMI_DOWN, config.xgmi_links_up, config.xgmi_links_down),
@@ -185,20 +197,26 @@ def config_reasons(config: DeviceConfigRecord, index: int) -> list[Reason]:
             links = ", ".join(str(i) for i in down)
             out.append(
                 _reason(
-                    index, code, warn, f"config.{fabric.lower()}",
+                    index,
+                    code,
+                    warn,
+                    f"config.{fabric.lower()}",
                     f"{fabric} link(s) {links} down, {up} up: peer-to-peer and collective "
                     "bandwidth is cut",
                 )
-            )  # fmt: skip
+            )
     judged = {k: v for k, v in config.unreadable.items() if k not in ("nvlink", "xgmi")}
     if judged:
         listed = "; ".join(f"{k} ({v})" for k, v in sorted(judged.items()))
         out.append(
             _reason(
-                index, ReasonCode.CONFIG_UNAVAILABLE, Severity.INFO, "config",
+                index,
+                ReasonCode.CONFIG_UNAVAILABLE,
+                Severity.INFO,
+                "config",
                 f"not read, so not judged: {listed}",
             )
-        )  # fmt: skip
+        )
     return out
 
 
@@ -208,18 +226,24 @@ def _gfx_clock_reasons(config: DeviceConfigRecord, index: int) -> list[Reason]:
     if soft is not None and board and soft < board * _TOLERANCE:
         return [
             _reason(
-                index, ReasonCode.CLOCKS_LOCKED, Severity.WARN, "config.clocks",
+                index,
+                ReasonCode.CLOCKS_LOCKED,
+                Severity.WARN,
+                "config.clocks",
                 f"GFX clock capped at {soft:g} MHz, below its {board:g} MHz limit (a soft "
                 "maximum SCLK was set)",
             )
-        ]  # fmt: skip
+        ]
     if config.gfx_clock_locked:
         return [
             _reason(
-                index, ReasonCode.CLOCKS_LOCKED, Severity.INFO, "config.clocks",
+                index,
+                ReasonCode.CLOCKS_LOCKED,
+                Severity.INFO,
+                "config.clocks",
                 "GFX clock reported locked (AMD SMI clk_locked) without a cap below its limit",
             )
-        ]  # fmt: skip
+        ]
     return []
 
 
@@ -264,10 +288,13 @@ def _unavailable(state: DeviceState, why: str) -> None:
     index = state.props.index
     state.reasons.append(
         _reason(
-            index, ReasonCode.CONFIG_UNAVAILABLE, Severity.INFO, "config",
+            index,
+            ReasonCode.CONFIG_UNAVAILABLE,
+            Severity.INFO,
+            "config",
             f"power limit, clocks and links not read: {why}",
         )
-    )  # fmt: skip
+    )
 
 
 def _check_amd(ctx: Context, state: DeviceState) -> None:

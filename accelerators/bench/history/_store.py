@@ -103,8 +103,9 @@ class Limits:
             except ValueError:
                 value = -1
             if name == "attempts" and not 1 <= value <= 10:
-                raise AcceleratorError(f"{env}: expected a whole number of attempts from 1 to 10, "
-                                       f"got {quote(text)}")  # fmt: skip
+                raise AcceleratorError(
+                    f"{env}: expected a whole number of attempts from 1 to 10, got {quote(text)}"
+                )
             if not 0 < value <= 3600:
                 raise AcceleratorError(
                     f"{env}: expected seconds, a number above 0 and at most 3600, got {quote(text)}"

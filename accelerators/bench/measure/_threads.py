@@ -168,8 +168,19 @@ def time_windows(
     for round_index in range(rounds):
         order = counts if round_index % 2 == 0 else counts[::-1]
         for threads in order:
-            if not _window(backend, fn, timer, threads, found, clock, deadline, per_call_s,
-                           window_s, before, settle=threads not in settled):  # fmt: skip
+            if not _window(
+                backend,
+                fn,
+                timer,
+                threads,
+                found,
+                clock,
+                deadline,
+                per_call_s,
+                window_s,
+                before,
+                settle=threads not in settled,
+            ):
                 found.cut = True
                 return found
             settled.add(threads)

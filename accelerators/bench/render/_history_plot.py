@@ -14,8 +14,17 @@ __all__ = ["history_png"]
 
 _FLAGGED = "#c62828"
 #: matplotlib's tab10 without its red, which marks flagged devices.
-_HEALTHY = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-            "#bcbd22", "#17becf")  # fmt: skip
+_HEALTHY = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
 _UNITS = {"tflops": "TFLOPS (median)", "gbps": "GB/s (median)"}
 
 
@@ -36,8 +45,10 @@ def history_png(trends: Sequence[Trend], *, max_panels: int = 4, dpi: int = 110)
 
     with matplotlib.rc_context(PLAIN_TEXT):  # node and device names are text, never math
         metrics = list(dict.fromkeys(t.metric for t in trends))[:max_panels] or ["(no history)"]
-        figure = Figure(figsize=(6.2 * min(len(metrics), 2), 3.8 * ((len(metrics) + 1) // 2)),
-                        layout="constrained")  # fmt: skip
+        figure = Figure(
+            figsize=(6.2 * min(len(metrics), 2), 3.8 * ((len(metrics) + 1) // 2)),
+            layout="constrained",
+        )
         panels = figure.subplots((len(metrics) + 1) // 2, min(len(metrics), 2), squeeze=False)
         for number, metric in enumerate(metrics):
             axes = panels[number // 2][number % 2]
@@ -46,11 +57,25 @@ def history_png(trends: Sequence[Trend], *, max_panels: int = 4, dpi: int = 110)
             for line, trend in enumerate(shown):
                 label = f"{trend.node} #{trend.device_index}"
                 if trend.flagged:
-                    axes.plot(trend.times, trend.values, "o-", color=_FLAGGED, linewidth=2.2,
-                              markersize=3, label=f"{label}: {', '.join(trend.flags)}")  # fmt: skip
+                    axes.plot(
+                        trend.times,
+                        trend.values,
+                        "o-",
+                        color=_FLAGGED,
+                        linewidth=2.2,
+                        markersize=3,
+                        label=f"{label}: {', '.join(trend.flags)}",
+                    )
                 else:
-                    axes.plot(trend.times, trend.values, "-", linewidth=1, alpha=0.8, label=label,
-                              color=_HEALTHY[line % len(_HEALTHY)])  # fmt: skip
+                    axes.plot(
+                        trend.times,
+                        trend.values,
+                        "-",
+                        linewidth=1,
+                        alpha=0.8,
+                        label=label,
+                        color=_HEALTHY[line % len(_HEALTHY)],
+                    )
             fleet = next((t.fleet_median for t in shown if t.fleet_median), None)
             if fleet:
                 axes.axhline(fleet, color="black", linestyle=":", linewidth=1, label="fleet median")

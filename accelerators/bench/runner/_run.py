@@ -162,8 +162,10 @@ def run(
     data = bands()
     found = conditions(before, snapshot())
     # Busy host (CPU), another process on the GPU, figures too spread to judge: not the device.
-    device_reports = [judge_busy(d, found, data.contention, occupancy, extras.get(d.index, {}))
-                      for d in device_reports]  # fmt: skip
+    device_reports = [
+        judge_busy(d, found, data.contention, occupancy, extras.get(d.index, {}))
+        for d in device_reports
+    ]
     for device in device_reports:
         reasons.extend(device.reasons)
     reasons.extend(spread_reasons([[*d.gemm, *d.memory] for d in device_reports], data.thresholds))

@@ -107,14 +107,26 @@ def measure_stream(ctx: Context, state: DeviceState) -> None:
             later = (len(kernels) - 1) * ctx.profile.stream_budget_s * 1.25
             windows_end = min(end - later, ctx.clock() + _windows_s(ctx.profile, len(options)))
             first = bench(
-                fn, timer, rep_s=0.0, warmup_s=0.0, min_reps=3, max_reps=3,
-                deadline=windows_end, clock=ctx.clock,
-            )  # fmt: skip
+                fn,
+                timer,
+                rep_s=0.0,
+                warmup_s=0.0,
+                min_reps=3,
+                max_reps=3,
+                deadline=windows_end,
+                clock=ctx.clock,
+            )
             work = kernel.bytes_per_call(case.elements, ELEMENT_BYTES[dtype]) * 1e-9
             chosen = windowed_choice(
-                ctx, state, "stream", fn, work=work, ran_at=threads,
-                earlier_s=first.samples_s, deadline=windows_end,
-            )  # fmt: skip
+                ctx,
+                state,
+                "stream",
+                fn,
+                work=work,
+                ran_at=threads,
+                earlier_s=first.samples_s,
+                deadline=windows_end,
+            )
             state.threads.append(record("stream", chosen.choice))
             threads = chosen.choice.threads
             cut_windows = chosen.choice.cut

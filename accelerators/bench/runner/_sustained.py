@@ -172,6 +172,5 @@ def _drop_reason(
         value=record.ratio,
         threshold=limit,
         unit="ratio",
-        message=f"device {index}: sustained rate {why}: {figures} (threshold {limit:.0%})"
-        f"{clocks}",
+        message=f"device {index}: sustained rate {why}: {figures} (threshold {limit:.0%}){clocks}",
     )

@@ -53,11 +53,21 @@ def fake_detected(
     )
     if accelerator is None:
         host = DeviceInfo(
-            index=0, kind="cpu", vendor="amd", raw_name="AMD EPYC", accelerator=None,
+            index=0,
+            kind="cpu",
+            vendor="amd",
+            raw_name="AMD EPYC",
+            accelerator=None,
             memory_bytes=23 * _GIB,
-        )  # fmt: skip
-        return Detected(kind="cpu", accelerator=None, devices=(host,), source="cpu", cpu=cpu,
-                        reason="no accelerator found (fake)")  # fmt: skip
+        )
+        return Detected(
+            kind="cpu",
+            accelerator=None,
+            devices=(host,),
+            source="cpu",
+            cpu=cpu,
+            reason="no accelerator found (fake)",
+        )
     acc = catalog.get(accelerator)
     name = raw_name or (acc.names.nvml[0] if acc.names.nvml else acc.name)
     memory = int(acc.memory_gb * 1e9)

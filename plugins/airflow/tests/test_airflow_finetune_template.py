@@ -57,14 +57,20 @@ def test_finetune_plans_gates_and_places_training_on_the_plans_choice(
         "requiredDuringSchedulingIgnoredDuringExecution"
     ]["nodeSelectorTerms"]
     names = {
-        v for term in required for e in term["matchExpressions"] if e["key"] == GPU_NAME
+        v
+        for term in required
+        for e in term["matchExpressions"]
+        if e["key"] == GPU_NAME
         for v in e["values"]
-    }  # fmt: skip
+    }
     assert names == {"h100", "a100"}  # the plan's three alternatives, on Karpenter's labels
     pins = {
-        v for term in required for e in term["matchExpressions"]
-        if e["key"] == "kubernetes.io/hostname" for v in e["values"]
-    }  # fmt: skip
+        v
+        for term in required
+        for e in term["matchExpressions"]
+        if e["key"] == "kubernetes.io/hostname"
+        for v in e["values"]
+    }
     assert pins == {NODE}  # and on the node the gate checked
 
     gate_pod = validate_pod(render_pod(dag, run, "gate"))

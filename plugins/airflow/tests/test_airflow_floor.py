@@ -97,10 +97,23 @@ def _venv(requirements: list[str], pins: list[str]) -> Path:
     subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)], check=True)
     python = str(venv / "bin" / "python")
     done = subprocess.run(
-        [uv, "pip", "install", "--quiet", "--python", python, "--resolution", "lowest-direct",
-         *requirements, *pins],
-        capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, check=False,
-    )  # fmt: skip
+        [
+            uv,
+            "pip",
+            "install",
+            "--quiet",
+            "--python",
+            python,
+            "--resolution",
+            "lowest-direct",
+            *requirements,
+            *pins,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_TIMEOUT_S,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-4000:]
     (venv / ".complete").write_text("\n".join([*requirements, *pins]) + "\n")
     return venv
@@ -120,24 +133,51 @@ def test_the_provider_passes_its_tests_at_its_declared_floors() -> None:
     uv = _uv()
     # This checkout's core and provider, editable (as scripts/bootstrap installs them).
     done = subprocess.run(
-        [uv, "pip", "install", "--quiet", "--python", python, "--no-deps", "--no-build-isolation",
-         "-e", str(REPO), "-e", str(PLUGIN)],
-        capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, check=False,
-    )  # fmt: skip
+        [
+            uv,
+            "pip",
+            "install",
+            "--quiet",
+            "--python",
+            python,
+            "--no-deps",
+            "--no-build-isolation",
+            "-e",
+            str(REPO),
+            "-e",
+            str(PLUGIN),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_TIMEOUT_S,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-4000:]
     versions = subprocess.run(
-        [python, "-c", "from importlib import metadata as m; import sys; "
-         "print(*[f'{d}=={m.version(d)}' for d in sys.argv[1:]])", *floors],
-        capture_output=True, text=True, check=True,
-    ).stdout.split()  # fmt: skip
+        [
+            python,
+            "-c",
+            "from importlib import metadata as m; import sys; "
+            "print(*[f'{d}=={m.version(d)}' for d in sys.argv[1:]])",
+            *floors,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     assert versions == [f"{name}=={version}" for name, version in floors.items()]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AIRFLOW", "VIRTUAL_ENV"))}
     env[INSIDE] = "1"
     env.pop("PYTHONPATH", None)
     run = subprocess.run(
         [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(PLUGIN / "tests")],
-        capture_output=True, text=True, cwd=REPO, env=env, timeout=TEST_TIMEOUT_S, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=TEST_TIMEOUT_S,
+        check=False,
+    )
     tail = (run.stdout + run.stderr)[-6000:]
     assert run.returncode == 0, tail
     summary = run.stdout.strip().splitlines()[-1]

@@ -117,10 +117,16 @@ def test_the_gate_node_asks_for_the_plans_alternatives() -> None:
 def test_training_gets_the_alternative_the_gate_matched_on_its_node() -> None:
     job = _planned()
     gate = GateResult(
-        verdict="pass", expected=job.spec, checked=job.spec, local=False,
-        expected_present=True, node="gpu-node-3", host="gate-pod", device="1 x H200-SXM",
+        verdict="pass",
+        expected=job.spec,
+        checked=job.spec,
+        local=False,
+        expected_present=True,
+        node="gpu-node-3",
+        host="gate-pod",
+        device="1 x H200-SXM",
         matched="H200",
-    )  # fmt: skip
+    )
     compiled = _dispatch(
         flyte_finetune.train_on_gated_node,
         {"gate_result": gate, "job": job, "steps": 3},
