@@ -360,6 +360,11 @@ def pair_ratios(
     return out
 
 
+def figure_or_dash(gflops: float | None) -> str:
+    """A figure the gate may not have measured: ``-`` where it has none (not 0.0)."""
+    return "-" if gflops is None else f"{gflops:.1f}"
+
+
 def print_round(
     row: dict[str, Any], trees: list[tuple[str, Path]], dtypes: list[str], counts: list[int]
 ) -> None:
@@ -372,8 +377,8 @@ def print_round(
                 f = value.get(d, {})
                 parts.append(
                     f"{d} {f.get('gflops', 0):.1f} GFLOPS at {f.get('threads')}t "
-                    f"(all-core {f.get('all_core_gflops') or 0:.1f}, per-core "
-                    f"{f.get('per_core_gflops') or 0:.1f}, judged {f.get('judged_on')})"
+                    f"(all-core {figure_or_dash(f.get('all_core_gflops'))}, per-core "
+                    f"{figure_or_dash(f.get('per_core_gflops'))}, judged {f.get('judged_on')})"
                 )
             for kernel in ("copy", "triad"):
                 f = value.get(kernel, {})
