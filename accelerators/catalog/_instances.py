@@ -18,7 +18,7 @@ import datetime as dt
 import functools
 import tomllib
 from importlib import resources
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -39,20 +39,6 @@ __all__ = [
 
 #: Clouds the tables know, in display order. ``hf`` is Hugging Face Jobs; ``sagemaker`` is
 #: SageMaker's ``ml.*`` types; ``runpod`` and ``vastai`` rows are GPU types (``unit = "device"``).
-CLOUDS: tuple[str, ...] = (
-    "aws",
-    "sagemaker",
-    "gcp",
-    "azure",
-    "oci",
-    "lambda",
-    "scaleway",
-    "runpod",
-    "vastai",
-    "paperspace",
-    "hf",
-)
-
 Cloud = Literal[
     "aws",
     "sagemaker",
@@ -66,6 +52,7 @@ Cloud = Literal[
     "paperspace",
     "hf",
 ]
+CLOUDS: tuple[str, ...] = get_args(Cloud)
 _STRICT = ConfigDict(extra="forbid", frozen=True)
 
 

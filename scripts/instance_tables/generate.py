@@ -31,20 +31,11 @@ HERE = Path(__file__).resolve().parent
 SOURCES = HERE / "sources"
 TABLE = HERE.parent.parent / "accelerators" / "data" / "instances.toml"
 TABLE_VERSION = "2026.11.3"
-#: Display order of clouds; within a cloud, rows follow their source files.
-CLOUDS = (
-    "aws",
-    "sagemaker",
-    "gcp",
-    "azure",
-    "oci",
-    "lambda",
-    "scaleway",
-    "runpod",
-    "vastai",
-    "paperspace",
-    "hf",
-)
+sys.path.insert(0, str(TABLE.parent.parent.parent))
+#: Display order of clouds (the table's schema lists them); within a cloud, rows follow their
+#: source files.
+from accelerators.catalog._instances import CLOUDS  # noqa: E402
+
 #: Clouds whose ids name one GPU model rented by the device (RunPod's gpuTypeId, Vast.ai's
 #: gpu_name), not machine types: their rows carry ``unit = "device"``.
 DEVICE_CLOUDS = ("runpod", "vastai")
