@@ -10,8 +10,9 @@ snapshots into shares of the machine:
 
 :func:`busy_reasons` then rewrites the verdict: where a figure is slow and the node was busy
 (or that figure's samples were unstable, median far below best), the ``gemm_slow`` /
-``memory_slow`` reason becomes ``node_busy`` ("inconclusive: node busy") at the policy's
-severity. A busy node whose figures were fine gets an ``info`` ``node_busy`` reason, so the
+``memory_slow`` reason becomes ``node_busy`` ("inconclusive: node busy", or "inconclusive:
+timings unsteady, no other work seen on the node" when only the samples were unstable) at the
+policy's severity. A busy node whose figures were fine gets an ``info`` ``node_busy`` reason, so the
 report still says the run was disturbed.
 """
 
@@ -153,6 +154,9 @@ def busy_reasons(
             out.append(reason)
             continue
         cause = f"{why}; {spread}" if busy and spread else why if busy else str(spread)
+        # Spread timings with no other work seen on the node (a VM's own jitter, a device that
+        # will not settle) are not called busy: the message says what was seen.
+        label = "node busy" if busy else "timings unsteady, no other work seen on the node"
         if reason.code is ReasonCode.MEMORY_SLOW and busy:
             cause = "memory bandwidth shared with other processes: " + cause
         out.append(
@@ -160,7 +164,7 @@ def busy_reasons(
                 update={
                     "code": ReasonCode.NODE_BUSY,
                     "severity": Severity(policy.severity),
-                    "message": f"inconclusive: node busy - {cause}; not judged: " + reason.message,
+                    "message": f"inconclusive: {label} - {cause}; not judged: " + reason.message,
                 }
             )
         )
