@@ -11,7 +11,8 @@ reused, so a second run only runs the tests.
 
 It skips, saying why, only when the package index cannot be reached and no cached venv
 exists. ``ACCELERATORS_AIRFLOW_FLOOR_CACHE`` moves the cache (default
-``~/.cache/accelerators/airflow-floor``); inside the floor run this test skips itself.
+``~/.cache/accelerators/airflow-floor``, one venv per checkout and set of pins); inside the
+floor run this test skips itself.
 """
 
 from __future__ import annotations
@@ -83,7 +84,10 @@ def _index_error() -> str | None:
 
 
 def _venv(requirements: list[str], pins: list[str]) -> Path:
-    key = hashlib.sha256("\n".join([sys.version, *requirements, *pins]).encode()).hexdigest()[:16]
+    # The checkout is part of the key: the test installs it editable into the venv, so two
+    # checkouts sharing one venv would each run the other's code (seen with git worktrees).
+    parts = [sys.version, str(REPO), *requirements, *pins]
+    key = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
     base = os.environ.get("ACCELERATORS_AIRFLOW_FLOOR_CACHE")
     root = Path(base) if base else Path.home() / ".cache" / "accelerators" / "airflow-floor"
     venv = root / key
