@@ -105,23 +105,12 @@ def __getattr__(name: str) -> Any:
 
 def _no_attribute(name: str) -> str:
     """``module 'accelerators' has no attribute 'H10O'; did you mean 'H100'?``"""
-    if name.startswith("_") or _is_submodule(name):
-        # No suggestion for private and dunder names, nor for a submodule: ``from accelerators
-        # import constants`` probes the attribute before importing the submodule, and the
-        # scan of the constants' names here would cost that import ~5 ms for nothing.
-        return f"module 'accelerators' has no attribute {name!r}"
-    constants = _import("accelerators.constants")
-    return _EXPORTS.no_attribute(name, [n for n in constants.__all__ if _is_constant_name(n)])
 
+    def constants() -> list[str]:
+        module = _import("accelerators.constants")
+        return [n for n in module.__all__ if _is_constant_name(n)]
 
-def _is_submodule(name: str) -> bool:
-    """Whether ``accelerators.<name>`` is a module of this package (not imported yet)."""
-    from importlib.util import find_spec
-
-    try:
-        return find_spec(f"{__name__}.{name}") is not None
-    except (ImportError, ValueError):
-        return False
+    return _EXPORTS.no_attribute(name, constants)
 
 
 def __dir__() -> list[str]:

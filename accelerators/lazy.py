@@ -85,18 +85,34 @@ class LazyExports:
         vars(sys.modules[self.package])[name] = value
         return value
 
-    def no_attribute(self, name: str, known: Iterable[str] = ()) -> str:
-        """The message for an unknown ``name``, with the close matches among ``known`` and
-        the public names (none for dunder names: tools probe those all the time)."""
+    def no_attribute(
+        self, name: str, known: Iterable[str] | Callable[[], Iterable[str]] = ()
+    ) -> str:
+        """The message for an unknown ``name``, with the close matches among ``known`` (or
+        what calling it returns) and the public names.
+
+        None for private and dunder names, nor for a submodule not imported yet: the import
+        system probes those here (``from package import _module``) before importing them, and
+        ``known`` is not called, so a costly list of names is not built for nothing.
+        """
         message = f"module {self.package!r} has no attribute {name!r}"
-        if name.startswith("__"):
+        if name.startswith("_") or self._is_submodule(name):
             return message
         from accelerators.errors import close_matches
 
-        hints = close_matches(name, [*self.names, *known])
+        names = known() if callable(known) else known
+        hints = close_matches(name, [*self.names, *names])
         if hints:
             message += f"; did you mean {' or '.join(repr(h) for h in hints)}?"
         return message
+
+    def _is_submodule(self, name: str) -> bool:
+        from importlib.util import find_spec
+
+        try:
+            return find_spec(f"{self.package}.{name}") is not None
+        except (ImportError, ValueError):
+            return False
 
     def dir(self) -> list[str]:
         return list(self.names)
