@@ -118,22 +118,14 @@ def main(argv: list[str] | None = None) -> int:
         loads: list[dict[str, float]] = []
         names = list(table)
         for index in range(args.rounds):
-            start = snapshot()
+            # The commands measured are this script's work, not other processes'.
+            start = snapshot(children=True)
             order = names if index % 2 == 0 else names[::-1]
-            children_cpu = 0.0
             for name in order:
                 wall, cpu = once(*table[name], env)
                 walls[name].append(wall)
                 cpus[name].append(cpu)
-                children_cpu += cpu
-            end = snapshot()
-            found = conditions(start, end)
-            if found and start is not None and end is not None:
-                # conditions() subtracts this process's CPU time, not the measured commands':
-                # they are this script's work too, not other processes'.
-                share = children_cpu / (max(end.wall_s - start.wall_s, 1e-6) * found["cpus"])
-                found["others_cpu"] = round(max(0.0, found["others_cpu"] - share), 4)
-            loads.append(found)
+            loads.append(conditions(start, snapshot(children=True)))
     floor = statistics.median(walls["python -c pass"])
     print(describe_host())
     print(f"{args.rounds} rounds, alternating order, bytecode cached; interpreter {args.python}")

@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -52,7 +51,11 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from accelerators.bench.device._contention import CpuSnapshot, snapshot  # noqa: E402
+from accelerators.bench.device._contention import (  # noqa: E402
+    CpuSnapshot,
+    conditions,
+    snapshot,
+)
 
 BAR = 0.9
 #: Default sweep grid: square outputs and several depths (start, stop, step) / k values.
@@ -118,26 +121,19 @@ class Host:
 
     def __init__(self) -> None:
         self.before: CpuSnapshot | None = None
-        self.children = 0.0
 
     def start(self) -> None:
-        self.before = snapshot()
-        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-        self.children = usage.ru_utime + usage.ru_stime
+        self.before = snapshot(children=True)
 
     def stop(self) -> dict[str, float]:
-        after = snapshot()
-        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-        child = usage.ru_utime + usage.ru_stime - self.children
+        after = snapshot(children=True)
         if self.before is None or after is None:
             return {}
-        cpus = float(os.cpu_count() or 1)
-        wall = max(after.wall_s - self.before.wall_s, 1e-6)
-        others = (after.busy_s - self.before.busy_s) - (after.own_s - self.before.own_s) - child
+        found = conditions(self.before, after)
         return {
-            "others_cpu": round(min(1.0, max(0.0, others / (wall * cpus))), 3),
-            "load_1m": round(os.getloadavg()[0], 2),
-            "wall_s": round(wall, 2),
+            "others_cpu": round(found["others_cpu"], 3),
+            "load_1m": found.get("load_1m", round(os.getloadavg()[0], 2)),
+            "wall_s": round(after.wall_s - self.before.wall_s, 2),
         }
 
 

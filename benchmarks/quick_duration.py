@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -43,7 +42,7 @@ sys.path.insert(0, str(HERE))
 
 from _host import describe_host  # noqa: E402
 
-from accelerators.bench.device._contention import snapshot  # noqa: E402
+from accelerators.bench.device._contention import conditions, snapshot  # noqa: E402
 
 
 def one_run(root: Path, report_path: Path, cache: str) -> dict[str, Any]:
@@ -54,21 +53,15 @@ def one_run(root: Path, report_path: Path, cache: str) -> dict[str, Any]:
     env = dict(os.environ, PYTHONPATH=str(root), PYTHONPYCACHEPREFIX=cache)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("ACCELERATORS_BENCH_HISTORY", None)
-    before = snapshot()
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before = snapshot(children=True)
     start = time.perf_counter()
     done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - start
-    after = snapshot()
-    child = resource.getrusage(resource.RUSAGE_CHILDREN)
+    after = snapshot(children=True)
     if done.returncode not in (0, 1):
         sys.exit(f"accelerators bench failed with exit code {done.returncode}:\n{done.stderr}")
     report = json.loads(report_path.read_text())
-    others = 0.0
-    if before is not None and after is not None:
-        own = (child.ru_utime + child.ru_stime) - (usage.ru_utime + usage.ru_stime)
-        busy = (after.busy_s - before.busy_s) - (after.own_s - before.own_s) - own
-        others = max(0.0, min(1.0, busy / (wall * (os.cpu_count() or 1))))
+    others = conditions(before, after).get("others_cpu", 0.0)
     codes = [r["code"] for r in report["reasons"]]
     return {
         "wall_s": wall,

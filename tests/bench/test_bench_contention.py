@@ -37,6 +37,32 @@ def test_snapshot_reads_proc_stat(tmp_path: Path) -> None:
     assert snapshot(str(tmp_path / "bad")) is None
 
 
+def test_a_snapshot_can_count_waited_children_as_its_own(tmp_path: Path) -> None:
+    # GIVEN a child that spends CPU time and is waited for
+    import subprocess
+    import sys
+
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  100 0 50 800 10 0 0 40 0 0\n")
+    before_own = snapshot(str(stat))
+    before_all = snapshot(str(stat), children=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass",
+        ],
+        check=True,
+    )
+    after_own = snapshot(str(stat))
+    after_all = snapshot(str(stat), children=True)
+    assert None not in (before_own, before_all, after_own, after_all)
+    # THEN only the snapshot asked to counts the child's CPU time as this process's
+    own = after_own.own_s - before_own.own_s  # type: ignore[union-attr]
+    with_children = after_all.own_s - before_all.own_s  # type: ignore[union-attr]
+    assert with_children - own >= 0.25
+
+
 def test_conditions_subtract_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     before = CpuSnapshot(wall_s=0, busy_s=0, steal_s=0, total_s=0, own_s=0)

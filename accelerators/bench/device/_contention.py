@@ -50,8 +50,12 @@ class CpuSnapshot:
     """CPU seconds this process spent (every thread)."""
 
 
-def snapshot(stat_path: str = "/proc/stat") -> CpuSnapshot | None:
-    """The machine's and this process's CPU time now; ``None`` without ``/proc/stat``."""
+def snapshot(stat_path: str = "/proc/stat", *, children: bool = False) -> CpuSnapshot | None:
+    """The machine's and this process's CPU time now; ``None`` without ``/proc/stat``.
+
+    :param children: count the CPU time of this process's finished (waited-for) children as
+        its own too: a script that measures commands it runs is not "other processes".
+    """
     try:
         with open(stat_path, encoding="ascii") as handle:
             fields = handle.readline().split()
@@ -63,12 +67,16 @@ def snapshot(stat_path: str = "/proc/stat") -> CpuSnapshot | None:
     user, nice, system, idle, iowait, irq, softirq, steal = ticks[:8]
     hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     usage = resource.getrusage(resource.RUSAGE_SELF)
+    own = usage.ru_utime + usage.ru_stime
+    if children:
+        waited = resource.getrusage(resource.RUSAGE_CHILDREN)
+        own += waited.ru_utime + waited.ru_stime
     return CpuSnapshot(
         wall_s=time.monotonic(),
         busy_s=(user + nice + system + irq + softirq) / hz,
         steal_s=steal / hz,
         total_s=(user + nice + system + idle + iowait + irq + softirq + steal) / hz,
-        own_s=usage.ru_utime + usage.ru_stime,
+        own_s=own,
     )
 
 
