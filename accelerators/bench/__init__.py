@@ -99,10 +99,11 @@ if TYPE_CHECKING:
     from accelerators.bench.runner._run import DeviceSelection, ProgressCallback
     from accelerators.bench.runner._run import run as run
     from accelerators.detect import Detected
+    from accelerators.spec import SpecLike
 
 
 def gate(
-    expect: object = None,
+    expect: SpecLike | None = None,
     profile: str | Profile = "quick",
     *,
     devices: DeviceSelection = None,

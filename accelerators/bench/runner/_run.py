@@ -58,12 +58,13 @@ from accelerators.bench.runner._thread_phase import history_priors
 
 if TYPE_CHECKING:
     from accelerators.detect import Detected
+    from accelerators.spec import SpecLike
 
 __all__ = ["DeviceSelection", "ProgressCallback", "run"]
 
 
 def run(
-    expect: object = None,
+    expect: SpecLike | None = None,
     profile: str | Profile = "quick",
     *,
     devices: DeviceSelection = None,

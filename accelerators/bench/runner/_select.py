@@ -15,7 +15,7 @@ from accelerators.errors import AcceleratorError
 
 if TYPE_CHECKING:
     from accelerators.detect import Detected
-    from accelerators.spec import AcceleratorSpec
+    from accelerators.spec import AcceleratorSpec, SpecLike
 
 __all__ = ["parse_expect", "sample_current", "select_backend"]
 
@@ -26,7 +26,7 @@ def sample_current() -> Detected:
     return current(refresh=True)
 
 
-def parse_expect(expect: object) -> AcceleratorSpec | None:
+def parse_expect(expect: SpecLike | None) -> AcceleratorSpec | None:
     if expect is None:
         return None
     from accelerators.spec import AcceleratorSpec
