@@ -43,6 +43,7 @@ import shlex
 import subprocess
 import sys
 import textwrap
+import tomllib
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -61,6 +62,28 @@ PAGES = (
     "plugins/README.md",
     *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "plugins").glob("*/README.md")),
 )
+
+#: Pages that are also package descriptions on PyPI (the core's and the plugins' READMEs), where
+#: a relative link leads nowhere: the links this script writes there are absolute, into the
+#: repository at the project's URL (tests/test_readme.py checks every link of these pages).
+PYPI_PAGES = ("README.md", "plugins/flyte/README.md", "plugins/airflow/README.md")
+
+
+def project_url() -> str:
+    """The project's URL: ``Homepage`` in the core's ``pyproject.toml``."""
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        url: str = tomllib.load(f)["project"]["urls"]["Homepage"]
+    return url.rstrip("/")
+
+
+def href(page: str, target: str, *, image: bool = False) -> str:
+    """Where a link on ``page`` to ``target`` (both relative to the repository root) points:
+    relative, or on a PyPI page the file in the repository (``raw`` for an image)."""
+    if page in PYPI_PAGES:
+        kind = "raw" if image else ("tree" if (ROOT / target).is_dir() else "blob")
+        return f"{project_url()}/{kind}/main/{target}"
+    return os.path.relpath(target, os.path.dirname(page) or ".")
+
 
 BEGIN = re.compile(r"^<!-- output: (?P<name>[a-z0-9][a-z0-9-]*) -->$")
 END = "<!-- /output -->"
@@ -321,7 +344,7 @@ with open(sys.argv[1], encoding="utf-8") as f:
 
 def _link(page: str, target: str) -> str:
     """A Markdown link from ``page`` to ``target`` (both relative to the repository root)."""
-    return f"[{target}]({os.path.relpath(target, os.path.dirname(page) or '.')})"
+    return f"[{target}]({href(page, target)})"
 
 
 def render_report(block: Report, page: str) -> list[str]:
@@ -469,8 +492,7 @@ def render_figure(block: Figure, page: str) -> list[str]:
             "`python docs/make_figures.py` (a new run) or `--redraw` (the committed report)"
         )
     report = json.loads((ROOT / block.report).read_text(encoding="utf-8"))
-    target = os.path.relpath(block.image, os.path.dirname(page) or ".")
-    return [f"![{alt_text(report)}]({target})"]
+    return [f"![{alt_text(report)}]({href(page, block.image, image=True)})"]
 
 
 def render(name: str, current: list[str], page: str) -> list[str]:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -38,3 +40,65 @@ def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert proc.returncode == 0, f"wheel build failed:\n{proc.stdout}\n{proc.stderr}"
     return out / proc.stdout.strip().splitlines()[-1]
+
+
+# ---------------------------------------------------------------------------- headless Chromium
+class Chromium:
+    """Debian's ``chromium``, headless, for the tests that render pages (the bench's HTML report,
+    the docs site). Each call gets its own profile folder, so calls never share state."""
+
+    def __init__(self, binary: str, profiles: Path) -> None:
+        self.binary = binary
+        self._profiles = profiles
+
+    def _run(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        profile = tempfile.mkdtemp(dir=self._profiles)
+        return subprocess.run(
+            [
+                self.binary,
+                "--headless=new",
+                "--no-sandbox",  # CI containers run as root
+                "--disable-gpu",
+                "--hide-scrollbars",
+                f"--user-data-dir={profile}",
+                *args,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+
+    def screenshot(self, url: str, out: Path, *, width: int = 1200, height: int = 1400) -> Path:
+        """A PNG of ``url`` in a ``width`` x ``height`` window, written to ``out``."""
+        proc = self._run(f"--window-size={width},{height}", f"--screenshot={out}", url)
+        assert out.exists(), f"chromium wrote no screenshot (rc {proc.returncode}): {proc.stderr}"
+        return out
+
+    def dom(self, url: str) -> str:
+        """The DOM of ``url`` once loaded and its scripts ran, as HTML."""
+        proc = self._run("--virtual-time-budget=5000", "--dump-dom", url)
+        assert proc.returncode == 0, f"chromium --dump-dom failed: {proc.stderr}"
+        assert "<html" in proc.stdout, proc.stdout[:500]
+        return proc.stdout
+
+
+def _apt_offers_chromium() -> bool:
+    if shutil.which("apt-cache") is None:
+        return False
+    out = subprocess.run(
+        ["apt-cache", "policy", "chromium"], capture_output=True, text=True, check=False
+    ).stdout
+    return "Candidate:" in out and "Candidate: (none)" not in out
+
+
+@pytest.fixture(scope="session")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Chromium:
+    """Headless Chromium. Skips only where it is missing *and* apt offers no package for it;
+    where apt could install it, a missing browser is a failure that says what to run."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        if _apt_offers_chromium():
+            pytest.fail("chromium is installable here but not installed: run scripts/system-deps")
+        pytest.skip("chromium is not installed and apt offers no chromium package on this machine")
+    return Chromium(found, tmp_path_factory.mktemp("chromium-profiles"))

@@ -1,14 +1,11 @@
 """The HTML report rendered by a real browser: headless Chromium (Debian's ``chromium``).
 
-``scripts/system-deps`` installs it. The test skips only where Chromium is missing *and* the
-package manager offers no candidate for it; where apt could install it, a missing browser is
-a failure that says which command to run.
+``scripts/system-deps`` installs it; the ``chromium`` fixture (tests/conftest.py) skips only
+where Chromium is missing *and* the package manager offers no candidate for it.
 """
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,61 +16,22 @@ from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 PIL_Image = pytest.importorskip("PIL.Image")  # Pillow comes with matplotlib ([bench])
 
 
-def _installable() -> bool:
-    if shutil.which("apt-cache") is None:
-        return False
-    out = subprocess.run(
-        ["apt-cache", "policy", "chromium"], capture_output=True, text=True, check=False
-    ).stdout
-    return "Candidate:" in out and "Candidate: (none)" not in out
-
-
-def _chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is not None:
-        return found
-    if _installable():
-        pytest.fail("chromium is installable here but not installed: run scripts/system-deps")
-    pytest.skip("chromium is not installed and apt offers no chromium package on this machine")
-
-
-def _screenshot(page: Path, out: Path) -> None:
-    proc = subprocess.run(
-        [
-            _chromium(),
-            "--headless=new",
-            "--no-sandbox",  # CI containers run as root
-            "--disable-gpu",
-            "--hide-scrollbars",
-            "--window-size=1200,1400",
-            f"--user-data-dir={out.parent / 'profile'}",
-            f"--screenshot={out}",
-            page.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert out.exists(), f"chromium wrote no screenshot (rc {proc.returncode}): {proc.stderr}"
-
-
-def test_a_blank_page_fails_the_ink_check(tmp_path: Path) -> None:
+def test_a_blank_page_fails_the_ink_check(tmp_path: Path, chromium) -> None:
     """The checks below can fail: an empty page has next to no ink."""
     page = tmp_path / "blank.html"
     page.write_text("<!DOCTYPE html><html><body></body></html>", encoding="utf-8")
     shot = tmp_path / "blank.png"
-    _screenshot(page, shot)
+    chromium.screenshot(page.as_uri(), shot)
     data = PIL_Image.open(shot).convert("RGB").tobytes()
     assert sum(1 for i in range(0, len(data), 3) if sum(data[i : i + 3]) < 600) == 0
 
 
-def test_chromium_renders_the_report(tmp_path: Path) -> None:
+def test_chromium_renders_the_report(tmp_path: Path, chromium) -> None:
     report = run("H100", backend=FakeBackend([FakeDevice()]), detected=fake_detected())
     page = tmp_path / "report.html"
     page.write_text(html_report(report), encoding="utf-8")
     shot = tmp_path / "shot.png"
-    _screenshot(page, shot)
+    chromium.screenshot(page.as_uri(), shot)
     image = PIL_Image.open(shot).convert("RGB")
     assert image.size == (1200, 1400)
     data = image.tobytes()

@@ -1,16 +1,19 @@
 """The history chart: one panel per metric, one line per node and device, flagged in red.
 
-matplotlib is imported inside :func:`history_png` (Agg backend).
+matplotlib is imported inside :func:`history_figure` (Agg backend). Names are drawn as text
+(:data:`accelerators.bench.render._plot.PLAIN_TEXT`); the axes are linear and dated, whose tick
+labels matplotlib writes as plain numbers and dates.
 """
 
 from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from typing import Any
 
 from accelerators.bench.history._fleet import Trend
 
-__all__ = ["history_png"]
+__all__ = ["history_figure", "history_png"]
 
 _FLAGGED = "#c62828"
 #: matplotlib's tab10 without its red, which marks flagged devices.
@@ -30,6 +33,22 @@ _UNITS = {"tflops": "TFLOPS (median)", "gbps": "GB/s (median)"}
 
 def history_png(trends: Sequence[Trend], *, max_panels: int = 4, dpi: int = 110) -> bytes:
     """A PNG of ``trends``: the first ``max_panels`` metrics, flagged devices in red.
+
+    :raises ImportError: matplotlib is not installed (the ``[bench]`` extra).
+    """
+    figure = history_figure(trends, max_panels=max_panels)
+    import matplotlib
+
+    from accelerators.bench.render._plot import PLAIN_TEXT
+
+    with matplotlib.rc_context(PLAIN_TEXT):  # a tick label made while saving is text too
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
+
+
+def history_figure(trends: Sequence[Trend], *, max_panels: int = 4) -> Any:
+    """The chart of :func:`history_png` as a drawn matplotlib ``Figure`` (tick labels made).
 
     :raises ImportError: matplotlib is not installed (the ``[bench]`` extra).
     """
@@ -85,6 +104,5 @@ def history_png(trends: Sequence[Trend], *, max_panels: int = 4, dpi: int = 110)
             axes.tick_params(axis="x", labelrotation=30, labelsize=8)
         for number in range(len(metrics), len(panels) * len(panels[0])):
             panels[number // 2][number % 2].set_visible(False)
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", dpi=dpi)
-    return buffer.getvalue()
+        figure.draw_without_rendering()
+    return figure

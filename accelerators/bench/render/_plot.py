@@ -4,19 +4,26 @@ Ceilings come from the catalog (each dtype's datasheet peak, the datasheet bandw
 from the run (the best stream bandwidth, dashed); every measured GEMM and stream kernel is a
 labelled point (:mod:`accelerators.bench.render._roofline`). matplotlib is imported inside the
 functions with the Agg backend (no display needed); files are written atomically.
+
+Every label is drawn as the text it is (:data:`PLAIN_TEXT`): a device named ``$\\frac$`` by
+its driver is printed, not typeset. Tick labels are therefore written as plain numbers
+(``0.01``, ``100``, ``1,000,000``) by :func:`plain_log_axis`, never with matplotlib's default
+log formatter, whose labels are mathtext (``$\\mathdefault{10^{2}}$``) and would print
+verbatim.
 """
 
 from __future__ import annotations
 
 import io
 import os
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from accelerators.bench.render._roofline import Ceiling, Roofline, RoofPoint, roofline
 from accelerators.bench.report._models import BenchReport, atomic_write
 
-__all__ = ["PLAIN_TEXT", "plot_report", "roofline_png"]
+__all__ = ["PLAIN_TEXT", "plain_log_axis", "plain_number", "plot_report", "roofline_png"]
 
 #: matplotlib settings under which every label is drawn as the text it is.
 PLAIN_TEXT: dict[Any, Any] = {"text.parse_math": False, "text.usetex": False}
@@ -39,6 +46,21 @@ def plot_report(report: BenchReport, path: str | os.PathLike[str]) -> Path:
 
 def roofline_png(report: BenchReport, *, dpi: int = 110) -> bytes:
     """The roofline of ``report`` as PNG bytes.
+
+    :raises ImportError: matplotlib is not installed (the ``[bench]`` extra).
+    """
+    figure = roofline_figure(report)
+    import matplotlib
+
+    # Tick labels are made while the figure is drawn: the plain-text settings hold then too.
+    with matplotlib.rc_context(PLAIN_TEXT):
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
+
+
+def roofline_figure(report: BenchReport) -> Any:
+    """The roofline of ``report`` as a drawn matplotlib ``Figure`` (its tick labels made).
 
     :raises ImportError: matplotlib is not installed (the ``[bench]`` extra).
     """
@@ -66,14 +88,37 @@ def roofline_png(report: BenchReport, *, dpi: int = 110) -> bytes:
             color=_VERDICT_COLOURS.get(report.verdict.value, "black"),
             fontweight="bold",
         )
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", dpi=dpi)
-    return buffer.getvalue()
+        figure.draw_without_rendering()
+    return figure
+
+
+def plain_number(value: float) -> str:
+    """A tick value as the number it is: ``0.01``, ``20``, ``1,000,000`` (6 significant digits,
+    no exponent, no mathtext)."""
+    return f"{Decimal(f'{value:.6g}').normalize():,f}"
+
+
+def plain_log_axis(axis: Any) -> None:
+    """Label a log-scaled matplotlib ``axis`` with :func:`plain_number`, major and minor ticks.
+
+    Which ticks carry a label is matplotlib's own choice (its ``LogFormatter``: decades only on
+    a wide axis, some or all minor ticks on a narrow one); only the text changes.
+    """
+    from matplotlib.ticker import LogFormatter
+
+    class PlainLogFormatter(LogFormatter):
+        def __call__(self, x: float, pos: int | None = None) -> str:
+            return plain_number(x) if x > 0 and super().__call__(x, pos) else ""
+
+    axis.set_major_formatter(PlainLogFormatter(base=10))
+    axis.set_minor_formatter(PlainLogFormatter(base=10))
 
 
 def _draw(axes: Any, roof: Roofline) -> None:
     axes.set_xscale("log")
     axes.set_yscale("log")
+    plain_log_axis(axes.xaxis)
+    plain_log_axis(axes.yaxis)
     axes.set_xlabel("arithmetic intensity (FLOP/byte)")
     axes.set_ylabel("achieved GFLOP/s")
     axes.grid(True, which="major", alpha=0.3)
