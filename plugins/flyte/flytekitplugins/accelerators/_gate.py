@@ -45,6 +45,8 @@ __all__ = [
     "RETRY_POLICY_RETRIES",
     "GateResult",
     "check_gate_options",
+    "chosen_alternative",
+    "gate_result",
     "is_local_execution",
     "last_gate_result",
     "placed_spec",
@@ -231,7 +233,7 @@ def run_gate(
         from accelerators.bench import run
     # history=None: the report goes to the bench history ACCELERATORS_BENCH_HISTORY names.
     report = run(checked, profile, history=None)
-    result = _result(report, spec, checked, is_local, note)
+    result = gate_result(report, spec, checked, is_local, note)
     result.declared = declared
     _LAST[str(spec)] = result
     if declared:
@@ -249,7 +251,7 @@ def run_gate(
     return result
 
 
-def _result(
+def gate_result(
     report: BenchReport,
     spec: AcceleratorSpec,
     checked: AcceleratorSpec | None,
@@ -272,6 +274,37 @@ def _result(
         reasons=[f"[{r.severity}] {r.code}: {r.message}" for r in report.reasons],
         note=note,
         report_json=report.model_dump_json(),
+    )
+
+
+def chosen_alternative(spec: SpecLike, result: GateResult) -> AcceleratorSpec:
+    """The alternative of a guarded task's ``spec`` the gate's device serves, with the task's
+    own count (``spec`` itself when a local gate saw no accelerator).
+
+    :raises AcceleratorError: the gate's device is none of ``spec``'s alternatives.
+    """
+    from accelerators.bench import alternative_on
+
+    parsed = AcceleratorSpec.parse(spec)
+    device = result.report().device if result.report_json else _device_of(result)
+    if device.accelerator is None and result.local:
+        return parsed
+    return alternative_on(parsed, device)
+
+
+def _device_of(result: GateResult) -> Any:
+    """A result without its report (built by hand): the device its matched alternative names."""
+    from accelerators.bench import DeviceSummary
+
+    found = AcceleratorSpec.parse(result.matched or result.expected).alternatives[0]
+    entry = found.candidates[0] if found.candidates else None
+    return DeviceSummary(
+        kind="gpu" if entry is not None else "cpu",
+        name=entry.name if entry is not None else "?",
+        accelerator=entry.name if entry is not None else None,
+        count=found.devices_needed,
+        is_mig=found.mig_profile is not None,
+        mig_profile=found.partition if found.mig_profile is not None else None,
     )
 
 
