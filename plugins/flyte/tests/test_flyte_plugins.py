@@ -238,3 +238,24 @@ def test_item1_the_gate_itself_is_refused_as_a_task_config() -> None:
 
     with pytest.raises(AcceleratorError, match="is the gate accelerator_task makes itself"):
         accelerator_task("H100", task_config=Gate("H100"))
+
+
+@pytest.mark.slow
+def test_item1_in_a_cluster_a_plugins_gate_measures_in_a_child_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # torch elastic's agent and a Ray driver start their own processes on the devices: the
+    # gate's CUDA context must not outlive it in the task's process. In a cluster the gate of a
+    # plugin task benchmarks in a spawned child (the real quick bench on this CPU, which is not
+    # the H100 the pod was placed for) and the policy is applied in the task's process.
+    from flytekitplugins.accelerators import _tasks
+
+    def in_process(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the gate ran in the task's own process")
+
+    monkeypatch.setattr(_tasks, "is_local_execution", lambda: False)
+    monkeypatch.setattr(_tasks, "run_gate", in_process)
+    monkeypatch.setenv("ACCELERATORS_PLACED_SPEC", "H100:8")
+    with pytest.raises(AcceleratorError, match=r"expected H100:8") as caught:
+        _tasks.gate_first(cases.elastic_gated.gate, isolated=True)
+    assert caught.value.report.expect == "H100:8"  # type: ignore[attr-defined]

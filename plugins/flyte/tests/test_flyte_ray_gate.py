@@ -52,7 +52,7 @@ def test_every_other_node_is_gated_where_it_runs(two_nodes: Any) -> None:
 def test_a_bad_worker_node_fails_the_task_per_policy(two_nodes: Any) -> None:
     with pytest.raises(AcceleratorGateError, match=r"1 of 1 Ray worker node\(s\) failed"):
         gate_ray_nodes(Gate("H100:1"), local=False, run=cases.FakeRun("L4"))
-    with pytest.raises(FlyteRecoverableException, match="retrying on new pods"):
+    with pytest.raises(FlyteRecoverableException, match="retrying on a new pod"):
         gate_ray_nodes(Gate("H100:1", policy="retry"), local=False, run=cases.FakeRun("L4"))
 
 

@@ -49,8 +49,10 @@ __all__ = [
     "gate_result",
     "is_local_execution",
     "last_gate_result",
+    "measure_gate",
     "placed_spec",
     "run_gate",
+    "settle",
 ]
 
 #: Overrides the gate's expectation in local runs only.
@@ -226,6 +228,18 @@ def run_gate(
     :raises FlyteRecoverableException: the verdict is ``fail`` and the policy is ``retry``.
     """
     check_gate_options(policy, profile)
+    return settle(measure_gate(expect, profile=profile, local=local, run=run), policy)
+
+
+def measure_gate(
+    expect: SpecLike, *, profile: str = "quick", local: bool | None = None, run: Any = None
+) -> GateResult:
+    """:func:`run_gate` without the policy: the result, passed or failed, never raised.
+
+    For a gate run in another process (a child process, a Ray node), whose result the caller
+    settles with :func:`settle`. Arguments as for :func:`run_gate`.
+    """
+    check_gate_options("fail", profile)
     is_local = is_local_execution() if local is None else local
     spec, declared = placed_spec(expect, local=is_local)
     checked, note = _expectation(spec, is_local)
@@ -235,20 +249,32 @@ def run_gate(
     report = run(checked, profile, history=None)
     result = gate_result(report, spec, checked, is_local, note)
     result.declared = declared
-    _LAST[str(spec)] = result
-    if declared:
-        _LAST[declared] = result
-    _LAST[""] = result
-    if not result.passed:
-        error = AcceleratorGateError(report)
-        if note:  # a local override (or the local rule) caused this failure: say so
-            error.args = (f"{error.args[0]}\n({note})",)
-        if policy == "retry":
-            from flytekit.exceptions.user import FlyteRecoverableException
-
-            raise FlyteRecoverableException(f"{error}\n(retrying on a new pod)") from error
-        raise error
     return result
+
+
+def settle(result: GateResult, policy: str, *, prefix: str = "") -> GateResult:
+    """Record ``result`` (:func:`last_gate_result`) and apply ``policy`` to a failed one.
+
+    :param prefix: said before the report's message (where the gate ran).
+    :raises AcceleratorGateError: the verdict is ``fail`` and the policy is ``fail``.
+    :raises FlyteRecoverableException: the verdict is ``fail`` and the policy is ``retry``.
+    """
+    _LAST[result.expected] = result
+    if result.declared:
+        _LAST[result.declared] = result
+    _LAST[""] = result
+    if result.passed:
+        return result
+    error = AcceleratorGateError(result.report())
+    if result.note:  # a local override (or the local rule) caused this failure: say so
+        error.args = (f"{error.args[0]}\n({result.note})",)
+    if prefix:
+        error.args = (f"{prefix}{error.args[0]}",)
+    if policy == "retry":
+        from flytekit.exceptions.user import FlyteRecoverableException
+
+        raise FlyteRecoverableException(f"{error}\n(retrying on a new pod)") from error
+    raise error
 
 
 def gate_result(

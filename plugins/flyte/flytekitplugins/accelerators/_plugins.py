@@ -69,14 +69,18 @@ class GatedPlugin:
 
 
 class _GateFirst:
-    """Mixed in before a plugin's class: the gate, then the plugin's ``execute``."""
+    """Mixed in before a plugin's class: the gate, then the plugin's ``execute``.
+
+    In a cluster the gate measures in a child process (``gate_first(isolated=True)``): a plugin
+    may start its own processes on the devices (torch elastic's workers, Ray's), which must not
+    find a CUDA context of the gate left in this one."""
 
     gate: Gate
 
     def execute(self, **kwargs: Any) -> Any:
         from flytekitplugins.accelerators._tasks import gate_first
 
-        result = gate_first(self.gate)
+        result = gate_first(self.gate, isolated=True)
         if getattr(self, "task_type", "") == "ray":
             from flytekitplugins.accelerators._ray_gate import gate_ray_nodes
 

@@ -23,40 +23,34 @@ if TYPE_CHECKING:
 __all__ = ["gate_ray_nodes", "node_gate"]
 
 
-def node_gate(spec: str, profile: str, local: bool, run: Any = None) -> GateResult:
-    """The gate on the node this Ray task was placed on (policy ``fail``: the caller decides).
+def node_gate(spec: str, profile: str, local: bool, run: Any) -> GateResult:
+    """:func:`~flytekitplugins.accelerators._gate.measure_gate`, positionally (a Ray task)."""
+    from flytekitplugins.accelerators._gate import measure_gate
 
-    Runs in a Ray worker process, which has no flytekit execution context: ``local`` comes
-    from the driver.
-    """
-    from flytekitplugins.accelerators._gate import run_gate
-
-    from accelerators import AcceleratorGateError
-
-    try:
-        return run_gate(spec, profile=profile, policy="fail", local=local, run=run)
-    except AcceleratorGateError as error:  # returned, so the driver sees the whole report
-        from flytekitplugins.accelerators._gate import gate_result, placed_spec
-
-        expected, _ = placed_spec(spec, local=local)
-        return gate_result(error.report, expected, expected, local, "")
+    return measure_gate(spec, profile=profile, local=local, run=run)
 
 
 def gate_ray_nodes(gate: Gate, *, local: bool, run: Any = None) -> list[GateResult]:
     """Run ``gate`` on every alive Ray node but this one; raise per its policy on a failure.
 
+    Each node's gate is a Ray task of :func:`node_gate` (the result, never raised, so the
+    driver sees every node's report) with ``max_calls=1``:
+    the Ray worker process exits after it, and with it the gate's CUDA context.
+
     :param gate: the task's gate.
-    :param local: the driver's local-run rule (passed on to each node).
+    :param local: the driver's local-run rule (passed on: a Ray worker process has no flytekit
+        execution context).
     :param run: a stand-in for ``accelerators.bench.run`` (tests; must pickle).
     :returns: the nodes' results, in ``ray.nodes()`` order.
     :raises AcceleratorGateError: a node failed and the policy is ``fail``.
     :raises FlyteRecoverableException: a node failed and the policy is ``retry``.
     """
     import ray
+    from flytekitplugins.accelerators._gate import settle
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     here = ray.get_runtime_context().get_node_id()
-    remote = ray.remote(node_gate)
+    remote = ray.remote(max_calls=1)(node_gate)
     pending = []
     for node in ray.nodes():  # type: ignore[no-untyped-call]  # ray: untyped
         if not node.get("Alive") or node["NodeID"] == here:
@@ -66,24 +60,16 @@ def gate_ray_nodes(gate: Gate, *, local: bool, run: Any = None) -> list[GateResu
         options: dict[str, Any] = {"scheduling_strategy": strategy, "num_cpus": 0}
         if gpus:
             options["num_gpus"] = gpus
-        pending.append(remote.options(**options).remote(gate.spec, gate.profile, local, run))
+        call = remote.options(**options)
+        pending.append(call.remote(gate.spec, gate.profile, local, run))
     results: list[GateResult] = ray.get(pending)
     failed = [r for r in results if not r.passed]
     if failed:
-        _raise(gate, failed, len(results))
+        where = ", ".join(r.node or r.host or "?" for r in failed)
+        settle(
+            failed[0],
+            gate.policy,
+            prefix=f"{len(failed)} of {len(results)} Ray worker node(s) failed the gate "
+            f"({where}): ",
+        )
     return results
-
-
-def _raise(gate: Gate, failed: list[GateResult], total: int) -> None:
-    from accelerators import AcceleratorGateError
-
-    error = AcceleratorGateError(failed[0].report())
-    where = ", ".join(r.node or r.host or "?" for r in failed)
-    error.args = (
-        f"{len(failed)} of {total} Ray worker node(s) failed the gate ({where}): {error.args[0]}",
-    )
-    if gate.policy == "retry":
-        from flytekit.exceptions.user import FlyteRecoverableException
-
-        raise FlyteRecoverableException(f"{error}\n(retrying on new pods)") from error
-    raise error

@@ -31,8 +31,10 @@ from flytekitplugins.accelerators._gate import (
     GateResult,
     check_gate_options,
     is_local_execution,
+    measure_gate,
     render_deck,
     run_gate,
+    settle,
 )
 from flytekitplugins.accelerators._plugins import GatedPlugin, check_plugin_config
 
@@ -89,13 +91,20 @@ class AcceleratorTask(PythonFunctionTask[Gate]):  # type: ignore[misc]  # flytek
         return super().execute(**kwargs)
 
 
-def gate_first(config: Gate) -> GateResult:
-    """Run ``config``'s gate in this pod (raising per its policy) and show it in the Deck."""
+def gate_first(config: Gate, *, isolated: bool = False) -> GateResult:
+    """Run ``config``'s gate in this pod (raising per its policy) and show it in the Deck.
+
+    :param isolated: in a cluster, benchmark in a child process, so no CUDA context outlives
+        the gate in this one (a task plugin that starts its own workers on the devices: torch
+        elastic's agent, a Ray driver); the policy is applied here.
+    """
     local = is_local_execution()
     key = (config.spec, config.profile)
     # One pod is one process: in a cluster the cache is the pod's own gate. Locally all
     # tasks share this process and its (CPU) devices, so the gate runs once per spec.
     result = _GATE_PROCESS_CACHE.get(key) if local else None
+    if result is None and isolated and not local:
+        result = settle(_in_child(config), config.policy)
     if result is None:
         result = run_gate(config.spec, profile=config.profile, policy=config.policy, local=local)
         if local:
@@ -105,6 +114,17 @@ def gate_first(config: Gate) -> GateResult:
 
 
 TaskPlugins.register_pythontask_plugin(Gate, AcceleratorTask)
+
+
+def _in_child(config: Gate) -> GateResult:
+    """The gate's measurement in a fresh (spawned) process: its devices are free once it ends."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        future = pool.submit(measure_gate, config.spec, profile=config.profile, local=False)
+        return future.result()
 
 
 def accelerator_task(
