@@ -25,6 +25,7 @@ Public names: :func:`gate`, :func:`run`, :class:`AcceleratorGateError`,
 :class:`BenchReport`, :class:`DeviceReport`, :class:`DeviceSummary`, :class:`GemmResult`,
 :class:`MemoryResult`, :class:`Reason`, :class:`ReasonCode`, :class:`Severity`,
 :class:`Verdict`, :class:`Profile`, :data:`PROFILES`, :data:`SCHEMA_VERSION`,
+:func:`alternative_on` (which alternative of a task's spec the gate's device serves),
 :func:`write_json`, :func:`plot_report` (a roofline PNG), :func:`html_report` (a
 self-contained HTML page for Flyte Decks and Airflow views), :func:`open_store` and
 :class:`HistoryStore` (the bench history a gate appends to: ``gate(history=...)``, or for a
@@ -60,6 +61,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
         ".report._errors": "AcceleratorGateError",
+        ".judge._choose": "alternative_on",
         ".report._models": "SCHEMA_VERSION BenchReport DeviceReport DeviceSummary GemmResult "
         "MemoryResult Reason ReasonCode Severity Verdict write_json",
         ".measure._profiles": "PROFILES Profile",
@@ -79,6 +81,7 @@ if TYPE_CHECKING:
     from accelerators.bench.history._open import HISTORY_ENV as HISTORY_ENV
     from accelerators.bench.history._open import open_store as open_store
     from accelerators.bench.history._store import HistoryStore as HistoryStore
+    from accelerators.bench.judge._choose import alternative_on as alternative_on
     from accelerators.bench.measure._backend import Backend
     from accelerators.bench.measure._profiles import PROFILES as PROFILES
     from accelerators.bench.measure._profiles import Profile as Profile

@@ -23,7 +23,8 @@ defaults :data:`DEFAULT_IMAGE`, :data:`DEFAULT_COMMAND`; node pinning :func:`pin
 :func:`node_name_env`; linting :func:`placement_problems`; the whole-GPU rule
 :func:`wants_whole_devices`; ``requests <= limits`` :func:`check_resources`,
 :func:`resource_problems`; counts no node has :func:`check_node_count`,
-:func:`node_count_problems`; a task pinned behind a gate :func:`guard_problems`.
+:func:`node_count_problems`; a task pinned behind a gate :func:`guard_problems`; what a
+pod spec that replaces another loses of it :func:`dropped_settings`.
 
 Importing this module imports neither ``kubernetes`` nor ``pydantic``, and no platform
 adapter: each is imported the first time its platform is used.
@@ -60,6 +61,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "._resources": "check_resources resource_problems",
         "._node_count": "check_node_count node_count_problems",
         "._guard": "guard_problems",
+        "._kept": "dropped_settings",
     },
     own="DEFAULT_COMMAND DEFAULT_IMAGE Placement Platform PodFragment Requirement apply_to_pod "
     "build_manifests build_pod get_platform merge_fragment platforms reconcile_placement "
@@ -72,6 +74,7 @@ if TYPE_CHECKING:
     from accelerators.kubernetes._checks import placement_problems as placement_problems
     from accelerators.kubernetes._dra import DraFragment as DraFragment
     from accelerators.kubernetes._guard import guard_problems as guard_problems
+    from accelerators.kubernetes._kept import dropped_settings as dropped_settings
     from accelerators.kubernetes._models import FragmentModels as FragmentModels
     from accelerators.kubernetes._models import fragment_models as fragment_models
     from accelerators.kubernetes._models import pod_model as pod_model

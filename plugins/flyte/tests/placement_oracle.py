@@ -328,14 +328,22 @@ def propeller_pod(
     task: tasks_pb2.TaskTemplate,
     overrides: workflow_pb2.TaskNodeOverrides | None = None,
     config: Mapping[str, Any] = PROPELLER_DEFAULTS,
+    *,
+    replica_resources: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, Any]:
     """The pod spec (camelCase dict) propeller's ``ToK8sPodSpec`` builds for ``task`` on a node
     with ``overrides`` (a workflow node's ``task_node.overrides``).
+
+    ``replica_resources`` (k8s names, defaults assigned): what a task plugin's replica spec puts
+    in place of the node's resources (``flytek8s.WithResources``, kubeflow's
+    ``ToReplicaSpecWithOverrides``); see ``job_oracle``.
     """
     overrides = overrides or workflow_pb2.TaskNodeOverrides()
     pod, primary = _raw_pod(task, overrides)
     gpu = config["gpu-resource-name"]
-    override_resources = _idl_resources(overrides.resources)
+    override_resources: Mapping[str, Mapping[str, str]] = (
+        _idl_resources(overrides.resources) if replica_resources is None else replica_resources
+    )
     requested: list[Mapping[str, Any]] = []
     for container in pod.get("containers", []):
         resources = container.setdefault("resources", {})

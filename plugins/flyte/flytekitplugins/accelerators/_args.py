@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from flytekit import PodTemplate, Resources
 from flytekit.extras.accelerators import BaseAccelerator
+from flytekitplugins.accelerators._carry import Inputs, carried, remember
 from flytekitplugins.accelerators._gate import PLACED_SPEC_ENV
 from kubernetes.client import (
     V1Container,
@@ -111,6 +112,7 @@ def task_args(
     pod_template: PodTemplate | None = None,
     node_name_env: bool = True,
     pin_node: str | None = None,
+    task: Any = None,
     **platform_options: Any,
 ) -> dict[str, Any]:
     """Keyword arguments for ``@task(...)`` or ``node.with_overrides(...)`` that place ``spec``.
@@ -138,12 +140,16 @@ def task_args(
     :param node_name_env: set ``$NODE_NAME`` from the pod's ``spec.nodeName`` (the gate's
         report reads it).
     :param pin_node: require this node (``kubernetes.io/hostname``): where a gate ran.
+    :param task: for ``with_overrides`` on a node of ``task``: start from the task's own pod
+        template, cpu and memory (a node's template replaces the task's whole in propeller;
+        ``docs/flyte.md``), what you pass here winning.
     :param platform_options: options of the platform (``labels``, ``tolerations``,
         ``unpartitioned_requirement``…; see ``docs/kubernetes.md``).
     :returns: ``accelerator``, ``requests``, ``limits`` and ``pod_template``.
     :raises PlacementError: the spec cannot run as one container on the platform (the
         message lists every reason: MIG slices per container, more devices than any node,
-        TPU chips, label values…), or a ``gpu`` in your resources.
+        TPU chips, label values…), a ``gpu`` in your resources, or a ``task`` whose own
+        flytekit resources would replace the override's device.
     """
     parsed = AcceleratorSpec.parse(spec)
     problems = placement_problems(parsed, platform=platform, **platform_options)
@@ -154,6 +160,15 @@ def task_args(
     user_requests, user_limits = _user_resources(requests, limits, resources)
     fragment: dict[str, Any] = dict(to_pod_fragment(parsed, platform=platform, **platform_options))
     [(resource, count)] = fragment["resources"]["limits"].items()
+    if task is not None:
+        pod_template, user_requests, user_limits = carried(
+            task,
+            pod_template,
+            user_requests,
+            user_limits,
+            device=(resource, count),
+            where=f"task_args({str(parsed)!r}, task=...)",
+        )
     for given in (user_requests, user_limits):
         _refuse_gpu(given, parsed, resource, count)
     accelerator: Any = NO_ACCELERATOR
@@ -177,6 +192,7 @@ def task_args(
         env={PLACED_SPEC_ENV: str(parsed)},
     )
     _set_user_resources(template, user_requests, user_limits)
+    remember(template, Inputs(pod_template, user_requests, user_limits))
     return {
         "accelerator": accelerator,
         "requests": Resources(),

@@ -25,6 +25,8 @@ serialisation, flytepropeller v1.16.8's rules). Codes:
 * ``unpinned-gate`` — a gate node upstream checked its own pod's node; this task's pod may
   land on another one.
 * ``no-gate`` — an accelerator task with no gate at all.
+* ``override-drops``, ``pinned-multi-node``, ``replica-device``, ``ungated-plugin`` — what node
+  overrides and task plugins silently drop (:mod:`flytekitplugins.accelerators._check_jobs`).
 """
 
 from __future__ import annotations
@@ -32,9 +34,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from flytekitplugins.accelerators._check_jobs import job_rules, pinned_to_host
 from flytekitplugins.accelerators._gate_node import GateTask, benchmark_gate
 from flytekitplugins.accelerators._placement import effective, placed_spec, spec_of_idl
-from flytekitplugins.accelerators._tasks import AcceleratorTask
+from flytekitplugins.accelerators._plugins import gate_of, replica_count
 
 from accelerators import AcceleratorError, AcceleratorSpec, UnknownPartitionError
 from accelerators.constants import constant_for
@@ -42,7 +45,6 @@ from accelerators.kubernetes import placement_problems, wants_whole_devices
 
 __all__ = ["Finding", "check", "check_file"]
 
-_HOSTNAME = "kubernetes.io/hostname"
 _CLASS_WORDS = {
     ("nvidia", "gpu"): "GPU",
     ("google", "tpu"): "TPU",
@@ -171,17 +173,19 @@ def _check_task(
     _idl_rules(idl, view, add)
     _override_rules(view, placed, platform, add)
     spec = placed or idl
-    if isinstance(target, AcceleratorTask) and spec is None:
-        spec = AcceleratorSpec.parse(target.task_config.spec)
+    own_gate = gate_of(target)
+    if own_gate is not None and spec is None:
+        spec = AcceleratorSpec.parse(own_gate.spec)
     if spec is not None:
         for problem in placement_problems(spec, platform=platform):
             add("placement", problem)
+    job_rules(target, view, spec, add)
     is_accelerator = spec is not None or bool(view.device)
     if not is_accelerator or isinstance(target, GateTask):
         return
     what = _what(spec)
-    if isinstance(target, AcceleratorTask):
-        checks = placed or AcceleratorSpec.parse(target.task_config.spec)
+    if own_gate is not None:
+        checks = placed or AcceleratorSpec.parse(own_gate.spec)
         lands = idl if view.device_name else spec
         if lands is not None and not _accepts(checks, lands):
             add(
@@ -201,12 +205,20 @@ def _check_task(
                 f"the gate upstream checks {', '.join(gates)} but this {what} task runs on "
                 f"{spec}: the gate says nothing about its devices. Gate the same spec",
             )
-        if not _pinned(view):
+        if replica_count(getattr(target, "task_config", None)) > 1:
+            add(
+                "unpinned-gate",
+                f"a gate node upstream checked one node; this {what} task runs several pods, "
+                "which one node cannot hold: gate each in its own pod with "
+                "accelerator_task(spec, task_config=...)",
+            )
+        elif not pinned_to_host(view):
             add(
                 "unpinned-gate",
                 f"a gate node upstream checked its own pod's node; this {what} task's pod may "
-                "land on another one. Pin it with pinned(spec, result) in a @dynamic, or gate "
-                "in its own pod with accelerator_task(spec)",
+                "land on another one. Pin it with pinned(spec, result) in a @dynamic (task=... "
+                "carries the task's own settings), or gate in its own pod with "
+                "accelerator_task(spec)",
             )
         return
     if require_gate:
@@ -297,16 +309,6 @@ def _accepts(checks: AcceleratorSpec, lands: AcceleratorSpec) -> bool:
         ):
             return False
     return True
-
-
-def _pinned(view: Any) -> bool:
-    spec = getattr(view.template, "pod_spec", None)
-    affinity = getattr(getattr(spec, "affinity", None), "node_affinity", None)
-    required = getattr(affinity, "required_during_scheduling_ignored_during_execution", None)
-    for term in getattr(required, "node_selector_terms", None) or []:
-        if any(e.key == _HOSTNAME for e in term.match_expressions or []):
-            return True
-    return _HOSTNAME in (getattr(spec, "node_selector", None) or {})
 
 
 def _what(spec: AcceleratorSpec | None) -> str:

@@ -21,6 +21,7 @@ what the task was placed for, so an override moves its expectation too.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from flytekitplugins.accelerators._gate import PLACED_SPEC_ENV
@@ -29,6 +30,7 @@ from accelerators import AcceleratorSpec, PlacementError
 from accelerators.constants import constant_for, flyte2_name
 from accelerators.kubernetes import (
     get_platform,
+    merge_fragment,
     node_name_env,
     pin_to_node,
     placement_problems,
@@ -117,36 +119,54 @@ def flyte2_resources(spec: SpecLike, **resources: Any) -> Any:
     return flyte.Resources(gpu=flyte2_device(spec), **resources)
 
 
-def flyte2_args(spec: SpecLike, *, pin_node: str | None = None, **resources: Any) -> dict[str, Any]:
+def flyte2_args(
+    spec: SpecLike,
+    *,
+    pin_node: str | None = None,
+    env_vars: Mapping[str, str] | None = None,
+    pod_template: Any = None,
+    **resources: Any,
+) -> dict[str, Any]:
     """``resources``, ``pod_template`` and ``env_vars`` for ``flyte.TaskEnvironment(...)`` or
     ``task.override(...)`` that place ``spec``::
 
-        env = flyte.TaskEnvironment("train", **flyte2_args("H100:8", cpu=16))
+        env = flyte.TaskEnvironment("train", **flyte2_args("H100:8", cpu=16,
+                                                           env_vars={"WANDB_PROJECT": "x"}))
         await train.override(**flyte2_args("H200:8"))()
+
+    Give your own ``env_vars`` and ``pod_template`` here, not beside the call (Python refuses
+    the same keyword twice): they are merged as ``task_args`` merges a flytekit template (your
+    sidecars, volumes, selectors and tolerations kept; the node selection added to every
+    required term).
 
     :param spec: as for :func:`flyte2_device`.
     :param pin_node: require this node (``kubernetes.io/hostname``): where a gate ran.
+    :param env_vars: your environment variables (``$ACCELERATORS_PLACED_SPEC`` is ours).
+    :param pod_template: your ``flyte.PodTemplate``; the placement is merged into a copy.
     :param resources: the other ``flyte.Resources`` fields (``cpu``, ``memory``…).
-    :raises PlacementError: as :func:`flyte2_device`.
+    :raises PlacementError: as :func:`flyte2_device`; a pod template given by name (a ``str``:
+        the cluster's, which cannot be merged here) or ``$ACCELERATORS_PLACED_SPEC`` set to
+        another spec in ``env_vars``.
     """
     import flyte
-    from kubernetes.client import (
-        V1Affinity,
-        V1Container,
-        V1EnvVar,
-        V1EnvVarSource,
-        V1NodeAffinity,
-        V1NodeSelector,
-        V1NodeSelectorRequirement,
-        V1NodeSelectorTerm,
-        V1ObjectFieldSelector,
-        V1PodSpec,
-    )
+    from kubernetes.client import V1EnvVar, V1EnvVarSource, V1ObjectFieldSelector
 
     parsed = AcceleratorSpec.parse(spec)
+    placed = str(parsed)
+    given = dict(env_vars or {})
+    if given.get(PLACED_SPEC_ENV, placed) != placed:
+        raise PlacementError(
+            f"env_vars sets ${PLACED_SPEC_ENV}={given[PLACED_SPEC_ENV]!r}, but the task is "
+            f"placed for {placed!r}: the in-pod gate would check the wrong spec; leave it out"
+        )
+    if isinstance(pod_template, str):
+        raise PlacementError(
+            f"pod_template={pod_template!r} names a PodTemplate of the cluster, which cannot "
+            f"be merged with {placed!r}'s placement here; pass a flyte.PodTemplate instead"
+        )
     out: dict[str, Any] = {
         "resources": flyte2_resources(parsed, **resources),
-        "env_vars": {PLACED_SPEC_ENV: str(parsed)},
+        "env_vars": {**given, PLACED_SPEC_ENV: placed},
     }
     requirements: list[dict[str, Any]] = []
     if parsed.accelerator is not None and wants_whole_devices(parsed):
@@ -156,62 +176,65 @@ def flyte2_args(spec: SpecLike, *, pin_node: str | None = None, **resources: Any
         pin = pin_to_node(pin_node)["affinity"]["nodeAffinity"]
         terms = pin["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
         requirements.extend(terms[0]["matchExpressions"])
-    variable = node_name_env()
-    container = V1Container(
-        name="primary",
-        env=[
-            V1EnvVar(
-                name=variable["name"],
-                value_from=V1EnvVarSource(
-                    field_ref=V1ObjectFieldSelector(
-                        field_path=variable["valueFrom"]["fieldRef"]["fieldPath"]
-                    )
-                ),
-            )
-        ],
-    )
-    affinity = None
+    primary = getattr(pod_template, "primary_container_name", None) or "primary"
+    pod_spec = _user_spec(pod_template, primary)
     if requirements:
-        term = V1NodeSelectorTerm(
-            match_expressions=[
-                V1NodeSelectorRequirement(
-                    key=r["key"], operator=r["operator"], values=r.get("values")
-                )
-                for r in requirements
-            ]
-        )
-        affinity = V1Affinity(
-            node_affinity=V1NodeAffinity(
-                required_during_scheduling_ignored_during_execution=V1NodeSelector(
-                    node_selector_terms=[term]
-                )
-            )
-        )
+        required = {"nodeSelectorTerms": [{"matchExpressions": requirements}]}
+        fragment = {
+            "affinity": {
+                "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": required}
+            }
+        }
+        pod_spec = merge_fragment(pod_spec, fragment, container=primary)
+    variable = node_name_env()
+    field = V1ObjectFieldSelector(field_path=variable["valueFrom"]["fieldRef"]["fieldPath"])
+    node_env = V1EnvVar(name=variable["name"], value_from=V1EnvVarSource(field_ref=field))
+    container = next(c for c in pod_spec.containers if c.name == primary)
+    container.env = [e for e in container.env or [] if e.name != node_env.name] + [node_env]
     out["pod_template"] = flyte.PodTemplate(
-        pod_spec=V1PodSpec(containers=[container], affinity=affinity),
-        primary_container_name="primary",
+        pod_spec=pod_spec,
+        primary_container_name=primary,
+        labels=getattr(pod_template, "labels", None),
+        annotations=getattr(pod_template, "annotations", None),
     )
     return out
 
 
-def flyte2_pinned(spec: SpecLike, result: Any, **resources: Any) -> dict[str, Any]:
-    """:func:`flyte2_args` for a task that runs after a gate task, on the gate's node, with the
-    alternative the gate matched (``task.override(**flyte2_pinned(spec, result))``).
+def _user_spec(pod_template: Any, primary: str) -> Any:
+    """A copy of the user's pod spec with its primary container (a new one when none)."""
+    import copy
 
-    :param spec: the gate's spec.
+    from kubernetes.client import V1Container, V1PodSpec
+
+    given = getattr(pod_template, "pod_spec", None)
+    spec = copy.deepcopy(given) if given is not None else V1PodSpec(containers=[])
+    if not any(c.name == primary for c in spec.containers or []):
+        spec.containers = [*(spec.containers or []), V1Container(name=primary)]
+    return spec
+
+
+def flyte2_pinned(spec: SpecLike, result: Any, **resources: Any) -> dict[str, Any]:
+    """:func:`flyte2_args` for a task that runs after a gate task, on the gate's node
+    (``task.override(**flyte2_pinned(spec, result))``): the task's own spec, the gate's device
+    picking among its alternatives (as :func:`~flytekitplugins.accelerators.pinned`).
+
+    :param spec: the task's spec.
     :param result: the gate task's :class:`GateResult`.
     :param resources: as for :func:`flyte2_args`.
-    :raises AcceleratorError: in a cluster, the gate reported no node name.
+    :raises AcceleratorError: in a cluster, the gate reported no node name; the gate's device
+        is none of ``spec``'s alternatives.
     """
+    from flytekitplugins.accelerators._gate import chosen_alternative
+
     from accelerators import AcceleratorError
 
-    chosen = result.matched or spec
     if not result.node and not result.local:
         raise AcceleratorError(
             f"The gate for {result.expected} ran in a cluster but reported no node name "
             "($NODE_NAME), so the task cannot be pinned to the node it checked; give the gate "
             "task's environment flyte2_args(spec), whose pod template sets it"
         )
+    chosen = chosen_alternative(spec, result)
     return flyte2_args(chosen, pin_node=result.node or None, **resources)
 
 

@@ -45,10 +45,14 @@ __all__ = [
     "RETRY_POLICY_RETRIES",
     "GateResult",
     "check_gate_options",
+    "chosen_alternative",
+    "gate_result",
     "is_local_execution",
     "last_gate_result",
+    "measure_gate",
     "placed_spec",
     "run_gate",
+    "settle",
 ]
 
 #: Overrides the gate's expectation in local runs only.
@@ -224,6 +228,18 @@ def run_gate(
     :raises FlyteRecoverableException: the verdict is ``fail`` and the policy is ``retry``.
     """
     check_gate_options(policy, profile)
+    return settle(measure_gate(expect, profile=profile, local=local, run=run), policy)
+
+
+def measure_gate(
+    expect: SpecLike, *, profile: str = "quick", local: bool | None = None, run: Any = None
+) -> GateResult:
+    """:func:`run_gate` without the policy: the result, passed or failed, never raised.
+
+    For a gate run in another process (a child process, a Ray node), whose result the caller
+    settles with :func:`settle`. Arguments as for :func:`run_gate`.
+    """
+    check_gate_options("fail", profile)
     is_local = is_local_execution() if local is None else local
     spec, declared = placed_spec(expect, local=is_local)
     checked, note = _expectation(spec, is_local)
@@ -231,25 +247,37 @@ def run_gate(
         from accelerators.bench import run
     # history=None: the report goes to the bench history ACCELERATORS_BENCH_HISTORY names.
     report = run(checked, profile, history=None)
-    result = _result(report, spec, checked, is_local, note)
+    result = gate_result(report, spec, checked, is_local, note)
     result.declared = declared
-    _LAST[str(spec)] = result
-    if declared:
-        _LAST[declared] = result
-    _LAST[""] = result
-    if not result.passed:
-        error = AcceleratorGateError(report)
-        if note:  # a local override (or the local rule) caused this failure: say so
-            error.args = (f"{error.args[0]}\n({note})",)
-        if policy == "retry":
-            from flytekit.exceptions.user import FlyteRecoverableException
-
-            raise FlyteRecoverableException(f"{error}\n(retrying on a new pod)") from error
-        raise error
     return result
 
 
-def _result(
+def settle(result: GateResult, policy: str, *, prefix: str = "") -> GateResult:
+    """Record ``result`` (:func:`last_gate_result`) and apply ``policy`` to a failed one.
+
+    :param prefix: said before the report's message (where the gate ran).
+    :raises AcceleratorGateError: the verdict is ``fail`` and the policy is ``fail``.
+    :raises FlyteRecoverableException: the verdict is ``fail`` and the policy is ``retry``.
+    """
+    _LAST[result.expected] = result
+    if result.declared:
+        _LAST[result.declared] = result
+    _LAST[""] = result
+    if result.passed:
+        return result
+    error = AcceleratorGateError(result.report())
+    if result.note:  # a local override (or the local rule) caused this failure: say so
+        error.args = (f"{error.args[0]}\n({result.note})",)
+    if prefix:
+        error.args = (f"{prefix}{error.args[0]}",)
+    if policy == "retry":
+        from flytekit.exceptions.user import FlyteRecoverableException
+
+        raise FlyteRecoverableException(f"{error}\n(retrying on a new pod)") from error
+    raise error
+
+
+def gate_result(
     report: BenchReport,
     spec: AcceleratorSpec,
     checked: AcceleratorSpec | None,
@@ -272,6 +300,37 @@ def _result(
         reasons=[f"[{r.severity}] {r.code}: {r.message}" for r in report.reasons],
         note=note,
         report_json=report.model_dump_json(),
+    )
+
+
+def chosen_alternative(spec: SpecLike, result: GateResult) -> AcceleratorSpec:
+    """The alternative of a guarded task's ``spec`` the gate's device serves, with the task's
+    own count (``spec`` itself when a local gate saw no accelerator).
+
+    :raises AcceleratorError: the gate's device is none of ``spec``'s alternatives.
+    """
+    from accelerators.bench import alternative_on
+
+    parsed = AcceleratorSpec.parse(spec)
+    device = result.report().device if result.report_json else _device_of(result)
+    if device.accelerator is None and result.local:
+        return parsed
+    return alternative_on(parsed, device)
+
+
+def _device_of(result: GateResult) -> Any:
+    """A result without its report (built by hand): the device its matched alternative names."""
+    from accelerators.bench import DeviceSummary
+
+    found = AcceleratorSpec.parse(result.matched or result.expected).alternatives[0]
+    entry = found.candidates[0] if found.candidates else None
+    return DeviceSummary(
+        kind="gpu" if entry is not None else "cpu",
+        name=entry.name if entry is not None else "?",
+        accelerator=entry.name if entry is not None else None,
+        count=found.devices_needed,
+        is_mig=found.mig_profile is not None,
+        mig_profile=found.partition if found.mig_profile is not None else None,
     )
 
 

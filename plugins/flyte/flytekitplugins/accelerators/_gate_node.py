@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from flytekit import Resources, task
@@ -23,10 +24,12 @@ from flytekit.configuration import SerializationSettings
 from flytekit.core.base_task import TaskResolverMixin
 from flytekit.core.python_function_task import PythonFunctionTask
 from flytekit.core.tracker import TrackedInstance
+from flytekit.extend import TaskPlugins
 from flytekitplugins.accelerators._args import pod_template_for, task_args
 from flytekitplugins.accelerators._gate import (
     GateResult,
     check_gate_options,
+    chosen_alternative,
     render_deck,
     run_gate,
 )
@@ -43,7 +46,57 @@ _NAME_PREFIX = "flytekitplugins.accelerators.gate."
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-@task(enable_deck=True, pod_template=pod_template_for({}, node_name_env=True), cache=False)  # type: ignore[untyped-decorator]
+class _ChecksOptions:
+    """Calling the gate task in a workflow checks a literal ``policy``/``profile`` there, when
+    the workflow is written (compiled); a Promise (a workflow input) is checked by the gate
+    itself at run start, before the benchmark."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        check_literal_options(
+            kwargs.get("policy", "fail"), kwargs.get("profile", "quick"), where=_where(kwargs)
+        )
+        return super().__call__(*args, **kwargs)  # type: ignore[misc]
+
+
+@dataclass(frozen=True)
+class _GateOptions:
+    """``task_config`` of :data:`benchmark_gate` (selects its task class; nothing is sent)."""
+
+
+class _BenchmarkGateTask(_ChecksOptions, PythonFunctionTask[_GateOptions]):  # type: ignore[misc]
+    """:data:`benchmark_gate`'s class: a ``PythonFunctionTask`` that checks its options when
+    called in a workflow."""
+
+
+TaskPlugins.register_pythontask_plugin(_GateOptions, _BenchmarkGateTask)
+
+
+def check_literal_options(policy: Any, profile: Any, *, where: str) -> None:
+    """Check the gate options known when the workflow is written: literal values; a Promise (a
+    workflow input, known at run start) is left to the gate, which checks it first.
+
+    :raises AcceleratorError: an unknown literal policy or profile, with a did-you-mean.
+    """
+    from flytekit.core.promise import Promise
+
+    check_gate_options(
+        "fail" if isinstance(policy, Promise) else policy,
+        "quick" if isinstance(profile, Promise) else profile,
+        where=where,
+    )
+
+
+def _where(kwargs: dict[str, Any]) -> str:
+    expect = kwargs.get("expect")
+    return f"benchmark_gate(expect={expect!r})" if isinstance(expect, str) else "benchmark_gate"
+
+
+@task(  # type: ignore[untyped-decorator]
+    task_config=_GateOptions(),
+    enable_deck=True,
+    pod_template=pod_template_for({}, node_name_env=True),
+    cache=False,
+)
 def benchmark_gate(expect: str, profile: str = "quick", policy: str = "fail") -> GateResult:
     """Run ``accelerators.bench`` on this pod's accelerator; return the typed result.
 
@@ -56,7 +109,7 @@ def benchmark_gate(expect: str, profile: str = "quick", policy: str = "fail") ->
     return result
 
 
-class GateTask(PythonFunctionTask[None]):  # type: ignore[misc]  # flytekit: untyped
+class GateTask(_ChecksOptions, PythonFunctionTask[None]):  # type: ignore[misc]  # flytekit: untyped
     """``benchmark_gate`` on one placement: its accelerator, resources and pod template are the
     task's own. Loaded in the pod by :data:`gate_task_resolver` (from its name)."""
 
@@ -158,7 +211,8 @@ def gate(
 
     :param spec: the accelerator of the tasks it guards.
     :param policy: ``fail`` or ``retry`` (``retry`` gives the node 2 retries unless you set
-        ``retries``).
+        ``retries``); a literal is checked when the workflow is written, a workflow input (a
+        Promise) by the gate at run start, before the benchmark.
     :param profile: the bench profile.
     :param platform: as for :func:`task_args`.
     :param retries: node retries (a new pod each, possibly on another node).
@@ -175,9 +229,10 @@ def gate(
     """
     parsed = AcceleratorSpec.parse(spec)
     where = f"gate({str(parsed)!r})"
-    check_gate_options(policy, profile, where=where)
+    check_literal_options(policy, profile, where=where)
     node: dict[str, Any] = {"retries": retries} if retries is not None else {}
-    _retries_for(policy, node, where)
+    if isinstance(policy, str):  # a Promise's policy is known at run start only
+        _retries_for(policy, node, where)
     node.update(
         {
             k: v
@@ -198,25 +253,54 @@ def gate(
 
 
 def pinned(
-    spec: SpecLike, result: GateResult, *, platform: str = "flyte", **kwargs: Any
+    spec: SpecLike,
+    result: GateResult,
+    *,
+    platform: str = "flyte",
+    task: Any = None,
+    **kwargs: Any,
 ) -> dict[str, Any]:
     """``with_overrides`` arguments for a task guarded by a gate node: ``spec``, on its node.
 
-    Call it in a ``@dynamic`` (where ``result`` is a value, not a promise). With a fallback
-    spec, the alternative the gate matched is used, so the task gets the same hardware.
+    Call it in a ``@dynamic`` (where ``result`` is a value, not a promise). The task gets its
+    own spec: the gate's device only picks among its alternatives (a gate that found an
+    A100-80GB gives ``H100:8 | A100-80GB:8`` the ``A100-80GB:8``), and a device that is none
+    of them is refused.
 
-    :param spec: the accelerator (the gate's).
+    :param spec: the task's accelerator spec.
     :param result: the gate's result.
+    :param task: the node's task: its own pod template, cpu and memory are carried into the
+        override (as ``task_args(..., task=)``), and a task that runs several pods
+        (``Elastic(nnodes=2)``, ``PyTorch``, Ray) is refused: every pod would require the
+        gate's one node.
     :param kwargs: as for :func:`task_args` (``requests``, ``pod_template``…).
-    :raises AcceleratorError: in a cluster, the gate did not report a node name.
+    :raises AcceleratorError: in a cluster, the gate did not report a node name; the gate's
+        device is none of ``spec``'s alternatives; ``task`` runs several pods.
     """
-    chosen = result.matched or spec
+    if not result.node and not result.local:
+        raise AcceleratorError(
+            f"The gate for {result.expected} ran in a cluster but reported no node name "
+            "($NODE_NAME was not set), so the guarded task cannot be pinned to the node it "
+            "checked; run the gate with gate(spec), whose pod template sets it"
+        )
+    chosen = chosen_alternative(spec, result)
+    if task is not None:
+        _refuse_replicas(task, chosen)
     if not result.node:
-        if not result.local:
-            raise AcceleratorError(
-                f"The gate for {result.expected} ran in a cluster but reported no node name "
-                "($NODE_NAME was not set), so the guarded task cannot be pinned to the node it "
-                "checked; run the gate with gate(spec), whose pod template sets it"
-            )
-        return task_args(chosen, platform=platform, **kwargs)
-    return task_args(chosen, platform=platform, pin_node=result.node, **kwargs)
+        return task_args(chosen, platform=platform, task=task, **kwargs)
+    return task_args(chosen, platform=platform, pin_node=result.node, task=task, **kwargs)
+
+
+def _refuse_replicas(task: Any, spec: AcceleratorSpec) -> None:
+    from flytekitplugins.accelerators._plugins import replica_count
+
+    config = getattr(task, "task_config", None)
+    pods = replica_count(config)
+    if pods > 1:
+        raise AcceleratorError(
+            f"pinned({str(spec)!r}) on {task.name}: its {type(config).__name__} runs {pods} "
+            "pods, each built from the node's pod template, so each would require the gate's "
+            "one node: one is scheduled and the others stay Pending (the job never starts). "
+            f"Gate every pod instead: accelerator_task({str(spec)!r}, task_config=...) runs the "
+            "gate in each of them, with no pinning"
+        )

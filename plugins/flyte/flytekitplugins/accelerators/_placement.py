@@ -25,7 +25,7 @@ from flytekitplugins.accelerators._gate import PLACED_SPEC_ENV
 from accelerators import AcceleratorError, AcceleratorSpec
 from accelerators.constants import from_flyte_device
 
-__all__ = ["DEVICE_RESOURCES", "Effective", "effective", "spec_of_idl"]
+__all__ = ["DEVICE_RESOURCES", "Effective", "effective", "spec_of_idl", "task_resources"]
 
 #: Extended resources that are a device (``gpu`` is flytekit's name for propeller's GPU).
 DEVICE_RESOURCES = (
@@ -82,7 +82,7 @@ def effective(task: Any, node: Any) -> Effective:
     node_template = getattr(node, "_pod_template", None) if node is not None else None
     out.template = node_template or getattr(task, "pod_template", None)
     out.template_from_node = node_template is not None
-    out.task_resources = _task_resources(task)
+    out.task_resources = task_resources(task)
     primary = _primary(out.template)
     limits: dict[str, str] = {}
     requests: dict[str, str] = {}
@@ -155,7 +155,7 @@ def _devices(values: Any) -> dict[str, str]:
     }
 
 
-def _task_resources(task: Any) -> dict[str, str]:
+def task_resources(task: Any) -> dict[str, str]:
     """``{"request:cpu": "8", "limit:gpu": "1", …}``: what flytekit sends as the task's."""
     spec = getattr(task, "resources", None)
     out: dict[str, str] = {}

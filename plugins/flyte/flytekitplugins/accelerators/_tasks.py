@@ -31,11 +31,15 @@ from flytekitplugins.accelerators._gate import (
     GateResult,
     check_gate_options,
     is_local_execution,
+    measure_gate,
     render_deck,
     run_gate,
+    settle,
 )
+from flytekitplugins.accelerators._plugins import GatedPlugin, check_plugin_config
 
 from accelerators import AcceleratorError, AcceleratorSpec
+from accelerators.kubernetes import to_pod_fragment
 
 if TYPE_CHECKING:
     from accelerators import SpecLike
@@ -83,23 +87,44 @@ class AcceleratorTask(PythonFunctionTask[Gate]):  # type: ignore[misc]  # flytek
 
     def execute(self, **kwargs: Any) -> Any:
         """The gate (raising per the policy when the devices are wrong), then the function."""
-        config = self.task_config
-        local = is_local_execution()
-        key = (config.spec, config.profile)
-        # One pod is one process: in a cluster the cache is the pod's own gate. Locally all
-        # tasks share this process and its (CPU) devices, so the gate runs once per spec.
-        result = _GATE_PROCESS_CACHE.get(key) if local else None
-        if result is None:
-            result = run_gate(
-                config.spec, profile=config.profile, policy=config.policy, local=local
-            )
-            if local:
-                _GATE_PROCESS_CACHE[key] = result
-        render_deck(result)
+        gate_first(self.task_config)
         return super().execute(**kwargs)
 
 
+def gate_first(config: Gate, *, isolated: bool = False) -> GateResult:
+    """Run ``config``'s gate in this pod (raising per its policy) and show it in the Deck.
+
+    :param isolated: in a cluster, benchmark in a child process, so no CUDA context outlives
+        the gate in this one (a task plugin that starts its own workers on the devices: torch
+        elastic's agent, a Ray driver); the policy is applied here.
+    """
+    local = is_local_execution()
+    key = (config.spec, config.profile)
+    # One pod is one process: in a cluster the cache is the pod's own gate. Locally all
+    # tasks share this process and its (CPU) devices, so the gate runs once per spec.
+    result = _GATE_PROCESS_CACHE.get(key) if local else None
+    if result is None and isolated and not local:
+        result = settle(_in_child(config), config.policy)
+    if result is None:
+        result = run_gate(config.spec, profile=config.profile, policy=config.policy, local=local)
+        if local:
+            _GATE_PROCESS_CACHE[key] = result
+    render_deck(result)
+    return result
+
+
 TaskPlugins.register_pythontask_plugin(Gate, AcceleratorTask)
+
+
+def _in_child(config: Gate) -> GateResult:
+    """The gate's measurement in a fresh (spawned) process: its devices are free once it ends."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        future = pool.submit(measure_gate, config.spec, profile=config.profile, local=False)
+        return future.result()
 
 
 def accelerator_task(
@@ -136,12 +161,17 @@ def accelerator_task(
     :param resources: flytekit's ``Resources`` for both, as ``@task(resources=...)``.
     :param pod_template: your pod template, merged.
     :param platform_options: platform options for :func:`task_args`.
-    :param task_kwargs: anything else ``@task`` takes (``retries``, ``cache``…).
-    :raises AcceleratorError: a spec, policy or profile that cannot work, when the task is
-        written (not in the pod).
+    :param task_kwargs: anything else ``@task`` takes (``retries``, ``cache``…), a task
+        plugin's ``task_config`` included (``Elastic``, ``PyTorch``, ``RayJobConfig``, your
+        own): the task keeps the plugin's type and config, and the gate runs in each of its
+        pods (:mod:`flytekitplugins.accelerators._plugins`).
+    :raises AcceleratorError: a spec, policy or profile that cannot work, a plugin whose pods a
+        gate cannot all prove (MPI, Dask, Spark…), or replica resources that contradict the
+        spec, when the task is written (not in the pod).
     """
     parsed = AcceleratorSpec.parse(spec)
     config = Gate(str(parsed), gate_policy, gate_profile) if gate else None
+    where = f"accelerator_task({str(parsed)!r})"
     args = task_args(
         parsed,
         platform=platform,
@@ -151,16 +181,29 @@ def accelerator_task(
         pod_template=pod_template,
         **(platform_options or {}),
     )
+    plugin = task_kwargs.pop("task_config", None)
     clash = sorted(set(args) & set(task_kwargs))
     if clash:
         raise AcceleratorError(
-            f"accelerator_task({str(parsed)!r}) sets {', '.join(clash)} from the spec; pass "
+            f"{where} sets {', '.join(clash)} from the spec; pass "
             "requests=, limits=, resources= or pod_template= to accelerator_task itself"
         )
+    if isinstance(plugin, Gate):
+        raise AcceleratorError(
+            f"{where}: task_config={plugin!r} is the gate accelerator_task makes itself; give "
+            "gate_policy= and gate_profile= instead"
+        )
+    if plugin is not None:
+        [count] = to_pod_fragment(parsed, platform=platform, **(platform_options or {}))[
+            "resources"
+        ]["limits"].values()
+        check_plugin_config(plugin, parsed, count)
     if config is not None:
         task_kwargs.setdefault("enable_deck", True)
-        _retries_for(config.policy, task_kwargs, f"accelerator_task({str(parsed)!r})")
-        task_kwargs["task_config"] = config
+        _retries_for(config.policy, task_kwargs, where)
+        task_kwargs["task_config"] = config if plugin is None else GatedPlugin(plugin, config)
+    elif plugin is not None:
+        task_kwargs["task_config"] = plugin
 
     def decorator(function: Callable[..., Any]) -> Any:
         return task(**args, **task_kwargs)(function)
