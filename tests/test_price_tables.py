@@ -21,7 +21,8 @@ TABLES = ROOT / "scripts" / "instance_tables"
 
 def _load(name: str, file: str) -> Any:
     spec = importlib.util.spec_from_file_location(name, TABLES / file)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
@@ -79,7 +80,10 @@ def test_a_gcp_machine_is_its_host_plus_its_gpus() -> None:
 
 def test_gcp_figures_of_another_sku_are_left_out() -> None:
     regions = ["us-east4", "us-east5", "europe-west4", "us-central1"]
-    gpu = [("gpu:A100", "1", r, u, "1.0") for r, u in zip(regions, ("2.9", "3.1", "3.2", "1.6"))]
+    gpu = [
+        ("gpu:A100", "1", r, u, "1.0")
+        for r, u in zip(regions, ("2.9", "3.1", "3.2", "1.6"), strict=True)
+    ]
     gpu.append(("gpu:A100", "1", "asia-east1", "3.0", "3.5"))  # spot above on-demand
     host = [("a2-highgpu-1g", "-", r, "0.7", "0.3") for r in (*regions, "asia-east1")]
     rows = _gcp(host + gpu)
@@ -95,7 +99,9 @@ def test_cheapest_and_median_regions_are_named() -> None:
     assert (cheapest.region, cheapest.usd_per_hour) == ("us-east-1", 1.006)
     assert cheapest.note and "cheapest of" in cheapest.note
     median = [r for r in rows if r.note and "median of" in r.note]
-    assert len(median) == 1 and median[0].region and median[0].usd_per_hour > 1.006
+    assert len(median) == 1
+    assert median[0].region
+    assert median[0].usd_per_hour > 1.006
 
 
 def _list_prices() -> list[dict[str, str]]:
@@ -136,7 +142,8 @@ def test_the_audit_flags_rows_older_than_the_limit(capsys: pytest.CaptureFixture
     rows = price_tables.price_rows(price_tables.load_price_sources(), generate.instance_dicts())
     today = dt.date(2026, 11, 28)
     old = price_tables.stale(rows, 300, today)
-    assert old and all(r.date < "2026-02-01" for r in old)  # the 2025-11-30 AWS figures
+    assert old
+    assert all(r.date < "2026-02-01" for r in old)  # the 2025-11-30 AWS figures
     assert not price_tables.stale(rows, 400, today)
     young = [dataclasses.replace(r, date="2026-11-27") for r in rows]
     assert not price_tables.stale(young, 1, today)

@@ -1,9 +1,9 @@
-"""Generate ``accelerators/data/instances.toml`` and ``prices.toml`` from ``sources/`` and ``prices/``.
+"""Generate ``accelerators/data/instances.toml`` and ``prices.toml`` from their sources.
 
     python scripts/instance_tables/generate.py             # rewrite both tables
     python scripts/instance_tables/generate.py --check     # exit 1 if a shipped table differs
     python scripts/instance_tables/generate.py --coverage  # priced instance rows per cloud
-    python scripts/instance_tables/generate.py --audit 400 # exit 1 on price rows older than 400 days
+    python scripts/instance_tables/generate.py --audit 400 # exit 1 on rows older than 400 days
 
 Prices: ``price_tables.py`` (its docstring says how the sources are read and combined).
 

@@ -200,7 +200,7 @@ def _select(
 ) -> list[PriceRow]:
     """The cheapest and the median region of each kind, as rows."""
     out: list[PriceRow] = []
-    derived = entry.derived or how is not None and cloud == "gcp"
+    derived = entry.derived or (how is not None and cloud == "gcp")
     confidence = source.meta.get("confidence") or ("derived" if derived else "third-party")
     for kind, pick in (("on-demand", 0), ("spot", 1)):
         regional = sorted(
