@@ -14,6 +14,7 @@ import json
 import os
 import re
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +23,27 @@ from pydantic import ValidationError
 from accelerators import _datafiles
 from accelerators.catalog._instances import Price
 
-__all__ = ["VERSION", "cache_dir", "cached_rows", "clear", "payloads", "write"]
+__all__ = ["VERSION", "PriceRefresh", "cache_dir", "cached_rows", "clear", "payloads", "write"]
 
 VERSION = 1
 #: A region or zone name: it becomes part of a file name, so nothing else is accepted.
 REGION = re.compile(r"^[a-z]{2,12}(-[a-z0-9]+)*-?[0-9a-z]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class PriceRefresh:
+    """What a live price refresh did: ``source`` is ``live`` (the API answered) or ``shipped``
+    (it was not asked: no API key), and the message says which table plans will read."""
+
+    cloud: str
+    region: str
+    source: str
+    message: str
+    prices: tuple[Price, ...] = ()
+    path: Path | None = None
+    fetched_at: str | None = None
+    skipped: int = 0
+    """Items of the answer that were not prices of a known instance (or were garbled)."""
 
 
 def cache_dir() -> Path | None:
