@@ -42,10 +42,10 @@ def serve(answer: Callable[[str, bytes, dict[str, str]], Answer]) -> Iterator[Sc
             self.end_headers()
             self.wfile.write(data)
 
-        def do_GET(self) -> None:  # noqa: N802 - the http.server hook
+        def do_GET(self) -> None:
             self._reply("GET")
 
-        def do_POST(self) -> None:  # noqa: N802 - the http.server hook
+        def do_POST(self) -> None:
             self._reply("POST")
 
         def log_message(self, *args: Any) -> None:

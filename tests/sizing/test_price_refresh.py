@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.sizing.price_server import Answer, serve
 
 from accelerators.sizing import SizingError, azure, estimate_cost, gcp, instances, plan
 from accelerators.sizing._prices import all_prices
-from tests.sizing.price_server import Answer, serve
 
 
 def _azure_item(sku: str, price: float, **extra: Any) -> dict[str, Any]:
@@ -65,7 +65,8 @@ def test_azure_pages_retries_and_caches_what_plans_read() -> None:
         ("Standard_NC24ads_A100_v4", "on-demand"): 3.1,
         ("Standard_NC24ads_A100_v4", "spot"): 0.9,
     }
-    assert result.path is not None and json.loads(result.path.read_text())["cloud"] == "azure"
+    assert result.path is not None
+    assert json.loads(result.path.read_text())["cloud"] == "azure"
     # the cache comes before the shipped table for that instance, and says so
     cost = estimate_cost("A100-80GB-PCIE", 1, "azure")
     assert (cost.instance, cost.usd_per_hour) == ("Standard_NC24ads_A100_v4", 3.1)
@@ -80,29 +81,38 @@ def test_azure_pages_retries_and_caches_what_plans_read() -> None:
         history=False,
         instances=["Standard_NC24ads_A100_v4"],
     )
-    assert job.best is not None and "azure-retail-api" in job.best.cost_basis
+    assert job.best is not None
+    assert "azure-retail-api" in job.best.cost_basis
 
 
 def test_azure_refuses_malformed_answers_and_foreign_next_pages() -> None:
-    with serve(lambda p, b, h: (200, {}, {"items": []})) as script:
-        with pytest.raises(SizingError, match="without Items"):
-            azure.refresh("eastus", base_url=script.base, sleep=lambda s: None)
-    with serve(lambda p, b, h: (200, {}, b"<html>maintenance</html>")) as script:
-        with pytest.raises(SizingError, match="not JSON"):
-            azure.refresh("eastus", base_url=script.base, sleep=lambda s: None)
+    with (
+        serve(lambda p, b, h: (200, {}, {"items": []})) as script,
+        pytest.raises(SizingError, match="without Items"),
+    ):
+        azure.refresh("eastus", base_url=script.base, sleep=lambda s: None)
+    with (
+        serve(lambda p, b, h: (200, {}, b"<html>maintenance</html>")) as script,
+        pytest.raises(SizingError, match="not JSON"),
+    ):
+        azure.refresh("eastus", base_url=script.base, sleep=lambda s: None)
     link = {"Items": [], "NextPageLink": "https://elsewhere.example/prices?page=2"}
-    with serve(lambda p, b, h: (200, {}, link)) as script:
-        with pytest.raises(SizingError, match="off 127.0.0.1"):
-            azure.refresh("eastus", base_url=script.base, sleep=lambda s: None)
+    with (
+        serve(lambda p, b, h: (200, {}, link)) as script,
+        pytest.raises(SizingError, match=r"off 127\.0\.0\.1"),
+    ):
+        azure.refresh("eastus", base_url=script.base, sleep=lambda s: None)
     with pytest.raises(SizingError, match="Azure region"):
         azure.refresh("east us; rm -rf /")
 
 
 def test_azure_gives_up_after_bounded_retries() -> None:
     sleeps: list[float] = []
-    with serve(lambda p, b, h: (503, {}, {"error": "busy"})) as script:
-        with pytest.raises(SizingError, match="HTTP 503"):
-            azure.refresh("eastus", base_url=script.base, sleep=sleeps.append)
+    with (
+        serve(lambda p, b, h: (503, {}, {"error": "busy"})) as script,
+        pytest.raises(SizingError, match="HTTP 503"),
+    ):
+        azure.refresh("eastus", base_url=script.base, sleep=sleeps.append)
     assert sleeps == [1.0, 2.0, 4.0, 8.0]  # four retries, doubling, then the error
 
 
@@ -169,18 +179,22 @@ def test_gcp_sums_host_and_gpu_skus_across_pages() -> None:
 def test_gcp_masks_the_key_in_errors_and_asks_nothing_without_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    with serve(lambda p, b, h: (403, {}, {"error": {"message": "API key not valid"}})) as script:
-        with pytest.raises(SizingError) as caught:
-            gcp.refresh("us-central1", api_key="s3cr3t", base_url=script.base)
+    with (
+        serve(lambda p, b, h: (403, {}, {"error": {"message": "API key not valid"}})) as script,
+        pytest.raises(SizingError) as caught,
+    ):
+        gcp.refresh("us-central1", api_key="s3cr3t", base_url=script.base)
     assert "s3cr3t" not in str(caught.value)
     assert "key=***" in str(caught.value)
     monkeypatch.delenv(gcp.KEY_VARIABLE, raising=False)
     result = gcp.refresh("us-central1")
     assert result.source == "shipped"
     assert "No GCP API key" in result.message
-    with serve(lambda p, b, h: (200, {}, {"skus": "none"})) as script:
-        with pytest.raises(SizingError, match="without skus"):
-            gcp.refresh("us-central1", api_key="k", base_url=script.base)
+    with (
+        serve(lambda p, b, h: (200, {}, {"skus": "none"})) as script,
+        pytest.raises(SizingError, match="without skus"),
+    ):
+        gcp.refresh("us-central1", api_key="k", base_url=script.base)
 
 
 def _aws_product(name: str, usd: str) -> str:
