@@ -188,9 +188,15 @@ def _forms(
 
 
 def _rentable(spec: AcceleratorSpec, clouds: list[str] | None) -> bool:
-    """Some instance (of ``clouds``) rents ``spec`` whole: not a share of a node."""
+    """Some instance (of ``clouds``) rents ``spec`` whole: not a share of a node, and a MIG
+    slice only from a provider that rents that slice as such."""
+    mig = spec.partition is not None and spec.tpu_topology is None
     choices: list[str | None] = list(clouds) if clouds else [None]
-    return any(not o.is_share for cloud in choices for o in instances(spec, cloud))
+    return any(
+        not o.is_share and (not mig or o.instance.partition == spec.partition)
+        for cloud in choices
+        for o in instances(spec, cloud)
+    )
 
 
 def _parallelism(count: int) -> str:
