@@ -19,6 +19,7 @@ from rich.table import Table
 
 from accelerators.cli._common import console, err_console, guarded, print_json
 from accelerators.sizing import TRAINING_EFFICIENCY, Plan, SizingError, plan
+from accelerators.sizing._prices import best_per_cloud
 from accelerators.sizing._prices import origin as price_origin
 
 __all__ = ["plan_command", "register"]
@@ -219,6 +220,8 @@ def _print_ranking(result: Plan, top: int) -> None:
                 console.print(f"  [dim]#{option.rank}: {note}[/dim]")
     if shown:
         console.print(f"  [dim]{price_origin(o.price for o in shown if o.price)}[/dim]")
+    if (per_cloud := best_per_cloud(result.options)) is not None:
+        console.print(f"  [dim]{per_cloud}[/dim]")
     if len(shown) < len(result.options):
         console.print(f"  [dim]{len(result.options) - len(shown)} more: --top 0 shows all[/dim]")
     if result.excluded:

@@ -29,7 +29,9 @@ def register(app: typer.Typer) -> None:
 
     :param app: the root application.
     """
-    group = typer.Typer(help="Price tables: live refresh, age audit, coverage.")
+    group = typer.Typer(
+        help="Price tables: live refresh (AWS, Azure, GCP), age audit, coverage per cloud."
+    )
     group.command("refresh")(refresh_command)
     group.command("audit")(audit_command)
     group.command("coverage")(coverage_command)
@@ -121,6 +123,6 @@ def coverage_command(
     table = Table(title="Instance rows with an on-demand price", box=None)
     for header in ("Cloud", "Priced", "Rows", "Share"):
         table.add_column(header, justify="left" if header == "Cloud" else "right")
-    for cloud, (have, total) in counts.items():
-        table.add_row(cloud, str(have), str(total), f"{have / total:.0%}")
+    for cloud, (priced_rows, total) in counts.items():
+        table.add_row(cloud, str(priced_rows), str(total), f"{priced_rows / total:.0%}")
     console.print(table)

@@ -8,13 +8,15 @@
 :func:`all_prices` is every row a plan may use: the rows of the live caches the refreshers wrote
 (:mod:`accelerators.sizing.aws`, :mod:`~accelerators.sizing.azure`,
 :mod:`~accelerators.sizing.gcp`), and the shipped table's rows for every (cloud, instance,
-kind) no live cache prices. :func:`origin` says which of the two priced what.
+kind) no live cache prices. :func:`origin` says which of the two priced what;
+:func:`best_per_cloud` names each cloud's best-ranked choice.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from typing import Any
 
 from accelerators.catalog import _instances
 from accelerators.catalog._instances import Price
@@ -80,3 +82,19 @@ def origin(used: Iterable[Price]) -> str:
         return "no prices used"
     parts = [f"{source} of {date} ({n})" for (source, date), n in sorted(counts.items())]
     return "prices: " + ", ".join(parts)
+
+
+def best_per_cloud(options: Iterable[Any]) -> str | None:
+    """One line naming each cloud's first option in rank order (``options`` are ranked plan
+    choices with ``rank``, ``cloud``, ``spec`` and ``usd``); ``None`` below two clouds."""
+    first: dict[str, Any] = {}
+    for option in options:
+        if option.cloud is not None and option.cloud not in first:
+            first[option.cloud] = option
+    if len(first) < 2:
+        return None
+    parts = [
+        f"{cloud} #{o.rank} {o.spec}" + (f" ${o.usd:,.2f}" if o.usd is not None else "")
+        for cloud, o in first.items()
+    ]
+    return f"best of each of {len(first)} clouds: " + ", ".join(parts)

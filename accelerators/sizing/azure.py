@@ -49,7 +49,7 @@ def refresh(
 ) -> PriceRefresh:
     """Fetch the Linux pay-as-you-go and spot prices of ``sizes`` (default: every Azure size in
     the instance table) in ``region`` and cache them."""
-    if not isinstance(region, str) or not _REGION.match(region):
+    if not _REGION.match(str(region)):
         raise SizingError(f"Expected an Azure region such as eastus, got {region!r}")
     wanted = sizes if sizes is not None else [r.name for r in _instances.instances("azure")]
     by_key = {name.casefold(): name for name in wanted}

@@ -52,7 +52,7 @@ def refresh(
     timeout: float = 30.0,
 ) -> PriceRefresh:
     """Price the GPU machine types of ``gcp_skus.toml`` in ``region`` and cache them."""
-    if not isinstance(region, str) or not _REGION.match(region):
+    if not _REGION.match(str(region)):
         raise SizingError(f"Expected a GCP region such as us-central1, got {region!r}")
     key = api_key or os.environ.get(KEY_VARIABLE)
     if not key:
