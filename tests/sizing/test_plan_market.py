@@ -87,3 +87,13 @@ def test_the_plan_command_prints_the_best_of_each_cloud() -> None:
     text = " ".join(result.output.split())  # the console wraps long lines
     line = text[text.index("best of each of") :].split(" more: ")[0]
     assert all(f" {cloud} #" in line for cloud in SEVEN), line
+
+
+def test_instances_names_the_cheapest_region_of_each_cloud() -> None:
+    result = CliRunner().invoke(build_app(), ["instances", "H100:8"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    section = text[text.index("Cheapest per cloud") :]
+    for cloud in ("aws", "gcp", "azure", "oci", "lambda", "runpod", "paperspace"):
+        assert f" {cloud} " in section, cloud
+    assert "p5.48xlarge in us-east-1 (2025-11-30, aws-vantage)" in section
