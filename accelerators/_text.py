@@ -12,7 +12,7 @@ __all__ = ["flops_unit", "format_number", "quote", "redact", "shorten"]
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/@\s'\"]+)@")
 _SECRET_QUERY = re.compile(
     r"(?i)([?&;](?:x-amz-signature|x-amz-credential|x-amz-security-token|signature|"
-    r"awsaccesskeyid|password|passwd|secret|token|access_token)=)[^&\s'\"]*"
+    r"awsaccesskeyid|password|passwd|secret|token|access_token|key|api_key|apikey)=)[^&\s'\"]*"
 )
 
 

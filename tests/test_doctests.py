@@ -33,6 +33,8 @@ SKIPPED = {
         "the example hands the models to Airflow's KubernetesPodOperator inside a DAG"
     ),
     "accelerators.sizing.aws": "refresh() calls AWS's pricing API (network and credentials)",
+    "accelerators.sizing.azure": "refresh() calls Azure's Retail Prices API (network)",
+    "accelerators.sizing.gcp": "refresh() calls GCP's Cloud Billing Catalog API (network, key)",
 }
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 

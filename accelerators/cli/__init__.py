@@ -68,6 +68,10 @@ COMMANDS: dict[str, Command] = {
         "accelerators.cli._plan",
         "Rank where to run a fine-tune by total cost or time, within a budget and a deadline.",
     ),
+    "prices": Command(
+        "accelerators.cli._prices",
+        "Price tables: live refresh (AWS, Azure, GCP), age audit, coverage per cloud.",
+    ),
     "catalog": Command("accelerators.cli._catalog_audit", "The catalog data file itself."),
     "flyte": Command("accelerators.cli._flyte", "Flyte workflows: check accelerator use."),
 }

@@ -19,6 +19,8 @@ from rich.table import Table
 
 from accelerators.cli._common import console, err_console, guarded, print_json
 from accelerators.sizing import TRAINING_EFFICIENCY, Plan, SizingError, plan
+from accelerators.sizing._prices import best_per_cloud
+from accelerators.sizing._prices import origin as price_origin
 
 __all__ = ["plan_command", "register"]
 
@@ -65,7 +67,11 @@ def plan_command(
         ),
     ] = None,
     cloud: Annotated[
-        list[str] | None, typer.Option("--cloud", help="aws, gcp, azure or hf (repeatable).")
+        list[str] | None,
+        typer.Option("--cloud", help="aws, gcp, azure, oci, lambda, runpod, hf... (repeatable)."),
+    ] = None,
+    region: Annotated[
+        str | None, typer.Option("--region", help="Price rented instances in this region.")
     ] = None,
     vendor: Annotated[
         list[str] | None, typer.Option("--vendor", help="Allowed vendor (repeatable).")
@@ -121,6 +127,7 @@ def plan_command(
         vendors=vendor or None,
         instances=instance or None,
         kind="spot" if spot else "on-demand",
+        region=region,
         dtype=dtype,
         seq_len=seq_len,
         batch=batch,
@@ -208,9 +215,13 @@ def _print_ranking(result: Plan, top: int) -> None:
     for acc, t in sources.items():
         console.print(f"  [dim]{acc}: {t.detail}[/dim]")
     for option in shown:
-        for note in (option.cost_basis if option.kind == "own" else None, *option.notes):
+        for note in (option.cost_basis, *option.notes):
             if note:
                 console.print(f"  [dim]#{option.rank}: {note}[/dim]")
+    if shown:
+        console.print(f"  [dim]{price_origin(o.price for o in shown if o.price)}[/dim]")
+    if (per_cloud := best_per_cloud(result.options)) is not None:
+        console.print(f"  [dim]{per_cloud}[/dim]")
     if len(shown) < len(result.options):
         console.print(f"  [dim]{len(result.options) - len(shown)} more: --top 0 shows all[/dim]")
     if result.excluded:

@@ -22,6 +22,8 @@ from accelerators.sizing import (
     instances,
     recommend,
 )
+from accelerators.sizing._plan_inputs import region_of
+from accelerators.sizing._prices import origin
 
 __all__ = ["instances_command", "recommend_command", "register"]
 
@@ -59,9 +61,20 @@ def recommend_command(
         list[str] | None, typer.Option("--vendor", help="Allowed vendor (repeatable).")
     ] = None,
     cloud: Annotated[
-        list[str] | None, typer.Option("--cloud", help="aws, gcp, azure or hf (repeatable).")
+        list[str] | None,
+        typer.Option("--cloud", help="aws, gcp, azure, oci, lambda, runpod, hf... (repeatable)."),
+    ] = None,
+    region: Annotated[
+        str | None, typer.Option("--region", help="Price in this region (or its zones).")
     ] = None,
     spot: Annotated[bool, typer.Option("--spot", help="Rank by spot prices.")] = False,
+    include_shares: Annotated[
+        bool,
+        typer.Option(
+            "--include-shares",
+            help="Also offer shares of an instance (a MIG slice of an 8-GPU flavor, pro rata).",
+        ),
+    ] = False,
     top: Annotated[int, typer.Option("--top", min=1, help="How many specs to show.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
@@ -71,12 +84,22 @@ def recommend_command(
             raise SizingError("Give --memory-gb, or a model (--params or --config), not both")
         estimate, shape = None, None
         ranked = recommend(
-            memory_gb=memory_gb, dtype=dtype, **_filters(budget, vendor, cloud, spot, top)
+            memory_gb=memory_gb,
+            dtype=dtype,
+            **_filters(budget, vendor, cloud, spot, top),
+            include_shares=include_shares,
+            region=region_of(region),
         )
     else:
         shape = _shape(params, config)
         estimate = estimate_memory(shape, method=method, dtype=dtype, seq_len=seq_len, batch=batch)
-        ranked = recommend(estimate, dtype=dtype, **_filters(budget, vendor, cloud, spot, top))
+        ranked = recommend(
+            estimate,
+            dtype=dtype,
+            **_filters(budget, vendor, cloud, spot, top),
+            include_shares=include_shares,
+            region=region_of(region),
+        )
     if as_json:
         print_json(
             {
@@ -100,7 +123,8 @@ def recommend_command(
         for note in estimate.notes:
             console.print(f"  [dim]{note}[/dim]")
     table = Table(title="Recommended specs (cheapest known price first)", box=None)
-    for header in ("#", "Spec", "Capacity GB", "Free", "Layout", "USD/h", "Instance"):
+    headers = ("#", "Spec", "Capacity GB", "Free", "Layout", "USD/h", "Instance", "Price of")
+    for header in headers:
         right = header in ("#", "Capacity GB", "Free", "USD/h")
         table.add_column(header, justify="right" if right else "left", no_wrap=not right)
     for rank, rec in enumerate(ranked, 1):
@@ -111,9 +135,12 @@ def recommend_command(
             f"{rec.headroom:.0%}",
             rec.parallelism,
             "-" if rec.usd_per_hour is None else f"{rec.usd_per_hour:.2f}",
-            rec.instance or "-",
+            f"{rec.price.cloud} {rec.instance}" if rec.price else (rec.instance or "-"),
+            _price_of(rec.price),
         )
     console.print(table)
+    if ranked:
+        console.print(f"  [dim]{origin(r.price for r in ranked if r.price)}[/dim]")
     if not ranked:
         err_console.print("No accelerator holds this workload with the filters given.")
 
@@ -121,7 +148,9 @@ def recommend_command(
 @guarded
 def instances_command(
     spec: Annotated[str, typer.Argument(metavar="SPEC", help="Accelerator spec, e.g. 'H100:8'.")],
-    cloud: Annotated[str | None, typer.Option("--cloud", help="aws, gcp, azure or hf.")] = None,
+    cloud: Annotated[
+        str | None, typer.Option("--cloud", help="aws, gcp, azure, oci, lambda, runpod, hf...")
+    ] = None,
     refresh: Annotated[
         bool, typer.Option("--refresh", help="Fetch live AWS instance types and spot prices first.")
     ] = False,
@@ -141,8 +170,11 @@ def instances_command(
         print_json([_offer_json(offer) for offer in offers])
         return
     table = Table(title=f"Instances carrying {spec}", box=None)
-    for header in ("Cloud", "Instance", "Provides", "Needed", "On-demand", "Spot", "Price date"):
-        table.add_column(header)
+    headers = ("Cloud", "Instance", "Provides", "Needed", "On-demand", "Region", "Spot", "Price of")
+    for header in headers:
+        table.add_column(
+            header, justify="right" if header in ("Needed", "On-demand", "Spot") else "left"
+        )
     for offer in offers:
         on_demand, spot_price = offer.price("on-demand"), offer.price("spot")
         dated = on_demand or spot_price
@@ -150,14 +182,46 @@ def instances_command(
             offer.instance.cloud,
             offer.instance.name,
             offer.instance.spec_text,
-            f"{offer.needed:.3g}",
+            f"{offer.needed:.3g}" + (" (share)" if offer.is_share else ""),
             f"{on_demand.usd_per_hour:.2f}" if on_demand else "-",
+            (on_demand.region or "any") if on_demand else "-",
             f"{spot_price.usd_per_hour:.2f}" if spot_price else "-",
-            str(dated.date) if dated else "-",
+            _price_of(dated),
         )
     console.print(table)
     if not offers:
         err_console.print(f"No instance type in the table carries {spec}.")
+        return
+    _print_cheapest_per_cloud(offers)
+
+
+def _price_of(price: Any) -> str:
+    """``2026-11-28 skypilot-gcp``: a price's date and source, for a table cell."""
+    return f"{price.date} {price.source}" if price is not None else "-"
+
+
+def _print_cheapest_per_cloud(offers: Any) -> None:
+    """One line per cloud: its cheapest whole-instance on-demand way to the spec, and where."""
+    best: dict[str, tuple[float, Any, Any]] = {}
+    for offer in offers:
+        price = offer.price("on-demand")
+        if price is None or offer.is_share:
+            continue
+        per_hour = offer.needed * price.usd_per_hour
+        cloud = offer.instance.cloud
+        if cloud not in best or per_hour < best[cloud][0]:
+            best[cloud] = (per_hour, offer, price)
+    if not best:
+        console.print("  [dim]no whole-instance on-demand price known[/dim]")
+        return
+    console.print("Cheapest per cloud (on-demand, whole instances):")
+    for cloud, (per_hour, offer, price) in sorted(best.items(), key=lambda kv: kv[1][0]):
+        times = f"{offer.needed:g} x " if offer.needed != 1 else ""
+        where = price.region or "every region"
+        console.print(
+            f"  {cloud:<11} {per_hour:>9.2f} USD/h  {times}{offer.instance.name} in {where} "
+            f"[dim]({price.date}, {price.source})[/dim]"
+        )
 
 
 def _filters(
@@ -189,7 +253,10 @@ def _recommendation_json(rec: Any) -> dict[str, Any]:
         "parallelism": rec.parallelism,
         "usd_per_hour": rec.usd_per_hour,
         "instance": rec.instance,
+        "cloud": rec.price.cloud if rec.price else None,
         "price_date": str(rec.price.date) if rec.price else None,
+        "price_source": rec.price.source if rec.price else None,
+        "price_region": rec.price.region if rec.price else None,
         "reason": rec.reason,
     }
 
@@ -200,6 +267,7 @@ def _offer_json(offer: Any) -> dict[str, Any]:
         "instance": offer.instance.name,
         "provides": offer.instance.spec_text,
         "needed": offer.needed,
+        "share": offer.is_share,
         "confidence": offer.instance.confidence,
         "prices": [p.model_dump(mode="json") for p in offer.prices],
     }

@@ -18,6 +18,7 @@ from accelerators.errors import AcceleratorError
 from accelerators.sizing._cost import all_prices, unit_price
 from accelerators.sizing._inventory import OwnedNodes
 from accelerators.sizing._memory import MemoryEstimate
+from accelerators.sizing._prices import select
 from accelerators.sizing._throughput import FleetBaseline, Throughput, achievable
 from accelerators.spec import AcceleratorSpec
 
@@ -110,8 +111,10 @@ def rented_choices(
     vendors: set[str],
     unpriced: bool,
     names: set[str] | None = None,
+    region: str | None = None,
 ) -> tuple[list[Choice], list[Exclusion]]:
-    """Every instance offering that holds the job, in whole instances (of ``names`` only)."""
+    """Every instance offering that holds the job, in whole instances (of ``names`` only),
+    priced in ``region`` (its zones, or a price that holds everywhere) when one is given."""
     from accelerators.sizing.aws import cached_instances
 
     shipped = _instances.instances()
@@ -130,7 +133,7 @@ def rented_choices(
         if not float(row.count).is_integer():  # a share of one GPU (Azure NVadsA10 v5, 1/6)
             excluded.append(Exclusion(where, row.spec_text, "a fraction of one device"))
             continue
-        price = _cheapest(prices, row, kind)
+        price = select(prices, row.cloud, row.name, kind, region)
         try:
             acc = catalog.get(row.accelerator)
         except AcceleratorError:  # an accelerator the catalog does not list yet
@@ -138,7 +141,8 @@ def rented_choices(
         if vendors and acc.vendor not in vendors:
             continue
         if price is None and not unpriced:
-            excluded.append(Exclusion(where, row.spec_text, f"no {kind} price known"))
+            where_priced = f" in {region}" if region else ""
+            excluded.append(Exclusion(where, row.spec_text, f"no {kind} price known{where_priced}"))
             continue
         cdtype = compute_dtype(acc, dtype)
         if cdtype is None:
@@ -152,15 +156,15 @@ def rented_choices(
         if cdtype != dtype:
             notes.append(f"no {dtype} on {acc.name}: {cdtype} mixed precision")
         if count > 1:
-            notes.append(f"{count} instances: needs a cluster fabric between them")
+            notes.append(
+                f"{count} devices of this type in one pod, priced per device"
+                if row.unit == "device"
+                else f"{count} instances: needs a cluster fabric between them"
+            )
         spec = AcceleratorSpec.parse(row.spec_text)
         if count > 1:
             spec = spec.model_copy(update={"count": spec.count * count})
-        basis = (
-            f"{price.kind} price of {price.date} ({price.source}, {price.confidence})"
-            if price
-            else "no known price"
-        )
+        basis = price_basis(price)
         choices.append(
             Choice(
                 kind="rent",
@@ -215,20 +219,26 @@ def owned_choices(
 
 
 # -- helpers -----------------------------------------------------------------------------------
-def _cheapest(prices: Iterable[Price], row: Instance, kind: str) -> Price | None:
-    rows = [
-        p
-        for p in prices
-        if p.cloud == row.cloud and p.instance.casefold() == row.name.casefold() and p.kind == kind
-    ]
-    return min(rows, key=lambda p: p.usd_per_hour, default=None)
+def price_basis(price: Price | None) -> str:
+    """Where a rented choice's price comes from: kind, region, date, source, confidence."""
+    if price is None:
+        return "no known price"
+    where = f" in {price.region}" if price.region else ""
+    return f"{price.kind} price{where} of {price.date} ({price.source}, {price.confidence})"
 
 
 def _smallest_instances(
     memory: MemoryEstimate, acc: Accelerator, row: Instance, headroom: float, max_devices: int
 ) -> tuple[Layout | None, int]:
-    """One instance, or the fewest instances of 8+ devices that hold the job sharded."""
+    """One instance, or the fewest instances of 8+ devices that hold the job sharded; for a
+    GPU type rented by the device (RunPod, Vast.ai), the fewest devices (up to 8, one pod)."""
     devices = int(row.count)  # whole devices: rented_choices leaves fractions out
+    if row.unit == "device":
+        for count in (1, 2, 4, 8):
+            layout = fit(memory, acc.device_memory_gb, count * devices, headroom)
+            if layout is not None and count * devices <= max_devices:
+                return layout, count
+        return None, 1
     layout = fit(memory, acc.device_memory_gb, devices, headroom)
     if layout is not None or devices < _NODE:
         return layout, 1

@@ -25,7 +25,9 @@ from accelerators.catalog import _instances
 from accelerators.catalog._instances import CLOUDS, Instance, Price
 from accelerators.catalog._schema import Accelerator
 from accelerators.errors import AcceleratorError, close_matches
+from accelerators.sizing import _prices
 from accelerators.sizing._model import SizingError
+from accelerators.sizing._prices import in_region
 from accelerators.spec import AcceleratorSpec, SpecLike
 
 __all__ = [
@@ -61,9 +63,15 @@ class InstanceOffer:
         return AcceleratorSpec.parse(self.instance.spec_text)
 
     def price(self, kind: str = "on-demand", region: str | None = None) -> Price | None:
-        """The cheapest known price of this kind (in this region)."""
-        rows = [p for p in self.prices if p.kind == kind and (region is None or p.region == region)]
-        return min(rows, key=lambda p: p.usd_per_hour, default=None)
+        """The cheapest known price of this kind (in this region, or one of its zones)."""
+        rows = [p for p in self.prices if p.kind == kind and in_region(p, region)]
+        return min(rows, key=lambda p: (p.usd_per_hour, p.region or ""), default=None)
+
+    @property
+    def is_share(self) -> bool:
+        """The spec takes part of an instance (a MIG slice or a few devices of a node priced
+        pro rata): what it costs when others use the rest, not something one can rent alone."""
+        return self.needed < 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,22 +119,25 @@ class ThroughputCost:
 
 
 def all_prices() -> tuple[Price, ...]:
-    """Shipped price rows plus any from the live AWS cache (``aws.cached_prices()``)."""
-    from accelerators.sizing.aws import cached_prices
-
-    return _instances.prices() + cached_prices()
+    """Live-cache price rows (AWS, Azure, GCP refreshes), then the shipped rows of every
+    (cloud, instance, kind) no live row prices (:mod:`accelerators.sizing._prices`)."""
+    return _prices.all_prices()
 
 
 def instances(spec: SpecLike, cloud: str | None = None) -> tuple[InstanceOffer, ...]:
     """Instance types that carry ``spec``'s accelerator (any alternative), fewest needed first.
 
-    ``cloud`` is ``aws``, ``gcp``, ``azure`` or ``hf`` (Hugging Face Jobs); ``None`` is all.
+    ``cloud`` is one of :data:`~accelerators.catalog._instances.CLOUDS` (``aws``, ``gcp``,
+    ``azure``, ``oci``, ``lambda``, ``runpod``, ``hf``...); ``None`` is all. Each offer keeps
+    its cloud's prices of that instance (live caches first, see :func:`all_prices`).
     """
     from accelerators.sizing.aws import cached_instances
 
     parsed = AcceleratorSpec.parse(spec)
     clouds = _clouds(cloud)
-    prices = all_prices()
+    by_instance: dict[tuple[str, str], list[Price]] = {}
+    for price in all_prices():
+        by_instance.setdefault((price.cloud, price.instance.casefold()), []).append(price)
     shipped = _instances.instances()
     known = {row.name.casefold() for row in shipped}
     rows = shipped + tuple(r for r in cached_instances() if r.name.casefold() not in known)
@@ -145,7 +156,7 @@ def instances(spec: SpecLike, cloud: str | None = None) -> tuple[InstanceOffer, 
             needed = _needed(alternative, row, acc)
             if needed is None:
                 continue
-            own = tuple(p for p in prices if p.instance.casefold() == row.name.casefold())
+            own = tuple(by_instance.get((row.cloud, row.name.casefold()), ()))
             found.append(InstanceOffer(row, acc, own, needed))
     return tuple(sorted(found, key=_offer_order))
 
@@ -157,9 +168,12 @@ def estimate_cost(
     *,
     kind: str = "on-demand",
     region: str | None = None,
+    shares: bool = True,
 ) -> CostEstimate:
     """The cheapest priced way to run ``spec`` for ``hours`` (whole instances, or a slice's share).
 
+    ``shares=False`` keeps only what can be rented alone: whole instances, or a slice a
+    provider rents as such (RunPod's MIG types), never a share of a node priced pro rata.
     Raises :class:`SizingError` when no instance with a known price carries the spec.
     """
     raw: object = hours
@@ -172,7 +186,7 @@ def estimate_cost(
     best: CostEstimate | None = None
     for offer in offers:
         price = offer.price(kind, region)
-        if price is None:
+        if price is None or (offer.is_share and not shares):
             continue
         per_hour = offer.needed * price.usd_per_hour
         if best is None or per_hour < best.usd_per_hour:
@@ -242,9 +256,7 @@ def cost_of_throughput(
     rows = [
         p
         for p in all_prices()
-        if p.instance.casefold() == row.name.casefold()
-        and p.kind == kind
-        and (region is None or p.region == region)
+        if p.instance.casefold() == row.name.casefold() and p.kind == kind and in_region(p, region)
     ]
     price = min(rows, key=lambda p: p.usd_per_hour, default=None)
     if price is None:
@@ -282,6 +294,8 @@ def _partition_fits(spec: AcceleratorSpec, row: Instance) -> bool:
     topology = spec.tpu_topology
     if topology is not None:
         return row.partition == topology.topology
+    if row.partition is not None and row.unit == "device":  # a provider's MIG slice type
+        return spec.partition == row.partition
     return True
 
 
@@ -293,6 +307,11 @@ def _needed(spec: AcceleratorSpec, row: Instance, acc: Accelerator) -> float | N
     """
     if spec.tpu_topology is not None:
         return 1.0
+    if spec.partition is not None and row.partition == spec.partition:  # a rented slice type
+        return float(spec.count) / float(row.count)
+    if row.unit == "device" and spec.partition is None and not spec.is_fractional:
+        # a GPU type rented by the device: a pod of up to 8 of them, priced per device
+        return float(spec.count) if spec.count <= _NODE else None
     profile = acc.mig_profile(spec.partition) if spec.partition else None
     share = 1.0
     if profile is not None:  # what the slice keeps others from using: compute or memory

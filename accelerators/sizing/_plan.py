@@ -34,6 +34,7 @@ from accelerators.sizing._plan_inputs import (
     instance_names,
     one_of,
     optional_positive,
+    region_of,
     shape_of,
     vendors_of,
     where_of,
@@ -98,6 +99,8 @@ class PlanOption:
             "usd_per_hour": self.usd_per_hour,
             "cost_basis": self.cost_basis,
             "price_date": str(self.price.date) if self.price else None,
+            "price_source": self.price.source if self.price else None,
+            "price_region": self.price.region if self.price else None,
             "throughput": {
                 "accelerator": t.accelerator,
                 "partition": t.partition,
@@ -223,6 +226,7 @@ def plan(
     vendors: Iterable[str] | None = None,
     instances: Iterable[str] | None = None,
     kind: str = "on-demand",
+    region: str | None = None,
     dtype: str = "bf16",
     seq_len: int = 4096,
     batch: int = 1,
@@ -247,7 +251,10 @@ def plan(
         ``all``; default ``all`` with an inventory, else ``cloud``.
     :param rank_by: ``cost`` (total USD) or ``time`` (hours).
     :param inventory: nodes you run (:func:`owned_nodes`: specs or node labels).
-    :param clouds: rentable clouds (``aws``, ``gcp``, ``azure``, ``hf``); default all.
+    :param clouds: rentable clouds (``aws``, ``gcp``, ``azure``, ``oci``, ``lambda``,
+        ``runpod``, ``paperspace``, ``hf``...); default every priced cloud.
+    :param region: price rented instances in this region (or its zones; prices a source gives
+        for every region count too); default the cheapest region known.
     :param instances: rent only these instance types or flavors (``a10g-large``...).
     :param history: the bench history for the fleet baseline (see :func:`fleet_baseline`).
     :param efficiency: share of the achievable matmul rate a training step sustains.
@@ -301,6 +308,7 @@ def plan(
             vendors=vendors_of(vendors),
             unpriced=unpriced,
             names=instance_names(instances),
+            region=region_of(region),
         )
         choices += found
         excluded += dropped

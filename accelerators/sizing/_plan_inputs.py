@@ -109,3 +109,22 @@ def vendors_of(vendors: Iterable[str] | None) -> set[str]:
     from accelerators.sizing._recommend import _vendors as check
 
     return check([vendors] if isinstance(vendors, str) else vendors)
+
+
+def region_of(region: object) -> str | None:
+    """A region (or zone) name to price in, checked against every region a price row names."""
+    if region is None:
+        return None
+    text = str(region).strip() if isinstance(region, str) else ""
+    from accelerators.sizing._prices import all_prices
+
+    known = sorted({p.region for p in all_prices() if p.region})
+    if text and any(r.lower() == text.lower() or r[:-1].lower() == text.lower() for r in known):
+        return text
+    hint = close_matches(text.lower(), [r.lower() for r in known])
+    extra = f"; did you mean {hint[0]!r}?" if hint else ""
+    raise SizingError(
+        f"No price names region {region!r}{extra}. The shipped table keeps each instance's "
+        "cheapest and median region; `accelerators prices refresh --cloud CLOUD --region "
+        "REGION` caches every instance of a region"
+    )

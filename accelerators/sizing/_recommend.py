@@ -2,21 +2,25 @@
 
 >>> from accelerators.sizing import ModelShape, recommend
 >>> best = recommend(ModelShape.from_params(7e9), dtype="bf16", clouds=["hf"])[0]
->>> str(best.spec), best.instance  # a share of a device-hour prices a MIG slice
-('A100-80GB@1g.20gb', 'a100x8')
+>>> str(best.spec), best.instance  # what one can rent: a whole flavor
+('L4', 'l4x1')
 
 Each catalog model (its default SKU) is tried in its smallest form that holds the workload
-with ``min_headroom`` of its memory left free: one MIG slice, one TPU slice, or 1, 2, 4, 8
-devices (tensor parallelism within a node) and 16-64 (tensor parallelism x8 times pipeline
-stages across nodes). A workload split over ``n`` devices needs ``total / n`` on each: tensor
-parallelism shards the weights, the KV heads and most activations (Megatron-LM). Results
-are ranked by the hourly price of the cheapest priced instance that carries the spec
-(``estimate_cost``), then, for specs with no known price, by the memory they reserve.
+with ``min_headroom`` of its memory left free and **that can be rented alone**: one MIG slice
+(only where a provider rents that slice, as RunPod does), one TPU slice, or 1, 2, 4, 8 devices
+(tensor parallelism within a node) and 16-64 (tensor parallelism x8 times pipeline stages
+across nodes) on whole instances. ``include_shares=True`` also offers what only a share of an
+instance gives (a MIG slice of an 8-GPU flavor priced as its share of a device-hour, or an
+accelerator no cloud in the tables rents). A workload split over ``n`` devices needs
+``total / n`` on each: tensor parallelism shards the weights, the KV heads and most activations
+(Megatron-LM). Results are ranked by the hourly price of the cheapest priced instance that
+carries the spec (``estimate_cost``, in ``region`` if one is given), then, for specs with no
+known price, by the memory they reserve.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from accelerators import catalog
@@ -67,11 +71,15 @@ def recommend(
     max_devices: int = 64,
     partitions: bool = True,
     top: int | None = 10,
+    include_shares: bool = False,
+    region: str | None = None,
 ) -> tuple[Recommendation, ...]:
     """Specs that hold ``workload``: an estimate, a model served at ``dtype``, or ``memory_gb``.
 
     ``vendors`` and ``clouds`` restrict the candidates (a cloud keeps the accelerators it has
-    an instance type for); ``budget_usd_per_hour`` drops specs whose known price is above it
+    an instance type for); only what can be rented alone is offered unless
+    ``include_shares``; ``region`` prices in one region (or a price that holds in every
+    region); ``budget_usd_per_hour`` drops specs whose known price is above it
     (specs with no known price are kept, ranked last, and say so). ``dtype`` also drops
     accelerators without tensor support for it (no bf16 on a V100 or T4).
     """
@@ -90,13 +98,20 @@ def recommend(
             continue
         if dtype in DTYPES and acc.tflops and dtype not in acc.tflops:
             continue
-        option = _smallest_fit(acc, needed, min_headroom, max_devices, partitions)
+        option = next(
+            (
+                form
+                for form in _forms(acc, needed, min_headroom, max_devices, partitions)
+                if include_shares or _rentable(form[0], cloud_list)
+            ),
+            None,
+        )
         if option is None:
             continue
         spec, capacity, parallelism = option
         if cloud_list is not None and not any(instances(spec, c) for c in cloud_list):
             continue
-        cost = _cheapest(spec, cloud_list, kind)
+        cost = _cheapest(spec, cloud_list, kind, include_shares, region)
         if (
             budget_usd_per_hour is not None
             and cost is not None
@@ -142,10 +157,10 @@ def _vendors(vendors: Iterable[str] | None) -> set[str]:
     return chosen
 
 
-def _smallest_fit(
+def _forms(
     acc: Accelerator, needed: float, min_headroom: float, max_devices: int, partitions: bool
-) -> tuple[AcceleratorSpec, float, str] | None:
-    """The smallest form of ``acc`` that holds ``needed`` GB with the headroom left."""
+) -> Iterator[tuple[AcceleratorSpec, float, str]]:
+    """The forms of ``acc`` that hold ``needed`` GB with the headroom left, smallest first."""
     usable = 1 - min_headroom
     if partitions:
         for profile in sorted(acc.mig, key=lambda m: (m.memory_gb, m.compute_slices)):
@@ -153,11 +168,10 @@ def _smallest_fit(
                 "+" not in profile.profile
                 and "-" not in profile.profile
                 and needed <= profile.memory_gb * usable
+                and profile.compute_slices < 7
             ):
-                if profile.compute_slices < 7:
-                    spec = AcceleratorSpec(accelerator=acc, partition=profile.profile)
-                    return spec, profile.memory_gb, f"MIG slice {profile.profile}"
-                break
+                spec = AcceleratorSpec(accelerator=acc, partition=profile.profile)
+                yield spec, profile.memory_gb, f"MIG slice {profile.profile}"
     if acc.tpu_topologies:
         for topology in sorted(acc.tpu_topologies, key=lambda t: t.chips):
             capacity = topology.chips * acc.memory_gb
@@ -165,14 +179,24 @@ def _smallest_fit(
                 spec = AcceleratorSpec(
                     accelerator=acc, partition=topology.topology, count=topology.chips
                 )
-                return spec, capacity, f"TPU slice {topology.topology} ({topology.chips} chips)"
-        return None
+                yield spec, capacity, f"TPU slice {topology.topology} ({topology.chips} chips)"
+        return
     for count in _COUNTS:
         capacity = count * acc.memory_gb
         if count <= max_devices and needed <= capacity * usable:
-            spec = AcceleratorSpec(accelerator=acc, count=count)
-            return spec, capacity, _parallelism(count)
-    return None
+            yield AcceleratorSpec(accelerator=acc, count=count), capacity, _parallelism(count)
+
+
+def _rentable(spec: AcceleratorSpec, clouds: list[str] | None) -> bool:
+    """Some instance (of ``clouds``) rents ``spec`` whole: not a share of a node, and a MIG
+    slice only from a provider that rents that slice as such."""
+    mig = spec.partition is not None and spec.tpu_topology is None
+    choices: list[str | None] = list(clouds) if clouds else [None]
+    return any(
+        not o.is_share and (not mig or o.instance.partition == spec.partition)
+        for cloud in choices
+        for o in instances(spec, cloud)
+    )
 
 
 def _parallelism(count: int) -> str:
@@ -183,12 +207,14 @@ def _parallelism(count: int) -> str:
     return f"tensor parallel x8, pipeline x{count // 8}"
 
 
-def _cheapest(spec: AcceleratorSpec, clouds: list[str] | None, kind: str) -> CostEstimate | None:
+def _cheapest(
+    spec: AcceleratorSpec, clouds: list[str] | None, kind: str, shares: bool, region: str | None
+) -> CostEstimate | None:
     best: CostEstimate | None = None
     choices: list[str | None] = list(clouds) if clouds else [None]
     for cloud in choices:
         try:
-            cost = estimate_cost(spec, 1, cloud, kind=kind)
+            cost = estimate_cost(spec, 1, cloud, kind=kind, region=region, shares=shares)
         except SizingError:
             continue
         if best is None or cost.usd_per_hour < best.usd_per_hour:

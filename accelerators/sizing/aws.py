@@ -1,4 +1,4 @@
-"""Live AWS data: accelerator instance types and spot prices through boto3, kept in a dated cache.
+"""Live AWS data: accelerator instance types, spot and on-demand prices through boto3, cached.
 
 >>> from accelerators.sizing import aws
 >>> result = aws.refresh("us-east-1")  # doctest: +SKIP
@@ -6,8 +6,9 @@
 ('live', 212)
 
 ``refresh()`` calls EC2 ``DescribeInstanceTypes`` (GPU and Neuron devices of the families in
-:data:`FAMILIES`) and ``DescribeSpotPriceHistory`` (the current Linux spot price per
-availability zone), then writes ``aws-<region>.json`` with a UTC timestamp to the user cache
+:data:`FAMILIES`), ``DescribeSpotPriceHistory`` (the current Linux spot price per
+availability zone) and the Price List Query API (Linux on-demand, :mod:`._aws_pricing`), then
+writes ``aws-<region>.json`` with a UTC timestamp to the user cache
 directory (``$ACCELERATORS_CACHE_DIR``, else ``$XDG_CACHE_HOME/accelerators``, else
 ``~/.cache/accelerators``). :func:`cached_instances` and :func:`cached_prices` read it back;
 the sizing functions merge them with the shipped tables. Without credentials nothing is
@@ -33,6 +34,7 @@ from accelerators import _datafiles
 from accelerators._text import redact
 from accelerators.catalog._instances import Instance, Price
 from accelerators.errors import AcceleratorError
+from accelerators.sizing._aws_pricing import on_demand_prices
 from accelerators.sizing._model import SizingError
 
 __all__ = [
@@ -84,6 +86,8 @@ class AwsRefresh:
     spot: tuple[Price, ...] = ()
     skipped: tuple[str, ...] = field(default=())
     """Instance types whose device the catalog does not know (``name: device``)."""
+    on_demand: tuple[Price, ...] = ()
+    """Linux on-demand prices from the Price List Query API (``pricing:GetProducts``)."""
 
 
 def cache_dir() -> Path | None:
@@ -99,11 +103,16 @@ def refresh(
     families: tuple[str, ...] = FAMILIES,
     endpoint_url: str | None = None,
     session: Any = None,
+    on_demand: bool = True,
+    pricing_endpoint_url: str | None = None,
 ) -> AwsRefresh:
-    """Fetch instance types and spot prices for ``region`` and write the cache.
+    """Fetch instance types, spot and on-demand prices for ``region`` and write the cache.
 
     ``session`` is a ``boto3.Session`` (default: a new one, reading the usual AWS credential
-    chain); ``endpoint_url`` points EC2 elsewhere (a local moto server in the tests).
+    chain); ``endpoint_url`` points EC2 elsewhere (a local moto server in the tests) and
+    ``pricing_endpoint_url`` the Price List Query API (default: ``endpoint_url`` too, so a
+    local stand-in never sends the price query to AWS; ``on_demand=False`` skips it). An
+    account that may not read prices keeps its spot prices, and the message says so.
     """
     if not _REGION.match(str(region)):
         raise SizingError(f"Expected an AWS region such as us-east-1, got {region!r}")
@@ -128,6 +137,20 @@ def refresh(
         spot = _spot_prices(client, [r.name for r in rows], region)
     except (BotoCoreError, ClientError, ValueError) as exc:
         raise SizingError(f"AWS refresh in {region} failed: {redact(str(exc))}") from exc
+    listed: tuple[Price, ...] = ()
+    priced = ""
+    if on_demand:
+        names = {r.name for r in rows} | {r.name for r in _shipped_aws()}
+        try:
+            found, garbled = on_demand_prices(
+                session, region, names, endpoint_url=pricing_endpoint_url or endpoint_url
+            )
+            listed = tuple(found)
+            priced = f", {len(listed)} on-demand prices" + (
+                f" ({garbled} garbled products skipped)" if garbled else ""
+            )
+        except (BotoCoreError, ClientError, ValueError) as exc:
+            priced = f"; no on-demand prices (the Price List API failed: {redact(str(exc))})"
     fetched_at = dt.datetime.now(dt.UTC).replace(microsecond=0)
     folder = cache_dir()
     payload = {
@@ -136,6 +159,7 @@ def refresh(
         "fetched_at": fetched_at.isoformat(),
         "instances": [r.model_dump(mode="json") for r in rows],
         "spot": [p.model_dump(mode="json") for p in spot],
+        "on_demand": [p.model_dump(mode="json") for p in listed],
     }
     path = None if folder is None else _write_cache(folder / f"aws-{region}.json", payload)
     _read_cache_at.cache_clear()
@@ -143,14 +167,21 @@ def refresh(
     return AwsRefresh(
         region,
         "live",
-        f"Fetched {len(rows)} instance types and {len(spot)} spot prices from AWS {region} at "
-        f"{fetched_at.isoformat()}; {where}",
+        f"Fetched {len(rows)} instance types and {len(spot)} spot prices{priced} from AWS "
+        f"{region} at {fetched_at.isoformat()}; {where}",
         fetched_at,
         path,
         tuple(rows),
         tuple(spot),
         tuple(skipped),
+        listed,
     )
+
+
+def _shipped_aws() -> tuple[Instance, ...]:
+    from accelerators.catalog import _instances
+
+    return _instances.instances("aws")
 
 
 def _write_cache(path: Path, payload: dict[str, Any]) -> Path | None:
@@ -180,8 +211,13 @@ def cached_instances() -> tuple[Instance, ...]:
 
 
 def cached_prices() -> tuple[Price, ...]:
-    """Spot price rows from every cached refresh."""
-    return tuple(row for payload in _read_cache() for row in _valid(Price, payload.get("spot")))
+    """Spot and on-demand price rows from every cached refresh."""
+    return tuple(
+        row
+        for payload in _read_cache()
+        for key in ("spot", "on_demand")
+        for row in _valid(Price, payload.get(key))
+    )
 
 
 def _valid(model: type[_Row], raws: object) -> list[_Row]:

@@ -1,7 +1,11 @@
-"""Generate ``accelerators/data/instances.toml`` from the source data in ``sources/``.
+"""Generate ``accelerators/data/instances.toml`` and ``prices.toml`` from their sources.
 
-    python scripts/instance_tables/generate.py           # rewrite the table
-    python scripts/instance_tables/generate.py --check   # exit 1 if the shipped table differs
+    python scripts/instance_tables/generate.py             # rewrite both tables
+    python scripts/instance_tables/generate.py --check     # exit 1 if a shipped table differs
+    python scripts/instance_tables/generate.py --coverage  # priced instance rows per cloud
+    python scripts/instance_tables/generate.py --audit 400 # exit 1 on rows older than 400 days
+
+Prices: ``price_tables.py`` (its docstring says how the sources are read and combined).
 
 Every file in ``sources/`` is one source: a header (``# title:``, ``# url:``, ``# retrieved:``,
 ``# note:``) and tab-separated rows. Two kinds:
@@ -21,6 +25,7 @@ fails when the shipped table and this generator disagree.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import re
 import sys
 from dataclasses import dataclass
@@ -35,6 +40,9 @@ sys.path.insert(0, str(TABLE.parent.parent.parent))
 #: Display order of clouds (the table's schema lists them); within a cloud, rows follow their
 #: source files.
 from accelerators.catalog._instances import CLOUDS  # noqa: E402
+
+sys.path.insert(0, str(HERE))
+import price_tables  # noqa: E402
 
 #: Clouds whose ids name one GPU model rented by the device (RunPod's gpuTypeId, Vast.ai's
 #: gpu_name), not machine types: their rows carry ``unit = "device"``.
@@ -336,18 +344,61 @@ def load(directory: Path = SOURCES) -> dict[str, Source]:
     return {p.stem: read_source(p) for p in sorted(directory.glob("*.tsv"))}
 
 
+def instance_dicts(sources: dict[str, Source] | None = None) -> list[dict[str, object]]:
+    """The instance rows as the price generator reads them (cloud, name, accelerator, count)."""
+    table = rows(sources if sources is not None else load())
+    return [
+        {"cloud": r.cloud, "name": r.name, "accelerator": r.accelerator, "count": r.count}
+        for r in table
+    ]
+
+
+def render_prices(price_sources: dict[str, object] | None = None) -> str:
+    """``prices.toml`` as the price sources make it (``price_tables`` does the work)."""
+    found = price_sources if price_sources is not None else price_tables.load_price_sources()
+    return str(price_tables.render_prices(found, instance_dicts()))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare, do not write")
+    parser.add_argument("--coverage", action="store_true", help="print priced rows per cloud")
+    parser.add_argument(
+        "--audit", type=int, metavar="DAYS", help="exit 1 if a price row is older than DAYS"
+    )
     args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        same = TABLE.read_text(encoding="utf-8") == text
-        print("instances.toml matches its sources" if same else "instances.toml is stale")
-        return 0 if same else 1
-    TABLE.write_text(text, encoding="utf-8")
-    print(f"wrote {TABLE} ({text.splitlines().count('[[instance]]')} rows)")
-    return 0
+    if args.audit is not None or args.coverage:
+        return _report(args.audit, args.coverage)
+    outputs = (
+        (TABLE, render(), "[[instance]]"),
+        (price_tables.PRICE_TABLE, render_prices(), "[[price]]"),
+    )
+    status = 0
+    for path, text, marker in outputs:
+        if args.check:
+            same = path.read_text(encoding="utf-8") == text
+            print(f"{path.name} {'matches its sources' if same else 'is stale'}")
+            status |= 0 if same else 1
+        else:
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path} ({text.splitlines().count(marker)} rows)")
+    return status
+
+
+def _report(max_age: int | None, show_coverage: bool) -> int:
+    instances = instance_dicts()
+    found = price_tables.price_rows(price_tables.load_price_sources(), instances)
+    if show_coverage:
+        for cloud, (have, total) in price_tables.coverage(found, instances).items():
+            print(f"{cloud:<11} {have:>4} / {total:<4} {have / total:6.1%}")
+    if max_age is None:
+        return 0
+    old = price_tables.stale(found, max_age, dt.date.today())
+    for row in old:
+        where = f" {row.region}" if row.region else ""
+        print(f"stale: {row.cloud} {row.instance}{where} {row.kind} {row.date} ({row.source})")
+    print(f"{len(old)} of {len(found)} price rows are older than {max_age} days")
+    return 1 if old else 0
 
 
 if __name__ == "__main__":

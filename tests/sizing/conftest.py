@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from accelerators.sizing import aws
+from accelerators.sizing import _price_cache, aws
 
 
 @pytest.fixture(autouse=True)
@@ -16,5 +16,7 @@ def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     directory = tmp_path / "cache"
     monkeypatch.setenv("ACCELERATORS_CACHE_DIR", str(directory))
     aws._read_cache_at.cache_clear()
+    _price_cache.clear()
     yield directory
     aws._read_cache_at.cache_clear()
+    _price_cache.clear()

@@ -174,7 +174,8 @@ def test_rented_choices_are_whole_instances_with_a_price() -> None:
         [row] = [r for r in _instances.instances_named(option.instance) if r.cloud == option.cloud]
         assert option.devices == row.count * option.instances
         assert option.spec.count == option.devices
-        assert option.spec.partition is None  # no MIG slice is rented
+        # no MIG slice is rented; a TPU slice is a whole TPU VM
+        assert option.spec.partition is None or option.spec.tpu_topology is not None
         assert option.price is not None
         assert option.price.instance == row.name
         assert option.price.cloud == row.cloud
@@ -226,12 +227,15 @@ def test_a_model_that_does_not_fit_one_device_is_sharded_over_a_real_instance() 
     job = plan(7e9, "full", tokens=1e8, clouds=["aws", "gcp", "azure"], history=False)
     assert job.memory.total_gb > 80
     assert job.options
+    assert any(o.sharded for o in job.options)
     for option in job.options:
-        assert option.sharded
-        assert "FSDP" in option.layout
-        assert option.devices > 1
+        if option.capacity_gb * 0.9 < job.memory.total_gb:  # it does not fit one device
+            assert option.sharded
+            assert "FSDP" in option.layout
+            assert option.devices > 1
         assert option.memory_per_device_gb <= option.capacity_gb * 0.9
-    big = plan(70e9, "full", tokens=1e7, clouds=["aws"], history=False)
+    # on 8 x A100-40GB instances (320 GB each) 70B full fine-tuning needs several
+    big = plan(70e9, "full", tokens=1e7, instances=["p4d.24xlarge"], history=False)
     assert big.best is not None
     assert big.best.instances > 1  # 70B full fine-tuning needs several 8-GPU instances
     assert any("cluster fabric" in note for note in big.best.notes)
@@ -267,7 +271,7 @@ def test_the_plan_is_json() -> None:
 # -- your own cluster ---------------------------------------------------------------------------
 def test_mig_slices_come_only_from_an_inventory() -> None:
     cloud = plan(QWEN, "lora", tokens=1e7, history=False)
-    assert all(o.spec.partition is None for o in cloud.options)
+    assert all(o.spec.partition is None or o.spec.tpu_topology for o in cloud.options)
     owned = plan(QWEN, "lora", tokens=1e7, inventory=["A100-80GB@1g.10gb:7"], history=False)
     slices = [o for o in owned.options if o.kind == "own"]
     assert len(slices) == 1

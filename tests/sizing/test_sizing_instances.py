@@ -21,7 +21,7 @@ from accelerators.sizing import (
 )
 
 ROWS = _instances.instances()
-SHIPPED_TODAY = dt.date(2026, 11, 26)
+SHIPPED_TODAY = dt.date(2026, 11, 28)
 
 
 def _resolves(name: str) -> bool:
@@ -200,9 +200,9 @@ def test_estimate_cost_pays_for_whole_instances() -> None:
     sixteen = estimate_cost("H100:16", 10, cloud="aws")
     assert sixteen.instances_needed == 2
     assert sixteen.usd == pytest.approx(20 * p5)
-    one = estimate_cost("H100", 1, cloud="aws")  # p5.4xlarge has no price in the table
-    assert one.instance == "p5.48xlarge"
-    assert one.usd == pytest.approx(p5)
+    one = estimate_cost("H100", 1, cloud="aws")  # the one-GPU p5.4xlarge, not an eighth of p5
+    assert (one.instance, one.instances_needed) == ("p5.4xlarge", 1)
+    assert one.usd == pytest.approx(_price("p5.4xlarge"))
     hf = estimate_cost("H200:2", 3, cloud="hf")
     assert (hf.instance, hf.usd) == ("h200x2", pytest.approx(3 * _price("h200x2")))
     assert hf.price.source == "hf-jobs-pricing"
@@ -220,8 +220,10 @@ def test_slices_are_charged_their_share_of_a_device() -> None:
 
 
 def test_estimate_cost_without_a_price_says_what_is_missing() -> None:
-    with pytest.raises(SizingError, match=r"No on-demand price on gcp is known.*a3-ultragpu-8g"):
-        estimate_cost("H200:8", 1, cloud="gcp")
+    with pytest.raises(SizingError, match=r"No on-demand price on gcp is known.*a4x-highgpu-4g"):
+        estimate_cost("GB200:4", 1, cloud="gcp")
+    with pytest.raises(SizingError, match=r"No spot price on aws in us-east-1 is known"):
+        estimate_cost("H100:8", 1, cloud="aws", kind="spot", region="us-east-1")
     with pytest.raises(SizingError, match="No instance type on hf carries MI300X"):
         estimate_cost("MI300X", 1, cloud="hf")
     with pytest.raises(SizingError, match="hours"):
@@ -241,7 +243,7 @@ def test_unit_prices_divide_the_device_hour_by_datasheet_figures() -> None:
 
 def test_cost_of_throughput_from_a_number_and_from_a_bench_report() -> None:
     p5 = _price("p5.48xlarge")
-    cost = cost_of_throughput(700.0, "p5.48xlarge", dtype="bf16")
+    cost = cost_of_throughput(700.0, "p5.48xlarge", dtype="bf16")  # the cheapest region's price
     assert cost.usd_per_device_hour == pytest.approx(p5 / 8)
     assert cost.usd_per_tflop_hour == pytest.approx(p5 / 8 / 700)
     assert cost.usd_per_pflop == pytest.approx(p5 / 8 / (700 * 3600 / 1000))
@@ -262,7 +264,7 @@ def test_cost_of_throughput_from_a_number_and_from_a_bench_report() -> None:
     with pytest.raises(SizingError, match="positive measured"):
         cost_of_throughput(math.inf, "p5.48xlarge")
     with pytest.raises(SizingError, match="No on-demand price"):
-        cost_of_throughput(100.0, "g6.xlarge")
+        cost_of_throughput(100.0, "p5e.48xlarge")  # no source prices it
 
 
 def test_cost_of_throughput_reads_a_real_bench_report() -> None:

@@ -25,7 +25,11 @@ def test_a_7b_model_in_bf16_gets_cheapest_first_and_each_result_holds_it() -> No
 
 
 def test_mig_and_tpu_slices_are_offered_where_they_fit() -> None:
-    ranked = recommend(memory_gb=8, top=None, min_headroom=0.1)
+    # a MIG slice nobody rents alone is a share of a node: offered only when shares are asked for
+    rentable = recommend(memory_gb=8, top=None, min_headroom=0.1)
+    assert "A100-40GB@1g.10gb" not in {str(r.spec) for r in rentable}
+    assert all(r.price is None or r.price.instance for r in rentable)
+    ranked = recommend(memory_gb=8, top=None, min_headroom=0.1, include_shares=True)
     specs = {str(r.spec) for r in ranked}
     assert "A100-40GB@1g.10gb" in specs
     assert any(r.parallelism.startswith("TPU slice") for r in ranked)
