@@ -64,8 +64,12 @@ def test_plugin_extras_install_the_plugins(wheel: Path) -> None:
 def test_all_extra_covers_every_user_extra(wheel: Path) -> None:
     requires = _requires(wheel)
     users = set(requires) - {"", "all", "dev"}
-    assert users == {"cli", "bench", "flyte", "airflow", "k8s", "aws"}
+    assert users == {"cli", "bench", "flyte", "airflow", "k8s", "aws", "postgres"}
     assert requires["all"] == set().union(*(requires[extra] for extra in users))
+
+
+def test_postgres_extra_brings_psycopg_and_its_pool(wheel: Path) -> None:
+    assert _requires(wheel)["postgres"] == {"psycopg[binary]", "psycopg-pool"}
 
 
 def test_core_install_stays_pydantic_only(wheel: Path) -> None:
