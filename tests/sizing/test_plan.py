@@ -30,19 +30,23 @@ QWEN = DATA / "qwen2.5-0.5b-config.json"
 
 
 # -- FLOPs ---------------------------------------------------------------------------------------
-def test_full_training_is_six_n_d_without_shape_or_recomputation() -> None:
+def test_full_training_is_six_n_d_plus_attention_without_recomputation() -> None:
     work = job_flops(ModelShape.from_params(7e9), method="full", tokens=1e9, checkpointing=False)
-    assert work.model_flops == pytest.approx(6 * 7e9 * 1e9)
+    # A bare count gets Llama 2 7B's shape, as plan(7e9) does: 32 layers of 32 heads x 128.
+    attention = 12 * 32 * 32 * 128 * 4096
+    assert work.model_flops == pytest.approx((6 * 7e9 + attention) * 1e9)
     assert work.hardware_flops == work.model_flops
     assert work.time_factor == 1
+    assert any("Llama-2-7B shape" in note for note in work.notes)
 
 
 def test_recomputation_adds_one_forward_pass_to_hardware_flops() -> None:
-    shape = ModelShape.from_params(7e9)
+    shape = ModelShape.like(7e9)
     work = job_flops(shape, method="full", tokens=1e9, epochs=2, checkpointing=True)
+    attention = 12 * 32 * 32 * 128 * 4096
     assert work.tokens == 2e9
-    assert work.model_flops == pytest.approx(6 * 7e9 * 2e9)
-    assert work.hardware_flops == pytest.approx(8 * 7e9 * 2e9)
+    assert work.model_flops == pytest.approx((6 * 7e9 + attention) * 2e9)
+    assert work.hardware_flops == pytest.approx((8 * 7e9 + attention * 4 / 3) * 2e9)
 
 
 def test_attention_scores_follow_palm_appendix_b() -> None:
