@@ -2,8 +2,8 @@
 
 >>> from accelerators.sizing import ModelShape, recommend
 >>> best = recommend(ModelShape.from_params(7e9), dtype="bf16", clouds=["hf"])[0]
->>> str(best.spec), best.instance  # a share of a device-hour prices a MIG slice
-('A100-80GB@1g.20gb', 'a100x8')
+>>> str(best.spec), best.instance  # 18.9 GB, KV cache included: a MIG slice, priced pro rata
+('RTX-PRO-6000@1g.24gb', 'rtx-pro-6000x8')
 
 Each catalog model (its default SKU) is tried in its smallest form that holds the workload
 with ``min_headroom`` of its memory left free: one MIG slice, one TPU slice, or 1, 2, 4, 8

@@ -141,7 +141,8 @@ def test_the_fleet_baseline_replaces_the_default(tmp_path: Path) -> None:
     assert fleet_option.throughput.source == "fleet"
     assert default_option.throughput.source == "default"
     ratio = default_option.throughput.achievable_tflops / median
-    assert fleet_option.hours == pytest.approx(default_option.hours * ratio)
+    assert fleet_option.train_hours == pytest.approx(default_option.train_hours * ratio)
+    assert fleet_option.startup == default_option.startup  # the rate changes only the steps
 
 
 def test_failed_runs_are_not_the_fleet(tmp_path: Path) -> None:
@@ -166,8 +167,10 @@ def test_time_and_cost_are_flops_over_rate_and_hours_times_price() -> None:
     assert job.options
     for option in job.options:
         rate = option.devices * option.throughput.achievable_tflops * 1e12 * TRAINING_EFFICIENCY
-        assert option.hours == pytest.approx(job.flops.hardware_flops / rate / 3600)
+        assert option.train_hours == pytest.approx(job.flops.hardware_flops / rate / 3600)
+        assert option.hours == pytest.approx(option.train_hours + option.startup.hours)
         assert option.usd == pytest.approx(option.hours * option.usd_per_hour)
+        assert option.tokens_per_s == pytest.approx(5e7 / (option.train_hours * 3600))
 
 
 def test_rented_choices_are_whole_instances_with_a_price() -> None:
@@ -306,7 +309,7 @@ def test_a_slice_too_small_is_left_out_with_the_reason() -> None:
     job = plan(7e9, "full", tokens=1e7, where="cluster", inventory=["A100@1g.5gb:7"])
     assert not job.options
     assert "a job cannot span MIG slices" in job.excluded[0].reason
-    with pytest.raises(SizingError, match="No choice holds this job"):
+    with pytest.raises(SizingError, match="No option for this job: nothing holds the job's"):
         job.fallbacks()
 
 
