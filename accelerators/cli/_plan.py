@@ -207,13 +207,14 @@ def _print_ranking(result: Plan, top: int) -> None:
     title += f" ({', '.join(limits)})" if limits else ""
     table = Table(title=title, box=None)
     headers = (
-        "#", "Spec", "Where", "Layout", "GB/dev", "TFLOPS", "From",
+        "#", "Spec", "Where", "Layout", "GB/dev", "TFLOPS",
         "Tok/s", "/dev", "Start", "Hours", "USD", "USD/h",
     )  # fmt: skip
-    left = ("Spec", "Where", "Layout", "From")
+    left = ("Spec", "Where", "Layout")
+    wraps = ("Where", "Layout")  # a narrow terminal wraps these, never cuts a figure
     for header in headers:
-        right = header not in left
-        table.add_column(header, justify="right" if right else "left", no_wrap=not right)
+        justify = "left" if header in left else "right"
+        table.add_column(header, justify=justify, no_wrap=header not in wraps)
     shown = result.options[:top] if top else result.options
     for option in shown:
         t = option.throughput
@@ -221,10 +222,9 @@ def _print_ranking(result: Plan, top: int) -> None:
             str(option.rank),
             str(option.spec),
             option.where,
-            option.layout,
+            option.layout.replace(_SHARDED, ""),
             f"{option.memory_per_device_gb:.1f}/{option.capacity_gb:g}",
-            f"{t.achievable_tflops:.0f}",
-            "fleet" if t.source == "fleet" else "default",
+            f"{t.achievable_tflops:.0f}" + ("*" if t.source == "fleet" else ""),
             _count(option.tokens_per_s),
             _count(option.tokens_per_s_per_device),
             f"{option.startup.minutes:.0f}m",
@@ -234,9 +234,16 @@ def _print_ranking(result: Plan, top: int) -> None:
         )
     if shown:
         console.print(table)
+    if any(o.throughput.source == "fleet" for o in shown):
+        console.print("  [dim]TFLOPS*: the fleet's measured median (bench history)[/dim]")
+    if any(_SHARDED in o.layout for o in shown):
+        console.print(
+            "  [dim]sharded: FSDP/ZeRO-3, weights, gradients and optimizer state split over "
+            "the devices[/dim]"
+        )
     exact = legend(o.spec for o in shown)
     if exact:
-        console.print(f"  [dim]{exact}[/dim]", markup=True, highlight=False)
+        console.print(f"  [dim]{exact}[/dim]", highlight=False)
     sources = {o.throughput.accelerator: o.throughput for o in shown}
     for acc, t in sources.items():
         console.print(f"  [dim]{acc}: {t.detail}[/dim]")
@@ -256,6 +263,10 @@ def _print_ranking(result: Plan, top: int) -> None:
             counts[key] = counts.get(key, 0) + 1
         summary = ", ".join(f"{n} {why}" for why, n in sorted(counts.items()))
         console.print(f"  [dim]left out: {summary} (--json lists each)[/dim]")
+
+
+#: How a sharded layout is named (the table leaves it to a note below it).
+_SHARDED = " (FSDP/ZeRO-3)"
 
 
 def _count(value: float) -> str:
