@@ -213,8 +213,10 @@ def _print_ranking(result: Plan, top: int) -> None:
     left = ("Spec", "Where", "Layout")
     wraps = ("Where", "Layout")  # a narrow terminal wraps these, never cuts a figure
     for header in headers:
-        justify = "left" if header in left else "right"
-        table.add_column(header, justify=justify, no_wrap=header not in wraps)
+        if header in left:
+            table.add_column(header, justify="left", no_wrap=header not in wraps)
+        else:
+            table.add_column(header, justify="right", no_wrap=True)
     shown = result.options[:top] if top else result.options
     for option in shown:
         t = option.throughput
