@@ -18,6 +18,7 @@ from accelerators.sizing import (
     plan,
     plan_finetune,
 )
+from accelerators.sizing._plan_explain import EXACT_SKU
 from accelerators.templates import FINETUNE_PARAMS, finetune_defaults
 
 QWEN = Path(__file__).resolve().parents[1] / "data" / "qwen2.5-0.5b-config.json"
@@ -73,3 +74,16 @@ def test_a_job_nothing_holds_raises_with_the_binding_constraint() -> None:
              "num_key_value_heads": 8},
             "full", 2e7, budget_usd=50, deadline_h=1,
         )  # fmt: skip
+
+
+def test_the_choice_explains_the_exact_sku_mark() -> None:
+    pinned = plan(
+        example_model_config(), "lora", tokens=1e7, instances=["Standard_NC24ads_A100_v4"]
+    )
+    choice = finetune_choice(pinned)
+    assert choice["spec"] == "A100-80GB-PCIE!"
+    assert choice["legend"] == EXACT_SKU
+    assert (
+        finetune_choice(plan(example_model_config(), "lora", tokens=1e7, clouds=["hf"]))["legend"]
+        == ""
+    )
