@@ -167,7 +167,7 @@ _QLORA = (
     "      --no-history --top 6"
 )
 _INFEASIBLE = (
-    "accelerators plan --params 70e9 --method full --tokens 2e7 --budget 50 --deadline 1 \\\n"
+    "accelerators plan --params 70e9 --method full --tokens 2e7 --budget 20 --deadline 1 \\\n"
     "      --no-history"
 )
 _INVENTORY = (

@@ -72,7 +72,7 @@ def test_a_job_nothing_holds_raises_with_the_binding_constraint() -> None:
             {"model_type": "llama", "vocab_size": 32000, "hidden_size": 8192,
              "intermediate_size": 28672, "num_hidden_layers": 80, "num_attention_heads": 64,
              "num_key_value_heads": 8},
-            "full", 2e7, budget_usd=50, deadline_h=1,
+            "full", 2e7, budget_usd=5, deadline_h=0.5,
         )  # fmt: skip
 
 

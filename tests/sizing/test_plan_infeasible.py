@@ -18,20 +18,25 @@ from accelerators.sizing import SizingError, plan
 from accelerators.sizing._plan_explain import EXACT_SKU, InfeasibleJobError, infeasible, legend
 
 
-def test_the_binding_constraint_is_named_with_the_nearest_options_figures() -> None:
-    job = plan(70e9, "full", tokens=2e7, budget_usd=50, deadline_h=1, history=False)
+def _free() -> tuple[float, float, float]:
+    """The unconstrained 70B full fine-tune: its cheapest cost, its fastest hours, and the
+    fastest option's cost (the constraints below are set from them, not from today's prices)."""
+    free = plan(70e9, "full", tokens=2e7, history=False)
+    cheapest = min(o.usd for o in free.options if o.usd is not None)
+    fastest = min(free.options, key=lambda o: o.hours)
+    assert fastest.usd is not None
+    return cheapest, fastest.hours, fastest.usd
+
+
+def test_both_binding_constraints_are_named_with_the_nearest_options_figures() -> None:
+    cheapest, fastest, _ = _free()
+    budget, deadline = round(cheapest * 0.8, 2), round(fastest * 0.9, 3)
+    job = plan(70e9, "full", tokens=2e7, budget_usd=budget, deadline_h=deadline, history=False)
     assert not job.options
     assert job.rejected  # options that hold 1126 GB, left out by the budget or the deadline
     text = infeasible(job)
-    cheapest = min(o.usd for o in job.rejected if o.usd is not None)
-    fastest = min(o.hours for o in job.rejected)
-    assert cheapest > 50  # the budget binds
-    assert f"the cheapest option that fits costs ${cheapest:,.2f} > $50.00" in text
-    if fastest > 1:
-        assert f"the fastest takes {fastest:.3g} h > 1 h" in text
-    else:  # the deadline alone leaves options: say what the budget must be
-        within = min(o.usd for o in job.rejected if o.usd is not None and o.hours <= 1)
-        assert f"It needs a budget of ${within:,.2f} (the cheapest within 1 h)" in text
+    assert f"the cheapest option that fits costs ${cheapest:,.2f} > ${budget:,.2f}" in text
+    assert f"; the fastest takes {fastest:.3g} h > {deadline:g} h" in text
     assert "GB per device" not in text  # memory is not what binds here
     assert job.summary().endswith(text)
     assert job.summary().count("the cheapest option that fits") == 1  # said once
@@ -39,14 +44,30 @@ def test_the_binding_constraint_is_named_with_the_nearest_options_figures() -> N
     assert len(clauses) == len(set(clauses))
 
 
-def test_a_deadline_that_binds_alone_names_the_fastest_and_the_deadline_it_needs() -> None:
-    job = plan(70e9, "full", tokens=2e7, budget_usd=10_000, deadline_h=0.2, history=False)
+def test_a_budget_that_binds_alone_says_what_budget_the_deadline_needs() -> None:
+    cheapest, fastest, _ = _free()
+    budget, deadline = round(cheapest * 0.8, 2), round(fastest * 1.5, 3)
+    job = plan(70e9, "full", tokens=2e7, budget_usd=budget, deadline_h=deadline, history=False)
     assert not job.options
-    fastest = min(job.rejected, key=lambda o: o.hours)
     text = infeasible(job)
-    assert f"the fastest takes {fastest.hours:.3g} h > 0.2 h ({fastest.spec} on" in text
+    assert f"the cheapest option that fits costs ${cheapest:,.2f} > ${budget:,.2f}" in text
+    assert "the fastest" not in text  # the deadline leaves options: it does not bind
+    within = min(o.usd for o in job.rejected if o.usd is not None and o.hours <= deadline)
+    assert text.endswith(
+        f"It needs a budget of ${within:,.2f} (the cheapest within {deadline:g} h)"
+    )
+
+
+def test_a_deadline_that_binds_alone_names_the_fastest_and_the_deadline_it_needs() -> None:
+    _, fastest, _ = _free()
+    deadline = round(fastest * 0.5, 3)
+    job = plan(70e9, "full", tokens=2e7, budget_usd=1e6, deadline_h=deadline, history=False)
+    assert not job.options
+    best = min(job.rejected, key=lambda o: o.hours)
+    text = infeasible(job)
+    assert f"the fastest takes {best.hours:.3g} h > {deadline:g} h ({best.spec} on" in text
     assert "cheapest" not in text
-    assert f"It needs a deadline of {fastest.hours:.3g} h" in text
+    assert f"It needs a deadline of {best.hours:.3g} h" in text
 
 
 def test_each_alone_leaves_options_but_not_both() -> None:
@@ -86,24 +107,14 @@ def test_memory_that_nothing_holds_names_the_nearest_misfit_once() -> None:
 
 
 def test_the_cli_says_it_once_on_stderr_and_exits_1() -> None:
-    args = [
-        "plan",
-        "--params",
-        "70e9",
-        "--method",
-        "full",
-        "--tokens",
-        "2e7",
-        "--budget",
-        "50",
-        "--deadline",
-        "1",
-        "--no-history",
-    ]
+    cheapest, fastest, _ = _free()
+    budget, deadline = round(cheapest * 0.8, 2), round(fastest * 0.9, 3)
+    args = ["plan", "--params", "70e9", "--method", "full", "--tokens", "2e7", "--no-history"]
+    args += ["--budget", f"{budget}", "--deadline", f"{deadline}"]
     runner = CliRunner()
     result = runner.invoke(accelerators.cli.build_app(), args, env={"COLUMNS": "200"})
     assert result.exit_code == 1, result.output
-    job = plan(70e9, "full", tokens=2e7, budget_usd=50, deadline_h=1, history=False)
+    job = plan(70e9, "full", tokens=2e7, budget_usd=budget, deadline_h=deadline, history=False)
     expected = f"No option for this job: {infeasible(job)}"
     flat = re.sub(r"\s+", " ", result.stderr)
     assert flat.strip() == expected

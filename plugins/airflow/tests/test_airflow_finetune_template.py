@@ -44,7 +44,8 @@ def test_finetune_plans_gates_and_places_training_on_the_plans_choice(
     assert planned["devices"] == devices
     assert planned["startup_min"] == pytest.approx(expected.best.startup.minutes)
     assert planned["tokens_per_s"] == pytest.approx(expected.best.tokens_per_s)
-    assert planned["clouds"].startswith("aws, gcp, azure, hf")  # what was considered, said
+    considered = planned["clouds"].split(";")[0].split(", ")
+    assert {"aws", "hf"} <= set(considered)  # every cloud with prices, and it says which
     assert expected.summary() in _xcom(run, "plan_job", "plan_html")
 
     report = _xcom(run, "gate")

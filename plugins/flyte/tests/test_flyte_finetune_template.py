@@ -89,8 +89,8 @@ def test_a_job_nothing_holds_fails_the_plan_task_naming_the_binding_constraint()
     }  # fmt: skip
     with pytest.raises(InfeasibleJobError, match=r"the cheapest option that fits costs \$"):
         flyte_finetune.plan_job(
-            model_config=config, method="full", tokens=2e7, epochs=1.0, budget_usd=50.0,
-            deadline_h=1.0, clouds=[], rank_by="cost", startup_min=None,
+            model_config=config, method="full", tokens=2e7, epochs=1.0, budget_usd=5.0,
+            deadline_h=0.5, clouds=[], rank_by="cost", startup_min=None,
         )  # fmt: skip
 
 
