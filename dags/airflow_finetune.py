@@ -1,20 +1,26 @@
 """A fine-tune that sizes itself: plan by the job, gate the plan's choice, train there (EKS).
 
-``plan_job`` reads the model's ``config.json`` (the DAG param ``model_config``: a path the
-workers can read) and ranks where to run the method on the tokens by total cost within the
-budget (``accelerators.sizing.plan``; the fleet's measured figures when the workers'
-``$ACCELERATORS_BENCH_HISTORY`` has them). Its XCom holds the best choice with its fallbacks
-(``spec``), devices, hours and cost, and the ranking as HTML (``plan_html``). The gate and
-the training pod take their ``accelerator`` from it through a template, so the placement is
+The DAG params are ``accelerators.templates.FINETUNE_PARAMS``: the same names, defaults and
+plan (``accelerators.sizing.plan_finetune``) as the Flyte template's (``flyte_finetune.py``)
+and as ``accelerators plan``. ``plan_job`` reads the model's ``config.json`` (``model_config``:
+a path the workers can read, the parsed JSON, or nothing for the Qwen2.5-0.5B config shipped
+with ``accelerators``; ``$FINETUNE_MODEL_CONFIG`` sets the default) and ranks where to run
+the method on the tokens by total cost, start-up included, within the budget, over every
+cloud with prices unless ``clouds`` names some (the fleet's measured figures when the
+workers' ``$ACCELERATORS_BENCH_HISTORY`` has them). Its XCom holds the best choice with its
+fallbacks (``spec``), its device count (``torchrun --nproc-per-node``), hours, start-up,
+cost, tokens/s and the clouds considered, and the ranking as HTML (``plan_html``); a job no
+option holds fails the task at once, naming the binding constraint. The gate and the
+training pod take their ``accelerator`` from it through a template, so the placement is
 decided at run time: the gate pod may land on any alternative, and ``train`` runs on the
-gate's node with the alternative the gate matched. ``summary`` puts the plan's cost next to
-the gate's measured TFLOPS in one XCom.
+gate's node with the alternative the gate matched. ``summary`` leads with the gate's
+headline (``not checked: this machine has no T4`` on a local run) next to the plan's cost.
 
 Run it locally, with no cluster and no GPU (the plan is real, the gate runs in this process
-as a health check of the CPU, the training pod is only rendered)::
+as a health check of the CPU, the training pod is only rendered), from any folder::
 
-    NODE_NAME=$(hostname) FINETUNE_MODEL_CONFIG=tests/data/qwen2.5-0.5b-config.json \\
-        airflow dags test airflow_finetune -c '{"local_run": true}' --mark-success-pattern train
+    NODE_NAME=$(hostname) airflow dags test airflow_finetune -c '{"local_run": true}' \\
+        --mark-success-pattern train
 """
 
 from __future__ import annotations
@@ -29,15 +35,26 @@ import pendulum
 from accelerators_provider import AcceleratorGateOperator, AcceleratorPodOperator
 from airflow.sdk import DAG, Param, task
 
+from accelerators.templates import FINETUNE_PARAMS, TemplateParam
+
 PLATFORM = "karpenter"
 #: An image with ``pip install accelerators[bench]`` (the gate) and your trainer.
 GATE_IMAGE = "registry.example.com/ml/accelerators-bench:0.1"
 TRAIN_IMAGE = "nvcr.io/nvidia/pytorch:25.01-py3"
-#: The model's config.json, as the workers see it.
-MODEL_CONFIG = os.environ.get("FINETUNE_MODEL_CONFIG", "/models/qwen2.5-0.5b/config.json")
+#: The model's config.json, as the workers see it ("": the example model shipped in the package).
+MODEL_CONFIG = os.environ.get("FINETUNE_MODEL_CONFIG", "")
 PLAN = "ti.xcom_pull(task_ids='plan_job')"
 #: The alternative the gate found on its node, else (a local run checks nothing) the plan's.
 CHOSEN = "{{ ti.xcom_pull(task_ids='gate')['matched'] or " + PLAN + "['spec'] }}"
+
+
+def _param(shared: TemplateParam) -> Param:
+    """One shared template parameter as an Airflow param (its JSON Schema types and choices)."""
+    default = MODEL_CONFIG if shared.name == "model_config" else shared.default
+    types = list(shared.types) if len(shared.types) > 1 else shared.types[0]
+    extra = {"enum": list(shared.choices)} if shared.choices else {}
+    return Param(default, type=types, description=shared.description, **extra)
+
 
 with DAG(
     dag_id="airflow_finetune",
@@ -52,45 +69,19 @@ with DAG(
             description="Gate in this worker, health only (no accelerator check): dag.test() "
             "on a machine without the accelerator. Refused inside Kubernetes.",
         ),
-        "model_config": Param(MODEL_CONFIG, type="string", description="config.json path"),
-        "method": Param("full", enum=["full", "lora", "qlora"]),
-        "tokens": Param(2e7, type="number", exclusiveMinimum=0),
-        "epochs": Param(1, type="number", exclusiveMinimum=0),
-        "budget_usd": Param(50, type="number", exclusiveMinimum=0),
-        "deadline_h": Param(None, type=["null", "number"]),
-        "clouds": Param(["aws"], type="array", description="where the nodes are rented"),
+        **{shared.name: _param(shared) for shared in FINETUNE_PARAMS},
     },
 ) as dag:
 
-    @task(multiple_outputs=False)
+    @task(multiple_outputs=False, retries=0)  # a job nothing holds fails at once: no retries
     def plan_job(**context: Any) -> dict[str, Any]:
         """Rank the choices; the best with its fallbacks, and the ranking in XCom."""
-        from accelerators.sizing import plan
+        from accelerators.sizing import finetune_choice, plan_finetune
 
-        p = context["params"]
-        job = plan(
-            p["model_config"],
-            p["method"],
-            tokens=p["tokens"],
-            epochs=p["epochs"],
-            budget_usd=p["budget_usd"],
-            deadline_h=p["deadline_h"],
-            clouds=p["clouds"],
-        )
+        params = context["params"]
+        job = plan_finetune(**{shared.name: params[shared.name] for shared in FINETUNE_PARAMS})
         context["ti"].xcom_push(key="plan_html", value=job.to_html())
-        best = job.best
-        if best is None:
-            raise ValueError(f"No choice holds this fine-tune: {job.summary()}")
-        return {
-            "spec": str(job.fallbacks(3)),
-            "best": str(best.spec),
-            "where": best.where,
-            "devices": best.devices,
-            "hours": best.hours,
-            "usd": best.usd,
-            "throughput": best.throughput.detail,
-            "summary": job.summary(),
-        }
+        return finetune_choice(job)
 
     gate = AcceleratorGateOperator(
         task_id="gate",
@@ -116,13 +107,19 @@ with DAG(
 
     @task
     def summary(**context: Any) -> dict[str, Any]:
-        """The plan's choice and cost next to what the gate measured on the node."""
+        """The gate's headline, the plan's choice and cost, what the gate measured."""
         ti = context["ti"]
         planned, report = ti.xcom_pull(task_ids="plan_job"), ti.xcom_pull(task_ids="gate")
         return {
+            "gate": report["headline"],
             "spec": planned["spec"],
+            "devices": planned["devices"],
             "planned_usd": planned["usd"],
             "planned_hours": planned["hours"],
+            "startup_min": planned["startup_min"],
+            "tokens_per_s": planned["tokens_per_s"],
+            "clouds": planned["clouds"],
+            "legend": planned["legend"],
             "gate_verdict": report["verdict"],
             "gate_node": report["node"],
             "gate_device": report["device"]["name"],

@@ -1,7 +1,7 @@
 """A fallback pipeline, ``H100 | A100-80GB``: take whichever the cluster has, prove it, use it.
 
-    pyflyte run dags/flyte_fallback.py fallback_finetune
-    python dags/flyte_fallback.py
+    pyflyte run flyte_fallback.py fallback_finetune
+    python flyte_fallback.py
 
 The gate node asks for an H100, or else an 80 GB A100 (required node affinity allows both,
 preferred affinity favours the H100). Its result says which one it got (``matched``); the

@@ -1,24 +1,31 @@
 """A fine-tune that sizes itself: plan by the job, gate the chosen accelerator, train there.
 
-    pyflyte run dags/flyte_finetune.py finetune --tokens 2e7 --budget_usd 5
-    python dags/flyte_finetune.py            # the same, prints a summary
+    pyflyte run flyte_finetune.py finetune --tokens 2e7 --budget_usd 50
+    python flyte_finetune.py            # the same with the defaults, prints a summary
 
-1. ``plan_job`` reads the model's ``config.json``, then ``accelerators.sizing.plan`` ranks the
-   rentable choices for the method, the tokens and the budget by total cost (or by time, or
-   cost within a deadline), each timed with what the accelerator really delivers: the bench
-   history's fleet median where ``$ACCELERATORS_BENCH_HISTORY`` has records, else a sourced
-   default. Its Deck shows the ranking; it returns the best choice with two fallbacks that
-   one pod can ask for (``L40S | H200 | RTX-PRO-6000``).
+Copy this file anywhere: with no ``model_config`` it plans for the Qwen2.5-0.5B config.json
+shipped with ``accelerators``; give yours as ``--model_config`` (its parsed JSON) or set
+``FINETUNE_MODEL_CONFIG`` to its path before registering. The parameters, their defaults and
+the plan are ``accelerators.sizing.FINETUNE_PARAMS`` and ``plan_finetune``, the same as the
+Airflow template's (``airflow_finetune.py``) and as ``accelerators plan``.
+
+1. ``plan_job`` ranks the rentable choices of every cloud with prices (or ``clouds``) for
+   the method, the tokens and the budget by total cost (or by time, or cost within a
+   deadline), each timed with what the accelerator really delivers (the bench history's
+   fleet median where ``$ACCELERATORS_BENCH_HISTORY`` has records, else a sourced default)
+   plus its start-up (provisioning, image pull, model load, first checkpoint). Its Deck
+   shows the ranking with tokens/s; it returns the best choice with two fallbacks one pod can
+   ask for (``T4 | L4 | L40S``), its device count, hours, start-up, cost and tokens/s, and
+   the clouds considered. A job no option holds fails here, naming the binding constraint.
 2. ``gate_then_train`` (``@dynamic``: the spec is known only now) runs the benchmark gate on
    that spec, as a node of its own (``gate(spec)``).
 3. ``train_on_gated_node`` gives the training task the accelerator the gate matched, on the
    gate's node, through ``with_overrides(**pinned(spec, gate_result))``: the task has no
    accelerator of its own, the override places it.
 
-Locally no accelerator is there: the gate checks the CPU's health and records that the
-planned device was absent (docs/flyte.md, "Running locally"), and training runs on the CPU.
-Set FINETUNE_MODEL_CONFIG to your model's config.json (default: the Qwen2.5-0.5B config that
-the tests ship).
+Locally no accelerator is there: the gate checks the CPU's health and its headline says the
+planned device was not checked (``not checked: this machine has no T4``); the gate's Deck
+file is logged and printed; training runs on the CPU.
 """
 
 from __future__ import annotations
@@ -27,32 +34,36 @@ import json
 import os
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from flytekit import Deck, current_context, dynamic, task, workflow
-from flytekitplugins.accelerators import GateResult, gate, pinned
+from flytekitplugins.accelerators import GateResult, gate, last_gate_deck, pinned
 
-from accelerators.sizing import plan
+from accelerators.sizing import finetune_choice, finetune_defaults, model_config_of, plan_finetune
 
-#: The model to fine-tune: a Hugging Face config.json, read when the workflow is registered.
-MODEL_CONFIG_PATH = Path(
-    os.environ.get(
-        "FINETUNE_MODEL_CONFIG",
-        Path(__file__).resolve().parents[1] / "tests" / "data" / "qwen2.5-0.5b-config.json",
-    )
-)
-MODEL_CONFIG: dict = json.loads(MODEL_CONFIG_PATH.read_text(encoding="utf-8"))
+#: The shared parameters' defaults (accelerators.sizing.FINETUNE_PARAMS).
+DEFAULTS = finetune_defaults()
+#: The model to fine-tune: a Hugging Face config.json, read when the workflow is registered
+#: (the example model's when FINETUNE_MODEL_CONFIG is not set).
+MODEL_CONFIG: dict = model_config_of(os.environ.get("FINETUNE_MODEL_CONFIG", ""))
 
 
 @dataclass
 class FinetunePlan:
-    """What ``plan_job`` chose, what it costs, and the whole plan as JSON."""
+    """What ``plan_job`` chose (``accelerators.sizing.finetune_choice``) and the whole plan."""
 
     spec: str
     best: str
     where: str
+    devices: int
+    instances: int
     hours: float
+    train_hours: float
+    startup_min: float
     usd: float
+    tokens_per_s: float
+    tokens_per_s_per_device: float
+    clouds: str
+    legend: str
     summary: str
     plan_json: str
 
@@ -61,9 +72,8 @@ class FinetunePlan:
 class FinetuneResult:
     """The plan, the gate's verdict and measured figures, and what training did."""
 
-    spec: str
-    planned_usd: float
-    planned_hours: float
+    plan: FinetunePlan
+    gate_headline: str
     gate_verdict: str
     gate_device: str
     gate_matched: str
@@ -81,38 +91,34 @@ def plan_job(
     method: str,
     tokens: float,
     epochs: float,
-    budget_usd: float,
-    deadline_h: float,
+    budget_usd: float | None,
+    deadline_h: float | None,
     clouds: list[str],
+    rank_by: str,
+    startup_min: float | None,
 ) -> FinetunePlan:
-    """Rank where to fine-tune by total cost; the best choice and its fallbacks."""
-    job = plan(
+    """Rank where to fine-tune; fails fast, naming the binding constraint, when nothing fits."""
+    job = plan_finetune(
         model_config,
         method,
-        tokens=tokens,
-        epochs=epochs,
-        budget_usd=budget_usd or None,
-        deadline_h=deadline_h or None,
-        clouds=clouds or None,
+        tokens,
+        epochs,
+        budget_usd,
+        deadline_h,
+        clouds,
+        rank_by,
+        startup_min,
     )
     Deck("Plan", job.to_html(top=10))
-    best = job.best
-    if best is None or best.usd is None:
-        raise ValueError(f"No priced choice holds this fine-tune: {job.summary()}")
-    return FinetunePlan(
-        spec=str(job.fallbacks(3)),
-        best=str(best.spec),
-        where=best.where,
-        hours=best.hours,
-        usd=best.usd,
-        summary=job.summary(),
-        plan_json=json.dumps(job.to_dict()),
-    )
+    return FinetunePlan(**finetune_choice(job), plan_json=json.dumps(job.to_dict()))
 
 
 @task(cache=False)
 def train(steps: int, job: FinetunePlan, gate_result: GateResult) -> FinetuneResult:
-    """Stand-in for your trainer: a few steps of a small model, on CUDA when there is one."""
+    """Stand-in for your trainer: a few steps of a small model, on CUDA when there is one.
+
+    Start yours with ``torchrun --nproc-per-node=<job.devices>``, as the Airflow template does.
+    """
     import torch
 
     if not gate_result.passed:  # unreachable with policy "fail"; here for copy-paste safety
@@ -136,9 +142,8 @@ def train(steps: int, job: FinetunePlan, gate_result: GateResult) -> FinetuneRes
     measured = {g.dtype: round(g.tflops, 3) for g in report.gemm}
     current_context().logging.info(f"{job.summary}; {gate_result.summary()}")
     return FinetuneResult(
-        spec=job.spec,
-        planned_usd=job.usd,
-        planned_hours=job.hours,
+        plan=job,
+        gate_headline=gate_result.headline,
         gate_verdict=gate_result.verdict,
         gate_device=gate_result.device,
         gate_matched=gate_result.matched,
@@ -169,15 +174,17 @@ def gate_then_train(job: FinetunePlan, steps: int) -> FinetuneResult:
 @workflow
 def finetune(
     model_config: dict = MODEL_CONFIG,
-    method: str = "full",
-    tokens: float = 2e7,
-    epochs: float = 1.0,
-    budget_usd: float = 5.0,
-    deadline_h: float = 0.0,
-    clouds: list[str] = ["hf"],  # noqa: B006 - flytekit workflow defaults are literals
+    method: str = DEFAULTS["method"],
+    tokens: float = DEFAULTS["tokens"],
+    epochs: float = DEFAULTS["epochs"],
+    budget_usd: float | None = DEFAULTS["budget_usd"],
+    deadline_h: float | None = DEFAULTS["deadline_h"],
+    clouds: list[str] = DEFAULTS["clouds"],
+    rank_by: str = DEFAULTS["rank_by"],
+    startup_min: float | None = DEFAULTS["startup_min"],
     steps: int = 30,
 ) -> FinetuneResult:
-    """Plan, gate, train. ``deadline_h`` 0 means none; ``clouds`` empty means every cloud."""
+    """Plan, gate, train. ``clouds`` empty: every cloud with prices; ``None``: no limit."""
     job = plan_job(
         model_config=model_config,
         method=method,
@@ -186,6 +193,8 @@ def finetune(
         budget_usd=budget_usd,
         deadline_h=deadline_h,
         clouds=clouds,
+        rank_by=rank_by,
+        startup_min=startup_min,
     )
     return gate_then_train(job=job, steps=steps)
 
@@ -193,9 +202,23 @@ def finetune(
 if __name__ == "__main__":
     started = time.perf_counter()
     result = finetune()
-    print(f"plan: {result.spec}, ${result.planned_usd:.2f} in {result.planned_hours:.2f} h")
-    print(f"gate: {result.gate_verdict.upper()} on {result.gate_device}; {result.gate_note}")
-    print(f"gate TFLOPS: {result.gate_tflops}")
+    chosen = result.plan
+    print(
+        f"plan:  {chosen.spec} (best {chosen.best} on {chosen.where}, {chosen.devices} "
+        f"device(s)): {chosen.hours:.2f} h with {chosen.startup_min:.0f} min start-up, "
+        f"${chosen.usd:.2f}, {chosen.tokens_per_s:,.0f} tokens/s "
+        f"({chosen.tokens_per_s_per_device:,.0f} per device)"
+    )
+    print(f"       clouds considered: {chosen.clouds}")
+    if chosen.legend:
+        print(f"       {chosen.legend}")
+    print(f"gate:  {result.gate_headline}")
+    if result.gate_note:
+        print(f"       {result.gate_note}")
+    print(f"       TFLOPS measured: {result.gate_tflops}")
+    deck = last_gate_deck()
+    if deck:
+        print(f"       Deck: file://{deck}")
     print(
         f"train: {result.steps} steps on {result.device}, loss "
         f"{result.first_loss:.4f} -> {result.final_loss:.4f}"

@@ -1,7 +1,7 @@
 """Batch inference fanned out over MIG slices with ``map_task``: a Flyte workflow to copy.
 
-    pyflyte run dags/flyte_mig_inference.py batch_inference --batches 4
-    python dags/flyte_mig_inference.py
+    pyflyte run flyte_mig_inference.py batch_inference --batches 4
+    python flyte_mig_inference.py
 
 Each mapped task gets one ``A100@1g.5gb`` slice (one slice per pod: a CUDA process can use
 only one MIG device) and gates it in its own pod before scoring (``accelerator_task``, the

@@ -1,7 +1,7 @@
 """GPU training with the benchmark gate first: a Flyte workflow to copy.
 
-    pyflyte run dags/flyte_training.py training --epochs 40
-    python dags/flyte_training.py            # the same, prints a summary
+    pyflyte run flyte_training.py training --epochs 40
+    python flyte_training.py            # the same, prints a summary
 
 The gate runs as its own node on the training accelerator; the training task then runs on
 the node the gate checked (``pinned``: required affinity on ``kubernetes.io/hostname``)

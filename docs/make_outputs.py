@@ -189,6 +189,10 @@ _QLORA = (
     "accelerators plan --params 70e9 --method qlora --tokens 2e7 --budget 200 --rank time \\\n"
     "      --no-history --top 6"
 )
+_INFEASIBLE = (
+    "accelerators plan --params 70e9 --method full --tokens 2e7 --budget 20 --deadline 1 \\\n"
+    "      --no-history"
+)
 _INVENTORY = (
     "accelerators plan --config tests/data/qwen2.5-0.5b-config.json --method lora \\\n"
     '      --tokens 1e7 --where cluster --inventory "A100-80GB@1g.10gb:7" --inventory "L4:4"'
@@ -212,6 +216,7 @@ BLOCKS: dict[str, Block] = {
     "plan-qwen": Run((_QWEN,), width=120, fence=""),
     "plan-lora": Run((_LORA,), width=120, fence=""),
     "plan-qlora": Run((_QLORA,), width=120, fence=""),
+    "plan-infeasible": Run((_INFEASIBLE,), width=120, exit_codes=(1,), fence=""),
     # docs/grammar.md
     "grammar-count-error": Python(
         ('AcceleratorSpec.parse("H100:x")',),

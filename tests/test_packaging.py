@@ -30,6 +30,8 @@ def test_wheel_ships_data_and_typing_marker(wheel: zipfile.ZipFile) -> None:
     names = set(wheel.namelist())
     assert "accelerators/__init__.py" in names
     assert "accelerators/data/catalog.toml" in names
+    # the example model the templates plan for when given none (a copied template runs anywhere)
+    assert "accelerators/data/qwen2.5-0.5b-config.json" in names
     assert "accelerators/py.typed" in names
 
 

@@ -27,7 +27,8 @@ Public names: :func:`gate`, :func:`run`, :class:`AcceleratorGateError`,
 :class:`Verdict`, :class:`Profile`, :data:`PROFILES`, :data:`SCHEMA_VERSION`,
 :func:`alternative_on` (which alternative of a task's spec the gate's device serves),
 :func:`write_json`, :func:`plot_report` (a roofline PNG), :func:`html_report` (a
-self-contained HTML page for Flyte Decks and Airflow views), :func:`open_store` and
+self-contained HTML page for Flyte Decks and Airflow views), :func:`gate_headline` (the
+verdict in one line, saying when the accelerator asked for was not checked), :func:`open_store` and
 :class:`HistoryStore` (the bench history a gate appends to: ``gate(history=...)``, or for a
 whole deployment the environment variable :data:`HISTORY_ENV`,
 ``ACCELERATORS_BENCH_HISTORY``).
@@ -67,6 +68,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         ".measure._profiles": "PROFILES Profile",
         ".runner._run": "run",
         ".render._html": "html_report",
+        ".render._headline": "gate_headline",
         ".render._plot": "plot_report",
         ".history._store": "HistoryStore",
         ".history._open": "HISTORY_ENV open_store",
@@ -85,6 +87,7 @@ if TYPE_CHECKING:
     from accelerators.bench.measure._backend import Backend
     from accelerators.bench.measure._profiles import PROFILES as PROFILES
     from accelerators.bench.measure._profiles import Profile as Profile
+    from accelerators.bench.render._headline import gate_headline as gate_headline
     from accelerators.bench.render._html import html_report as html_report
     from accelerators.bench.render._plot import plot_report as plot_report
     from accelerators.bench.report._errors import AcceleratorGateError as AcceleratorGateError

@@ -3,9 +3,12 @@
 ``plan --params 7e9 --method lora --tokens 1e8 --budget 50`` prints the job's work and memory,
 then the rentable choices (whole instances) ranked by total cost, each with its layout (one
 device, data parallel, sharded), the achievable TFLOPS per device and where that figure comes
-from (the bench history's fleet median, else the datasheet times a sourced MAMF band).
+from (the bench history's fleet median, else the datasheet times a sourced MAMF band), the
+tokens per second (all devices and per device), the start-up (provisioning, image pull,
+model load, first checkpoint) and the total hours and cost, start-up included.
 ``--inventory`` (specs or ``kubectl get nodes -o json``) adds shares of nodes you own.
-Bad input exits with code 2 and a one-screen message.
+Bad input exits with code 2 and a one-screen message; a job no option holds within the
+budget and the deadline exits with code 1 (:data:`EXIT_INFEASIBLE`) and says which binds.
 """
 
 from __future__ import annotations
@@ -21,8 +24,13 @@ from accelerators.cli._common import console, err_console, guarded, print_json
 from accelerators.sizing import TRAINING_EFFICIENCY, Plan, SizingError, plan
 from accelerators.sizing._prices import best_per_cloud
 from accelerators.sizing._prices import origin as price_origin
+from accelerators.sizing._plan_explain import infeasible, legend
+from accelerators.sizing._plan_report import clouds_note, startup_note
 
-__all__ = ["plan_command", "register"]
+__all__ = ["EXIT_INFEASIBLE", "plan_command", "register"]
+
+#: Exit code of a job that no option holds within its budget and deadline (2: bad input).
+EXIT_INFEASIBLE = 1
 
 
 def register(app: typer.Typer) -> None:
@@ -106,6 +114,14 @@ def plan_command(
     unpriced: Annotated[
         bool, typer.Option("--unpriced", help="Also list instances with no known price.")
     ] = False,
+    startup_min: Annotated[
+        float | None,
+        typer.Option(
+            "--startup-min",
+            help="Start-up minutes per option (yours; 0: none). Default: each offer's sourced "
+            "default (provisioning, image pull, model load, first checkpoint).",
+        ),
+    ] = None,
     top: Annotated[int, typer.Option("--top", help="How many choices to show (0: all).")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
@@ -136,15 +152,19 @@ def plan_command(
         history=False if no_history else history,
         efficiency=efficiency,
         unpriced=unpriced,
+        startup_min=startup_min,
     )
     if as_json:
         data = result.to_dict()
         if top:
             data["options"] = data["options"][:top]
         print_json(data)
-        return
-    _print_job(result)
-    _print_ranking(result, top)
+    else:
+        _print_job(result)
+        _print_ranking(result, top)
+    if not result.options:
+        err_console.print(f"No option for this job: {infeasible(result)}", markup=False)
+        raise typer.Exit(code=EXIT_INFEASIBLE)
 
 
 def _inventory(specs: list[str] | None, path: str | None) -> list[Any] | None:
@@ -178,6 +198,8 @@ def _print_job(result: Plan) -> None:
         f"  speed   achievable TFLOPS per device x {result.efficiency:.2f} training efficiency; "
         + (f"fleet baseline: {result.fleet}" if result.fleet else "no bench history read")
     )
+    console.print(f"  start   {startup_note(result)}")
+    console.print(f"  clouds  {clouds_note(result)}")
     for note in (*work.notes, *memory.notes):
         console.print(f"  [dim]{note}[/dim]")
 
@@ -191,10 +213,17 @@ def _print_ranking(result: Plan, top: int) -> None:
     title = f"Ranked by {'total cost' if result.rank_by == 'cost' else 'time'}"
     title += f" ({', '.join(limits)})" if limits else ""
     table = Table(title=title, box=None)
-    headers = ("#", "Spec", "Where", "Layout", "GB/dev", "TFLOPS", "From", "Hours", "USD", "USD/h")
+    headers = (
+        "#", "Spec", "Where", "Layout", "GB/dev", "TFLOPS",
+        "Tok/s", "/dev", "Start", "Hours", "USD", "USD/h",
+    )  # fmt: skip
+    left = ("Spec", "Where", "Layout")
+    wraps = ("Where", "Layout")  # a narrow terminal wraps these, never cuts a figure
     for header in headers:
-        right = header in ("#", "GB/dev", "TFLOPS", "Hours", "USD", "USD/h")
-        table.add_column(header, justify="right" if right else "left", no_wrap=not right)
+        if header in left:
+            table.add_column(header, justify="left", no_wrap=header not in wraps)
+        else:
+            table.add_column(header, justify="right", no_wrap=True)
     shown = result.options[:top] if top else result.options
     for option in shown:
         t = option.throughput
@@ -202,18 +231,34 @@ def _print_ranking(result: Plan, top: int) -> None:
             str(option.rank),
             str(option.spec),
             option.where,
-            option.layout,
+            option.layout.replace(_SHARDED, ""),
             f"{option.memory_per_device_gb:.1f}/{option.capacity_gb:g}",
-            f"{t.achievable_tflops:.0f}",
-            "fleet" if t.source == "fleet" else "default",
+            f"{t.achievable_tflops:.0f}" + ("*" if t.source == "fleet" else ""),
+            _count(option.tokens_per_s),
+            _count(option.tokens_per_s_per_device),
+            f"{option.startup.minutes:.0f}m",
             f"{option.hours:.3g}",
             "-" if option.usd is None else f"{option.usd:,.2f}",
             "-" if option.usd_per_hour is None else f"{option.usd_per_hour:.2f}",
         )
-    console.print(table)
+    if shown:
+        console.print(table)
+    if any(o.throughput.source == "fleet" for o in shown):
+        console.print("  [dim]TFLOPS*: the fleet's measured median (bench history)[/dim]")
+    if any(_SHARDED in o.layout for o in shown):
+        console.print(
+            "  [dim]sharded: FSDP/ZeRO-3, weights, gradients and optimizer state split over "
+            "the devices[/dim]"
+        )
+    exact = legend(o.spec for o in shown)
+    if exact:
+        console.print(f"  [dim]{exact}[/dim]", highlight=False)
     sources = {o.throughput.accelerator: o.throughput for o in shown}
     for acc, t in sources.items():
         console.print(f"  [dim]{acc}: {t.detail}[/dim]")
+    offers = {o.startup.offer: o.startup for o in shown}
+    for offer, startup in offers.items():
+        console.print(f"  [dim]start-up, {offer}: {startup.source} ({startup.confidence})[/dim]")
     for option in shown:
         for note in (option.cost_basis, *option.notes):
             if note:
@@ -228,9 +273,17 @@ def _print_ranking(result: Plan, top: int) -> None:
         counts: dict[str, int] = {}
         for exclusion in result.excluded:
             key = exclusion.reason.split(":")[0]
-            key = "does not fit" if "GB" in key else key
             counts[key] = counts.get(key, 0) + 1
         summary = ", ".join(f"{n} {why}" for why, n in sorted(counts.items()))
         console.print(f"  [dim]left out: {summary} (--json lists each)[/dim]")
-    if not result.options:
-        err_console.print(f"No choice holds this job: {result.summary()}")
+
+
+#: How a sharded layout is named (the table leaves it to a note below it).
+_SHARDED = " (FSDP/ZeRO-3)"
+
+
+def _count(value: float) -> str:
+    """``48.2k``: a rate in three figures."""
+    if value >= 1e6:
+        return f"{value / 1e6:.3g}M"
+    return f"{value / 1e3:.3g}k" if value >= 1e3 else f"{value:.3g}"

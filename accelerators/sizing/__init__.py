@@ -13,7 +13,12 @@
 * :func:`plan`: a fine-tune priced by the job: its FLOPs (:func:`job_flops`), its memory,
   what each choice really delivers (:func:`achievable`: the fleet's bench history, else a
   sourced default), ranked by total cost, time, or cost within a deadline; rentable
-  instances apart from shares of nodes you own (:func:`owned_nodes`).
+  instances apart from shares of nodes you own (:func:`owned_nodes`); each option with its
+  start-up (:class:`Startup`) and tokens/s; a job nothing holds raises
+  :class:`InfeasibleJobError` naming the binding constraint.
+* :func:`plan_finetune`, :data:`FINETUNE_PARAMS`, :func:`finetune_choice`: the one parameter
+  set and plan of the fine-tune templates in ``dags/`` (Flyte and Airflow alike), with the
+  example model's config shipped in the package (:func:`example_model_config`).
 * :func:`instances`, :func:`estimate_cost`, :func:`unit_price`, :func:`cost_of_throughput`:
   the instance types that carry a spec, and prices from the dated table
   (``accelerators/data/prices.toml``) or a live AWS refresh (:mod:`accelerators.sizing.aws`).
@@ -36,6 +41,16 @@ from accelerators.sizing._cost import (
     instances,
     unit_price,
 )
+from accelerators.sizing._finetune import (
+    EXAMPLE_MODEL,
+    FINETUNE_PARAMS,
+    TemplateParam,
+    example_model_config,
+    finetune_choice,
+    finetune_defaults,
+    model_config_of,
+    plan_finetune,
+)
 from accelerators.sizing._flops import QLORA_SLOWDOWN, JobFlops, job_flops
 from accelerators.sizing._inventory import OwnedNodes, owned_nodes
 from accelerators.sizing._memory import (
@@ -48,15 +63,20 @@ from accelerators.sizing._memory import (
 )
 from accelerators.sizing._model import ModelShape, SizingError, count_params
 from accelerators.sizing._plan import TRAINING_EFFICIENCY, Plan, PlanOption, plan
+from accelerators.sizing._plan_explain import InfeasibleJobError
 from accelerators.sizing._recommend import Recommendation, recommend
+from accelerators.sizing._startup import Startup
 from accelerators.sizing._throughput import FleetBaseline, Throughput, achievable, fleet_baseline
 
 __all__ = [
     "DTYPE_BYTES",
+    "EXAMPLE_MODEL",
+    "FINETUNE_PARAMS",
     "QLORA_SLOWDOWN",
     "TRAINING_EFFICIENCY",
     "CostEstimate",
     "FleetBaseline",
+    "InfeasibleJobError",
     "InstanceOffer",
     "JobFlops",
     "MemoryEstimate",
@@ -66,6 +86,8 @@ __all__ = [
     "PlanOption",
     "Recommendation",
     "SizingError",
+    "Startup",
+    "TemplateParam",
     "Throughput",
     "ThroughputCost",
     "UnitPrice",
@@ -76,13 +98,18 @@ __all__ = [
     "count_params",
     "estimate_cost",
     "estimate_memory",
+    "example_model_config",
+    "finetune_choice",
+    "finetune_defaults",
     "fleet_baseline",
     "instances",
     "job_flops",
     "kv_cache_bytes_per_token",
     "lora_params",
+    "model_config_of",
     "owned_nodes",
     "plan",
+    "plan_finetune",
     "recommend",
     "unit_price",
 ]

@@ -67,6 +67,10 @@ class Exclusion:
     where: str
     spec: str
     reason: str
+    need_gb: float | None = None
+    """For a choice the job does not fit: what one device (or slice) would have to hold."""
+    have_gb: float | None = None
+    """... and what it has."""
 
 
 def compute_dtype(acc: Accelerator, dtype: str) -> str | None:
@@ -150,7 +154,7 @@ def rented_choices(
             continue
         layout, count = _smallest_instances(memory, acc, row, headroom, max_devices)
         if layout is None:
-            excluded.append(Exclusion(where, row.spec_text, _misfit(memory, acc, row, max_devices)))
+            excluded.append(_misfit(memory, acc, row, max_devices, where))
             continue
         notes: list[str] = []
         if cdtype != dtype:
@@ -251,14 +255,18 @@ def _smallest_instances(
     return None, 1
 
 
-def _misfit(memory: MemoryEstimate, acc: Accelerator, row: Instance, max_devices: int) -> str:
+def _misfit(
+    memory: MemoryEstimate, acc: Accelerator, row: Instance, max_devices: int, where: str
+) -> Exclusion:
     state = memory.weights_gb + memory.gradients_gb + memory.optimizer_gb
-    devices = row.count if row.count < _NODE else max(row.count, max_devices)
+    devices = int(row.count if row.count < _NODE else max(row.count, max_devices))
     per = state / devices + memory.activations_gb + memory.kv_cache_gb + memory.overhead_gb
-    return (
-        f"{memory.total_gb:.1f} GB; even sharded over {devices} devices {per:.1f} GB per device, "
+    spread = f"even sharded over {devices} devices" if devices > 1 else "on its one device"
+    reason = (
+        f"does not fit: {memory.total_gb:.1f} GB, {spread} {per:.1f} GB per device; "
         f"{acc.name} has {acc.device_memory_gb:g} GB"
     )
+    return Exclusion(where, row.spec_text, reason, per, acc.device_memory_gb)
 
 
 def _slice_choice(
@@ -279,8 +287,10 @@ def _slice_choice(
         return Exclusion(
             owned.name,
             str(spec),
-            f"{memory.total_gb:.1f} GB does not fit one {profile.profile} slice "
-            f"({profile.memory_gb:g} GB); a job cannot span MIG slices",
+            f"does not fit: {memory.total_gb:.1f} GB, one {profile.profile} slice has "
+            f"{profile.memory_gb:g} GB; a job cannot span MIG slices",
+            memory.total_gb,
+            profile.memory_gb,
         )
     share = max(profile.sm_fraction, profile.memory_slices / 8)
     rate, basis, price = _owned_rate(owned, acc, share, spec.count, kind)
@@ -320,10 +330,15 @@ def _device_choice(
         if layout is not None:
             break
     if layout is None:
+        state = memory.weights_gb + memory.gradients_gb + memory.optimizer_gb
+        per = state / total + memory.activations_gb + memory.kv_cache_gb + memory.overhead_gb
         return Exclusion(
             owned.name,
             str(owned.spec),
-            f"{memory.total_gb:.1f} GB does not fit {total} x {acc.name} even sharded",
+            f"does not fit: {memory.total_gb:.1f} GB, even sharded over {total} x {acc.name} "
+            f"{per:.1f} GB per device; it has {acc.device_memory_gb:g} GB",
+            per,
+            acc.device_memory_gb,
         )
     nodes = -(-devices // per_node)
     rate, basis, price = _owned_rate(owned, acc, float(devices), per_node, kind)

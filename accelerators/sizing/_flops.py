@@ -2,8 +2,8 @@
 
 >>> from accelerators.sizing import ModelShape, job_flops
 >>> work = job_flops(ModelShape.from_params(7e9), method="full", tokens=1e9, checkpointing=False)
->>> f"{work.model_flops:.2e}"
-'4.20e+19'
+>>> f"{work.model_flops:.2e}"  # 6 N D = 4.20e+19, plus the attention scores of 4,096 tokens
+'4.84e+19'
 
 Every factor is cited in ``docs/planning.md``:
 
@@ -87,9 +87,9 @@ def job_flops(
 ) -> JobFlops:
     """FLOPs of fine-tuning ``model`` with ``method`` on ``tokens`` tokens for ``epochs``.
 
-    ``seq_len`` sizes the attention-score term (when the shape is known); ``checkpointing``
-    adds one forward pass of recomputation to the hardware FLOPs. Bad input raises
-    :class:`SizingError`.
+    ``seq_len`` sizes the attention-score term; ``checkpointing`` adds one forward pass of
+    recomputation to the hardware FLOPs. A bare parameter count gets the nearest Llama 2 shape
+    (:meth:`ModelShape.with_shape`), as in ``plan``. Bad input raises :class:`SizingError`.
     """
     if not isinstance(model, ModelShape):
         raise SizingError(f"Expected a ModelShape, got {type(model).__name__}: {model!r}")
@@ -102,14 +102,13 @@ def job_flops(
     seen = _positive(tokens, "tokens") * _positive(epochs, "epochs")
     n = float(model.params)
     notes: list[str] = []
-    attention = 0.0
-    if model.has_attention_shape:
-        heads = model.heads or 0
-        head_dim = model.head_dim or (model.hidden or 0) // max(heads, 1)
-        attention = 12.0 * (model.layers or 0) * heads * head_dim * seq_len
-        notes.append(f"attention scores 12·L·H·Q·T = {attention:.3g} FLOPs/token (PaLM App. B)")
-    else:
-        notes.append("attention scores not counted: the model shape (layers, heads) is unknown")
+    if not model.has_attention_shape:  # a bare count: the shape plan() and the CLI assume
+        model = model.with_shape()
+        notes.append(f"shape: {model.name}, for a bare parameter count (ModelShape.like)")
+    heads = model.heads or 0
+    head_dim = model.head_dim or (model.hidden or 0) // max(heads, 1)
+    attention = 12.0 * (model.layers or 0) * heads * head_dim * seq_len
+    notes.append(f"attention scores 12·L·H·Q·T = {attention:.3g} FLOPs/token (PaLM App. B)")
     # 12·L·H·Q·T is three passes of 4·L·H·Q·T. The score products multiply activations by
     # activations, so their backward pass needs both input gradients under LoRA too.
     forward = 2 * n + attention / 3
@@ -118,11 +117,7 @@ def job_flops(
         notes.insert(0, "full: 6N per token, 2N forward + 4N backward (Kaplan et al. 2020)")
     else:
         targets: LoraTargets = lora_targets or ("all-linear" if method == "qlora" else "qv")
-        trainable = (
-            lora_params(model, rank=lora_rank, targets=targets)
-            if (model.has_attention_shape)
-            else 0
-        )
+        trainable = lora_params(model, rank=lora_rank, targets=targets)
         per_token = 4 * n + attention + 6.0 * trainable
         notes.insert(
             0,

@@ -181,7 +181,10 @@ def estimate_memory(
 
     ``dtype`` is the weights' (and, for training, the compute) dtype; for ``qlora`` the base
     weights are 4-bit NF4 and ``dtype`` is the adapters'. ``seq_len`` and ``batch`` size the KV
-    cache (inference) or the activations (training). Bad values raise :class:`SizingError`.
+    cache (inference) or the activations (training). A bare parameter count
+    (``ModelShape.from_params(7e9)``) gets the nearest Llama 2 shape (:meth:`ModelShape.like`,
+    named in the notes), as ``plan`` and the CLI's ``--params`` do, so the KV cache and the
+    activations are always counted. Bad values raise :class:`SizingError`.
     """
     if not isinstance(model, ModelShape):
         raise SizingError(f"Expected a ModelShape, got {type(model).__name__}: {model!r}")
@@ -191,6 +194,9 @@ def estimate_memory(
         raise SizingError(f"Unknown method {method!r}: expected one of {METHODS}{extra}")
     weight_bytes = _bytes(dtype)
     notes: list[str] = []
+    if not model.has_attention_shape:
+        model = model.with_shape()
+        notes.append(f"shape: {model.name}, for a bare parameter count (ModelShape.like)")
     if method == "inference":
         return _inference(model, dtype, seq_len, batch, kv_dtype or dtype, notes)
     if optimizer not in OPTIMIZERS:
@@ -200,23 +206,19 @@ def estimate_memory(
             f"Training in {dtype} is not modelled: train in bf16/fp16/fp32, or use method='qlora'"
         )
     per_param_optimizer = _optimizer_bytes(optimizer, mixed=dtype != "fp32")
-    activations = 0.0
-    if model.has_attention_shape:
-        activations = activation_bytes(
-            model,
-            seq_len=seq_len,
-            batch=batch,
-            checkpointing=checkpointing,
-            flash_attention=flash_attention,
-            dtype=dtype,
-        )
-        notes.append(
-            "activations: Korthikanti et al. 2022 "
-            + ("with full recomputation" if checkpointing else "without recomputation")
-            + (", FlashAttention" if flash_attention else "")
-        )
-    else:
-        notes.append("activations not counted: the model shape (layers, hidden, heads) is unknown")
+    activations = activation_bytes(
+        model,
+        seq_len=seq_len,
+        batch=batch,
+        checkpointing=checkpointing,
+        flash_attention=flash_attention,
+        dtype=dtype,
+    )
+    notes.append(
+        "activations: Korthikanti et al. 2022 "
+        + ("with full recomputation" if checkpointing else "without recomputation")
+        + (", FlashAttention" if flash_attention else "")
+    )
     if method == "full":
         trainable = model.params
         weights = model.params * weight_bytes
@@ -251,15 +253,11 @@ def _inference(
     model: ModelShape, dtype: str, seq_len: int, batch: int, kv_dtype: str, notes: list[str]
 ) -> MemoryEstimate:
     weights = model.params * _bytes(dtype)
-    kv = 0.0
-    if model.has_attention_shape:
-        tokens = _positive(seq_len, "seq_len") * _positive(batch, "batch")
-        kv = kv_cache_bytes_per_token(model, kv_dtype) * tokens
-        notes.append(
-            f"kv cache: {tokens:,} tokens ({batch} x {seq_len}) in {kv_dtype} (PagedAttention §3)"
-        )
-    else:
-        notes.append("kv cache not counted: the model shape (layers, heads) is unknown")
+    tokens = _positive(seq_len, "seq_len") * _positive(batch, "batch")
+    kv = kv_cache_bytes_per_token(model, kv_dtype) * tokens
+    notes.append(
+        f"kv cache: {tokens:,} tokens ({batch} x {seq_len}) in {kv_dtype} (PagedAttention §3)"
+    )
     notes.append(f"overhead: {INFERENCE_OVERHEAD:.0%} of the weights (Transformer Math 101)")
     return MemoryEstimate(
         method="inference",

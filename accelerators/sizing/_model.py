@@ -42,6 +42,8 @@ _GATED = frozenset({"silu", "swiglu", "geglu", "gelu_pytorch_tanh_gated"})
 _GATED_MODEL_TYPES = frozenset({"llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma", "gemma2"})
 
 
+_SHAPE_FIELDS = ("layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate", "vocab")
+
 #: Published Llama 2 shapes (meta-llama/Llama-2-*-hf config.json): params, layers, hidden,
 #: heads, KV heads, MLP width, vocabulary.
 _REFERENCE_SHAPES: dict[str, tuple[int, int, int, int, int, int, int]] = {
@@ -73,7 +75,7 @@ class ModelShape:
         params: object = self.params
         if isinstance(params, bool) or not isinstance(params, int) or params <= 0:
             raise SizingError(f"Expected a positive parameter count, got {self.params!r}")
-        for field in ("layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate", "vocab"):
+        for field in _SHAPE_FIELDS:
             value = getattr(self, field)
             if value is not None and (
                 isinstance(value, bool) or not isinstance(value, int) or value <= 0
@@ -187,6 +189,28 @@ class ModelShape:
     @property
     def has_attention_shape(self) -> bool:
         return None not in (self.layers, self.hidden, self.heads)
+
+    def with_shape(self) -> ModelShape:
+        """This shape when it has one; for a bare parameter count, :meth:`like`'s assumed shape.
+
+        What an estimate needs beyond the count (the KV cache, activations, attention FLOPs,
+        LoRA) then has numbers, the same ones ``plan(7e9, ...)`` and the CLI's ``--params``
+        use, and ``name`` says which shape was assumed.
+
+        :raises SizingError: some shape fields are given but not layers, hidden and heads (a
+            partial shape cannot be mixed with an assumed one).
+        """
+        if self.has_attention_shape:
+            return self
+        given = [f for f in _SHAPE_FIELDS if getattr(self, f) is not None]
+        if given:
+            missing = [f for f in ("layers", "hidden", "heads") if getattr(self, f) is None]
+            raise SizingError(
+                f"The model shape has {', '.join(given)} but not {', '.join(missing)}: give "
+                "layers, hidden and heads (or a config.json to ModelShape.from_hf_config), or "
+                "only the parameter count, for which a Llama 2 shape is assumed"
+            )
+        return ModelShape.like(self.params)
 
 
 def count_params(

@@ -3,11 +3,14 @@
 >>> from accelerators.sizing import plan
 >>> job = plan(7e9, "lora", tokens=1e8, clouds=["hf"], history=False)
 >>> str(job.best.spec), job.best.where, round(job.best.hours, 1), round(job.best.usd, 2)
-('L40S', 'hf l40sx1', 8.1, 14.61)
+('L40S', 'hf l40sx1', 8.3, 14.95)
+>>> round(job.best.startup.minutes, 1), round(job.best.tokens_per_s)
+(11.4, 3422)
 
 For each choice: the job's FLOPs (:func:`job_flops`), its memory (:func:`estimate_memory`),
 the time at what a device really delivers (:func:`achievable`: the fleet's bench history,
-else a sourced default) times :data:`TRAINING_EFFICIENCY`, and the cost at the choice's
+else a sourced default) times :data:`TRAINING_EFFICIENCY`, plus the start-up (provisioning,
+image pull, model load, first checkpoint: :mod:`._startup`), and the cost at the choice's
 hourly price. Choices are **rentable** instance offerings, whole instances with all their
 devices, and, only when you say you own them (``inventory``), **shares of your cluster**:
 MIG slices or a few devices of a node. They are ranked by ``cost``, ``time``, or cost among
@@ -27,9 +30,11 @@ from accelerators.sizing._cost import KINDS
 from accelerators.sizing._flops import JobFlops, job_flops
 from accelerators.sizing._inventory import owned_nodes
 from accelerators.sizing._memory import MemoryEstimate, estimate_memory
-from accelerators.sizing._model import ModelShape, SizingError
+from accelerators.sizing._model import ModelShape
+from accelerators.sizing._plan_explain import InfeasibleJobError, infeasible
 from accelerators.sizing._plan_inputs import (
     WHERE,
+    check_fractions,
     clouds_of,
     instance_names,
     one_of,
@@ -39,6 +44,8 @@ from accelerators.sizing._plan_inputs import (
     vendors_of,
     where_of,
 )
+from accelerators.sizing._plan_rank import outside, ranking
+from accelerators.sizing._startup import Startup, check_startup_min, startup_of
 from accelerators.sizing._throughput import Throughput, fleet_baseline
 from accelerators.spec import AcceleratorSpec
 
@@ -72,11 +79,21 @@ class PlanOption:
     capacity_gb: float
     throughput: Throughput
     hours: float
+    """Wall time: the start-up plus the training steps."""
     usd: float | None
+    """Cost of ``hours``: an instance is paid from boot."""
     usd_per_hour: float | None
     price: Price | None
     cost_basis: str
     notes: tuple[str, ...]
+    train_hours: float
+    startup: Startup
+    tokens_per_s: float
+    """Training tokens (dataset x epochs) per second of the training steps, all devices."""
+
+    @property
+    def tokens_per_s_per_device(self) -> float:
+        return self.tokens_per_s / self.devices
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (Flyte Decks, Airflow XCom, ``accelerators plan --json``)."""
@@ -95,6 +112,10 @@ class PlanOption:
             "memory_per_device_gb": round(self.memory_per_device_gb, 3),
             "capacity_gb": self.capacity_gb,
             "hours": self.hours,
+            "train_hours": self.train_hours,
+            "startup": self.startup.to_dict(),
+            "tokens_per_s": round(self.tokens_per_s, 1),
+            "tokens_per_s_per_device": round(self.tokens_per_s_per_device, 1),
             "usd": self.usd,
             "usd_per_hour": self.usd_per_hour,
             "cost_basis": self.cost_basis,
@@ -133,6 +154,12 @@ class Plan:
     excluded: tuple[Exclusion, ...]
     fleet: str | None
     """Where the fleet baseline came from (``None``: no bench history was read)."""
+    clouds: tuple[str, ...] = ()
+    """The clouds whose instances were considered (none when only an inventory was)."""
+    rejected: tuple[PlanOption, ...] = ()
+    """Options that hold the job but miss the budget or the deadline, cheapest first."""
+    startup_min: float | None = None
+    """The start-up the plan was given (``None``: each offer's default)."""
 
     @property
     def best(self) -> PlanOption | None:
@@ -145,10 +172,11 @@ class Plan:
         the same way as the best: the same number of devices of the same vendor, whole
         devices or MIG slices alike (``L40S | H200 | RTX-PRO-6000``).
 
-        :raises SizingError: no choice holds the job within the constraints.
+        :raises InfeasibleJobError: no choice holds the job within the constraints (the
+            message names the binding constraint).
         """
         if not self.options:
-            raise SizingError(f"No choice holds this job: {self.summary()}")
+            raise InfeasibleJobError(self)
         first = self.options[0].spec
         chosen = [first]
         for option in self.options[1:]:
@@ -172,10 +200,13 @@ class Plan:
         )
         best = self.best
         if best is None:
-            reasons = sorted({e.reason.split(":")[0] for e in self.excluded})[:3]
-            return f"{job}; no choice fits ({'; '.join(reasons) or 'no candidates'})"
+            return f"{job}; {infeasible(self)}"
         cost = f"${best.usd:,.2f}" if best.usd is not None else "cost unknown"
-        return f"{job}; best: {best.spec} on {best.where}, {best.hours:.3g} h, {cost}"
+        return (
+            f"{job}; best: {best.spec} on {best.where}, {best.hours:.3g} h "
+            f"({best.startup.minutes:.0f} min start-up), {cost}, "
+            f"{best.tokens_per_s:,.0f} tokens/s"
+        )
 
     def to_html(self, top: int = 10) -> str:
         """A self-contained HTML page of the plan (Flyte Decks, Airflow XCom)."""
@@ -184,31 +215,10 @@ class Plan:
         return plan_html(self, top=top)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of the whole plan."""
-        return {
-            "model": {"name": self.model.name, "params": self.model.params},
-            "method": self.method,
-            "dtype": self.dtype,
-            "rank_by": self.rank_by,
-            "budget_usd": self.budget_usd,
-            "deadline_h": self.deadline_h,
-            "tokens": self.flops.tokens,
-            "model_flops": self.flops.model_flops,
-            "hardware_flops": self.flops.hardware_flops,
-            "time_factor": self.flops.time_factor,
-            "flops_notes": list(self.flops.notes),
-            "memory_gb": self.memory.total_gb,
-            "memory": dict(self.memory.components()),
-            "memory_notes": list(self.memory.notes),
-            "efficiency": self.efficiency,
-            "fleet": self.fleet,
-            "best": self.best.to_dict() if self.best else None,
-            "options": [o.to_dict() for o in self.options],
-            "excluded": [
-                {"where": e.where, "spec": e.spec, "reason": e.reason} for e in self.excluded
-            ],
-            "summary": self.summary(),
-        }
+        """A JSON-ready dict of the whole plan (``accelerators plan --json``, XCom)."""
+        from accelerators.sizing._plan_report import plan_dict
+
+        return plan_dict(self)
 
 
 def plan(
@@ -239,6 +249,7 @@ def plan(
     max_devices: int = 64,
     unpriced: bool = False,
     top: int | None = None,
+    startup_min: float | None = None,
 ) -> Plan:
     """Plan fine-tuning ``model`` with ``method`` (``full``, ``lora``, ``qlora``) on ``tokens``.
 
@@ -260,6 +271,8 @@ def plan(
     :param efficiency: share of the achievable matmul rate a training step sustains.
     :param unpriced: keep instances with no known price (ranked after the priced ones).
     :param top: keep the first ``top`` choices.
+    :param startup_min: minutes of start-up per option (your measurement; ``0``: none);
+        default ``None``: each kind of offer's sourced default (:mod:`._startup`).
     :raises SizingError: bad input, named with what was expected.
     """
     shape = shape_of(model)
@@ -268,12 +281,9 @@ def plan(
     place = where_of(where, inventory)
     budget = optional_positive(budget_usd, "budget_usd")
     deadline = optional_positive(deadline_h, "deadline_h")
-    raw: object = efficiency
-    if isinstance(raw, bool) or not isinstance(raw, int | float) or not 0 < raw <= 1:
-        raise SizingError(f"Expected an efficiency in (0, 1], got {efficiency!r}")
-    room: object = min_headroom
-    if isinstance(room, bool) or not isinstance(room, int | float) or not 0 <= room < 1:
-        raise SizingError(f"Expected min_headroom in [0, 1), got {min_headroom!r}")
+    given_startup = check_startup_min(startup_min)
+    cloud_names: tuple[str, ...] = ()
+    check_fractions(efficiency, min_headroom)
     work = job_flops(
         shape,
         method=method,
@@ -297,10 +307,11 @@ def plan(
     choices: list[Choice] = []
     excluded: list[Exclusion] = []
     if place in ("cloud", "all"):
+        cloud_names = clouds_of(clouds)
         found, dropped = rented_choices(
             memory,
             dtype,
-            clouds=clouds_of(clouds),
+            clouds=cloud_names,
             kind=kind,
             fleet=fleet,
             headroom=min_headroom,
@@ -324,14 +335,24 @@ def plan(
         choices += found
         excluded += dropped
     options: list[PlanOption] = []
+    rejected: list[PlanOption] = []
     for choice in choices:
-        option = _priced(choice, work, efficiency)
-        reason = _outside(option, budget, deadline)
+        option = _priced(
+            choice,
+            work,
+            efficiency,
+            startup_of(
+                choice.kind, choice.cloud, choice.instances, memory, given_min=given_startup
+            ),
+        )
+        reason = outside(option, budget, deadline)
         if reason:
             excluded.append(Exclusion(option.where, str(option.spec), reason))
+            rejected.append(option)
         else:
             options.append(option)
-    options.sort(key=_ranking(rank_by))
+    rejected.sort(key=ranking("cost"))
+    options.sort(key=ranking(rank_by))
     ranked = tuple(_with_rank(o, i) for i, o in enumerate(options[:top] if top else options, 1))
     return Plan(
         model=shape,
@@ -346,14 +367,18 @@ def plan(
         options=ranked,
         excluded=tuple(excluded),
         fleet=fleet.location,
+        clouds=cloud_names,
+        rejected=tuple(rejected),
+        startup_min=given_startup,
     )
 
 
 # -- helpers -----------------------------------------------------------------------------------
-def _priced(choice: Choice, work: JobFlops, efficiency: float) -> PlanOption:
+def _priced(choice: Choice, work: JobFlops, efficiency: float, startup: Startup) -> PlanOption:
     devices = choice.layout.devices
     rate = devices * choice.throughput.achievable_tflops * 1e12 * efficiency
-    hours = work.hardware_flops * work.time_factor / rate / 3600
+    train_hours = work.hardware_flops * work.time_factor / rate / 3600
+    hours = train_hours + startup.hours
     usd = hours * choice.usd_per_hour if choice.usd_per_hour is not None else None
     return PlanOption(
         rank=0,
@@ -375,34 +400,14 @@ def _priced(choice: Choice, work: JobFlops, efficiency: float) -> PlanOption:
         price=choice.price,
         cost_basis=choice.cost_basis,
         notes=choice.notes,
+        train_hours=train_hours,
+        startup=startup,
+        tokens_per_s=work.tokens / (train_hours * 3600),
     )
-
-
-def _outside(option: PlanOption, budget: float | None, deadline: float | None) -> str | None:
-    if deadline is not None and option.hours > deadline:
-        return f"past the deadline: {option.hours:.3g} h > {deadline:g} h"
-    if budget is not None and option.usd is not None and option.usd > budget:
-        return f"over budget: ${option.usd:,.2f} > ${budget:,.2f}"
-    return None
-
-
-def _ranking(rank_by: str) -> Any:
-    def by_cost(o: PlanOption) -> tuple[Any, ...]:
-        return (o.usd is None, _sig(o.usd or 0.0), o.hours, str(o.spec), o.where)
-
-    def by_time(o: PlanOption) -> tuple[Any, ...]:
-        return (_sig(o.hours), o.usd is None, o.usd or 0.0, str(o.spec), o.where)
-
-    return by_cost if rank_by == "cost" else by_time
 
 
 def _vendor(spec: AcceleratorSpec) -> str | None:
     return spec.accelerator.vendor if spec.accelerator is not None else spec.vendor
-
-
-def _sig(value: float) -> float:
-    """Three significant figures: costs or times that close are ties, broken by the other."""
-    return float(f"{value:.3g}")
 
 
 def _with_rank(option: PlanOption, rank: int) -> PlanOption:

@@ -14,6 +14,7 @@ from accelerators.sizing._model import ModelShape, SizingError
 
 __all__ = [
     "WHERE",
+    "check_fractions",
     "clouds_of",
     "instance_names",
     "one_of",
@@ -56,6 +57,19 @@ def where_of(where: str | None, inventory: Iterable[Any] | None) -> str:
     if place == "cloud" and inventory is not None:
         raise SizingError("inventory= was given with where='cloud': use where='all' or 'cluster'")
     return place
+
+
+def check_fractions(efficiency: object, min_headroom: object) -> None:
+    """``efficiency`` in (0, 1] and ``min_headroom`` in [0, 1), else a named error."""
+    if isinstance(efficiency, bool) or not isinstance(efficiency, int | float):
+        efficiency_ok = False
+    else:
+        efficiency_ok = 0 < efficiency <= 1
+    if not efficiency_ok:
+        raise SizingError(f"Expected an efficiency in (0, 1], got {efficiency!r}")
+    room = min_headroom
+    if isinstance(room, bool) or not isinstance(room, int | float) or not 0 <= room < 1:
+        raise SizingError(f"Expected min_headroom in [0, 1), got {min_headroom!r}")
 
 
 def one_of(value: object, choices: tuple[str, ...], name: str) -> str:

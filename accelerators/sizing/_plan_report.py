@@ -7,12 +7,14 @@ Shown in a Flyte Deck by ``dags/flyte_finetune.py`` and pushed to XCom by
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from accelerators.sizing._plan_explain import infeasible, legend
 
 if TYPE_CHECKING:
     from accelerators.sizing._plan import Plan
 
-__all__ = ["plan_html"]
+__all__ = ["clouds_note", "plan_dict", "plan_html", "startup_note"]
 
 _STYLE = "font-family:sans-serif;font-size:13px;border-collapse:collapse"
 _CELL = "padding:2px 8px;border-bottom:1px solid #ddd"
@@ -43,10 +45,15 @@ def plan_html(plan: Plan, *, top: int = 10) -> str:
         f"<li>ranked by {e(plan.rank_by)}"
         + (f" ({e(', '.join(limits))})" if limits else "")
         + "</li>",
+        f"<li>clouds considered: {e(clouds_note(plan))}</li>",
+        f"<li>start-up: {e(startup_note(plan))}</li>",
         "</ul>",
-        f'<table style="{_STYLE}"><tr>',
     ]
-    headers = ("#", "Spec", "Where", "Layout", "GB/dev", "TFLOPS", "From", "Hours", "USD", "USD/h")
+    parts.append(f'<table style="{_STYLE}"><tr>')
+    headers = (
+        "#", "Spec", "Where", "Layout", "GB/dev", "TFLOPS", "From",
+        "Tokens/s", "per device", "Start-up min", "Hours", "USD", "USD/h",
+    )  # fmt: skip
     parts += [f'<th style="{_CELL}">{h}</th>' for h in headers]
     parts.append("</tr>")
     for option in plan.options[:top]:
@@ -59,14 +66,24 @@ def plan_html(plan: Plan, *, top: int = 10) -> str:
             f"{option.memory_per_device_gb:.1f}/{option.capacity_gb:g}",
             f"{t.achievable_tflops:.0f}",
             t.source,
+            f"{option.tokens_per_s:,.0f}",
+            f"{option.tokens_per_s_per_device:,.0f}",
+            f"{option.startup.minutes:.1f}",
             f"{option.hours:.3g}",
             "-" if option.usd is None else f"{option.usd:,.2f}",
             "-" if option.usd_per_hour is None else f"{option.usd_per_hour:.2f}",
         )
         parts.append("<tr>" + "".join(f'<td style="{_CELL}">{e(c)}</td>' for c in cells) + "</tr>")
     parts.append("</table><ul>")
+    exact = legend(o.spec for o in plan.options[:top])
+    if exact:
+        parts.append(f"<li>{e(exact)}</li>")
     sources = {o.throughput.accelerator: o.throughput.detail for o in plan.options[:top]}
     parts += [f"<li>{e(acc)}: {e(detail)}</li>" for acc, detail in sources.items()]
+    offers = {o.startup.offer: o.startup for o in plan.options[:top]}
+    parts += [
+        f"<li>start-up, {e(k)}: {e(s.source)} ({e(s.confidence)})</li>" for k, s in offers.items()
+    ]
     for option in plan.options[:top]:
         parts += [f"<li>#{option.rank}: {e(note)}</li>" for note in option.notes]
     if plan.excluded:
@@ -75,3 +92,54 @@ def plan_html(plan: Plan, *, top: int = 10) -> str:
         parts.append("</li>")
     parts.append("</ul>")
     return "\n".join(parts)
+
+
+def plan_dict(plan: Plan) -> dict[str, Any]:
+    """A JSON-ready dict of the whole plan: :meth:`Plan.to_dict`."""
+    return {
+        "model": {"name": plan.model.name, "params": plan.model.params},
+        "method": plan.method,
+        "dtype": plan.dtype,
+        "rank_by": plan.rank_by,
+        "budget_usd": plan.budget_usd,
+        "deadline_h": plan.deadline_h,
+        "tokens": plan.flops.tokens,
+        "model_flops": plan.flops.model_flops,
+        "hardware_flops": plan.flops.hardware_flops,
+        "time_factor": plan.flops.time_factor,
+        "flops_notes": list(plan.flops.notes),
+        "memory_gb": plan.memory.total_gb,
+        "memory": dict(plan.memory.components()),
+        "memory_notes": list(plan.memory.notes),
+        "efficiency": plan.efficiency,
+        "fleet": plan.fleet,
+        "clouds": list(plan.clouds),
+        "startup_min": plan.startup_min,
+        "infeasible": None if plan.options else infeasible(plan),
+        "legend": legend(o.spec for o in plan.options),
+        "best": plan.best.to_dict() if plan.best else None,
+        "options": [o.to_dict() for o in plan.options],
+        "excluded": [{"where": e.where, "spec": e.spec, "reason": e.reason} for e in plan.excluded],
+        "summary": plan.summary(),
+    }
+
+
+def startup_note(plan: Plan) -> str:
+    """How start-up is counted in ``plan``: given, or each offer's sourced default."""
+    if plan.startup_min is not None:
+        return f"{plan.startup_min:g} min per option, as given; in the hours and the cost"
+    return "provisioning, image pull, model load, first checkpoint: each offer's sourced default"
+
+
+def clouds_note(plan: Plan) -> str:
+    """The clouds the plan searched: those with a priced instance, and those without."""
+    if not plan.clouds:
+        return "none (your inventory only)"
+    unpriced = ("a fraction of one device", "no on-demand price known", "no spot price known")
+    priced = {o.cloud for o in (*plan.options, *plan.rejected)}
+    priced |= {e.where.split()[0] for e in plan.excluded if e.reason not in unpriced}
+    have = [c for c in plan.clouds if c in priced]
+    lack = [c for c in plan.clouds if c not in priced]
+    return ", ".join(have or ["none"]) + (
+        f"; no priced instance on {', '.join(lack)}" if lack else ""
+    )

@@ -2,7 +2,7 @@
 
 >>> from accelerators.sizing import ModelShape, recommend
 >>> best = recommend(ModelShape.from_params(7e9), dtype="bf16", clouds=["hf"])[0]
->>> str(best.spec), best.instance  # what one can rent: a whole flavor
+>>> str(best.spec), best.instance  # 18.9 GB, KV cache included, on what one can rent alone
 ('L4', 'l4x1')
 
 Each catalog model (its default SKU) is tried in its smallest form that holds the workload

@@ -30,19 +30,23 @@ QWEN = DATA / "qwen2.5-0.5b-config.json"
 
 
 # -- FLOPs ---------------------------------------------------------------------------------------
-def test_full_training_is_six_n_d_without_shape_or_recomputation() -> None:
+def test_full_training_is_six_n_d_plus_attention_without_recomputation() -> None:
     work = job_flops(ModelShape.from_params(7e9), method="full", tokens=1e9, checkpointing=False)
-    assert work.model_flops == pytest.approx(6 * 7e9 * 1e9)
+    # A bare count gets Llama 2 7B's shape, as plan(7e9) does: 32 layers of 32 heads x 128.
+    attention = 12 * 32 * 32 * 128 * 4096
+    assert work.model_flops == pytest.approx((6 * 7e9 + attention) * 1e9)
     assert work.hardware_flops == work.model_flops
     assert work.time_factor == 1
+    assert any("Llama-2-7B shape" in note for note in work.notes)
 
 
 def test_recomputation_adds_one_forward_pass_to_hardware_flops() -> None:
-    shape = ModelShape.from_params(7e9)
+    shape = ModelShape.like(7e9)
     work = job_flops(shape, method="full", tokens=1e9, epochs=2, checkpointing=True)
+    attention = 12 * 32 * 32 * 128 * 4096
     assert work.tokens == 2e9
-    assert work.model_flops == pytest.approx(6 * 7e9 * 2e9)
-    assert work.hardware_flops == pytest.approx(8 * 7e9 * 2e9)
+    assert work.model_flops == pytest.approx((6 * 7e9 + attention) * 2e9)
+    assert work.hardware_flops == pytest.approx((8 * 7e9 + attention * 4 / 3) * 2e9)
 
 
 def test_attention_scores_follow_palm_appendix_b() -> None:
@@ -137,7 +141,8 @@ def test_the_fleet_baseline_replaces_the_default(tmp_path: Path) -> None:
     assert fleet_option.throughput.source == "fleet"
     assert default_option.throughput.source == "default"
     ratio = default_option.throughput.achievable_tflops / median
-    assert fleet_option.hours == pytest.approx(default_option.hours * ratio)
+    assert fleet_option.train_hours == pytest.approx(default_option.train_hours * ratio)
+    assert fleet_option.startup == default_option.startup  # the rate changes only the steps
 
 
 def test_failed_runs_are_not_the_fleet(tmp_path: Path) -> None:
@@ -162,8 +167,10 @@ def test_time_and_cost_are_flops_over_rate_and_hours_times_price() -> None:
     assert job.options
     for option in job.options:
         rate = option.devices * option.throughput.achievable_tflops * 1e12 * TRAINING_EFFICIENCY
-        assert option.hours == pytest.approx(job.flops.hardware_flops / rate / 3600)
+        assert option.train_hours == pytest.approx(job.flops.hardware_flops / rate / 3600)
+        assert option.hours == pytest.approx(option.train_hours + option.startup.hours)
         assert option.usd == pytest.approx(option.hours * option.usd_per_hour)
+        assert option.tokens_per_s == pytest.approx(5e7 / (option.train_hours * 3600))
 
 
 def test_rented_choices_are_whole_instances_with_a_price() -> None:
@@ -306,7 +313,7 @@ def test_a_slice_too_small_is_left_out_with_the_reason() -> None:
     job = plan(7e9, "full", tokens=1e7, where="cluster", inventory=["A100@1g.5gb:7"])
     assert not job.options
     assert "a job cannot span MIG slices" in job.excluded[0].reason
-    with pytest.raises(SizingError, match="No choice holds this job"):
+    with pytest.raises(SizingError, match="No option for this job: nothing holds the job's"):
         job.fallbacks()
 
 

@@ -144,12 +144,22 @@ def _check(result: Any) -> str:
     return {True: "correct", False: "WRONG RESULT", None: "-"}[result.correct]
 
 
-def summarize(report: BenchReport, *, history: str | None = None) -> dict[str, Any]:
+def summarize(
+    report: BenchReport, *, history: str | None = None, asked: str | None = None
+) -> dict[str, Any]:
     """The report in a few fields, for XCom: what every task after the gate needs.
 
+    ``headline`` comes first: the verdict in one line, saying what was checked
+    (:func:`accelerators.bench.gate_headline`): ``not checked: this machine has no H100:8``
+    after a local run, whose verdict is only about the health of what was there.
+
     :param history: where the full report is stored (the bench history location), if any.
+    :param asked: the spec the gate stands for, when it ran without it (``local_run``).
     """
+    from accelerators.bench import gate_headline
+
     return {
+        "headline": gate_headline(report, asked=asked),
         "kind": SUMMARY_KIND,
         "verdict": report.verdict.value,
         "profile": report.profile,
@@ -187,12 +197,17 @@ def summarize(report: BenchReport, *, history: str | None = None) -> dict[str, A
 
 
 def publish(
-    context: Any, report: BenchReport, *, log: logging.Logger | Any, history: str | None
+    context: Any,
+    report: BenchReport,
+    *,
+    log: logging.Logger | Any,
+    history: str | None,
+    asked: str | None = None,
 ) -> dict[str, Any]:
     """XCom ``node`` (for pinning) and ``report`` (the summary), and the report's table in
-    the log; returns the summary."""
-    log.info("%s", render_report(report))
-    summary = summarize(report, history=history)
+    the log; returns the summary. ``asked``: the spec a health-only (local) gate stands for."""
+    log.info("%s", render_report(report, asked=asked))
+    summary = summarize(report, history=history, asked=asked)
     ti = context["ti"]
     ti.xcom_push(key="node", value=report.node)
     ti.xcom_push(key="report", value=summary)
@@ -238,12 +253,14 @@ def _num(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def render_report(report: BenchReport) -> str:
-    """A plain-text table of ``report`` for the task log."""
+def render_report(report: BenchReport, *, asked: str | None = None) -> str:
+    """A plain-text table of ``report`` for the task log, under its headline."""
+    from accelerators.bench import gate_headline
+
     device = report.device
     what = device.accelerator or device.name
     lines = [
-        f"Accelerator gate: {report.verdict.value.upper()}  ({report.profile}, "
+        f"Accelerator gate: {gate_headline(report, asked=asked)}  ({report.profile}, "
         f"{report.elapsed_s:.1f} s)",
         f"  device   {device.count} x {what} [{device.kind}]"
         + (f" MIG {device.mig_profile}" if device.mig_profile else ""),

@@ -175,7 +175,9 @@ class AcceleratorGateOperator(AcceleratorPodOperator):
             )
         if local or _truthy(self.in_process, what=f"{self.task_id}: in_process"):
             report = run_in_process(None if local else expect, self.profile, context, log=self.log)
-            return publish(context, report, log=self.log, history=os.environ.get(HISTORY_ENV))
+            history = os.environ.get(HISTORY_ENV)
+            asked = expect if local else None  # a local run did not compare it: say so
+            return publish(context, report, log=self.log, history=history, asked=asked)
         require_cluster(self)
         # A deferrable run leaves here by TaskDeferred (not an Exception) and resumes in
         # trigger_reentry, in a new instance of this task.

@@ -251,7 +251,8 @@ def _gated(fn: Callable[..., Any], expect: str | None, profile: str) -> Callable
                 expect,
             )
         report = run_in_process(None if local else expect, profile, context, log=log)
-        publish(context, report, log=log, history=os.environ.get(HISTORY_ENV))
+        asked = expect if local else None
+        publish(context, report, log=log, history=os.environ.get(HISTORY_ENV), asked=asked)
         if wants_report:
             kwargs["report"] = report.model_dump(mode="json")
         return fn(*args, **kwargs)

@@ -12,7 +12,8 @@ import pytest
 from airflow_testenv import REPO, validate_pod
 from test_airflow_dags import NODE, render_pod, run_template
 
-from accelerators.sizing import plan
+from accelerators.kubernetes import to_pod_fragment
+from accelerators.sizing import plan_finetune
 
 CONFIG = REPO / "tests" / "data" / "qwen2.5-0.5b-config.json"
 GPU_NAME = "karpenter.k8s.aws/instance-gpu-name"
@@ -34,23 +35,31 @@ def test_finetune_plans_gates_and_places_training_on_the_plans_choice(
     monkeypatch.setenv("FINETUNE_MODEL_CONFIG", str(CONFIG))
     dag, run, states = run_template("airflow_finetune.py", "train", monkeypatch)
     assert states[("train", -1)] == "success"
-    expected = plan(CONFIG, "full", tokens=2e7, budget_usd=50, clouds=["aws"])
+    expected = plan_finetune(str(CONFIG))  # the shared parameters' defaults: every cloud
     assert expected.best is not None
     planned = _xcom(run, "plan_job")
-    assert planned["spec"] == str(expected.fallbacks(3)) == "H100:8 | A100-40GB:8 | A100-80GB:8"
+    assert planned["spec"] == str(expected.fallbacks(3))
     assert planned["usd"] == pytest.approx(expected.best.usd)
-    assert planned["devices"] == 8
+    devices = expected.best.devices
+    assert planned["devices"] == devices
+    assert planned["startup_min"] == pytest.approx(expected.best.startup.minutes)
+    assert planned["tokens_per_s"] == pytest.approx(expected.best.tokens_per_s)
+    considered = planned["clouds"].split(";")[0].split(", ")
+    assert {"aws", "hf"} <= set(considered)  # every cloud with prices, and it says which
     assert expected.summary() in _xcom(run, "plan_job", "plan_html")
 
     report = _xcom(run, "gate")
     assert report["verdict"] in ("pass", "warn")
     assert report["expect"] is None  # local_run: health only, and the report says so
     assert report["node"] == NODE
+    # ... first of all: the planned accelerator was not checked
+    assert report["headline"].startswith("not checked: this machine has ")
+    assert next(iter(report)) == "headline"
 
     manifest = validate_pod(render_pod(dag, run, "train"))
     main = manifest["spec"]["containers"][0]
-    assert main["resources"]["limits"]["nvidia.com/gpu"] == "8"
-    assert main["command"] == ["torchrun", "--nproc-per-node=8", "train.py"]
+    assert main["resources"]["limits"]["nvidia.com/gpu"] == str(devices)
+    assert main["command"] == ["torchrun", f"--nproc-per-node={devices}", "train.py"]
     assert f"--gate-verdict={report['verdict']}" in main["args"]
     assert f"--model-config={CONFIG}" in main["args"]
     required = manifest["spec"]["affinity"]["nodeAffinity"][
@@ -63,7 +72,11 @@ def test_finetune_plans_gates_and_places_training_on_the_plans_choice(
         if e["key"] == GPU_NAME
         for v in e["values"]
     }
-    assert names == {"h100", "a100"}  # the plan's three alternatives, on Karpenter's labels
+    fragment = to_pod_fragment(planned["spec"], platform="karpenter")
+    [term] = fragment["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"
+    ]
+    assert names == set(term["matchExpressions"][0]["values"])  # the plan's alternatives
     pins = {
         v
         for term in required
@@ -80,6 +93,9 @@ def test_finetune_plans_gates_and_places_training_on_the_plans_choice(
     assert command[command.index("--expect") + 1] == planned["spec"]
 
     summary = _xcom(run, "summary")
+    assert next(iter(summary)) == "gate"
+    assert summary["gate"] == report["headline"]
+    assert summary["devices"] == devices
     assert summary["planned_usd"] == pytest.approx(expected.best.usd)
     assert summary["gate_verdict"] == report["verdict"]
     assert summary["gate_tflops"] == {g["dtype"]: g["tflops"] for g in report["gemm"]}

@@ -8,17 +8,19 @@ pod does and read what the plan's choice becomes in the serialised overrides.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import flyte_finetune
+import pytest
 from flyte_helpers import SETTINGS, override_pod_spec, required_terms, serialize, validate_pod_spec
 from flytekit import FlyteContextManager
 from flytekit.core.context_manager import ExecutionState
 from flytekit.core.type_engine import TypeEngine
 from flytekit.models.task import Resources as ResourceModel
-from flytekitplugins.accelerators import GateResult, last_gate_result
+from flytekitplugins.accelerators import GateResult, last_gate_deck, last_gate_result, task_args
 
-from accelerators.sizing import plan
+from accelerators.sizing import InfeasibleJobError, finetune_choice, plan_finetune
 
 GPU = ResourceModel.ResourceName.GPU
 HOSTNAME = "kubernetes.io/hostname"
@@ -26,16 +28,25 @@ HOSTNAME = "kubernetes.io/hostname"
 
 def test_the_workflow_plans_gates_and_trains_locally() -> None:
     result = flyte_finetune.finetune(tokens=2e7, budget_usd=5.0, steps=10)
-    expected = plan(flyte_finetune.MODEL_CONFIG, "full", tokens=2e7, budget_usd=5.0, clouds=["hf"])
+    expected = plan_finetune(tokens=2e7, budget_usd=5.0)  # the shared parameters' defaults
     assert expected.best is not None
-    assert result.spec == str(expected.fallbacks(3))
-    assert result.planned_usd == expected.best.usd
-    assert result.planned_usd <= 5.0
-    gate = last_gate_result(result.spec)
+    chosen = result.plan
+    assert chosen.spec == str(expected.fallbacks(3))
+    assert chosen.usd == expected.best.usd
+    assert chosen.usd <= 5.0
+    # the device count travels with the plan (the Airflow template gives it to torchrun)
+    assert chosen.devices == expected.best.devices
+    assert chosen.startup_min == expected.best.startup.minutes > 0
+    assert chosen.tokens_per_s == expected.best.tokens_per_s > 0
+    assert "hf" in chosen.clouds  # every cloud with prices was considered, and said
+    gate = last_gate_result(chosen.spec)
     assert gate is not None
     assert gate.local  # the plan's choice is not on this machine: the CPU stands in
-    assert gate.expected == result.spec
-    assert f"{result.spec} is not on this machine" in result.gate_note
+    assert gate.expected == chosen.spec
+    assert f"{chosen.spec} is not on this machine" in result.gate_note
+    # the headline says the planned device was not checked, before any verdict
+    assert result.gate_headline == gate.headline
+    assert gate.headline.startswith("not checked: this machine has ")
     assert (result.gate_verdict, result.gate_device) == (gate.verdict, gate.device)
     measured = {g.dtype: round(g.tflops, 3) for g in gate.report().gemm}
     assert result.gate_tflops == measured
@@ -49,6 +60,38 @@ def test_the_workflow_plans_gates_and_trains_locally() -> None:
     page = decks[-1].html
     assert expected.summary() in page
     assert expected.best.throughput.detail in page
+    # the gate's Deck file was written, found and logged; it opens on the gate's tab
+    deck = last_gate_deck(chosen.spec)
+    assert deck is not None
+    assert deck == last_gate_deck()
+    written = Path(deck).read_text(encoding="utf-8")
+    tabs = written.split('<li onclick="handleLinkClick(this)">')[1:]
+    assert tabs[0].startswith("Accelerator gate</li>")
+    assert any(t.startswith("Timeline</li>") for t in tabs[1:])
+    assert gate.headline.replace("'", "&#x27;") in written
+
+
+def test_the_plan_result_matches_the_shared_plan_and_carries_the_device_count() -> None:
+    job = flyte_finetune.plan_job(
+        model_config={}, method="lora", tokens=5e7, epochs=1.0, budget_usd=200.0,
+        deadline_h=12.0, clouds=[], rank_by="cost", startup_min=None,
+    )  # fmt: skip
+    expected = finetune_choice(plan_finetune("", "lora", 5e7, 1.0, 200.0, 12.0, [], "cost", None))
+    assert {k: getattr(job, k) for k in expected} == expected
+    assert job.devices >= 1
+
+
+def test_a_job_nothing_holds_fails_the_plan_task_naming_the_binding_constraint() -> None:
+    config = {
+        "model_type": "llama", "vocab_size": 32000, "hidden_size": 8192,
+        "intermediate_size": 28672, "num_hidden_layers": 80, "num_attention_heads": 64,
+        "num_key_value_heads": 8,
+    }  # fmt: skip
+    with pytest.raises(InfeasibleJobError, match=r"the cheapest option that fits costs \$"):
+        flyte_finetune.plan_job(
+            model_config=config, method="full", tokens=2e7, epochs=1.0, budget_usd=5.0,
+            deadline_h=0.5, clouds=[], rank_by="cost", startup_min=None,
+        )  # fmt: skip
 
 
 def _dispatch(dynamic_task: Any, inputs: dict[str, Any], hints: dict[str, type]) -> Any:
@@ -62,18 +105,8 @@ def _dispatch(dynamic_task: Any, inputs: dict[str, Any], hints: dict[str, type])
 
 
 def _planned(**kwargs: Any) -> flyte_finetune.FinetunePlan:
-    job = plan(flyte_finetune.MODEL_CONFIG, "full", tokens=2e7, clouds=["hf"], **kwargs)
-    assert job.best is not None
-    assert job.best.usd is not None
-    return flyte_finetune.FinetunePlan(
-        spec=str(job.fallbacks(3)),
-        best=str(job.best.spec),
-        where=job.best.where,
-        hours=job.best.hours,
-        usd=job.best.usd,
-        summary=job.summary(),
-        plan_json=json.dumps(job.to_dict()),
-    )
+    job = plan_finetune(flyte_finetune.MODEL_CONFIG, "full", 2e7, clouds=["hf"], **kwargs)
+    return flyte_finetune.FinetunePlan(**finetune_choice(job), plan_json=json.dumps(job.to_dict()))
 
 
 def _placement(compiled: Any, node: Any) -> tuple[dict[str, Any], list[str], str | None]:
@@ -98,7 +131,7 @@ def _placement(compiled: Any, node: Any) -> tuple[dict[str, Any], list[str], str
 
 def test_the_gate_node_asks_for_the_plans_alternatives() -> None:
     job = _planned()
-    assert job.spec == "L40S | H200 | RTX-PRO-6000"
+    assert job.spec.count(" | ") == 2  # three single-device alternatives one pod can ask for
     compiled = _dispatch(
         flyte_finetune.gate_then_train,
         {"job": job, "steps": 3},
@@ -110,7 +143,9 @@ def test_the_gate_node_asks_for_the_plans_alternatives() -> None:
     assert limits == ["1"]
     assert device is None  # three devices: the pod template selects, not one device label
     names = {v for term in required_terms(pod_spec) for e in term for v in e.get("values", [])}
-    assert {"nvidia-l40s", "nvidia-h200", "nvidia-rtx-pro-6000"} <= names
+    wanted = {task_args(s)["accelerator"].to_flyte_idl().device for s in job.spec.split("|")}
+    assert len(wanted) == 3
+    assert wanted <= names
     validate_pod_spec(pod_spec)
 
 

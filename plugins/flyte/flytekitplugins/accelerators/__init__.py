@@ -14,7 +14,8 @@ Public names (``docs/flyte.md``):
 * gated tasks: :func:`accelerator_task`, :class:`AcceleratorTask` and its config :class:`Gate`;
 * the gate: :data:`benchmark_gate` (a task), :func:`gate` (a workflow node, a
   :class:`GateTask`), :func:`pinned`, :class:`GateResult`, :func:`run_gate`,
-  :func:`last_gate_result`, :func:`is_local_execution`, :data:`LOCAL_EXPECT_ENV`,
+  :func:`last_gate_result`, :func:`last_gate_deck` (a local run's Deck file),
+  :func:`is_local_execution`, :data:`LOCAL_EXPECT_ENV`,
   :data:`PLACED_SPEC_ENV`;
 * the linter: :func:`check`, :func:`check_file`, :class:`Finding`;
 * Flyte 2: :func:`flyte2_args`, :func:`flyte2_device`, :func:`flyte2_resources`,
@@ -41,6 +42,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "last_gate_result run_gate",
         "._tasks": "AcceleratorTask Gate accelerator_task",
         "._gate_node": "GateTask benchmark_gate gate pinned",
+        "._deck": "last_gate_deck",
         "._check": "Finding check check_file",
         "._flyte2": "flyte2_args flyte2_device flyte2_gate flyte2_pinned flyte2_resources "
         "flyte2_run_gate",
@@ -55,6 +57,7 @@ if TYPE_CHECKING:
     from flytekitplugins.accelerators._check import Finding as Finding
     from flytekitplugins.accelerators._check import check as check
     from flytekitplugins.accelerators._check import check_file as check_file
+    from flytekitplugins.accelerators._deck import last_gate_deck as last_gate_deck
     from flytekitplugins.accelerators._flyte2 import flyte2_args as flyte2_args
     from flytekitplugins.accelerators._flyte2 import flyte2_device as flyte2_device
     from flytekitplugins.accelerators._flyte2 import flyte2_gate as flyte2_gate

@@ -282,7 +282,7 @@ def flyte2_run_gate(
         if policy == "retry":
             raise flyte.errors.RuntimeUserError("AcceleratorGateFailed", str(error)) from error
         raise flyte.errors.NonRecoverableError(str(error), code="AcceleratorGateFailed") from error
-    _report(result.report(), result.note)
+    _report(result.report(), result.note, result.headline)
     return result
 
 
@@ -308,11 +308,11 @@ async def flyte2_gate(
         raise
 
 
-def _report(report: Any, note: str) -> None:
+def _report(report: Any, note: str, headline: str = "") -> None:
     """The gate's HTML report in the main tab of the task's Flyte 2 report (shown with
     ``@env.task(report=True)``; a dummy report outside a task). Not flushed here: a blocking
     flush inside an async task deadlocks the SDK; the runtime flushes after the task."""
     import flyte.report
     from flytekitplugins.accelerators._deck import report_html
 
-    flyte.report.get_tab("main").log(report_html(report, note=note))
+    flyte.report.get_tab("main").log(report_html(report, note=note, headline=headline))

@@ -89,6 +89,9 @@ class GateResult:
     :ivar report_json: the whole :class:`~accelerators.bench.BenchReport` as JSON.
     :ivar declared: the spec the task was declared with, when a node override placed it on
         another (``expected``); empty otherwise.
+    :ivar headline: the verdict in one line, saying what was checked
+        (:func:`accelerators.bench.gate_headline`): ``not checked: this machine has no L40S``
+        when a local run checked only the health of what was there.
     """
 
     verdict: str
@@ -105,6 +108,7 @@ class GateResult:
     note: str = ""
     report_json: str = ""
     declared: str = ""
+    headline: str = ""
 
     @property
     def passed(self) -> bool:
@@ -118,9 +122,10 @@ class GateResult:
         return BenchReport.model_validate_json(self.report_json)
 
     def summary(self) -> str:
-        """One line: verdict, device, node, expectation and the local note."""
+        """One line: the headline (verdict, device), node, expectation and the local note."""
         where = self.node or self.host or "?"
-        line = f"gate {self.verdict.upper()}: {self.device} on {where}, expected {self.expected}"
+        head = self.headline or f"{self.verdict.upper()}: {self.device}"
+        line = f"gate {head} on {where}, expected {self.expected}"
         if self.declared:
             line += f" (placed by a node override; declared {self.declared})"
         if self.checked != self.expected:
@@ -284,6 +289,8 @@ def gate_result(
     local: bool,
     note: str,
 ) -> GateResult:
+    from accelerators.bench import gate_headline
+
     device = report.device
     return GateResult(
         verdict=str(report.verdict),
@@ -300,6 +307,7 @@ def gate_result(
         reasons=[f"[{r.severity}] {r.code}: {r.message}" for r in report.reasons],
         note=note,
         report_json=report.model_dump_json(),
+        headline=gate_headline(report, asked=str(spec) if checked is None else None),
     )
 
 
@@ -344,8 +352,7 @@ def last_gate_result(spec: SpecLike | None = None) -> GateResult | None:
 
 
 def render_deck(result: GateResult) -> None:
-    """Show ``result`` as the task's "Accelerator gate" Deck (needs ``enable_deck=True``)."""
-    from flytekit import Deck
-    from flytekitplugins.accelerators._deck import report_html
+    """Show ``result`` as the task's first Deck tab, "Accelerator gate" (``enable_deck=True``)."""
+    from flytekitplugins.accelerators._deck import render_deck as render
 
-    Deck("Accelerator gate", report_html(result.report(), note=result.note))
+    render(result)

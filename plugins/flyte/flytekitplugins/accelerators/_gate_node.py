@@ -26,6 +26,7 @@ from flytekit.core.python_function_task import PythonFunctionTask
 from flytekit.core.tracker import TrackedInstance
 from flytekit.extend import TaskPlugins
 from flytekitplugins.accelerators._args import pod_template_for, task_args
+from flytekitplugins.accelerators._deck import writing_decks
 from flytekitplugins.accelerators._gate import (
     GateResult,
     check_gate_options,
@@ -136,6 +137,11 @@ class GateTask(_ChecksOptions, PythonFunctionTask[None]):  # type: ignore[misc] 
     def get_custom(self, settings: SerializationSettings) -> dict[str, Any]:
         """The spec the node is placed for, in ``TaskTemplate.custom`` (for linters)."""
         return {"accelerators": {"gate_node": self.spec}}
+
+    def _write_decks(self, *args: Any, **kwargs: Any) -> Any:
+        """flytekit's, then (a local run) the ``deck.html`` it wrote is logged."""
+        with writing_decks(self.spec):
+            return super()._write_decks(*args, **kwargs)
 
 
 class GateTaskResolver(TrackedInstance, TaskResolverMixin):  # type: ignore[misc]

@@ -26,6 +26,7 @@ from flytekit.configuration import SerializationSettings
 from flytekit.core.python_function_task import PythonFunctionTask
 from flytekit.extend import TaskPlugins
 from flytekitplugins.accelerators._args import task_args
+from flytekitplugins.accelerators._deck import writing_decks
 from flytekitplugins.accelerators._gate import (
     RETRY_POLICY_RETRIES,
     GateResult,
@@ -89,6 +90,11 @@ class AcceleratorTask(PythonFunctionTask[Gate]):  # type: ignore[misc]  # flytek
         """The gate (raising per the policy when the devices are wrong), then the function."""
         gate_first(self.task_config)
         return super().execute(**kwargs)
+
+    def _write_decks(self, *args: Any, **kwargs: Any) -> Any:
+        """flytekit's, then (a local run) the ``deck.html`` it wrote is logged."""
+        with writing_decks(self.task_config.spec):
+            return super()._write_decks(*args, **kwargs)
 
 
 def gate_first(config: Gate, *, isolated: bool = False) -> GateResult:
