@@ -228,7 +228,9 @@ class _Parser:
             )
         match = NameMatch(group[0], False, source="group") if group else self._resolve(name)
         alternative = _Alternative({}, start)
-        alternative.group = group[1:] if group else ()
+        # A group name's further models, or those of a name that leaves its model open (the
+        # token reader's "gpu-a100-large" is A100-40GB or A100-80GB): fallbacks, in order.
+        alternative.group = group[1:] if group else match.family
         alternative.follow = [_SAY["BANG"], _SAY["AT"], _SAY["COLON"]]
         tokens.skip_ws()
         bang = tokens.consume("BANG")
@@ -403,6 +405,12 @@ class _Parser:
         fields = alternative.fields
         acc = match.accelerator
         memory: MemoryRequest | None = fields.get("memory")
+        if memory is not None and alternative.group and match.source != "group":
+            # A size picks among the models a name left open ("gpu-a100-large:80GB").
+            fitting = [a for a in (acc, *alternative.group) if memory.matches(a)]
+            if fitting:
+                match = NameMatch(fitting[0], False, match.count, match.partition, match.source)
+                acc, alternative.group = fitting[0], ()
         if memory is not None:
             try:
                 acc = select_by_memory(match, memory)

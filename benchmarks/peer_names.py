@@ -74,6 +74,8 @@ class Outcome:
     row: Row
     status: str  # "resolved", "unknown" (our error, a miss), "wrong", "error" (other exception)
     detail: str
+    #: Right as a family reading of a row that names one model (see ``_family_reading``).
+    family: bool = False
 
 
 def _count(text: str) -> tuple[float, float | None, bool]:
@@ -133,12 +135,14 @@ def _expected_models(row: Row) -> list[str] | None:
 def evaluate(row: Row) -> Outcome:
     """Parse one name and compare it with what its system means."""
     from accelerators import AcceleratorSpec
-    from accelerators.errors import AcceleratorError, UnknownAcceleratorError
+    from accelerators.errors import AcceleratorError, SpecSyntaxError, UnknownAcceleratorError
 
     wanted = None if row.device is None else _expected_models(row)
     try:
         spec = AcceleratorSpec.parse(row.name)
     except UnknownAcceleratorError as exc:
+        return Outcome(row, "resolved" if row.refuse else "unknown", str(exc).splitlines()[0])
+    except SpecSyntaxError as exc:  # the grammar refused the text: loud, never silent
         return Outcome(row, "resolved" if row.refuse else "unknown", str(exc).splitlines()[0])
     except AcceleratorError as exc:
         kind = "resolved" if row.refuse else "unknown" if wanted is None else "error"
@@ -151,7 +155,8 @@ def evaluate(row: Row) -> Outcome:
         )
         return Outcome(row, "wrong", f"resolved to {spec}; expected {row.device or '-'}, {missing}")
     got = [alt.accelerator.model if alt.accelerator else None for alt in spec.alternatives]
-    if got != wanted:
+    family = got != wanted and _family_reading(spec, wanted)
+    if got != wanted and not family:
         return Outcome(row, "wrong", f"{spec} is not {' | '.join(wanted)}")
     counts = {(alt.count, _range_of(alt)) for alt in spec.alternatives}
     expected = (row.count, (row.count, row.count_max) if row.ranged else None)
@@ -162,7 +167,19 @@ def evaluate(row: Row) -> Outcome:
     if row.partition not in (None, "shared") and spec.partition != row.partition:
         detail = f"{spec} has partition {spec.partition}, expected {row.partition}"
         return Outcome(row, "wrong", detail)
-    return Outcome(row, "resolved", str(spec))
+    return Outcome(row, "resolved", str(spec), family)
+
+
+def _family_reading(spec: object, wanted: list[str]) -> bool:
+    """Whether ``spec`` reads a name that leaves its model open as that model's family: the
+    alternatives are models of one catalog family and include the one model the row expects
+    (a name such as ``xe9680_h100_x8`` does not say the H100's form factor; the reading
+    ``H100 | H100-PCIE | H100-NVL`` says so, and claims nothing the name does not)."""
+    alternatives = [alt.accelerator for alt in spec.alternatives]  # type: ignore[attr-defined]
+    if len(wanted) != 1 or len(alternatives) < 2 or None in alternatives:
+        return False
+    families = {acc.family for acc in alternatives}
+    return len(families) == 1 and wanted[0] in {acc.model for acc in alternatives}
 
 
 def _range_of(spec: object) -> tuple[float, float | None] | None:
@@ -197,6 +214,7 @@ def headline(outcomes: list[Outcome]) -> dict[str, int]:
     return {
         "rows": len(outcomes),
         "right": sum(o.status == "resolved" for o in outcomes),
+        "right as a family": sum(o.status == "resolved" and o.family for o in outcomes),
         "refused": sum(o.status == "unknown" for o in outcomes),
         "wrong": sum(o.status in ("wrong", "error") for o in outcomes),
     }
@@ -209,6 +227,7 @@ def _line(title: str, outcomes: list[Outcome]) -> str:
         f"{title:<34} {h['rows']:>5} rows  right {h['right']:>4} ({h['right'] / total:6.1%})  "
         f"refused {h['refused']:>4} ({h['refused'] / total:5.1%})  "
         f"silently wrong {h['wrong']:>3} ({h['wrong'] / total:5.1%})"
+        + (f"  [{h['right as a family']} right as a family]" if h["right as a family"] else "")
     )
 
 
