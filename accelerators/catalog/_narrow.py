@@ -240,8 +240,8 @@ def refuse(
     state: Read, why: str, suggestions: tuple[str, ...] | list[str] = ()
 ) -> UnknownAcceleratorError:
     return UnknownAcceleratorError(
-        f"Cannot read accelerator name {quote(state.text)} exactly: {why}. A name is read only when "
-        "every part of it is accounted for (accelerators parse --explain shows the reading)",
+        f"Cannot read accelerator name {quote(state.text)} exactly: {why}. A name is read only "
+        "when every part of it is accounted for (accelerators parse --explain shows the reading)",
         name=state.text,
         suggestions=tuple(suggestions),
     )
