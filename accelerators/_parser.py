@@ -67,10 +67,12 @@ class ParsedAlternative(NamedTuple):
 
 
 class ParsedSpec(NamedTuple):
-    """What :func:`parse_spec` read: the source and its alternatives, preferred first."""
+    """What :func:`parse_spec` read: the source and its alternatives, preferred first, and
+    the accelerator names in it with their spans (what ``AcceleratorSpec.explain`` reads)."""
 
     source: str
     alternatives: tuple[ParsedAlternative, ...]
+    names: tuple[tuple[str, tuple[int, int]], ...] = ()
 
     def error_at(self, exc: AcceleratorError, span: tuple[int, int]) -> AcceleratorError:
         """The same error, its message followed by the source and a caret under ``span``."""
@@ -124,6 +126,7 @@ class _Parser:
     def __init__(self, source: str) -> None:
         self.source = source
         self.tokens = Tokenizer(source)
+        self.names: list[tuple[str, tuple[int, int]]] = []
 
     def parse(self) -> ParsedSpec:
         return self._parse_spec()
@@ -154,7 +157,7 @@ class _Parser:
             run.append(last)
         if not tokens.at_end():
             self._unexpected(last)
-        return ParsedSpec(self.source, tuple(alternatives))
+        return ParsedSpec(self.source, tuple(alternatives), tuple(self.names))
 
     def _parse_alternative(self, *, after: str | None) -> _Alternative:
         """alternative = memory_request | vendor_request | named_request ;"""
@@ -220,6 +223,7 @@ class _Parser:
         shared_word = name.text[-6:].casefold() == _SHARED and len(head) < len(name.text) - 6
         if shared_word:
             name = Token(name.name, head, name.position, name.match)
+        self.names.append((name.text, name.span))
         group = group_members(name.text)  # a name for a choice of models: "B200+", "any"
         if name.text.endswith("+") and group is None and not _names_an_instance(name.text):
             tokens.raise_syntax_error(

@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 __all__ = ["UNITS", "Read", "Token", "count_of", "narrow", "refuse", "result", "without_model"]
 
 
-UNITS = {"gb": 1.0, "gib": 1.0, "g": 1.0, "gi": 1.0, "tb": 1000.0, "mb": 0.001}
+UNITS = {"gb": 1.0, "gib": 1.0, "g": 1.0, "gi": 1.0, "tb": 1000.0, "mb": 0.001, "vram": 1.0}
+UNITS["gbvram"] = 1.0
 
 
 #: Words of a SKU's name that a form-factor word is compared with (SXM5 is SXM).

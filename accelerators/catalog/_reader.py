@@ -83,6 +83,8 @@ _KIND_ROLE = {
 }
 
 
+_VENDORS = {"nvidia": "NVIDIA", "amd": "AMD", "aws": "AWS", "intel": "Intel", "google": "Google"}
+_VENDORS.update({"huawei": "Huawei", "qualcomm": "Qualcomm"})
 #: What each group of noise words (data/name_words.toml [noise]) is.
 _NOISE_MEANINGS = {
     "frameworks": "a framework",
@@ -140,7 +142,9 @@ def _first_meaning(token: Token) -> str:
     piece = token.piece
     kind = piece.kind
     if kind in ("vendor", "line"):
-        return piece.value.upper() if piece.value in ("amd", "aws") else piece.value.title()
+        return _VENDORS.get(piece.value, piece.value)
+    if kind in ("form", "edition"):
+        return piece.value.upper() if kind == "form" else piece.value.title()
     if kind == "architecture":
         return piece.value.title()
     if kind == "noise":
@@ -245,7 +249,7 @@ def _read_numbers(state: Read, models: list[Token], candidates: list[Accelerator
         elif kind == "memory" or kind == "memory_sxm":
             if kind == "memory":
                 token.number = float(piece.groups[0]) * UNITS[piece.groups[1]]
-            if _is_host(prev) or _is_host(nxt):
+            if (_is_host(prev) or _is_host(nxt)) and not piece.value.endswith("vram"):
                 token.role, token.meaning = (
                     "host figure",
                     f"{format_number(token.number)} GB of RAM",
@@ -331,7 +335,12 @@ def _after_letters(state: Read, token: Token) -> bool:
 
 
 def _is_host(token: Token | None) -> bool:
-    return token is not None and token.piece.kind == "host" and token.piece.value in ("ram", "disk")
+    """A RAM or disk word, or a CPU figure: a size next to one is the machine's
+    (``128vcpu-1600gb``, ``112c-2048gb``, ``1600gb ram``)."""
+    if token is None:
+        return False
+    piece = token.piece
+    return (piece.kind == "host" and piece.value in ("ram", "disk")) or piece.kind == "vcpu"
 
 
 def _read_unknown(state: Read, models: list[Token]) -> None:
@@ -378,9 +387,12 @@ def _refuse_unplaced(state: Read) -> None:
         elif token.piece.kind in ("number", "decimal"):
             where = " follows the model:" if state.tokens.index(token) > after else ""
             parts.append(f"{text}{where} could be a count, a size or a host figure")
+        elif token.piece.kind == "topology":
+            parts.append(f"{text} is no TPU topology here: it could be host figures")
         else:
             parts.append(f"{text} is not a word it can place")
             hints += close_matches(token.piece.value, lexicon)[:2]
+        token.meaning = token.meaning or "not placed"
     hint = f" (did you mean {' or '.join(repr(h) for h in hints[:3])}?)" if hints else ""
     raise refuse(state, "; ".join(parts) + hint, tuple(hints[:3]))
 

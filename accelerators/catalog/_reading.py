@@ -89,9 +89,10 @@ class NameReading:
         """The reading as text: one line per token, then the result or the refusal."""
         out = [f"{self.name!r}: {self.method}"]
         width = max((len(t.text) for t in self.tokens), default=0)
+        roles = max((len(t.role) for t in self.tokens if t.meaning), default=0)
         for token in self.tokens:
-            note = f"  {token.meaning}" if token.meaning else ""
-            out.append(f"  {token.text.ljust(width)}  {token.role}{note}")
+            line = f"  {token.text.ljust(width)}  {token.role.ljust(roles)}  {token.meaning}"
+            out.append(line.rstrip())
         if self.result is not None:
             out.append(f"  = {self.result}")
         if self.refusal is not None:
@@ -118,7 +119,12 @@ class SpecExplanation:
         out: list[str] = []
         for reading in self.names:
             out.extend(reading.lines())
-        out.append(f"spec: {self.spec}" if self.spec is not None else f"error: {self.error}")
+        if self.spec is not None:
+            out.append(f"spec: {self.spec}")
+        elif any(r.refusal == self.error for r in self.names):
+            out.append("spec: not read (a name above is refused)")
+        else:
+            out.append(f"error: {self.error}")
         return out
 
     def __str__(self) -> str:

@@ -95,8 +95,8 @@ def vocabulary() -> Vocabulary:
 #: separators), each anchored at the start of what is left of the chunk. Order matters only
 #: for documentation: the segmenter weighs every match.
 PATTERNS: dict[str, re.Pattern[str]] = {
-    # 80gb, 141g, 24gib, 80gi, 1.5tb, 16000mb
-    "memory": re.compile(r"([0-9]+(?:\.[0-9]+)?)(gib|gb|gi|g|tb|mb)"),
+    # 80gb, 141g, 24gib, 80gi, 1.5tb, 16000mb, 80vram (Vultr: GPU memory)
+    "memory": re.compile(r"([0-9]+(?:\.[0-9]+)?)(gib|gbvram|gb|gi|g|tb|mb|vram)"),
     # Verda's 80S: 80 GB, SXM
     "memory_sxm": re.compile(r"([0-9]{2,3})s"),
     # x8, x16 (a count after the name)
