@@ -18,6 +18,7 @@ tokens, the ones the reader could not place marked ``unplaced`` or ``variant``, 
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from accelerators._text import format_number
@@ -89,10 +90,8 @@ def _reader_tokens(text: str) -> tuple[TokenReading, ...]:
     from accelerators.catalog._reader import read
 
     trace: list[TokenReading] = []
-    try:
+    with contextlib.suppress(AcceleratorError):  # a refusal's tokens are in the trace
         read(current_index(), text.strip(), trace=trace)
-    except AcceleratorError:
-        pass
     offset = len(text) - len(text.lstrip())
     return tuple(
         TokenReading(t.text, t.start + offset, t.end + offset, t.role, t.meaning) for t in trace
