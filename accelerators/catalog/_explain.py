@@ -117,10 +117,14 @@ def _spelling_tokens(text: str, match: NameMatch) -> tuple[TokenReading, ...]:
         end = after.start()
     mig = _MIG_AFTER.search(text, start, end)
     if match.partition is not None and mig is not None:
-        tail.insert(
-            0, TokenReading(mig[1], mig.start(1), end, "partition", f"MIG profile {mig[1]}")
-        )
+        word = text.lower().index("mig", mig.start(), mig.start(1))
+        profile = TokenReading(mig[1], mig.start(1), end, "partition", f"MIG profile {mig[1]}")
+        tail[:0] = [TokenReading(text[word : word + 3], word, word + 3, "partition"), profile]
         end = mig.start()
+    while start < end and not text[start].isalnum():  # the separators around a count
+        start += 1
+    while end > start and not text[end - 1].isalnum() and text[end - 1] not in ")]":
+        end -= 1
     acc = match.accelerator
     how = _SOURCES.get(match.source, match.source)
     meaning = f"{how} of {acc.name}" if match.pinned else f"{how} of the {acc.model} model"
