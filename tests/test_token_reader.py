@@ -50,6 +50,8 @@ READ = [
     ("8gpu-128vcpu-1600gb-h100", "H100:8 | H100-PCIE:8 | H100-NVL:8"),
     ("h100-80vram", "H100 | H100-PCIE"),
     ("1x_nvidia_h200_140gb_sxm", "H200"),  # Together writes the 141 GB as 140
+    ("gpu-l4-1-4-16", "L4"),  # an instance shape: GPUs, vCPUs, GiB of RAM (rising)
+    ("gpu-h100-8-252-1440", "H100:8 | H100-PCIE:8 | H100-NVL:8"),
     # camel case and concatenated names
     ("NvidiaTeslaT4", "T4"),
     ("NvidiaRtxPro6000", "RTX-PRO-6000"),
@@ -87,6 +89,9 @@ READ = [
     ("gpu-a100-large", A100),
     ("gpu-nvidia-h100", H100),
     ("gpu-4000adax1-20gb", "RTX-4000-ADA | RTX-4000-SFF-ADA"),
+    # a bare model number after the vendor, in a name that names nothing else
+    ("nvidia_3090", "RTX-3090"),
+    ("nvidia-4090-x2", "RTX-4090:2"),
     # MLPerf system names: the server's words are tolerated because the count is stated
     ("xe9680_h100_x8_vllm_092", "H100:8 | H100-PCIE:8 | H100-NVL:8"),
     ("8xMI300X_2xEPYC_9534", "MI300X:8"),
@@ -106,7 +111,9 @@ def test_reads(name: str, reading: str) -> None:
 REFUSED = [
     # a number no rule places: a count, a size or a host figure? (OVHcloud's l40s-180 is 2)
     ("l40s-180", "'180' follows the model"),
-    ("gpu-l4-1-4-16", "could be a count, a size or a host figure"),
+    ("gpu-l4-16-4-1", "'16' follows the model"),  # not a rising shape
+    ("t4-16-32-128", "'16' follows the model"),  # 16 is no shape's count (16 GB?)
+    ("gpu-l4-1-12-48-x", "'12' follows the model"),
     ("bm3-ai-1xlarge-h100-80-8", "'80' follows the model"),
     # a word that could hide a count: Azure Container Apps' NC48-A100 is 2 A100s
     ("NC48-A100", "'nc48' is not a word it can place"),
@@ -120,6 +127,10 @@ REFUSED = [
     ("16xMI325X_8xMI300X_2xEPYC_9575F", "more than one accelerator"),
     ("h100x8-4x", "two counts"),
     ("TU102GL [Quadro RTX 6000/8000]", r"a choice of boards \('/'\)"),
+    # a bare number many models hold (RTX 6000 Ada, RTX A6000, Quadro RTX 6000), or no vendor
+    ("nvidia_6000", "Unknown accelerator"),
+    ("3090", "Unknown accelerator"),
+    ("amd_3090", "Unknown accelerator"),
     # a short MIG device name whose profile several models have
     ("MIG 1g.10gb", "MIG profile 1g.10gb is a slice of A100-40GB or A100-80GB"),
     # a variant the catalog does not carry, and a misspelt model

@@ -10,6 +10,11 @@ Two kinds of words are added from the taught ones:
 
 * the word without its product-line prefix (``rtx4000ada`` also teaches ``4000ada``,
   DigitalOcean's ``gpu-4000adax1``), when what is left has a letter and a digit;
+* the bare *model number* left when the prefix goes and only four digits remain (``3090``
+  from ``rtx3090``): read as a model only in a name that names nothing else and says its
+  vendor (Mystic's ``nvidia_3090``), never as a word inside another name, and only when no
+  other model's word holds the number except as a variant (``3090ti``): ``6000`` is kept
+  out, since ``RTX 6000 Ada`` and ``RTX A6000`` hold it too;
 * TPU generations (``tpuv4`` and ``v4``, from ``TPU-V4``). A bare generation word with no
   letter after its number (``v2``, ``v4``) is *weak*: it names a TPU only in a name that
   names nothing else (``n2-A100x8-NVLink-v2`` is a version, not a TPU v2).
@@ -39,6 +44,9 @@ _DROPPED = frozenset(
 )
 #: Product-line prefixes a model word may be read without.
 _LINES = ("geforce", "quadro", "tesla", "radeon", "instinct", "rtx")
+#: What may follow a bare model number in another model's word: a variant of that model
+#: (``3090ti``, ``4090d``), which the number alone does not name.
+_VARIANT = re.compile(r" (?:ti|super|tisuper|d)")
 _COUNTED = re.compile(r"x[0-9]{1,4}")  # a spelling that carries a count (HF "l40sx4")
 
 
@@ -48,7 +56,15 @@ class ModelWords:
     words: dict[str, list[Accelerator]] = field(default_factory=dict)
     #: words read as a model only in a name that names nothing else
     weak: set[str] = field(default_factory=set)
+    #: bare model numbers (``3090``) -> the catalog entries they name, after a vendor word
+    numbers: dict[str, list[Accelerator]] = field(default_factory=dict)
     longest: int = 0
+
+
+def _strip_line(key: str) -> str:
+    for line in _LINES:
+        key = key.removeprefix(line)
+    return key
 
 
 def words_of(text: str) -> list[str]:
@@ -113,6 +129,15 @@ def model_words(index: Index) -> ModelWords:
             if rest != key and len(rest) >= 4 and re.search(r"[a-z]", rest) and rest[0].isdigit():
                 for acc in bucket:
                     add(rest, acc)
+            elif rest != key and re.fullmatch(r"[0-9]{4}", rest):
+                numbered = table.numbers.setdefault(rest, [])
+                numbered += [a for a in bucket if a not in numbered]
+    for number, named in list(table.numbers.items()):  # "6000": Quadro RTX, RTX 6000 Ada, A6000...
+        for key, bucket in table.words.items():
+            rest = _strip_line(key).replace(number, " ", 1)
+            if number in key and set(bucket) - set(named) and not _VARIANT.fullmatch(rest):
+                del table.numbers[number]
+                break
     table.longest = max(map(len, table.words), default=0)
     index.model_words = table  # type: ignore[attr-defined]
     return table

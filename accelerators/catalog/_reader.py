@@ -38,13 +38,15 @@ LSF's ``NVIDIAH200``) is that SKU.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from accelerators._text import format_number, quote
+from accelerators._text import quote
 from accelerators.catalog._modelwords import model_words
-from accelerators.catalog._narrow import UNITS, Read, Token, narrow, refuse, result, without_model
+from accelerators.catalog._narrow import Read, Token, narrow, refuse, result, without_model
+from accelerators.catalog._numbers import read_numbers
 from accelerators.catalog._reading import TokenReading
-from accelerators.catalog._segment import Piece, segment
+from accelerators.catalog._segment import segment
 from accelerators.catalog._spellings import NameMatch
 from accelerators.catalog._words import vocabulary
 from accelerators.errors import close_matches
@@ -124,11 +126,11 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
     for token in tokens:
         token.role = _KIND_ROLE.get(token.piece.kind, "")
         token.meaning = _first_meaning(token)
-    models = _model_tokens(state)
+    models = _model_tokens(state) or _model_number(state)
     if not models:
         return without_model(state)
     candidates = _candidates(state, models)
-    _read_numbers(state, models, candidates)
+    read_numbers(state, candidates)
     _read_unknown(state, models)
     _refuse_unplaced(state)
     candidates = narrow(state, candidates)
@@ -188,9 +190,25 @@ def _model_tokens(state: Read) -> list[Token]:
     return models
 
 
+def _model_number(state: Read) -> list[Token]:
+    """A bare model number after a vendor word, in a name with no model word (``nvidia_3090``):
+    the model whose number it is, when the vendor makes one."""
+    numbers = [t for t in state.tokens if t.piece.kind == "number"]
+    vendors = {t.piece.value for t in state.tokens if t.piece.kind == "vendor"}
+    if len(numbers) != 1 or len(vendors) != 1 or numbers[0].piece.glued:
+        return []
+    token = numbers[0]
+    entries = state.words.numbers.get(token.piece.value, [])
+    if not entries or {a.vendor for a in entries} != vendors:
+        return []
+    token.piece = replace(token.piece, kind="model")
+    token.role = "model"
+    return [token]
+
+
 def _candidates(state: Read, models: list[Token]) -> list[Accelerator]:
     keys = list(dict.fromkeys(t.piece.value for t in models))
-    entries = [state.words.words[k] for k in keys]
+    entries = [state.words.words.get(k) or state.words.numbers[k] for k in keys]
     # Two words for one accelerator ("GH200 Grace Hopper") share an entry: either's entries,
     # narrowed later. Words with no entry in common name two accelerators.
     if any(not set(e) & set(entries[0]) for e in entries[1:]):
@@ -213,134 +231,6 @@ def _a_choice(state: Read, models: list[Token]) -> bool:
     parts = [t.piece for t in state.tokens if t.piece.bracket == inside]
     start, end = parts[0].start, parts[-1].end
     return "/" in state.text[start:end]
-
-
-def _next(state: Read, token: Token) -> Token | None:
-    i = state.tokens.index(token)
-    return state.tokens[i + 1] if i + 1 < len(state.tokens) else None
-
-
-def _prev(state: Read, token: Token) -> Token | None:
-    i = state.tokens.index(token)
-    return state.tokens[i - 1] if i > 0 else None
-
-
-def _read_numbers(state: Read, models: list[Token], candidates: list[Accelerator]) -> None:
-    """Counts, memory sizes and the numbers around them (see the module docstring)."""
-    tpu = all(a.device_class == "tpu" for a in candidates)
-    for token in state.tokens:
-        piece, prev, nxt = token.piece, _prev(state, token), _next(state, token)
-        kind = piece.kind
-        if kind == "x_count":
-            state.counts.append((token.number, token))
-        elif kind == "count_x":
-            value = float(piece.groups[0])
-            if nxt is not None and nxt.piece.kind == "cpu":
-                token.role, token.meaning = "host figure", f"{piece.groups[0]} CPUs"
-            else:
-                token.role, token.meaning, token.number = (
-                    "count",
-                    f"{piece.groups[0]} devices",
-                    value,
-                )
-                state.counts.append((value, token))
-        elif kind in ("number", "decimal"):
-            _read_number(state, token, prev, nxt, tpu)
-        elif kind == "memory" or kind == "memory_sxm":
-            if kind == "memory":
-                token.number = float(piece.groups[0]) * UNITS[piece.groups[1]]
-            if (_is_host(prev) or _is_host(nxt)) and not piece.value.endswith("vram"):
-                token.role, token.meaning = (
-                    "host figure",
-                    f"{format_number(token.number)} GB of RAM",
-                )
-            else:
-                token.role = "memory"
-                state.memory.append(token)
-        elif kind == "vgpu":
-            if prev is not None and prev.role == "model" and not piece.glued:
-                token.role = "vgpu profile"
-                token.number = float(piece.groups[0])
-                token.meaning = f"a {piece.groups[0]} GB vGPU profile ({piece.groups[1].upper()})"
-        elif kind == "topology":
-            if tpu:
-                token.role, token.meaning = "topology", f"a {piece.value} slice"
-        elif kind == "unknown" and piece.value in UNITS and prev is not None:
-            if prev.piece.kind == "number" and not piece.glued:  # "80 GB"
-                prev.piece = Piece(
-                    prev.piece.text, prev.piece.start, piece.end, "memory", prev.piece.value,
-                    (prev.piece.value, piece.value), bracket=prev.piece.bracket,
-                )  # fmt: skip
-                token.role, token.meaning = "memory", "the unit of the size before it"
-                prev.number = float(prev.piece.groups[0]) * UNITS[piece.value]
-                prev.role = "memory"
-                state.memory.append(prev)
-        elif kind == "unknown" and piece.value == "x" and _next_to_number(prev, nxt):
-            token.role, token.meaning = "count marker", "the x of a count"
-    for value, token in state.counts:
-        if value <= 0:
-            raise refuse(
-                state, f"it asks for {format_number(value)} devices ({quote(token.piece.text)})"
-            )
-
-
-def _read_number(
-    state: Read, token: Token, prev: Token | None, nxt: Token | None, tpu: bool
-) -> None:
-    piece = token.piece
-    value = float(piece.value)
-
-    def count(why: str) -> None:
-        token.role, token.number = "count", value
-        token.meaning = f"{piece.value} devices ({why})"
-        state.counts.append((value, token))
-
-    if prev is not None and prev.piece.kind == "count_key":
-        count(f"after {prev.piece.text!r}")
-    elif nxt is not None and nxt.piece.kind == "device" and nxt.piece.value.startswith("gpu"):
-        count(f"before {nxt.piece.text!r}")
-        nxt.role = "count marker"
-    elif nxt is not None and nxt.piece.value == "x" and nxt.piece.kind == "unknown":
-        count("before an x")
-    elif prev is not None and prev.piece.value == "x" and prev.piece.kind == "unknown":
-        count("after an x")
-    elif prev is not None and prev.role == "model" and piece.glued and prev.piece.value[-1] == "x":
-        count(f"the x of {prev.piece.text!r} marks it")
-    elif (
-        nxt is not None
-        and nxt.role == "model"
-        and piece.kind == "number"
-        and not _after_letters(state, token)
-    ):
-        count("right before the model")
-    elif prev is not None and prev.role == "model" and tpu and not piece.glued:
-        token.role, token.meaning = "count", f"a slice of {piece.value} (in the generation's units)"
-        state.slice_size = int(value)
-    elif prev is not None and prev.piece.kind == "cpu":
-        token.role, token.meaning = "host figure", "a CPU model number"
-    elif prev is not None and prev.piece.kind == "noise" and prev.piece.value == "frameworks":
-        token.role, token.meaning = "noise", f"a version of {prev.piece.text}"
-    elif nxt is not None and nxt.piece.kind == "host":
-        token.role, token.meaning = "host figure", f"{piece.value} {nxt.piece.value}"
-
-
-def _next_to_number(prev: Token | None, nxt: Token | None) -> bool:
-    return any(t is not None and t.piece.kind == "number" for t in (prev, nxt))
-
-
-def _after_letters(state: Read, token: Token) -> bool:
-    """Whether ``token`` is glued to letters before it (``R470``: a server, not 470 GPUs)."""
-    prev = _prev(state, token)
-    return token.piece.glued and prev is not None and prev.piece.text[-1:].isalpha()
-
-
-def _is_host(token: Token | None) -> bool:
-    """A RAM or disk word, or a CPU figure: a size next to one is the machine's
-    (``128vcpu-1600gb``, ``112c-2048gb``, ``1600gb ram``)."""
-    if token is None:
-        return False
-    piece = token.piece
-    return (piece.kind == "host" and piece.value in ("ram", "disk")) or piece.kind == "vcpu"
 
 
 def _read_unknown(state: Read, models: list[Token]) -> None:

@@ -1,12 +1,12 @@
 """What a name was read as, token by token: the result of ``AcceleratorSpec.explain``.
 
 >>> from accelerators import AcceleratorSpec
->>> reading = AcceleratorSpec.explain("8x_nvidia_h100_80gb_sxm").names[0]
+>>> reading = AcceleratorSpec.explain("8x_nvidia_b200_180gb_sxm").names[0]
 >>> [(t.text, t.role) for t in reading.tokens]  # doctest: +NORMALIZE_WHITESPACE
-[('8x', 'count'), ('nvidia', 'vendor'), ('h100', 'model'), ('80gb', 'memory'),
+[('8x', 'count'), ('nvidia', 'vendor'), ('b200', 'model'), ('180gb', 'memory'),
  ('sxm', 'form factor')]
 >>> reading.result
-'H100-SXM!:8'
+'B200:8'
 """
 
 from __future__ import annotations
