@@ -145,6 +145,13 @@ def test_refuses(name: str, message: str) -> None:
         AcceleratorSpec.parse(name)
 
 
+def test_a_plus_is_no_separator() -> None:
+    # Modal's "B200+" is a group (B200 or newer): the reader does not read it as a B200
+    with pytest.raises(UnknownAcceleratorError, match=r"'\+' is no separator"):
+        catalog.get("B200+")
+    assert str(AcceleratorSpec.parse("B200+")) == "B200 | B300"
+
+
 def test_a_refusal_names_the_tokens_it_could_not_place_with_close_matches() -> None:
     with pytest.raises(UnknownAcceleratorError) as info:
         resolve_name("gpu-h100-sxm-nvlnk")

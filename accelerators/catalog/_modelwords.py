@@ -43,7 +43,7 @@ _DROPPED = frozenset(
     {"form", "edition", "neutral", "memory_type", "noise", "device", "interconnect"}
 )
 #: Product-line prefixes a model word may be read without.
-_LINES = ("geforce", "quadro", "tesla", "radeon", "instinct", "rtx")
+_LINES = ("geforce", "quadro", "tesla", "radeon", "instinct", "rtx", "gtx")
 #: What may follow a bare model number in another model's word: a variant of that model
 #: (``3090ti``, ``4090d``), which the number alone does not name.
 _VARIANT = re.compile(r" (?:ti|super|tisuper|d)")

@@ -129,6 +129,8 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
     models = _model_tokens(state) or _model_number(state)
     if not models:
         return without_model(state)
+    if "+" in state.text:  # Modal's "B200+": that model or a newer one
+        raise refuse(state, "'+' is no separator: it may mean 'or newer' (Modal's 'B200+')")
     candidates = _candidates(state, models)
     read_numbers(state, candidates)
     _read_unknown(state, models)
