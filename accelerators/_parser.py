@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from accelerators._text import format_number, quote, shorten
 from accelerators._tokenizer import DESCRIPTIONS as _SAY
@@ -129,7 +129,33 @@ class _Parser:
         self.names: list[tuple[str, tuple[int, int]]] = []
 
     def parse(self) -> ParsedSpec:
+        if "=" in self.source:  # the grammar has no '=': LSF's "num=2:gmodel=NVIDIAH200"?
+            from accelerators._lsf import looks_like_request
+
+            if looks_like_request(self.source):
+                return self._parse_lsf()
         return self._parse_spec()
+
+    def _parse_lsf(self) -> ParsedSpec:
+        """An LSF ``bsub -gpu`` request (:mod:`accelerators._lsf`): its gmodel, its num."""
+        from accelerators._lsf import read_request
+
+        request = read_request(self.source)
+        found = cast("re.Match[str]", re.compile(r"[^:]*").match(self.source, request.name_start))
+        name = Token("NAME", request.name, request.name_start, found)
+        self.names.append((name.text, name.span))
+        match = self._resolve(name)
+        if request.vendor is not None and match.accelerator.vendor != request.vendor:
+            self.tokens.raise_syntax_error(
+                f"{match.accelerator.name} is made by {match.accelerator.vendor}, not "
+                f"{request.vendor} (gvendor=)",
+                span=name.span,
+            )
+        alternative = _Alternative({} if request.num is None else {"count": request.num}, 0)
+        alternative.group = match.family
+        self._complete_named(alternative, match, name, exact=False, partition=None)
+        alternative.end = len(self.source)
+        return ParsedSpec(self.source, tuple(self._build(alternative)), tuple(self.names))
 
     # -- grammar -------------------------------------------------------------------------
     def _parse_spec(self) -> ParsedSpec:

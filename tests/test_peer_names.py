@@ -166,6 +166,6 @@ def test_fresh_row_is_read_right_or_refused(row: Any) -> None:
 def test_fresh_visible_shares() -> None:
     outcomes = [peer_names.evaluate(row) for row in FRESH]
     headline = peer_names.headline(outcomes)
-    # measured 2026-11-29 on the visible two thirds: 189/216 right, 4 catalog-convention rows
-    assert headline["right"] / headline["rows"] >= 0.87
+    # measured 2026-11-29 on the visible two thirds: 192/216 right, 4 catalog-convention rows
+    assert headline["right"] / headline["rows"] >= 0.88
     assert headline["wrong"] <= len(CONVENTION)
