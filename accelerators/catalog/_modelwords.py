@@ -58,6 +58,9 @@ class ModelWords:
     weak: set[str] = field(default_factory=set)
     #: bare model numbers (``3090``) -> the catalog entries they name, after a vendor word
     numbers: dict[str, list[Accelerator]] = field(default_factory=dict)
+    #: every entry some word names, in word order, and those entries by model
+    entries: list[Accelerator] = field(default_factory=list)
+    by_model: dict[str, list[Accelerator]] = field(default_factory=dict)
     longest: int = 0
 
 
@@ -139,5 +142,8 @@ def model_words(index: Index) -> ModelWords:
                 del table.numbers[number]
                 break
     table.longest = max(map(len, table.words), default=0)
+    table.entries = list(dict.fromkeys(a for bucket in table.words.values() for a in bucket))
+    for acc in table.entries:
+        table.by_model.setdefault(acc.model, []).append(acc)
     index.model_words = table  # type: ignore[attr-defined]
     return table

@@ -184,7 +184,7 @@ def without_model(state: Read) -> NameMatch | None:
 
 
 def model_words_entries(state: Read) -> list[Accelerator]:
-    return list(dict.fromkeys(a for bucket in state.words.words.values() for a in bucket))
+    return state.words.entries
 
 
 def result(state: Read, candidates: list[Accelerator], *, pinned_by_report: bool) -> NameMatch:
@@ -229,7 +229,7 @@ def result(state: Read, candidates: list[Accelerator], *, pinned_by_report: bool
 
 
 def _siblings(state: Read, acc: Accelerator) -> list[Accelerator]:
-    return [a for a in model_words_entries(state) if a.model == acc.model]
+    return state.words.by_model.get(acc.model, [])
 
 
 def _default(state: Read, skus: list[Accelerator]) -> Accelerator:

@@ -274,7 +274,9 @@ def _refuse_unplaced(state: Read) -> None:
     after = state.tokens.index(next(t for t in state.tokens if t.role == "model"))
     for token in bad:
         text = quote(token.piece.value)
-        if token.role == "variant":
+        if token.role == "variant" and token.piece.kind in ("number", "decimal"):
+            parts.append(f"{text} follows the model: a count, a size, a host figure or a variant?")
+        elif token.role == "variant":
             parts.append(f"{text} follows the model, and the catalog has no variant by that name")
         elif token.piece.kind in ("number", "decimal"):
             where = " follows the model:" if state.tokens.index(token) > after else ""

@@ -39,6 +39,8 @@ _TRUNCATED = re.compile(r"(?:\.\.\.|\u2026)\s*\Z")
 _UNKNOWN = 10.0  # the price of a run nothing reads
 #: Patterns that read less surely than a word: a number could be many things.
 _PATTERN_COST = {"number": 1.2, "vgpu": 1.5, "chip": 1.1, "version": 1.1, "topology": 1.3}
+#: Runs nothing else reads: letters, digits, or both.
+_RUNS = tuple(re.compile(run) for run in (r"[a-z]+", r"[0-9]+", r"[a-z0-9]+"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,17 +180,10 @@ def segment(text: str, models: Mapping[str, object], longest: int | None = None)
             for kind, pattern in PATTERNS.items():
                 m = pattern.match(s, i, chunk.end)
                 if m is not None and m.end() > i:
-                    cost = {
-                        "number": 1.2,
-                        "vgpu": 1.5,
-                        "chip": 1.1,
-                        "version": 1.1,
-                        "topology": 1.3,
-                    }.get(kind, 1.0)
                     groups = tuple(g for g in m.groups() if g is not None)
-                    options.append((m.end(), kind, m[0], groups, cost))
-            for run in (r"[a-z]+", r"[0-9]+", r"[a-z0-9]+"):
-                m = re.compile(run).match(s, i, chunk.end)
+                    options.append((m.end(), kind, m[0], groups, _PATTERN_COST.get(kind, 1.0)))
+            for run in _RUNS:
+                m = run.match(s, i, chunk.end)
                 if m is not None:
                     options.append((m.end(), "unknown", m[0], (), _UNKNOWN + 0.1 * len(m[0])))
         for end, kind, value, groups, cost in options:
