@@ -14,11 +14,11 @@ before): an instance shape written GPUs-vCPUs-GiB. Any other bare run stays unpl
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from accelerators._text import format_number, quote
 from accelerators.catalog._narrow import UNITS, Read, Token, refuse
-from accelerators.catalog._segment import Piece
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -102,10 +102,16 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
                 token.role, token.meaning = "topology", f"a {piece.value} slice"
         elif kind == "unknown" and piece.value in UNITS and prev is not None:
             if prev.piece.kind == "number" and not piece.glued:  # "80 GB"
-                prev.piece = Piece(
-                    prev.piece.text, prev.piece.start, piece.end, "memory", prev.piece.value,
-                    (prev.piece.value, piece.value), bracket=prev.piece.bracket,
-                )  # fmt: skip
+                first = prev.piece
+                prev.piece = replace(
+                    first,
+                    end=piece.end,
+                    kind="memory",
+                    groups=(first.value, piece.value),
+                    glued=False,
+                    paren=False,
+                    truncated=False,
+                )
                 token.role, token.meaning = "memory", "the unit of the size before it"
                 prev.number = float(prev.piece.groups[0]) * UNITS[piece.value]
                 prev.role = "memory"
