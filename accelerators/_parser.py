@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from accelerators._text import format_number, quote, shorten
 from accelerators._tokenizer import DESCRIPTIONS as _SAY
@@ -67,10 +67,12 @@ class ParsedAlternative(NamedTuple):
 
 
 class ParsedSpec(NamedTuple):
-    """What :func:`parse_spec` read: the source and its alternatives, preferred first."""
+    """What :func:`parse_spec` read: the source and its alternatives, preferred first, and
+    the accelerator names in it with their spans (what ``AcceleratorSpec.explain`` reads)."""
 
     source: str
     alternatives: tuple[ParsedAlternative, ...]
+    names: tuple[tuple[str, tuple[int, int]], ...] = ()
 
     def error_at(self, exc: AcceleratorError, span: tuple[int, int]) -> AcceleratorError:
         """The same error, its message followed by the source and a caret under ``span``."""
@@ -124,9 +126,36 @@ class _Parser:
     def __init__(self, source: str) -> None:
         self.source = source
         self.tokens = Tokenizer(source)
+        self.names: list[tuple[str, tuple[int, int]]] = []
 
     def parse(self) -> ParsedSpec:
+        if "=" in self.source:  # the grammar has no '=': LSF's "num=2:gmodel=NVIDIAH200"?
+            from accelerators._lsf import looks_like_request
+
+            if looks_like_request(self.source):
+                return self._parse_lsf()
         return self._parse_spec()
+
+    def _parse_lsf(self) -> ParsedSpec:
+        """An LSF ``bsub -gpu`` request (:mod:`accelerators._lsf`): its gmodel, its num."""
+        from accelerators._lsf import read_request
+
+        request = read_request(self.source)
+        found = cast("re.Match[str]", re.compile(r"[^:]*").match(self.source, request.name_start))
+        name = Token("NAME", request.name, request.name_start, found)
+        self.names.append((name.text, name.span))
+        match = self._resolve(name)
+        if request.vendor is not None and match.accelerator.vendor != request.vendor:
+            self.tokens.raise_syntax_error(
+                f"{match.accelerator.name} is made by {match.accelerator.vendor}, not "
+                f"{request.vendor} (gvendor=)",
+                span=name.span,
+            )
+        alternative = _Alternative({} if request.num is None else {"count": request.num}, 0)
+        alternative.group = match.family
+        self._complete_named(alternative, match, name, exact=False, partition=None)
+        alternative.end = len(self.source)
+        return ParsedSpec(self.source, tuple(self._build(alternative)), tuple(self.names))
 
     # -- grammar -------------------------------------------------------------------------
     def _parse_spec(self) -> ParsedSpec:
@@ -154,7 +183,7 @@ class _Parser:
             run.append(last)
         if not tokens.at_end():
             self._unexpected(last)
-        return ParsedSpec(self.source, tuple(alternatives))
+        return ParsedSpec(self.source, tuple(alternatives), tuple(self.names))
 
     def _parse_alternative(self, *, after: str | None) -> _Alternative:
         """alternative = memory_request | vendor_request | named_request ;"""
@@ -220,6 +249,7 @@ class _Parser:
         shared_word = name.text[-6:].casefold() == _SHARED and len(head) < len(name.text) - 6
         if shared_word:
             name = Token(name.name, head, name.position, name.match)
+        self.names.append((name.text, name.span))
         group = group_members(name.text)  # a name for a choice of models: "B200+", "any"
         if name.text.endswith("+") and group is None and not _names_an_instance(name.text):
             tokens.raise_syntax_error(
@@ -228,7 +258,9 @@ class _Parser:
             )
         match = NameMatch(group[0], False, source="group") if group else self._resolve(name)
         alternative = _Alternative({}, start)
-        alternative.group = group[1:] if group else ()
+        # A group name's further models, or those of a name that leaves its model open (the
+        # token reader's "gpu-a100-large" is A100-40GB or A100-80GB): fallbacks, in order.
+        alternative.group = group[1:] if group else match.family
         alternative.follow = [_SAY["BANG"], _SAY["AT"], _SAY["COLON"]]
         tokens.skip_ws()
         bang = tokens.consume("BANG")
@@ -403,6 +435,12 @@ class _Parser:
         fields = alternative.fields
         acc = match.accelerator
         memory: MemoryRequest | None = fields.get("memory")
+        if memory is not None and alternative.group and match.source != "group":
+            # A size picks among the models a name left open ("gpu-a100-large:80GB").
+            fitting = [a for a in (acc, *alternative.group) if memory.matches(a)]
+            if fitting:
+                match = NameMatch(fitting[0], False, match.count, match.partition, match.source)
+                acc, alternative.group = fitting[0], ()
         if memory is not None:
             try:
                 acc = select_by_memory(match, memory)

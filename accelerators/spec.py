@@ -53,6 +53,7 @@ from accelerators.errors import AcceleratorError, close_matches
 
 if TYPE_CHECKING:
     from accelerators._factories import VendorFactories
+    from accelerators.catalog._reading import SpecExplanation
 
 __all__ = [
     "MAX_COUNT",
@@ -274,6 +275,48 @@ class AcceleratorSpec(BaseModel):
             f"accelerators.A100, or a list of those; got {type(value).__name__}: "
             f"{reprlib.repr(value)}"
         )
+
+    @classmethod
+    def explain(cls, text: str) -> SpecExplanation:
+        """How ``text`` reads, name by name and token by token; never raises for a string.
+
+        Each accelerator name in the spec gets a :class:`~accelerators.catalog.NameReading`:
+        which step read it (a catalog spelling, an instance type, the token reader) and, token
+        by token, what each part of the name was taken to say (vendor, model, memory, count,
+        host figure, noise...); a refused name shows the tokens that could not be placed and
+        why. ``accelerators parse --explain SPEC`` prints it.
+
+        >>> print(AcceleratorSpec.explain("2x-gpu-nvidia-h100").names[0].result)
+        H100:2 | H100-PCIE:2 | H100-NVL:2
+        """
+        from accelerators._parser import ParsedSpec
+        from accelerators.catalog._explain import explain_name
+        from accelerators.catalog._reading import NameReading, SpecExplanation
+
+        if not isinstance(text, str):
+            raise AcceleratorError(
+                f"Expected an accelerator spec string to explain, got {type(text).__name__}"
+            )
+        names: list[str] = []
+        try:
+            parsed: ParsedSpec | None = parse_spec(text)
+            spec, error = cls._from_parsed(text), None
+        except AcceleratorError as exc:
+            parsed, spec, error = None, None, str(exc).splitlines()[0]
+            name = getattr(exc, "name", None)
+            if isinstance(name, str) and name:
+                names.append(name)
+        if parsed is not None:
+            names = [name for name, _ in parsed.names]
+        readings: list[NameReading] = []
+        for name in dict.fromkeys(names):
+            group = catalog._store.group_members(name)
+            if group is not None:
+                members = " | ".join(acc.model for acc in group)
+                readings.append(NameReading(name, "group name", (), members))
+            else:
+                readings.append(explain_name(name))
+        return SpecExplanation(text, None if spec is None else str(spec), error, tuple(readings))
 
     @classmethod
     def _from_parsed(cls, text: str) -> AcceleratorSpec:

@@ -223,6 +223,13 @@ BLOCKS: dict[str, Block] = {
         setup="from accelerators import AcceleratorSpec",
         message_only=True,
     ),
+    "grammar-explain": Run(
+        (
+            'accelerators parse --explain "8gpu-128vcpu-1600gb-h100"',
+            'accelerators parse --explain "l40s-180"',
+        ),
+        exit_codes=(0, 2),
+    ),
     "grammar-unknown-error": Python(
         ('AcceleratorSpec.parse("H10O")',),
         setup="from accelerators import AcceleratorSpec",

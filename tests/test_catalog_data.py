@@ -147,6 +147,12 @@ REQUIRED = {
     "V710": ("V710", "V710", True, "amd", "gpu"),
     "W7900": ("W7900", "W7900", True, "amd", "gpu"),
     "RX-7900-XTX": ("RX-7900-XTX", "RX_7900_XTX", True, "amd", "gpu"),
+    # catalog 2026.11.7 (issue 32: the Cloud AI 100's SKUs, boards the fresh corpus rents)
+    "AI100-PRO": ("AI100-PRO", "AI100_PRO", True, "qualcomm", "npu"),
+    "AI100-ULTRA": ("AI100-ULTRA", "AI100_ULTRA", True, "qualcomm", "npu"),
+    "GTX-1080-TI": ("GTX-1080-TI", "GTX_1080_TI", True, "nvidia", "gpu"),
+    "GTX-1070": ("GTX-1070", "GTX_1070", True, "nvidia", "gpu"),
+    "M40-24GB": ("M40-24GB", "M40_24GB", True, "nvidia", "gpu"),
     "MI308X": ("MI308X", "MI308X", True, "amd", "gpu"),
     "MI350X": ("MI350X", "MI350X", True, "amd", "gpu"),
     "MAX-1550": ("MAX-1550", "MAX_1550", True, "intel", "gpu"),
@@ -368,7 +374,6 @@ UNCONFIRMED = {
     "ASCEND-910B4": {"memory_gb", "bandwidth_tbps"},
     # issue 21's entries: figures no page read gave (each note says what was searched)
     "H20-141GB": {"bandwidth_tbps"},
-    "AI100": {"bandwidth_tbps"},
     "ARC-PRO-B60": {"bandwidth_tbps"},
 }
 
@@ -661,6 +666,8 @@ NVIDIA_TENSOR = [
     and n not in {"A10G", "T4G", "H800"}
     # the pages read print no FP16 or FP32 rate for these (P100: Pascal; GB10: FP4 only)
     and n not in {"P100-SXM2", "P100-12GB", "GB10"}
+    # no tensor cores, and packed FP16 at 1:64 (Pascal GeForce) or none (Maxwell): left out
+    and n not in {"GTX-1080-TI", "GTX-1070", "M40-24GB"}
 ]
 
 

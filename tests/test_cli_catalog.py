@@ -172,6 +172,25 @@ def test_parse_error_is_one_screen_with_a_caret() -> None:
     assert result.stdout == ""
 
 
+def test_parse_explain_prints_the_reading_token_by_token() -> None:
+    result = run("parse", "--explain", "gpu-h100x8-640gb")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "'gpu-h100x8-640gb': token reader"
+    assert any(line.split()[:3] == ["640gb", "total", "memory"] for line in lines)
+    assert lines[-1] == "spec: H100:8 | H100-PCIE:8"
+    as_json = json.loads(run("parse", "--explain", "--json", "gpu-h100x8-640gb").stdout)
+    assert as_json["spec"] == "H100:8 | H100-PCIE:8"
+    assert [t["role"] for t in as_json["names"][0]["tokens"]][:2] == ["device word", "model"]
+
+
+def test_parse_explain_of_a_refused_name_shows_what_was_not_placed_and_exits_2() -> None:
+    result = run("parse", "--explain", "NC48-A100")
+    assert result.exit_code == 2
+    assert "NC48  unplaced" in result.stdout
+    assert "refused: Cannot read accelerator name 'NC48-A100' exactly" in result.stdout
+
+
 # -- the application ----------------------------------------------------------------------------
 def test_version() -> None:
     result = run("--version")

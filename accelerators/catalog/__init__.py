@@ -81,4 +81,13 @@ def get(name: str) -> Accelerator:
         return exact
     from accelerators.catalog._names import resolve_name
 
-    return resolve_name(name).accelerator
+    found = resolve_name(name)
+    if found.family:
+        models = [acc.model for acc in (found.accelerator, *found.family)]
+        raise UnknownAcceleratorError(
+            f"Accelerator name {name!r} does not say which model it is: it could be "
+            f"{' or '.join(models)}. Write the one you mean",
+            name=name,
+            suggestions=tuple(models),
+        )
+    return found.accelerator

@@ -68,6 +68,7 @@ from accelerators.catalog._spellings import (
     known_spellings,
     loose_key,
     split_size,
+    tpu_slice,
     words,
     words_key,
 )
@@ -216,10 +217,18 @@ def _resolve(index: Index, text: str) -> NameMatch:
         # do not know (~2 ms of regular expressions a plain name never needs).
         from accelerators.catalog._reader import read
 
-        found = read(index, stripped)
+        found = read(index, stripped, reported=lambda name: _device_reported(index, name))
     if found is None:
         raise _unknown(index, text)
     return found
+
+
+def _device_reported(index: Index, text: str) -> NameMatch | None:
+    """The SKU whose name a device reports (nvidia-smi, GFD, ROCm) is exactly ``text``."""
+    spellings = index.exact[1].get(exact_key(text)) or []
+    reported = [s for s in spellings if s.source in DEVICE_REPORTED]
+    skus = list(dict.fromkeys(s.accelerator for s in reported))
+    return NameMatch(skus[0], True, None, None, reported[0].source) if len(skus) == 1 else None
 
 
 def _instance_type(index: Index, text: str) -> NameMatch | None:
@@ -271,7 +280,7 @@ def _resolve_decorated(index: Index, text: str) -> NameMatch | None:
     if sized is not None:
         base = _lookup(index, sized[0])
         if base is not None and base.count is None and base.accelerator.device_class == "tpu":
-            return _tpu_slice(base, sized[1], text)
+            return tpu_slice(base, sized[1], text)
     return None
 
 
@@ -291,12 +300,19 @@ def _in_tables(
     index: Index, text: str, *tiers: tuple[tuple[Table, Table], str]
 ) -> NameMatch | None:
     """The first tier whose identity (then other systems') table has the key."""
-    for tables, key in tiers:
+    for number, (tables, key) in enumerate(tiers):
         for table in tables:
             spellings = table.get(key) if key else None
+            if spellings and number:  # a count a system glues to its own spelling ("a100x4",
+                # Hugging Face's 4 A100 80GB) belongs to that spelling: never a looser match
+                spellings = [s for s in spellings if s.units is None or _is_tpu(s)]
             if spellings:
                 return _match(spellings, text)
     return None
+
+
+def _is_tpu(spelling: Spelling) -> bool:
+    return spelling.accelerator.device_class == "tpu"
 
 
 def _lookup_with_memory(index: Index, text: str) -> NameMatch | None:
@@ -338,7 +354,7 @@ def _match(spellings: list[Spelling], text: str) -> NameMatch:
     if first.topology is not None:  # the name says the slice itself (HF "v5e-2x4")
         return NameMatch(acc, match.pinned, units, first.topology, first.source)
     if acc.device_class == "tpu":
-        return _tpu_slice(match, units, text)
+        return tpu_slice(match, units, text)
     return NameMatch(acc, match.pinned, units, None, first.source)
 
 
@@ -356,36 +372,6 @@ def _is_model_level(spelling: Spelling) -> bool:
 def _form_factor_words(acc: Accelerator) -> set[str]:
     """Words that tell this SKU from its model: ``sxm`` for ``A100-40GB-SXM``."""
     return (set(words(acc.name)) - set(words(acc.model))) | set(words(acc.form_factor))
-
-
-def _tpu_slice(match: NameMatch, units: int, text: str) -> NameMatch:
-    """A TPU name with a size: GCP and SkyPilot count TensorCores or chips, per generation.
-
-    The catalog's ``tpu_cores_per_chip`` says which: v2, v3, v4 and v5p names count
-    TensorCores, two per chip (``tpu-v5p-8`` is 4 chips); v5e and v6e names count chips.
-    The slice topology is the catalog's topology with that many chips, if exactly one.
-    """
-    acc = match.accelerator
-    topologies = acc.tpu_topologies
-    per_chip = acc.tpu_cores_per_chip or 1
-    if units <= 0 or units % per_chip:
-        raise UnknownAcceleratorError(
-            f"Unknown TPU slice {quote(text)}: {acc.name} slices are sized in "
-            + ("TensorCores, two per chip, so the size must be even" if per_chip == 2 else "chips")
-            + f", got {units}",
-            name=text,
-        )
-    chips = units // per_chip
-    fitting = [t.topology for t in topologies if t.chips == chips]
-    if topologies and not fitting:
-        sizes = ", ".join(str(t.chips * per_chip) for t in topologies)
-        raise UnknownAcceleratorError(
-            f"Unknown TPU slice {quote(text)}: {acc.name} has no topology with {chips} chips; "
-            f"sizes in this naming: {sizes}",
-            name=text,
-        )
-    partition = fitting[0] if len(fitting) == 1 else None
-    return NameMatch(acc, match.pinned, chips, partition, match.source)
 
 
 def _as_count(value: float) -> float:

@@ -1,47 +1,55 @@
-"""The structured name reader: the last tier of name resolution.
+"""The token reader: the last tier of name resolution. It reads a name only when it can
+account for every token; otherwise it refuses, naming the tokens it could not place.
 
 >>> from accelerators.catalog._names import resolve_name
->>> found = resolve_name("HGX-H100_H100-SXM-80GBx16_TRT")
+>>> found = resolve_name("8x_nvidia_b200_180gb_sxm")
 >>> found.accelerator.model, found.count, found.source
-('H100', 16, 'reader')
+('B200', 8, 'reader')
 
-What drivers, clouds, schedulers and benchmarks print is composed from a few kinds of parts:
-vendor and product-line words (``NVIDIA``, ``Tesla``, ``AMD Instinct``), a model (``H100``,
-``RTX 6000 Ada``, ``MI300X``), memory (``80GB``, ``141G``) and its type (``HBM3e``), form
-factors (``SXM5``, ``PCIe``, ``NVL``, ``OAM``), edition and generation words (``Blackwell
-Server Edition``, ``Ada Generation``), a count (``x8``, ``8x``), a MIG profile, and words
-that say nothing about the device (chip code names in pci.ids, server and framework names in
-benchmark names). :func:`read` splits a name into those parts and matches them against the
-catalog's own fields; it never compares strings by distance.
+:mod:`._segment` cuts the name into pieces (model words, vocabulary words, memory sizes,
+counts, host figures, MIG profiles...). Each piece then gets a *role* (:data:`._reading.ROLES`)
+from its kind and its neighbours:
 
-* **Models** are the catalog's spellings with memory, form-factor and vendor words taken out,
-  squashed (``A100-80GB-PCIE`` teaches ``a100``; ``RTX 6000 Ada`` teaches ``rtx6000ada``). A
-  model must start a word of the input (or follow a count glued to it, ``8xMI300X``) and end
-  one, or be followed by parts glued to it (``B200SXMx8``, ``H200NVL``, ``MI300XHF``). The
-  longest model wins; two different models in one name is ambiguous.
-* **The block** is what follows the model, up to its count. Memory, memory type, form factor
-  and edition words choose among the models and SKUs that share the model's spelling
-  (``H100`` + ``NVL`` is the H100 NVL; ``H20`` + ``HBM3e`` the 141 GB H20). A word the
-  catalog has no reading for right after the model is a variant it does not carry (``RTX 5090
-  D``, ``RTX 4060 Ti``, ``H800 NVL``): refused, never read as the base model. So is a
-  size, form factor or architecture that no entry of that spelling has.
-* **Counts** are read only next to the model: ``x8`` in its block, or ``8x`` right before it.
-  A count before a CPU word (``2xEPYC``) is the CPU's; it is never the accelerator's.
+* a number is a **count** when something marks it as one: ``x8``, ``8x``, ``num=2``, a device
+  word after it (``1-gpu``, ``8gpu``), the model right after it (``1H100``, ``8 H100``), or
+  glued to a model word that ends in ``x`` (DigitalOcean's ``mi300x8``); after a TPU
+  generation it is a slice size; before a CPU word it counts CPUs (``2xEPYC``). Any other
+  number is **unplaced**: it could be a count, a size or a host figure, and a guess would be
+  silently wrong;
+* a memory size is **memory** per device when a candidate has it, **total memory** when the
+  count times a candidate's memory makes it (``gpu-h100x8-640gb``), a **host figure** next to
+  a host word (``1600gb ram``), and unplaced otherwise: a size the name gives is never dropped;
+* ``30V``, ``128vcpu``, ``16c`` are **host figures**; ``4Q`` right after a model a **vGPU
+  profile** (that share of its memory);
+* a word the vocabulary does not know is a **variant** right after the model (``RTX 5090 D``:
+  refused); outside the brackets of a pci.ids name (``GH100 [H100 SXM5 80GB]``) it is the
+  **chip**; elsewhere a **system word** (a server model in an MLPerf name) only when the name
+  states its count, since an unknown word could hide one (``NC48-A100`` is 2 A100s).
 
-A name that matches nothing returns None (the caller raises the usual error with close
-matches); a name that matches but cannot be read exactly raises
-:class:`~accelerators.errors.UnknownAcceleratorError` saying why.
+The name's model words (one model word, perhaps repeated) give the candidates; vendor, product
+line, architecture, memory, memory type, form factor, edition and chip words narrow them (each
+must leave one, or the name is refused saying why). When several *models* remain (the name did
+not say the A100's memory or the H100's form factor), the name reads as that **family**: the
+models as alternatives, in catalog order (``gpu-a100-large`` is ``A100-40GB | A100-80GB``).
+A name whose placed words are exactly a name a device reports (nvidia-smi's ``NVIDIA H200``,
+LSF's ``NVIDIAH200``) is that SKU.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from accelerators._text import format_number, quote
-from accelerators.catalog._spellings import NameMatch, is_vendor_word
-from accelerators.errors import UnknownAcceleratorError
+from accelerators._text import quote
+from accelerators.catalog._modelwords import model_words
+from accelerators.catalog._narrow import Read, Token, narrow, refuse, result, without_model
+from accelerators.catalog._numbers import read_numbers
+from accelerators.catalog._reading import TokenReading
+from accelerators.catalog._segment import segment
+from accelerators.catalog._spellings import NameMatch
+from accelerators.catalog._words import vocabulary
+from accelerators.errors import close_matches
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -49,398 +57,242 @@ if TYPE_CHECKING:
 
 __all__ = ["read"]
 
-# -- vocabulary: word classes, no per-accelerator facts --------------------------------------
-_SPLIT = re.compile(r"[\s_\-/,()\[\]:;|*]+")
-_BRACKETED = re.compile(r"\[[^\[\]]*\]|\([^()]*\)")
-_MEMORY = re.compile(r"([0-9]+(?:\.[0-9]+)?)(?:gb|g|gib)")
-_COUNT_SUFFIX = re.compile(r"x([0-9]{1,4})")
-_COUNT_PREFIX = re.compile(r"([0-9]{1,4})x")
-_MIG = re.compile(r"[1-7]g\.[0-9]+gb(?:[+\-][a-z.]+)?")
-_FORM = re.compile(r"(sxm|oam)[0-9]?|pcie|nvl|sff|fhhl|mezzanine")
-_MEMORY_TYPES = frozenset(
-    {"hbm", "hbm2", "hbm2e", "hbm3", "hbm3e", "gddr5", "gddr5x", "gddr6", "gddr6x", "gddr7"}
-)
-_ARCHITECTURES = frozenset(
-    {
-        "kepler",
-        "maxwell",
-        "pascal",
-        "volta",
-        "turing",
-        "ampere",
-        "ada",
-        "lovelace",
-        "hopper",
-        "blackwell",
-        "cdna",
-        "cdna2",
-        "cdna3",
-        "cdna4",
-    }
-)
-#: Words that pick a SKU of a model (matched against the SKU's own words).
-_EDITIONS = frozenset({"workstation", "server", "maxq", "sff"})
-#: Words that describe the same device (a virtual function, a variant of the package).
-_NEUTRAL = frozenset({"vf", "hf", "mxgpu", "ac", "lc", "active", "passive", "nvlink"})
-#: Words that say nothing about the device: product prose, chip and system words.
-_NOISE = frozenset(
-    {
-        "generation",
-        "edition",
-        "grace",
-        "superchip",
-        "accelerator",
-        "gpu",
-        "graphics",
-        "card",
-        "ai",
-        "training",
-        "inference",
-        "data",
-        "center",
-        "datacenter",
-        "module",
-        "board",
-        "processor",
-        "tensor",
-        "core",
-        "tm",
-        "r",
-        "hgx",
-        "dgx",
-        "mig",
-        "trt",
-        "tensorrt",
-        "vllm",
-        "sglang",
-        "dynamo",
-        "triton",
-        "reference",
-        "pytorch",
-        "onnxruntime",
-        "aarch64",
-        "x86",
-        "arm64",
-        "quadro",
-    }
-)
-#: CPU words: a count glued before one (``2xEPYC``) counts CPUs.
-_CPUS = frozenset({"epyc", "xeon", "grace", "cpu", "cpus", "sockets"})
-#: One part glued to a model or another part: ``x8``, ``80gb``, ``sxm5``, ``nvl``, ``hf``...
-_GLUED_PART = re.compile(
-    r"x[0-9]{1,4}|[0-9]+(?:\.[0-9]+)?(?:gib|gb|g)|(?:sxm|oam)[0-9]?|pcie|nvl|sff|fhhl|"
-    + "|".join(sorted(_NEUTRAL | _MEMORY_TYPES | _EDITIONS | {"ada"}, key=len, reverse=True))
-)
-#: Word endings that name a variant the base model is not (``4090D``, ``V100S``, ``H100L``).
-_VARIANT_TAIL = re.compile(r"[a-z]{1,3}|[0-9]+")
+#: Roles the pieces' kinds have before their neighbours are looked at.
+_KIND_ROLE = {
+    "vendor": "vendor",
+    "line": "product line",
+    "architecture": "architecture",
+    "form": "form factor",
+    "memory_sxm": "memory",
+    "edition": "edition",
+    "neutral": "same device",
+    "interconnect": "interconnect",
+    "memory_type": "memory type",
+    "device": "device word",
+    "cpu": "host figure",
+    "host": "host figure",
+    "count_key": "count marker",
+    "sharing": "sharing",
+    "partition": "partition",
+    "noise": "noise",
+    "rack": "noise",
+    "size": "noise",
+    "version": "noise",
+    "chip": "chip",
+    "mig": "partition",
+    "vcpu": "host figure",
+    "x_count": "count",
+}
 
 
-def _normalise(text: str) -> str:
-    """Lower case; ``Max-Q`` as one word; Google's 'lite' TPUs are the 'e' ones (``v5 lite``)."""
-    low = text.casefold().replace("max-q", "maxq").replace("max q", "maxq")
-    return re.sub(r"\b(v[0-9]+)[\s_\-]+lite\b", r"\1e", low)
+_VENDORS = {"nvidia": "NVIDIA", "amd": "AMD", "aws": "AWS", "intel": "Intel", "google": "Google"}
+_VENDORS.update({"huawei": "Huawei", "qualcomm": "Qualcomm"})
+#: What each group of noise words (data/name_words.toml [noise]) is.
+_NOISE_MEANINGS = {
+    "frameworks": "a framework",
+    "sizes": "an instance size",
+    "billing": "a billing term",
+    "platforms": "a platform or system word",
+    "prose": "product prose",
+    "cpu_architectures": "a CPU architecture",
+}
 
 
-def _words(text: str) -> list[str]:
-    return [w for w in _SPLIT.split(_normalise(text)) if w]
+def read(
+    index: Index,
+    text: str,
+    *,
+    reported: Callable[[str], NameMatch | None] | None = None,
+    trace: list[TokenReading] | None = None,
+) -> NameMatch | None:
+    """Read ``text`` token by token; None when it names no catalog model.
+
+    :param reported: looks a text up among the names devices report (nvidia-smi, GFD, ROCm).
+    :param trace: filled with the tokens and their roles, read or refused.
+    :raises UnknownAcceleratorError: the name names a model but cannot be read exactly.
+    """
+    words = model_words(index)
+    pieces = segment(text, words.words, words.longest)
+    state = Read(text, [Token(p) for p in pieces], words)
+    try:
+        return _run(state, reported)
+    finally:
+        if trace is not None:
+            trace.extend(state.trace())
 
 
-def _is_explained(word: str) -> bool:
-    return (
-        is_vendor_word(word)
-        or word in _NOISE
-        or word in _NEUTRAL
-        or word in _EDITIONS
-        or word in _ARCHITECTURES
-        or word in _MEMORY_TYPES
-        or bool(_FORM.fullmatch(word) or _MEMORY.fullmatch(word) or _MIG.fullmatch(word))
-    )
+def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> NameMatch | None:
+    tokens = state.tokens
+    for token in tokens:
+        token.role = _KIND_ROLE.get(token.piece.kind, "")
+        token.meaning = _first_meaning(token)
+    models = _model_tokens(state) or _model_number(state)
+    if not models:
+        return without_model(state)
+    if "+" in state.text:  # Modal's "B200+": that model or a newer one
+        raise refuse(state, "'+' is no separator: it may mean 'or newer' (Modal's 'B200+')")
+    candidates = _candidates(state, models)
+    read_numbers(state, candidates)
+    _read_unknown(state, models)
+    _refuse_unplaced(state)
+    candidates = narrow(state, candidates)
+    found = _reported(state, reported) if reported is not None else None
+    if found is not None and found.accelerator in candidates:
+        candidates = [found.accelerator]
+    return result(state, candidates, pinned_by_report=found is not None)
 
 
-def _form(word: str) -> str:
-    """``SXM5`` -> ``sxm``: form factors compare without their generation digit."""
-    return re.sub(r"^(sxm|oam)[0-9]$", r"\1", word)
+def _first_meaning(token: Token) -> str:
+    piece = token.piece
+    kind = piece.kind
+    if kind in ("vendor", "line"):
+        return _VENDORS.get(piece.value, piece.value)
+    if kind in ("form", "edition"):
+        return piece.value.upper() if kind == "form" else piece.value.title()
+    if kind == "architecture":
+        return piece.value.title()
+    if kind == "noise":
+        return _NOISE_MEANINGS.get(piece.value, "")
+    if kind in ("vcpu",):
+        return f"{piece.groups[0]} vCPUs"
+    if kind == "x_count":
+        token.number = float(piece.groups[0])
+        return f"{piece.groups[0]} devices"
+    if kind == "mig":
+        return f"MIG profile {piece.value}"
+    if kind == "rack":
+        return "a rack's NVLink domain (NVL72), not the NVL card"
+    if kind == "size":
+        return "an instance size"
+    if kind == "version":
+        return "a version"
+    if kind == "memory_sxm":
+        token.number = float(piece.groups[0])
+        return f"{piece.groups[0]} GB, SXM"
+    return ""
 
 
-# -- the model table, built once per index ----------------------------------------------------
-@dataclass
-class _Table:
-    #: squashed model words -> the catalog entries a spelling with those words names
-    keys: dict[str, list[Accelerator]] = field(default_factory=dict)
-    #: squashed model words -> models one of whose own names is exactly those words
-    primary: dict[str, set[str]] = field(default_factory=dict)
-    longest: int = 0
+def _model_tokens(state: Read) -> list[Token]:
+    models = [t for t in state.tokens if t.piece.kind == "model"]
+    strong = [t for t in models if t.piece.value not in state.words.weak]
+    if strong:
+        for token in models:
+            if token not in strong:
+                token.role, token.meaning = "noise", "a version"
+        models = strong
+    inside = [t for t in models if t.piece.bracket]
+    if inside:  # pci.ids: the chip, then the board in brackets
+        for token in state.tokens:
+            if not token.piece.bracket:
+                token.role = "chip"
+                token.meaning = "the chip (pci.ids names the board in brackets)"
+        models = inside
+    for token in models:
+        token.role = "model"
+    return models
 
 
-def _core(text: str) -> str:
-    """The model words of a catalog spelling, squashed: ``NVIDIA A100-SXM4-80GB`` -> ``a100``."""
-    kept = [
-        w
-        for w in _words(text)
-        if not (is_vendor_word(w) or _MEMORY.fullmatch(w) or _FORM.fullmatch(w))
-        and w not in _EDITIONS
-        and w not in _NOISE - {"quadro"}
-        and w not in _NEUTRAL
-        and w not in _MEMORY_TYPES
-    ]
-    return "".join(kept)
+def _model_number(state: Read) -> list[Token]:
+    """A bare model number after a vendor word, in a name with no model word (``nvidia_3090``):
+    the model whose number it is, when the vendor makes one."""
+    numbers = [t for t in state.tokens if t.piece.kind == "number"]
+    vendors = {t.piece.value for t in state.tokens if t.piece.kind == "vendor"}
+    if len(numbers) != 1 or len(vendors) != 1 or numbers[0].piece.glued:
+        return []
+    token = numbers[0]
+    entries = state.words.numbers.get(token.piece.value, [])
+    if not entries or {a.vendor for a in entries} != vendors:
+        return []
+    token.piece = replace(token.piece, kind="model")
+    token.role = "model"
+    return [token]
 
 
-def _table(index: Index) -> _Table:
-    table: _Table | None = getattr(index, "reader_table", None)
-    if table is not None:
-        return table
-    table = _Table()
-    from accelerators.catalog._schema import Names
-
-    for acc in index.entries:
-        own = [acc.name, acc.model, *acc.aliases] + ([acc.constant] if acc.constant else [])
-        others: list[str] = []
-        for system in Names.model_fields:
-            value = getattr(acc.names, system)
-            others += [value] if isinstance(value, str) else list(value or ())
-        for text in own + others:
-            key = _core(text)
-            if (
-                len(key) < (2 if text in own else 3)
-                or key.isdigit()
-                or key in _ARCHITECTURES
-                or _COUNT_SUFFIX.search(key[-4:])  # a spelling with a count (HF "l40sx4")
-                or (acc.device_class == "tpu" and key[-1].isdigit())  # a TPU slice size
-            ):
-                continue  # not a model word to look for in free text
-            bucket = table.keys.setdefault(key, [])
-            if acc not in bucket:
-                bucket.append(acc)
-            if text in own and "".join(_words(text)) == key:
-                table.primary.setdefault(key, set()).add(acc.model)
-    table.longest = max(map(len, table.keys), default=0)
-    index.reader_table = table  # type: ignore[attr-defined]
-    return table
+def _candidates(state: Read, models: list[Token]) -> list[Accelerator]:
+    keys = list(dict.fromkeys(t.piece.value for t in models))
+    entries = [state.words.words.get(k) or state.words.numbers[k] for k in keys]
+    # Two words for one accelerator ("GH200 Grace Hopper") share an entry: either's entries,
+    # narrowed later. Words with no entry in common name two accelerators.
+    if any(not set(e) & set(entries[0]) for e in entries[1:]):
+        named = list(dict.fromkeys(a.model for e in entries for a in e))
+        raise refuse(state, f"it names more than one accelerator ({' and '.join(named)})", named)
+    common = list(dict.fromkeys(a for e in entries for a in e))
+    if _a_choice(state, models):
+        named = list(dict.fromkeys(a.model for a in common))
+        raise refuse(state, "it names a choice of boards ('/')", named)
+    state.word = models[0].piece.text.upper()
+    for token in models:
+        token.meaning = " / ".join(dict.fromkeys(a.model for a in common))
+    return common
 
 
-# -- reading -----------------------------------------------------------------------------------
-@dataclass
-class _Found:
-    key: str
-    word: int  # index of the word the model ends in
-    tail: list[str]  # parts glued after the model in that word
-    count: int | None  # a count glued before it (8xMI300X) or in the word before (8x H100)
+def _a_choice(state: Read, models: list[Token]) -> bool:
+    """Whether a '/' offers a choice in the part of the name the model is in
+    (``Quadro RTX 6000/8000``; the chip part of pci.ids' ``Aldebaran/MI200 [...]`` is not)."""
+    inside = models[0].piece.bracket
+    parts = [t.piece for t in state.tokens if t.piece.bracket == inside]
+    start, end = parts[0].start, parts[-1].end
+    return "/" in state.text[start:end]
 
 
-def _glued(rest: str) -> list[str] | None:
-    """Split what is glued after a model (``sxmx8``) into parts, or None if it is not parts."""
-    parts: list[str] = []
-    while rest:
-        part = _GLUED_PART.match(rest)
-        if part is None:
-            return None
-        parts.append(part[0])
-        rest = rest[part.end() :]
-    return parts
+def _read_unknown(state: Read, models: list[Token]) -> None:
+    vocab = vocabulary()
+    counted = bool(state.counts)
+    last = state.tokens.index(models[-1])
+    for i, token in enumerate(state.tokens):
+        if token.role:
+            continue
+        piece = token.piece
+        if piece.truncated and piece.kind == "unknown":
+            whole = vocab.starting_with(piece.value)
+            if whole:
+                kind = vocab.get(whole[0])[0]  # type: ignore[index]
+                token.role = _KIND_ROLE.get(kind, "noise")
+                token.meaning = f"cut short: {whole[0]}"
+                continue
+        short = piece.glued or len(piece.value) <= 3 or piece.value.isdigit()
+        if (
+            i == last + 1
+            and short
+            and piece.kind in ("unknown", "number", "vgpu", "topology", "decimal")
+        ):
+            token.role = "variant"
+            token.meaning = "right after the model: a variant the catalog does not carry?"
+        elif piece.kind == "unknown" and counted:
+            token.role = "system word"
+            token.meaning = "the system around the accelerators (the name states the count)"
 
 
-def _find(words: list[str], table: _Table) -> list[_Found]:
-    """Every model occurrence, longest first at each start, left to right."""
-    found: list[_Found] = []
-    i = 0
-    while i < len(words):
-        count: int | None = None
-        lead = _COUNT_PREFIX.match(words[i])
-        starts: list[tuple[str, int | None]] = [(words[i], None)]
-        if lead and lead.end() < len(words[i]):
-            starts.append((words[i][lead.end() :], int(lead[1])))
-        hit: _Found | None = None
-        for first, glued_count in starts:
-            text = first
-            for j in range(i, len(words)):
-                if j > i:
-                    text += words[j]
-                if len(text) > table.longest + 12:
-                    break
-                for end in range(min(len(text), table.longest), 1, -1):
-                    key = text[:end]
-                    if key not in table.keys or (j > i and end <= len(text) - len(words[j])):
-                        continue
-                    rest = text[end:]
-                    if key[-1].isdigit() and rest[:1].isdigit():
-                        continue  # the number runs on: "l4" is not in "l40g"
-                    tail = _glued(rest)
-                    if tail is None:
-                        continue
-                    if hit is None or len(key) > len(hit.key):
-                        count = glued_count
-                        if count is None and i > 0 and re.fullmatch(r"[0-9]{1,4}x", words[i - 1]):
-                            count = int(words[i - 1][:-1])
-                        hit = _Found(key, j, tail, count)
-                    break
-        if hit is not None:
-            found.append(hit)
-            i = hit.word + 1
+def _refuse_unplaced(state: Read) -> None:
+    bad = [t for t in state.tokens if t.role in ("", "variant")]
+    if not bad:
+        return
+    for token in bad:
+        token.role = token.role or "unplaced"
+    lexicon = [*vocabulary().words, *state.words.words]
+    parts, hints = [], []
+    after = state.tokens.index(next(t for t in state.tokens if t.role == "model"))
+    for token in bad:
+        text = quote(token.piece.value)
+        if token.role == "variant" and token.piece.kind in ("number", "decimal"):
+            parts.append(f"{text} follows the model: a count, a size, a host figure or a variant?")
+        elif token.role == "variant":
+            parts.append(f"{text} follows the model, and the catalog has no variant by that name")
+        elif token.piece.kind in ("number", "decimal"):
+            where = " follows the model:" if state.tokens.index(token) > after else ""
+            parts.append(f"{text}{where} could be a count, a size or a host figure")
+        elif token.piece.kind == "topology":
+            parts.append(f"{text} is no TPU topology here: it could be host figures")
         else:
-            i += 1
-    return found
+            parts.append(f"{text} is not a word it can place")
+            hints += close_matches(token.piece.value, lexicon)[:2]
+        token.meaning = token.meaning or "not placed"
+    hint = f" (did you mean {' or '.join(repr(h) for h in hints[:3])}?)" if hints else ""
+    raise refuse(state, "; ".join(parts) + hint, tuple(hints[:3]))
 
 
-def read(index: Index, text: str) -> NameMatch | None:
-    """Read ``text`` by its parts; None when it names no model the catalog knows."""
-    table = _table(index)
-    groups = _BRACKETED.findall(text) or [text]
-    words = _words(text)
-    found = _find(words, table)
-    if not found:
+def _reported(state: Read, reported: Callable[[str], NameMatch | None]) -> NameMatch | None:
+    plain = ("vendor", "product line", "model", "memory", "memory type", "form factor", "edition")
+    if any(t.role not in plain for t in state.tokens):
         return None
-    keys = list(dict.fromkeys(h.key for h in found))
-    if len({frozenset(_models_of(key, table)) for key in keys}) > 1:
-        raise _refuse(text, "it names more than one accelerator", _suggest(table, keys))
-    last = found[-1]
-    if any("/" in g and last.key in "".join(_words(g)) for g in groups):
-        raise _refuse(text, "it names a choice of boards ('/')", _suggest(table, keys))
-    if last.count is not None and last.count <= 0:
-        raise _refuse(text, f"it asks for {last.count} devices")
-    block, count = _block(text, words, last)
-    acc, pinned = _choose(text, table, last.key, block)
-    partition = block.get("mig")
-    if partition:
-        from accelerators.catalog._partitions import check_partition
-
-        check_partition(acc, partition)
-    return NameMatch(acc, pinned, count, partition, "reader")
-
-
-def _models_of(key: str, table: _Table) -> set[str]:
-    return {acc.model for acc in table.keys[key]}
-
-
-def _block(text: str, words: list[str], found: _Found) -> tuple[dict[str, str], int | float | None]:
-    """The parts that follow the model, up to its count; refuses a variant it cannot read."""
-    block: dict[str, str] = {}
-    count = found.count
-    parts = list(found.tail) + words[found.word + 1 :]
-    for position, word in enumerate(parts):
-        suffix = _COUNT_SUFFIX.fullmatch(word)
-        if suffix:
-            count = _set_count(text, count, int(suffix[1]))
-            break
-        mem = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)(?:gb|g|gib)x([0-9]{1,4})", word)
-        if mem:
-            block.setdefault("memory", mem[1])
-            count = _set_count(text, count, int(mem[2]))
-            break
-        arch = re.fullmatch(r"(aarch64|x86|arm64)x([0-9]{1,4})", word)
-        if arch:
-            count = _set_count(text, count, int(arch[2]))
-            break
-        if word == "mig" and position + 1 < len(parts) and _MIG.fullmatch(parts[position + 1]):
-            block["mig"] = parts[position + 1]
-            continue
-        if _MIG.fullmatch(word) and block.get("mig") == word:
-            continue
-        glued = None if _is_explained(word) else _glued(word)
-        if glued and len(glued) > 1:
-            parts[position + 1 : position + 1] = glued[1:]
-            word = glued[0]
-        if not _is_explained(word):
-            if count is None and (position == 0 or _VARIANT_TAIL.fullmatch(word)):
-                raise _refuse(
-                    text,
-                    f"{quote(word)} follows the model, and the catalog has no variant of it "
-                    "by that name",
-                )
-            break  # a system, framework or CPU word: the accelerator's part has ended
-        _classify(word, block)
-    return block, count
-
-
-def _set_count(text: str, count: int | float | None, value: int) -> int:
-    if value <= 0 or (count is not None and count != value):
-        raise _refuse(text, f"it gives two counts ({format_number(count or 0)} and {value})")
-    return value
-
-
-def _classify(word: str, block: dict[str, str]) -> None:
-    if _MEMORY.fullmatch(word):
-        block.setdefault("memory", _MEMORY.fullmatch(word)[1])  # type: ignore[index]
-    elif word in _MEMORY_TYPES:
-        block["memory_type"] = word
-    elif word in _ARCHITECTURES and word != "ada":
-        block["architecture"] = word
-    elif _FORM.fullmatch(word) or word in _EDITIONS:
-        block["sku"] = (block.get("sku", "") + " " + _form(word)).strip()
-
-
-def _sku_words(acc: Accelerator, *, strong: bool = False) -> set[str]:
-    """Words that tell a SKU: of its name and aliases, and (unless ``strong``) its form factor."""
-    words = set()
-    for text in (acc.name, *acc.aliases, *(() if strong else (acc.form_factor,))):
-        words |= {_form(w) for w in _words(text)}
-    return words
-
-
-def _memory_type(acc: Accelerator) -> str:
-    """``HBM3e`` -> ``hbm3e``; ``GDDR6 (ECC)`` -> ``gddr6``."""
-    return (_words(acc.memory_type) or [""])[0]
-
-
-def _choose(text: str, table: _Table, key: str, block: dict[str, str]) -> tuple[Accelerator, bool]:
-    """The catalog entry the model and its block name, and whether the name pins the SKU."""
-    candidates = list(table.keys[key])
-    if "memory" in block:
-        gb = float(block["memory"])
-        fits = [a for a in candidates if abs(a.device_memory_gb - gb) <= 0.5]
-        if not fits:
-            sizes = sorted({format_number(a.device_memory_gb) for a in candidates})
-            raise _refuse(
-                text,
-                f"no {key.upper()} in the catalog has {block['memory']} GB "
-                f"(it has {', '.join(sizes)} GB)",
-            )
-        candidates = fits
-    if "memory_type" in block:
-        kind = block["memory_type"]
-        typed = [a for a in candidates if _memory_type(a) == kind]
-        if not typed:
-            raise _refuse(text, f"no {key.upper()} in the catalog has {kind.upper()} memory")
-        candidates = typed or candidates
-    wanted = set(block.get("sku", "").split())
-    if wanted:
-        fitting = [a for a in candidates if wanted <= _sku_words(a)]
-        if not fitting:
-            raise _refuse(text, f"no {key.upper()} in the catalog is {' '.join(sorted(wanted))}")
-        named = [a for a in fitting if wanted <= _sku_words(a, strong=True)]
-        candidates = named or fitting  # the SKU whose name says it, over a form-factor note
-    if "architecture" in block:
-        arch = block["architecture"]
-        candidates = [a for a in candidates if a.architecture.casefold().startswith(arch)]
-        if not candidates:
-            raise _refuse(text, f"no {key.upper()} in the catalog is a {arch.title()} part")
-    models = list(dict.fromkeys(a.model for a in candidates))
-    if len(models) > 1:
-        primary = [m for m in models if m in table.primary.get(key, set())]
-        if len(primary) != 1:
-            raise _refuse(text, f"it could be {' or '.join(models)}", tuple(models))
-        models = primary
-    skus = [a for a in candidates if a.model == models[0]]
-    if wanted and len(skus) == 1:
-        return skus[0], not skus[0].default_for_model or len(_all_skus(table, models[0])) > 1
-    default = next((a for a in _all_skus(table, models[0]) if a.default_for_model), skus[0])
-    return default, False
-
-
-def _all_skus(table: _Table, model: str) -> list[Accelerator]:
-    return list(
-        dict.fromkeys(a for bucket in table.keys.values() for a in bucket if a.model == model)
-    )
-
-
-def _suggest(table: _Table, keys: list[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(acc.model for key in keys for acc in table.keys[key]))
-
-
-def _refuse(text: str, why: str, suggestions: tuple[str, ...] = ()) -> UnknownAcceleratorError:
-    hint = f"; write one of {', '.join(repr(s) for s in suggestions)}" if suggestions else ""
-    return UnknownAcceleratorError(
-        f"Cannot read accelerator name {quote(text)} exactly: {why}{hint}",
-        name=text,
-        suggestions=suggestions,
-    )
+    return reported(" ".join(t.piece.text for t in state.tokens))

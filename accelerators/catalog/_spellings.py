@@ -13,8 +13,9 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from accelerators._text import format_number
+from accelerators._text import format_number, quote
 from accelerators.catalog import _store as catalog
+from accelerators.errors import UnknownAcceleratorError
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -34,6 +35,7 @@ __all__ = [
     "known_spellings",
     "loose_key",
     "split_size",
+    "tpu_slice",
     "words",
     "words_key",
 ]
@@ -81,7 +83,10 @@ class NameMatch:
     the name itself implies them (``a10g-largex2`` is 2 devices; ``tpu-v5litepod-8`` is 8
     chips in a ``2x4`` slice; GFD's ``…-MIG-1g.5gb`` is a ``1g.5gb`` slice). ``source`` says
     which kind of spelling matched: ``name``, ``model``, ``constant``, ``alias`` or a
-    ``names.*`` system (``nvml``, ``gke``, ``hf``…).
+    ``names.*`` system (``nvml``, ``gke``, ``hf``…), ``instance`` or ``reader``.
+    ``family`` holds the further models of a name that leaves its model open (the token
+    reader's ``gpu-a100-large`` is ``A100-40GB`` or ``A100-80GB``): the default SKU of each,
+    in catalog order, after ``accelerator``.
     """
 
     accelerator: Accelerator
@@ -89,6 +94,7 @@ class NameMatch:
     count: float | None = None
     partition: str | None = None
     source: str = "name"
+    family: tuple[Accelerator, ...] = ()
 
 
 class Spelling(NamedTuple):
@@ -309,3 +315,33 @@ def split_size(text: str) -> tuple[str, int] | None:
 def known_spellings() -> tuple[str, ...]:
     """Every spelling the catalog knows, models and SKU names first."""
     return tuple(current_index().displays)
+
+
+def tpu_slice(match: NameMatch, units: int, text: str) -> NameMatch:
+    """A TPU name with a size: GCP and SkyPilot count TensorCores or chips, per generation.
+
+    The catalog's ``tpu_cores_per_chip`` says which: v2, v3, v4 and v5p names count
+    TensorCores, two per chip (``tpu-v5p-8`` is 4 chips); v5e and v6e names count chips.
+    The slice topology is the catalog's topology with that many chips, if exactly one.
+    """
+    acc = match.accelerator
+    topologies = acc.tpu_topologies
+    per_chip = acc.tpu_cores_per_chip or 1
+    if units <= 0 or units % per_chip:
+        raise UnknownAcceleratorError(
+            f"Unknown TPU slice {quote(text)}: {acc.name} slices are sized in "
+            + ("TensorCores, two per chip, so the size must be even" if per_chip == 2 else "chips")
+            + f", got {units}",
+            name=text,
+        )
+    chips = units // per_chip
+    fitting = [t.topology for t in topologies if t.chips == chips]
+    if topologies and not fitting:
+        sizes = ", ".join(str(t.chips * per_chip) for t in topologies)
+        raise UnknownAcceleratorError(
+            f"Unknown TPU slice {quote(text)}: {acc.name} has no topology with {chips} chips; "
+            f"sizes in this naming: {sizes}",
+            name=text,
+        )
+    partition = fitting[0] if len(fitting) == 1 else None
+    return NameMatch(acc, match.pinned, chips, partition, match.source)

@@ -148,11 +148,32 @@ def parse_spec(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the spec as JSON (model_dump_json).")
     ] = False,
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain",
+            help="Show how each name is read, token by token (what each part was taken to "
+            "say, or which part could not be placed), then the spec.",
+        ),
+    ] = False,
 ) -> None:
     """Show what a spec resolves to: canonical form, accepted SKUs, count, partition."""
     from accelerators.cli._parse import lines
     from accelerators.spec import AcceleratorSpec
 
+    if explain:
+        explanation = AcceleratorSpec.explain(spec)
+        if as_json:
+            import dataclasses
+            import json
+
+            typer.echo(json.dumps(dataclasses.asdict(explanation), indent=2))
+        else:
+            for line in explanation.lines():
+                typer.echo(line)
+        if explanation.spec is None:
+            raise typer.Exit(code=2)
+        return
     parsed = AcceleratorSpec.parse(spec)
     if as_json:
         typer.echo(parsed.model_dump_json())

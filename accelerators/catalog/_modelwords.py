@@ -1,0 +1,149 @@
+"""The model words the token reader looks for, built from the catalog's spellings.
+
+A spelling's *model word* is the spelling with its vendor, product-prose, memory, form-factor,
+edition and neutral words taken out, squashed: ``NVIDIA A100-SXM4-80GB`` teaches ``a100``,
+``RTX 6000 Ada Generation`` teaches ``rtx6000ada``, ``Radeon Pro V710`` teaches ``prov710``.
+Each word maps to the catalog entries whose spellings teach it, so ``a100`` maps to the four
+A100 SKUs and the reader narrows them with the name's other tokens.
+
+Two kinds of words are added from the taught ones:
+
+* the word without its product-line prefix (``rtx4000ada`` also teaches ``4000ada``,
+  DigitalOcean's ``gpu-4000adax1``), when what is left has a letter and a digit;
+* the bare *model number* left when the prefix goes and only four digits remain (``3090``
+  from ``rtx3090``): read as a model only in a name that names nothing else and says its
+  vendor (Mystic's ``nvidia_3090``), never as a word inside another name, and only when no
+  other model's word holds the number except as a variant (``3090ti``): ``6000`` is kept
+  out, since ``RTX 6000 Ada`` and ``RTX A6000`` hold it too;
+* TPU generations (``tpuv4`` and ``v4``, from ``TPU-V4``). A bare generation word with no
+  letter after its number (``v2``, ``v4``) is *weak*: it names a TPU only in a name that
+  names nothing else (``n2-A100x8-NVLink-v2`` is a version, not a TPU v2).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from accelerators.catalog._spellings import is_vendor_word
+from accelerators.catalog._words import vocabulary
+
+if TYPE_CHECKING:
+    from accelerators.catalog._schema import Accelerator
+    from accelerators.catalog._spellings import Index
+
+__all__ = ["ModelWords", "model_words", "words_of"]
+
+_SPLIT = re.compile(r"[^a-z0-9]+")
+_MEMORY = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:gb|g|gib)")
+_FORM = re.compile(r"(?:sxm|oam)[0-9]?|pcie|nvl|sff|fhhl|mezzanine")
+#: Word classes a spelling's model word never keeps.
+_DROPPED = frozenset(
+    {"form", "edition", "neutral", "memory_type", "noise", "device", "interconnect"}
+)
+#: Product-line prefixes a model word may be read without.
+_LINES = ("geforce", "quadro", "tesla", "radeon", "instinct", "rtx", "gtx")
+#: What may follow a bare model number in another model's word: a variant of that model
+#: (``3090ti``, ``4090d``), which the number alone does not name.
+_VARIANT = re.compile(r" (?:ti|super|tisuper|d)")
+_COUNTED = re.compile(r"x[0-9]{1,4}")  # a spelling that carries a count (HF "l40sx4")
+
+
+@dataclass
+class ModelWords:
+    #: model word -> the catalog entries it names, in catalog order
+    words: dict[str, list[Accelerator]] = field(default_factory=dict)
+    #: words read as a model only in a name that names nothing else
+    weak: set[str] = field(default_factory=set)
+    #: bare model numbers (``3090``) -> the catalog entries they name, after a vendor word
+    numbers: dict[str, list[Accelerator]] = field(default_factory=dict)
+    #: every entry some word names, in word order, and those entries by model
+    entries: list[Accelerator] = field(default_factory=list)
+    by_model: dict[str, list[Accelerator]] = field(default_factory=dict)
+    longest: int = 0
+
+
+def _strip_line(key: str) -> str:
+    for line in _LINES:
+        key = key.removeprefix(line)
+    return key
+
+
+def words_of(text: str) -> list[str]:
+    """Lower-case words of a spelling (``Max-Q`` as one word)."""
+    low = text.casefold().replace("max-q", "maxq").replace("max q", "maxq")
+    low = re.sub(r"\b(v[0-9]+)[\s_\-]+lite\b", r"\1e", low)
+    return [w for w in _SPLIT.split(low) if w]
+
+
+def _core(text: str) -> str:
+    vocab = vocabulary()
+    kept = []
+    for word in words_of(text):
+        kind = (vocab.get(word) or ("", ""))[0]
+        if is_vendor_word(word) or _MEMORY.fullmatch(word) or _FORM.fullmatch(word):
+            continue
+        if kind in _DROPPED and word != "quadro":
+            continue
+        kept.append(word)
+    return "".join(kept)
+
+
+def model_words(index: Index) -> ModelWords:
+    """The model words of the catalog behind ``index`` (built once per index)."""
+    table: ModelWords | None = getattr(index, "model_words", None)
+    if table is not None:
+        return table
+    table = ModelWords()
+    from accelerators.catalog._schema import Names
+
+    def add(key: str, acc: Accelerator) -> None:
+        bucket = table.words.setdefault(key, [])
+        if acc not in bucket:
+            bucket.append(acc)
+
+    for acc in index.entries:
+        own = [acc.name, acc.model, *acc.aliases] + ([acc.constant] if acc.constant else [])
+        others: list[str] = []
+        for system in Names.model_fields:
+            value = getattr(acc.names, system)
+            others += [value] if isinstance(value, str) else list(value or ())
+        for text in own + others:
+            key = _core(text)
+            if (
+                len(key) < (2 if text in own else 3)
+                or key.isdigit()
+                or _COUNTED.search(key[-4:])  # not "rtx4090": "4090" has no x
+                or (acc.device_class == "tpu" and key[-1].isdigit())  # a slice size
+            ):
+                continue
+            add(key, acc)
+        if acc.device_class == "tpu":  # TPU-V4 teaches tpuv4 and v4; TPU-V5E tpuv5e and v5e
+            generation = _core(acc.model)
+            add(generation, acc)
+            bare = generation.removeprefix("tpu")
+            add(bare, acc)
+            if re.fullmatch(r"v[0-9]+", bare):
+                table.weak.add(bare)
+    for key, bucket in list(table.words.items()):
+        for line in _LINES:
+            rest = key.removeprefix(line)
+            if rest != key and len(rest) >= 4 and re.search(r"[a-z]", rest) and rest[0].isdigit():
+                for acc in bucket:
+                    add(rest, acc)
+            elif rest != key and re.fullmatch(r"[0-9]{4}", rest):
+                numbered = table.numbers.setdefault(rest, [])
+                numbered += [a for a in bucket if a not in numbered]
+    for number, named in list(table.numbers.items()):  # "6000": Quadro RTX, RTX 6000 Ada, A6000...
+        for key, bucket in table.words.items():
+            rest = _strip_line(key).replace(number, " ", 1)
+            if number in key and set(bucket) - set(named) and not _VARIANT.fullmatch(rest):
+                del table.numbers[number]
+                break
+    table.longest = max(map(len, table.words), default=0)
+    table.entries = list(dict.fromkeys(a for bucket in table.words.values() for a in bucket))
+    for acc in table.entries:
+        table.by_model.setdefault(acc.model, []).append(acc)
+    index.model_words = table  # type: ignore[attr-defined]
+    return table

@@ -1,0 +1,251 @@
+"""The token reader's second half: the state of a reading, and how the placed tokens narrow
+the candidates to one entry, or to a family of models, with its count and partition.
+
+See :mod:`accelerators.catalog._reader` for the roles; this module turns them into a
+:class:`~accelerators.catalog._spellings.NameMatch` or a refusal that says which token
+conflicts with what the catalog has.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from accelerators._text import format_number, quote
+from accelerators.catalog._modelwords import ModelWords, words_of
+from accelerators.catalog._reading import TokenReading
+from accelerators.catalog._segment import Piece
+from accelerators.catalog._spellings import NameMatch, tpu_slice
+from accelerators.errors import UnknownAcceleratorError
+
+if TYPE_CHECKING:
+    from accelerators.catalog._schema import Accelerator
+
+__all__ = ["UNITS", "Read", "Token", "count_of", "narrow", "refuse", "result", "without_model"]
+
+
+UNITS = {"gb": 1.0, "gib": 1.0, "g": 1.0, "gi": 1.0, "tb": 1000.0, "mb": 0.001, "vram": 1.0}
+UNITS["gbvram"] = 1.0
+
+
+#: Words of a SKU's name that a form-factor word is compared with (SXM5 is SXM).
+_SKU_FORM = {"sxm2": "sxm", "sxm3": "sxm", "sxm4": "sxm", "sxm5": "sxm", "sxm6": "sxm"}
+
+
+#: Memory sizes within this much of a catalog figure are that figure (Together's 140gb H200).
+_MEMORY_SLACK = 0.01
+
+
+@dataclass
+class Token:
+    piece: Piece
+    role: str = ""
+    meaning: str = ""
+    number: float = 0.0
+
+
+@dataclass
+class Read:
+    """One reading in progress: the tokens and what they said."""
+
+    text: str
+    tokens: list[Token]
+    words: ModelWords
+    counts: list[tuple[float, Token]] = field(default_factory=list)
+    memory: list[Token] = field(default_factory=list)
+    #: The model word as written, upper case (``A100``): what messages call the candidates.
+    word: str = ""
+    slice_size: int | None = None
+
+    def trace(self) -> list[TokenReading]:
+        return [
+            TokenReading(t.piece.text, t.piece.start, t.piece.end, t.role or "unplaced", t.meaning)
+            for t in self.tokens
+        ]
+
+
+def narrow(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
+    """Keep the candidates every vendor, architecture, memory, form and edition word fits."""
+    for token in state.tokens:
+        kind, value = token.piece.kind, token.piece.value
+        if kind in ("vendor", "line"):
+            keep = [a for a in candidates if a.vendor == value]
+            candidates = _fits(state, candidates, keep, f"is made by {token.meaning}")
+        elif kind == "architecture":
+            keep = [a for a in candidates if a.architecture.casefold().startswith(value)]
+            candidates = _fits(state, candidates, keep, f"is a {value.title()} part")
+        elif kind == "memory_type":
+            keep = [a for a in candidates if words_of(a.memory_type)[:1] == [value]]
+            candidates = _fits(state, candidates, keep, f"has {value.upper()} memory")
+        elif kind == "device" and value.startswith("tpu"):
+            keep = [a for a in candidates if a.device_class == "tpu"]
+            candidates = _fits(state, candidates, keep, "is a TPU")
+    candidates = _by_memory(state, candidates)
+    wanted = {
+        _SKU_FORM.get(t.piece.value, t.piece.value)
+        for t in state.tokens
+        if t.piece.kind in ("form", "edition")
+    }
+    wanted |= {"sxm" for t in state.tokens if t.piece.kind == "memory_sxm"}
+    wanted |= {t.piece.value for t in state.tokens if t.piece.value == "vws"}
+    if wanted:
+        fitting = [a for a in candidates if wanted <= _sku_words(a)]
+        if not fitting and wanted == {"vws"}:  # a vWS licence of a GPU the catalog lists once
+            return candidates
+        strong = [a for a in fitting if wanted <= _sku_words(a, strong=True)]
+        candidates = _fits(state, candidates, strong or fitting, f"is {' '.join(sorted(wanted))}")
+    return candidates
+
+
+def _fits(
+    state: Read, candidates: list[Accelerator], keep: list[Accelerator], what: str
+) -> list[Accelerator]:
+    if not keep:
+        named = state.word or " / ".join(dict.fromkeys(a.model for a in candidates))
+        raise refuse(state, f"no {named} in the catalog {what}")
+    return keep
+
+
+def _by_memory(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
+    count = count_of(state)
+    for token in state.memory:
+        gb = token.number
+        per = [a for a in candidates if _near(a.device_memory_gb, gb)]
+        if per:
+            candidates, token.meaning = per, token.meaning or f"{format_number(gb)} GB per device"
+            continue
+        devices = count or 1.0
+        total = [a for a in candidates if devices > 1 and _near(a.device_memory_gb * devices, gb)]
+        if total:
+            token.role = "total memory"
+            each = format_number(gb / devices)
+            token.meaning = f"{format_number(gb)} GB in all: {each} GB x {format_number(devices)}"
+            candidates = total
+            continue
+        sizes = ", ".join(
+            sorted({format_number(a.device_memory_gb) for a in candidates}, key=float)
+        )
+        token.role = "unplaced"
+        named = state.word or candidates[0].family
+        raise refuse(
+            state,
+            f"no {named} in the catalog has {format_number(gb)} GB (it has {sizes} GB), nor is "
+            f"{quote(token.piece.text)} their total",
+        )
+    return candidates
+
+
+def _near(figure: float, gb: float) -> bool:
+    return abs(figure - gb) <= max(0.5, figure * _MEMORY_SLACK)
+
+
+def count_of(state: Read) -> float | None:
+    values = {value for value, _ in state.counts}
+    if len(values) > 1:
+        shown = " and ".join(format_number(v) for v in sorted(values))
+        raise refuse(state, f"it gives two counts ({shown})")
+    return values.pop() if values else None
+
+
+def _sku_words(acc: Accelerator, *, strong: bool = False) -> set[str]:
+    found: set[str] = set()
+    for text in (acc.name, *acc.aliases, *(() if strong else (acc.form_factor,))):
+        found |= {_SKU_FORM.get(w, w) for w in words_of(text)}
+    return found
+
+
+def without_model(state: Read) -> NameMatch | None:
+    """A name with no model word: a short MIG device name (``MIG 1g.12gb``) whose profile one
+    catalog model has, or nothing (the caller says so, with close matches)."""
+    profiles = [t for t in state.tokens if t.piece.kind == "mig"]
+    rest = [
+        t
+        for t in state.tokens
+        if t.piece.kind not in ("mig", "partition", "vendor", "noise", "device")
+    ]
+    if len(profiles) != 1 or rest:
+        return None
+    profile = profiles[0].piece.value
+    having = [a for a in model_words_entries(state) if profile in a.partitions]
+    models = list(dict.fromkeys(a.model for a in having))
+    if len(models) != 1:
+        if not models:
+            return None
+        raise refuse(
+            state, f"MIG profile {profile} is a slice of {' or '.join(models)}", tuple(models)
+        )
+    acc = (
+        next(a for a in having if a.default_for_model)
+        if any(a.default_for_model for a in having)
+        else having[0]
+    )
+    profiles[0].meaning = f"MIG profile {profile}: only {acc.model} has it"
+    return NameMatch(acc, False, None, profile, "reader")
+
+
+def model_words_entries(state: Read) -> list[Accelerator]:
+    return state.words.entries
+
+
+def result(state: Read, candidates: list[Accelerator], *, pinned_by_report: bool) -> NameMatch:
+    count = count_of(state)
+    partition = next((t.piece.value for t in state.tokens if t.piece.kind == "mig"), None)
+    if partition is not None:
+        having = [a for a in candidates if partition in a.partitions]
+        candidates = _fits(state, candidates, having, f"has MIG profile {partition}")
+    if any(t.piece.kind == "sharing" for t in state.tokens):
+        if partition is not None:
+            raise refuse(state, "it names both a MIG profile and a shared slot")
+        partition = "shared"
+    models = list(dict.fromkeys(a.model for a in candidates))
+    firsts = [_default(state, [a for a in candidates if a.model == m]) for m in models]
+    acc = firsts[0]
+    skus = [a for a in candidates if a.model == acc.model]
+    said = any(t.piece.kind in ("form", "edition", "memory_sxm") for t in state.tokens)
+    pinned = pinned_by_report or (
+        len(models) == 1 and said and len(skus) == 1 and len(_siblings(state, acc)) > 1
+    )
+    if pinned and len(skus) == 1:
+        acc = skus[0]
+    vgpu = next((t for t in state.tokens if t.role == "vgpu profile"), None)
+    if vgpu is not None:
+        share = vgpu.number / acc.device_memory_gb
+        if len(models) > 1 or not 0 < share < 1:
+            raise refuse(
+                state,
+                f"a {format_number(vgpu.number)} GB vGPU profile is no share of one {acc.model}",
+            )
+        count = (count or 1) * share
+    if state.slice_size is not None:
+        return tpu_slice(NameMatch(acc, pinned, None, None, "reader"), state.slice_size, state.text)
+    topology = next((t.piece.value for t in state.tokens if t.role == "topology"), None)
+    if topology is not None:
+        shape = acc.tpu_topology(topology)
+        if shape is None:
+            raise refuse(state, f"{acc.name} has no {topology} topology")
+        return NameMatch(acc, pinned, shape.chips, topology, "reader")
+    value = None if count is None else (int(count) if float(count).is_integer() else count)
+    return NameMatch(acc, pinned, value, partition, "reader", family=tuple(firsts[1:]))
+
+
+def _siblings(state: Read, acc: Accelerator) -> list[Accelerator]:
+    return state.words.by_model.get(acc.model, [])
+
+
+def _default(state: Read, skus: list[Accelerator]) -> Accelerator:
+    every = _siblings(state, skus[0])
+    return next((a for a in every if a.default_for_model and a in skus), skus[0])
+
+
+def refuse(
+    state: Read, why: str, suggestions: tuple[str, ...] | list[str] = ()
+) -> UnknownAcceleratorError:
+    return UnknownAcceleratorError(
+        f"Cannot read accelerator name {quote(state.text)} exactly: {why}. A name is read only "
+        "when every part of it is accounted for (accelerators parse --explain shows the reading)",
+        name=state.text,
+        suggestions=tuple(suggestions),
+    )
+
+
+_SKU_FORM.update({"oam2": "oam", "pci": "pcie", "ws": "workstation"})

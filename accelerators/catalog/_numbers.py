@@ -1,0 +1,184 @@
+"""The token reader's numbers: counts, memory sizes, host figures and the numbers around them.
+
+A number is read only when something marks what it is (see :mod:`._reader`'s docstring); what
+follows are the marks. One shape is read as a whole: three bare numbers right after the model,
+``gpu-l4-1-12-48`` or ``gpu-h100-8-252-1440``, are the count, the host's vCPUs and its RAM when
+the first is a device count (1, 2, 4 or 8) and they rise (each host figure larger than the one
+before): an instance shape written GPUs-vCPUs-GiB. Any other bare run stays unplaced.
+
+>>> from accelerators.catalog._names import resolve_name
+>>> found = resolve_name("gpu-h100-8-252-1440")
+>>> [a.model for a in (found.accelerator, *found.family)], found.count
+(['H100', 'H100-PCIE', 'H100-NVL'], 8)
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from accelerators._text import format_number, quote
+from accelerators.catalog._narrow import UNITS, Read, Token, refuse
+
+if TYPE_CHECKING:
+    from accelerators.catalog._schema import Accelerator
+
+__all__ = ["read_numbers"]
+
+#: The device counts the first number of a GPUs-vCPUs-RAM shape may be.
+_SHAPE_COUNTS = frozenset({1.0, 2.0, 4.0, 8.0})
+
+
+def _read_shape(state: Read, tpu: bool) -> None:
+    """Three bare, separated numbers right after the model, a count then rising host figures."""
+    tokens = state.tokens
+    for i, token in enumerate(tokens[:-3]):
+        run = tokens[i + 1 : i + 4]
+        if tpu or token.role != "model" or len(tokens) > i + 4:
+            continue
+        if any(t.piece.kind != "number" or t.piece.glued for t in run):
+            continue
+        values = [float(t.piece.value) for t in run]
+        if values[0] not in _SHAPE_COUNTS or not values[0] < values[1] < values[2]:
+            continue
+        first, vcpus, ram = run
+        first.role, first.number = "count", values[0]
+        first.meaning = f"{first.piece.value} devices (an instance shape: GPUs, vCPUs, RAM)"
+        state.counts.append((values[0], first))
+        vcpus.role, vcpus.meaning = "host figure", f"{vcpus.piece.value} vCPUs"
+        ram.role, ram.meaning = "host figure", f"{ram.piece.value} GB of RAM"
+
+
+def _next(state: Read, token: Token) -> Token | None:
+    i = state.tokens.index(token)
+    return state.tokens[i + 1] if i + 1 < len(state.tokens) else None
+
+
+def _prev(state: Read, token: Token) -> Token | None:
+    i = state.tokens.index(token)
+    return state.tokens[i - 1] if i > 0 else None
+
+
+def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
+    """Counts, memory sizes and the numbers around them (see the module docstring)."""
+    tpu = all(a.device_class == "tpu" for a in candidates)
+    _read_shape(state, tpu)
+    for token in state.tokens:
+        piece, prev, nxt = token.piece, _prev(state, token), _next(state, token)
+        kind = piece.kind
+        if kind == "x_count":
+            state.counts.append((token.number, token))
+        elif kind == "count_x":
+            value = float(piece.groups[0])
+            if nxt is not None and nxt.piece.kind == "cpu":
+                token.role, token.meaning = "host figure", f"{piece.groups[0]} CPUs"
+            else:
+                token.role, token.meaning, token.number = (
+                    "count",
+                    f"{piece.groups[0]} devices",
+                    value,
+                )
+                state.counts.append((value, token))
+        elif kind in ("number", "decimal") and not token.role:
+            _read_number(state, token, prev, nxt, tpu)
+        elif kind == "memory" or kind == "memory_sxm":
+            if kind == "memory":
+                token.number = float(piece.groups[0]) * UNITS[piece.groups[1]]
+            if (_is_host(prev) or _is_host(nxt)) and not piece.value.endswith("vram"):
+                token.role, token.meaning = (
+                    "host figure",
+                    f"{format_number(token.number)} GB of RAM",
+                )
+            else:
+                token.role = "memory"
+                state.memory.append(token)
+        elif kind == "vgpu":
+            if prev is not None and prev.role == "model" and not piece.glued:
+                token.role = "vgpu profile"
+                token.number = float(piece.groups[0])
+                token.meaning = f"a {piece.groups[0]} GB vGPU profile ({piece.groups[1].upper()})"
+        elif kind == "topology":
+            if tpu:
+                token.role, token.meaning = "topology", f"a {piece.value} slice"
+        elif kind == "unknown" and piece.value in UNITS and prev is not None:
+            if prev.piece.kind == "number" and not piece.glued:  # "80 GB"
+                first = prev.piece
+                prev.piece = replace(
+                    first,
+                    end=piece.end,
+                    kind="memory",
+                    groups=(first.value, piece.value),
+                    glued=False,
+                    paren=False,
+                    truncated=False,
+                )
+                token.role, token.meaning = "memory", "the unit of the size before it"
+                prev.number = float(prev.piece.groups[0]) * UNITS[piece.value]
+                prev.role = "memory"
+                state.memory.append(prev)
+        elif kind == "unknown" and piece.value == "x" and _next_to_number(prev, nxt):
+            token.role, token.meaning = "count marker", "the x of a count"
+    for value, token in state.counts:
+        if value <= 0:
+            raise refuse(
+                state, f"it asks for {format_number(value)} devices ({quote(token.piece.text)})"
+            )
+
+
+def _read_number(
+    state: Read, token: Token, prev: Token | None, nxt: Token | None, tpu: bool
+) -> None:
+    piece = token.piece
+    value = float(piece.value)
+
+    def count(why: str) -> None:
+        token.role, token.number = "count", value
+        token.meaning = f"{piece.value} devices ({why})"
+        state.counts.append((value, token))
+
+    if prev is not None and prev.piece.kind == "count_key":
+        count(f"after {prev.piece.text!r}")
+    elif nxt is not None and nxt.piece.kind == "device" and nxt.piece.value.startswith("gpu"):
+        count(f"before {nxt.piece.text!r}")
+        nxt.role = "count marker"
+    elif nxt is not None and nxt.piece.value == "x" and nxt.piece.kind == "unknown":
+        count("before an x")
+    elif prev is not None and prev.piece.value == "x" and prev.piece.kind == "unknown":
+        count("after an x")
+    elif prev is not None and prev.role == "model" and piece.glued and prev.piece.value[-1] == "x":
+        count(f"the x of {prev.piece.text!r} marks it")
+    elif (
+        nxt is not None
+        and nxt.role == "model"
+        and piece.kind == "number"
+        and not _after_letters(state, token)
+    ):
+        count("right before the model")
+    elif prev is not None and prev.role == "model" and tpu and not piece.glued:
+        token.role, token.meaning = "count", f"a slice of {piece.value} (in the generation's units)"
+        state.slice_size = int(value)
+    elif prev is not None and prev.piece.kind == "cpu":
+        token.role, token.meaning = "host figure", "a CPU model number"
+    elif prev is not None and prev.piece.kind == "noise" and prev.piece.value == "frameworks":
+        token.role, token.meaning = "noise", f"a version of {prev.piece.text}"
+    elif nxt is not None and nxt.piece.kind == "host":
+        token.role, token.meaning = "host figure", f"{piece.value} {nxt.piece.value}"
+
+
+def _next_to_number(prev: Token | None, nxt: Token | None) -> bool:
+    return any(t is not None and t.piece.kind == "number" for t in (prev, nxt))
+
+
+def _after_letters(state: Read, token: Token) -> bool:
+    """Whether ``token`` is glued to letters before it (``R470``: a server, not 470 GPUs)."""
+    prev = _prev(state, token)
+    return token.piece.glued and prev is not None and prev.piece.text[-1:].isalpha()
+
+
+def _is_host(token: Token | None) -> bool:
+    """A RAM or disk word, or a CPU figure: a size next to one is the machine's
+    (``128vcpu-1600gb``, ``112c-2048gb``, ``1600gb ram``)."""
+    if token is None:
+        return False
+    piece = token.piece
+    return (piece.kind == "host" and piece.value in ("ram", "disk")) or piece.kind == "vcpu"

@@ -1,0 +1,252 @@
+"""Cut an accelerator name into pieces: the token reader's first step.
+
+>>> from accelerators.catalog._segment import segment
+>>> [(p.text, p.kind) for p in segment("8x_nvidia_h100_80gb_sxm", {"h100": 1})]
+[('8x', 'count_x'), ('nvidia', 'vendor'), ('h100', 'model'), ('80gb', 'memory'), ('sxm', 'form')]
+
+A name is lowered, split at separators into *chunks* (runs of letters and digits; a MIG
+profile such as ``1g.10gb`` is one chunk), and the chunks are squashed into one string. The
+pieces are the cheapest cover of that string by: catalog model words (which may run over
+separators: ``RTX PRO 6000`` is the model word ``rtxpro6000``), vocabulary words
+(:mod:`._words`, inside a chunk), token patterns (memory sizes, counts, host figures...) and,
+at a high price, *unknown* runs, which the reader will have to account for or refuse. Cutting
+inside a run of digits costs extra (``h10080gb`` is ``h100`` + ``80gb`` only because nothing
+cheaper reads it), so is cutting inside a run of letters without a case change: camel-case
+and letter/digit boundaries are free (``NvidiaTeslaT4``, ``1H100``).
+
+The segmenter knows no accelerator facts: the model words come from the caller.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from accelerators.catalog._words import MIG_PROFILE, PATTERNS, vocabulary
+
+__all__ = ["Piece", "segment"]
+
+#: Same-length rewrites before cutting: ``Max-Q`` is one word; Google's "lite" TPUs are the
+#: "e" ones (``TPU v5 lite`` is ``v5e``).
+_MAXQ = re.compile(r"max[\s_\-]q(?![a-z])", re.I)
+_LITE = re.compile(r"(?<![a-z0-9])(v[0-9]+)([\s_\-]+)lite(?![a-z])", re.I)
+#: A decimal number standing alone (``0.5x``), kept whole; ``100.80`` inside ``1H100.80S``
+#: is not one (a letter or a dot comes before it).
+_DECIMAL = re.compile(r"(?<![0-9a-z.])[0-9]+\.[0-9]+(?![0-9.])", re.I)
+_TRUNCATED = re.compile(r"(?:\.\.\.|\u2026)\s*\Z")
+
+_UNKNOWN = 10.0  # the price of a run nothing reads
+#: Patterns that read less surely than a word: a number could be many things.
+_PATTERN_COST = {"number": 1.2, "vgpu": 1.5, "chip": 1.1, "version": 1.1, "topology": 1.3}
+#: Runs nothing else reads: letters, digits, or both.
+_RUNS = tuple(re.compile(run) for run in (r"[a-z]+", r"[0-9]+", r"[a-z0-9]+"))
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One piece of a name."""
+
+    #: As written in the name.
+    text: str
+    start: int
+    end: int
+    #: "model", a vocabulary class ("vendor", "form"...), a pattern ("memory", "x_count"...),
+    #: "mig" (a MIG profile), "decimal" or "unknown".
+    kind: str
+    #: The model word, the word's class value, or the squashed text.
+    value: str
+    #: The pattern's groups (numbers as text).
+    groups: tuple[str, ...] = ()
+    #: No separator between this piece and the one before.
+    glued: bool = False
+    #: Inside ``[...]`` (pci.ids writes the board there) or ``(...)`` (a qualifier).
+    bracket: bool = False
+    paren: bool = False
+    #: The name was cut short right after this piece (``NVIDIA RTX 6000 Ada Gene...``).
+    truncated: bool = False
+
+
+@dataclass
+class _Chunk:
+    start: int  # in the squashed string
+    end: int
+    bracket: bool
+    paren: bool
+    fixed: str | None = None  # "mig" or "decimal": the chunk is one piece of that kind
+
+
+def _normalise(text: str) -> str:
+    text = _MAXQ.sub(lambda m: "maxq" + " " * (len(m[0]) - 4), text)
+    return _LITE.sub(lambda m: m[1] + "e" + " " * (len(m[2]) + 3), text)
+
+
+def _chunks(text: str) -> tuple[str, list[int], list[_Chunk], list[bool]]:
+    """The squashed string, each of its characters' place in ``text``, the chunks, and for
+    each character whether the original had a case change (lower to upper) before it."""
+    fixed = {}
+    for pattern, kind in ((MIG_PROFILE, "mig"), (_DECIMAL, "decimal")):
+        for m in pattern.finditer(text):
+            fixed[m.start()] = (m.end(), kind)
+    squashed: list[str] = []
+    where: list[int] = []
+    camel: list[bool] = []
+    chunks: list[_Chunk] = []
+    bracket = paren = 0
+    in_chunk = False
+    i = 0
+    while i < len(text):
+        if i in fixed:
+            end, kind = fixed[i]
+            chunks.append(
+                _Chunk(len(squashed), len(squashed) + end - i, bracket > 0, paren > 0, kind)
+            )
+            for j in range(i, end):
+                squashed.append(text[j].lower())
+                where.append(j)
+                camel.append(False)
+            in_chunk = False
+            i = end
+            continue
+        ch = text[i]
+        if ch.isascii() and ch.isalnum():
+            if not in_chunk:
+                chunks.append(_Chunk(len(squashed), len(squashed), bracket > 0, paren > 0))
+                in_chunk = True
+            camel.append(i > 0 and text[i - 1].islower() and ch.isupper())
+            squashed.append(ch.lower())
+            where.append(i)
+            chunks[-1].end = len(squashed)
+        else:
+            in_chunk = False
+            bracket += ch == "["
+            bracket -= ch == "]" and bracket > 0
+            paren += ch == "("
+            paren -= ch == ")" and paren > 0
+        i += 1
+    return "".join(squashed), where, chunks, camel
+
+
+def segment(text: str, models: Mapping[str, object], longest: int | None = None) -> list[Piece]:
+    """The pieces of ``text``, left to right (see the module docstring).
+
+    :param models: the model words to look for (squashed, lower case).
+    :param longest: the longest model word (computed when not given).
+    """
+    truncated = bool(_TRUNCATED.search(text))
+    if truncated:
+        text = _TRUNCATED.sub("", text)
+    text = _normalise(text)
+    s, where, chunks, camel = _chunks(text)
+    n = len(s)
+    if n == 0:
+        return []
+    vocab = vocabulary()
+    if longest is None:
+        longest = max(map(len, models), default=0)
+    chunk_of = [0] * n
+    for c, chunk in enumerate(chunks):
+        for k in range(chunk.start, chunk.end):
+            chunk_of[k] = c
+    starts = {chunk.start for chunk in chunks}
+
+    best = [float("inf")] * (n + 1)
+    back: list[tuple[int, str, str, tuple[str, ...]] | None] = [None] * (n + 1)
+    best[0] = 0.0
+    for i in range(n):
+        if best[i] == float("inf"):
+            continue
+        chunk = chunks[chunk_of[i]]
+        if i in starts:
+            penalty = 0.0
+        elif s[i - 1].isdigit() and s[i].isdigit():
+            penalty = 4.0
+        elif s[i - 1].isalpha() and s[i].isalpha() and not camel[i]:
+            penalty = 0.5
+        else:
+            penalty = 0.0
+        options: list[tuple[int, str, str, tuple[str, ...], float]] = []
+        if chunk.fixed:
+            if i == chunk.start:
+                options.append((chunk.end, chunk.fixed, s[i : chunk.end], (), 1.0))
+        else:
+            _model_options(s, i, chunks, chunk_of, models, longest, options)
+            for length in range(min(vocab.longest, chunk.end - i), 0, -1):
+                found = vocab.get(s[i : i + length])
+                if length == 1 and (i != chunk.start or chunk.end != i + 1):
+                    continue  # a one-letter word only stands alone ("Intel(R)")
+                if found is not None:
+                    options.append((i + length, found[0], found[1], (), 1.0))
+            for kind, pattern in PATTERNS.items():
+                m = pattern.match(s, i, chunk.end)
+                if m is not None and m.end() > i:
+                    groups = tuple(g for g in m.groups() if g is not None)
+                    options.append((m.end(), kind, m[0], groups, _PATTERN_COST.get(kind, 1.0)))
+            for run in _RUNS:
+                m = run.match(s, i, chunk.end)
+                if m is not None:
+                    options.append((m.end(), "unknown", m[0], (), _UNKNOWN + 0.1 * len(m[0])))
+        for end, kind, value, groups, cost in options:
+            total = best[i] + cost + penalty
+            if total < best[end] - 1e-9:
+                best[end] = total
+                back[end] = (i, kind, value, groups)
+    cuts: list[tuple[int, int, str, str, tuple[str, ...]]] = []
+    j = n
+    while j > 0:
+        step = back[j]
+        if step is None:  # every position ends some piece (the unknown runs): cannot happen
+            raise RuntimeError(f"segment: no piece ends at {j} in {text!r}")
+        i, kind, value, groups = step
+        cuts.append((i, j, kind, value, groups))
+        j = i
+    cuts.reverse()
+    pieces = []
+    for number, (i, j, kind, value, groups) in enumerate(cuts):
+        chunk = chunks[chunk_of[i]]
+        start, end = where[i], where[j - 1] + 1
+        pieces.append(
+            Piece(
+                text[start:end],
+                start,
+                end,
+                kind,
+                value,
+                groups,
+                glued=i not in starts,
+                bracket=chunk.bracket,
+                paren=chunk.paren,
+                truncated=truncated and number == len(cuts) - 1,
+            )
+        )
+    return pieces
+
+
+def _model_options(
+    s: str,
+    i: int,
+    chunks: list[_Chunk],
+    chunk_of: list[int],
+    models: Mapping[str, object],
+    longest: int,
+    options: list[tuple[int, str, str, tuple[str, ...], float]],
+) -> None:
+    """Model words starting at ``i``: they may run over separators, but not into a MIG
+    profile or across a bracket."""
+    first = chunks[chunk_of[i]]
+    for length in range(min(longest, len(s) - i), 1, -1):
+        key = s[i : i + length]
+        if key not in models:
+            continue
+        last = chunks[chunk_of[i + length - 1]]
+        inside = chunks[chunk_of[i] : chunk_of[i + length - 1] + 1]
+        if any(c.fixed for c in inside) or last.bracket != first.bracket:
+            continue
+        end = i + length
+        if end < len(s) and key[-1].isdigit() and s[end].isdigit() and end != last.end:
+            # The number runs on: "a10" is not in "A100X", "l4" not in "l40"; only a memory
+            # size may be glued to a model's number ("NVIDIAH10080GBHBM3").
+            size = PATTERNS["memory"].match(s, end, last.end)
+            if size is None or float(size[1]) <= 0:
+                continue
+        options.append((i + length, "model", key, (), 1.0 - 0.02 * length))

@@ -1,0 +1,319 @@
+"""The token reader (issue 32): every token of a name is accounted for, or the name is refused.
+
+Each failure kind the issue lists is here with names of that shape, read or refused; then the
+properties that must hold for any name: a count or memory size in a name is read, never
+dropped (a count is the one written or the name is refused), host figures never become
+device figures, a name the reader cannot account for raises only our error, and the tokens of
+an explanation cover the whole name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accelerators import AcceleratorSpec, catalog
+from accelerators.catalog._explain import explain_name
+from accelerators.catalog._names import resolve_name
+from accelerators.catalog._reading import ROLES
+from accelerators.catalog._words import vocabulary
+from accelerators.errors import AcceleratorError, UnknownAcceleratorError
+
+H100 = "H100 | H100-PCIE | H100-NVL"
+A100 = "A100-40GB | A100-80GB"
+
+READ = [
+    # counts: suffixes, prefixes, counts glued to the model or its memory
+    ("a100-80gb.8x", "A100-80GB:8"),
+    ("h100-80gb-sxm-ib.8x", "H100-SXM!:8"),
+    ("H100-8X", "H100:8 | H100-PCIE:8 | H100-NVL:8"),
+    ("8-gpu-h100", "H100:8 | H100-PCIE:8 | H100-NVL:8"),
+    ("2-L4", "L4:2"),
+    ("a3-8-h100-gpu", "H100:8 | H100-PCIE:8 | H100-NVL:8"),
+    ("8x_nvidia_b200_180gb_sxm", "B200:8"),
+    ("1H100.80S.30V", "H100-SXM!"),
+    ("2RTXPRO6000.60V", "RTX-PRO-6000:2"),
+    ("gpu-mi300x8-1536gb", "MI300X:8"),  # DigitalOcean: the x of MI300X marks the count
+    ("gpu-mi325x1-256gb", "MI325X"),
+    ("A100_X_4", "A100-40GB:4 | A100-80GB:4"),
+    ("a10-1-gpu", "A10"),
+    # the memory of all the devices, and host figures beside the device
+    ("gpu-h100x8-640gb", "H100:8 | H100-PCIE:8"),
+    ("gpu-h200x8-1128gb", "H200:8 | H200-NVL:8"),
+    ("gpu-h100-112c-2048gb", H100),
+    ("8gpu-128vcpu-1600gb-h100", "H100:8 | H100-PCIE:8 | H100-NVL:8"),
+    ("h100-80vram", "H100 | H100-PCIE"),
+    ("1x_nvidia_h200_140gb_sxm", "H200"),  # Together writes the 141 GB as 140
+    ("gpu-l4-1-4-16", "L4"),  # an instance shape: GPUs, vCPUs, GiB of RAM (rising)
+    ("gpu-h100-8-252-1440", "H100:8 | H100-PCIE:8 | H100-NVL:8"),
+    # camel case and concatenated names
+    ("NvidiaTeslaT4", "T4"),
+    ("NvidiaRtxPro6000", "RTX-PRO-6000"),
+    ("NVIDIAGeForceRTX2080Ti", "RTX-2080-TI"),
+    ("TeslaV100_SXM2_32GB", "V100-32GB-SXM2!"),
+    ("NVIDIAH10080GBHBM3", "H100-SXM!"),  # LSF: what nvidia-smi prints, blanks removed
+    ("NVIDIAH200", "H200-SXM!"),
+    ("geforcertx3060tilhr-pcie-8gb", "RTX-3060-TI"),
+    # generation words before the model, vendor first or last, TPU before or after
+    ("AMPERE_A10", "A10"),
+    ("ADA_L4", "L4"),
+    ("TURING_T4", "T4"),
+    ("BLACKWELL_B200", "B200"),
+    ("HOPPER_H100", H100),
+    ("H100_NVIDIA", "H100"),
+    ("TPU_V5E", "TPU-V5E"),
+    ("V5E_TPU", "TPU-V5E"),
+    ("v5e-tpu", "TPU-V5E"),
+    ("TPU_V4_POD", "TPU-V4"),
+    # TPU topologies and slice sizes
+    ("v5e-2x4", "TPU-V5E@2x4:8"),
+    ("tpu-v4-2x2x2", "TPU-V4@2x2x2:8"),
+    ("v4-32", "TPU-V4@2x2x4:16"),
+    # sharing: vGPU profiles, shared slots, MIG-suffixed labels
+    ("A10-4Q", "A10:0.166667"),
+    ("NVIDIA-A100-SXM4-40GB-SHARED", "A100-40GB-SXM!@shared"),
+    ("Tesla-T4-SHARED", "T4@shared"),
+    ("NVIDIA-H100-80GB-HBM3-MIG-1g.10gb", "H100-SXM!@1g.10gb"),
+    ("A100 MIG 1g.5gb", "A100-40GB@1g.5gb"),  # the profile tells the A100's memory
+    # truncated driver names, pci.ids names with the board in brackets
+    ("NVIDIA RTX 6000 Ada Gene...", "RTX-6000-ADA"),
+    ("GH100 [H100 SXM5 80GB]", "H100-SXM!"),
+    ("Ponte Vecchio XT (2 Tile) [Data Center GPU Max 1550]", "MAX-1550"),
+    # names that leave the model open read as its family
+    ("gpu-a100-large", A100),
+    ("gpu-nvidia-h100", H100),
+    ("gpu-4000adax1-20gb", "RTX-4000-ADA | RTX-4000-SFF-ADA"),
+    # a bare model number after the vendor, in a name that names nothing else
+    ("nvidia_3090", "RTX-3090"),
+    ("nvidia-4090-x2", "RTX-4090:2"),
+    # MLPerf system names: the server's words are tolerated because the count is stated
+    ("xe9680_h100_x8_vllm_092", "H100:8 | H100-PCIE:8 | H100-NVL:8"),
+    ("8xMI300X_2xEPYC_9534", "MI300X:8"),
+    ("GB200-NVL72_GB200-186GB_aarch64x72_TRT", "GB200:72"),
+]
+
+
+def _shown(spec: AcceleratorSpec) -> str:
+    return re.sub(r":0\.1666+[0-9]*", ":0.166667", str(spec))
+
+
+@pytest.mark.parametrize(("name", "reading"), READ, ids=[r[0] for r in READ])
+def test_reads(name: str, reading: str) -> None:
+    assert _shown(AcceleratorSpec.parse(name)) == reading
+
+
+REFUSED = [
+    # a number no rule places: a count, a size or a host figure? (OVHcloud's l40s-180 is 2)
+    ("l40s-180", "'180' follows the model"),
+    ("gpu-l4-16-4-1", "'16' follows the model"),  # not a rising shape
+    ("t4-16-32-128", "'16' follows the model"),  # 16 is no shape's count (16 GB?)
+    ("gpu-l4-1-12-48-x", "'12' follows the model"),
+    ("bm3-ai-1xlarge-h100-80-8", "'80' follows the model"),
+    # a word that could hide a count: Azure Container Apps' NC48-A100 is 2 A100s
+    ("NC48-A100", "'nc48' is not a word it can place"),
+    ("Consumption-GPU-NC8as-T4", "'nc8as' is not a word it can place"),
+    # a memory size no candidate has, nor their total: never dropped
+    ("nvidia_a100_80gb_10gb", "no A100 in the catalog has 10 GB"),
+    ("vcg-a100-1c-6g-4vram", "'vcg' is not a word it can place"),
+    ("H100_40GB", "no H100 in the catalog has 40 GB"),
+    # a generation that contradicts the model, two models, two counts, a choice of boards
+    ("TURING_A100", "no A100 in the catalog is a Turing part"),
+    ("16xMI325X_8xMI300X_2xEPYC_9575F", "more than one accelerator"),
+    ("h100x8-4x", "two counts"),
+    ("TU102GL [Quadro RTX 6000/8000]", r"a choice of boards \('/'\)"),
+    # a bare number many models hold (RTX 6000 Ada, RTX A6000, Quadro RTX 6000), or no vendor
+    ("nvidia_6000", "Unknown accelerator"),
+    ("3090", "Unknown accelerator"),
+    ("amd_3090", "Unknown accelerator"),
+    # a short MIG device name whose profile several models have
+    ("MIG 1g.10gb", "MIG profile 1g.10gb is a slice of A100-40GB or A100-80GB"),
+    # a variant the catalog does not carry, and a misspelt model
+    ("NVIDIA GeForce RTX 5090 D", "'d' follows the model"),
+    ("gpu-h10O-80gb", "Unknown accelerator|not a word it can place"),
+]
+
+
+@pytest.mark.parametrize(("name", "message"), REFUSED, ids=[r[0] for r in REFUSED])
+def test_refuses(name: str, message: str) -> None:
+    with pytest.raises(UnknownAcceleratorError, match=message):
+        AcceleratorSpec.parse(name)
+
+
+def test_a_plus_is_no_separator() -> None:
+    # Modal's "B200+" is a group (B200 or newer): the reader does not read it as a B200
+    with pytest.raises(UnknownAcceleratorError, match=r"'\+' is no separator"):
+        catalog.get("B200+")
+    assert str(AcceleratorSpec.parse("B200+")) == "B200 | B300"
+
+
+def test_a_refusal_names_the_tokens_it_could_not_place_with_close_matches() -> None:
+    with pytest.raises(UnknownAcceleratorError) as info:
+        resolve_name("gpu-h100-sxm-nvlnk")
+    assert "'nvlnk' is not a word it can place (did you mean 'nvlink'" in str(info.value)
+    assert "nvlink" in info.value.suggestions
+
+
+def test_a_family_reading_is_a_fallback_chain_a_memory_size_can_settle() -> None:
+    spec = AcceleratorSpec.parse("gpu-a100-large:4")
+    assert [alt.accelerator.model for alt in spec.alternatives] == ["A100-40GB", "A100-80GB"]
+    assert {alt.count for alt in spec.alternatives} == {4}
+    settled = AcceleratorSpec.parse("gpu-a100-large:80GB:4")
+    assert str(settled) == "A100-80GB:4"
+    # catalog.get never picks one model of a family for the caller
+    with pytest.raises(UnknownAcceleratorError, match="A100-40GB or A100-80GB"):
+        catalog.get("gpu-a100-large")
+
+
+# -- properties --------------------------------------------------------------------------------
+_MODEL_WORDS = sorted({acc.model for acc in catalog.all() if acc.device_class == "gpu"})
+_COUNT_FORMS = (
+    "{n}x_{m}",
+    "{n}x-{m}",
+    "{m}_x{n}",
+    "{m}-{n}x",
+    "{m}x{n}",
+    "gpu-{m}-{n}x",
+    "{n}-gpu-{m}",
+    "{n}gpu-{m}",
+    "{n}x_nvidia_{m}_{v}vcpu",
+    "{m}-{n}x-{v}vcpu-{r}gb-ram",
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    model=st.sampled_from(_MODEL_WORDS),
+    form=st.sampled_from(_COUNT_FORMS),
+    n=st.sampled_from([2, 3, 4, 8, 16]),
+    v=st.sampled_from([8, 30, 128]),
+    r=st.sampled_from([64, 1600]),
+)
+def test_a_count_in_a_name_is_read_or_the_name_refused_never_another(
+    model: str, form: str, n: int, v: int, r: int
+) -> None:
+    name = form.format(m=model, n=n, v=v, r=r)
+    try:
+        spec = AcceleratorSpec.parse(name)
+    except AcceleratorError:
+        return
+    assert {alt.count for alt in spec.alternatives} == {n}, (name, str(spec))
+    assert all(
+        alt.accelerator.model == model or alt.accelerator.family for alt in spec.alternatives
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(model=st.sampled_from(_MODEL_WORDS), size=st.integers(min_value=1, max_value=2000))
+def test_a_memory_size_in_a_name_is_read_never_dropped(model: str, size: int) -> None:
+    name = f"gpu-{model}-{size}gb"
+    try:
+        spec = AcceleratorSpec.parse(name)
+    except AcceleratorError:
+        return
+    for alt in spec.alternatives:  # per device, or (with a count) all of them together
+        memory = alt.accelerator.device_memory_gb
+        assert abs(memory - size) <= max(0.5, memory * 0.01), (name, str(spec))
+
+
+_PIECES = [
+    *("nvidia", "h100", "a100", "80gb", "x8", "8x", "gpu", "1g.10gb", "mig", "2x4", "v5e"),
+    *("tpu", "vcpu", "128", "0", "0.5", "...", "[", "]", "(", ")", "/", "sxm", "pcie", "4q"),
+    *("shared", "ram", "l40s", "mi300x", "rtx", "6000", "ada", "x", "num=", "vram", "Ti"),
+    *("-", "_", " ", "."),
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=8), st.booleans())
+def test_any_name_reads_or_raises_our_error(pieces: list[str], upper: bool) -> None:
+    text = "".join(pieces)
+    text = text.upper() if upper else text
+    with contextlib.suppress(AcceleratorError):
+        AcceleratorSpec.parse(text)
+    reading = explain_name(text)  # never raises for a string
+    assert reading.result is not None or reading.refusal is not None
+
+
+@pytest.mark.parametrize("name", [r[0] for r in READ] + [r[0] for r in REFUSED])
+def test_the_tokens_of_a_reading_cover_the_whole_name(name: str) -> None:
+    reading = explain_name(name)
+    assert all(t.role in ROLES for t in reading.tokens)
+    covered = set()
+    for token in reading.tokens:
+        assert name[token.start : token.end] == token.text
+        covered |= set(range(token.start, token.end))
+    letters = {i for i, ch in enumerate(name) if ch.isalnum()}
+    assert letters <= covered, [name[i] for i in sorted(letters - covered)]
+
+
+# -- the explanation ---------------------------------------------------------------------------
+def test_explain_gives_each_token_its_role() -> None:
+    explanation = AcceleratorSpec.explain("8x_nvidia_b200_180gb_sxm | gpu-a100-large")
+    assert explanation.spec == "B200:8 | A100-40GB | A100-80GB"
+    first, second = explanation.names
+    assert first.method == "token reader"
+    assert [(t.text, t.role) for t in first.tokens] == [
+        ("8x", "count"),
+        ("nvidia", "vendor"),
+        ("b200", "model"),
+        ("180gb", "memory"),
+        ("sxm", "form factor"),
+    ]
+    assert second.result == A100
+
+
+def test_explain_shows_a_refusal_and_the_tokens_it_could_not_place() -> None:
+    explanation = AcceleratorSpec.explain("NC48-A100")
+    assert explanation.spec is None
+    (reading,) = explanation.names
+    assert [(t.text, t.role) for t in reading.unplaced] == [("NC48", "unplaced")]
+    assert reading.refusal is not None
+    assert "nc48" in reading.refusal
+    assert "spec: not read" in str(explanation)
+
+
+def test_explain_says_which_step_read_a_name() -> None:
+    methods = {
+        "H100": "catalog spelling",
+        "H100 x8": "catalog spelling",
+        "p5.48xlarge": "instance type",
+        "any": "group name",
+        "gpu-nvidia-h100": "token reader",
+    }
+    for name, method in methods.items():
+        (reading,) = AcceleratorSpec.explain(name).names
+        assert reading.method == method, name
+    (counted,) = AcceleratorSpec.explain("H100 x8").names
+    assert [(t.text, t.role) for t in counted.tokens] == [
+        ("H100", "catalog spelling"),
+        ("x8", "count"),
+    ]
+
+
+def test_explain_agrees_with_parse_on_every_reading() -> None:
+    for name, _ in READ:
+        explanation = AcceleratorSpec.explain(name)
+        assert explanation.spec == str(AcceleratorSpec.parse(name)), name
+
+
+def test_the_explanation_is_plain_data() -> None:
+    explanation = AcceleratorSpec.explain("gpu-h100x8-640gb")
+    data = json.loads(json.dumps(dataclasses.asdict(explanation)))
+    roles = [t["role"] for t in data["names"][0]["tokens"]]
+    assert roles == ["device word", "model", "count", "total memory"]
+
+
+# -- the vocabulary ----------------------------------------------------------------------------
+def test_the_vocabulary_gives_each_word_one_class() -> None:
+    vocab = vocabulary()
+    assert vocab.get("nvidia") == ("vendor", "nvidia")
+    assert vocab.get("sxm5") == ("form", "sxm")
+    assert vocab.get("vcpu") == ("host", "vcpu")
+    assert vocab.get("vllm") == ("noise", "frameworks")
+    assert all(re.fullmatch(r"[a-z0-9]+", word) for word in vocab.words)
