@@ -199,11 +199,12 @@ def _price_file() -> _PriceFile:
     except ValidationError as exc:
         raise CatalogDataError(f"data file prices.toml failed validation:\n{exc}") from exc
     by_name = _by_name()
-    for row in (*table.price, *table.unpriced):
-        known = [r for r in by_name.get(row.instance.casefold(), ()) if r.cloud == row.cloud]
-        if not known:
+    named: list[tuple[str, str]] = [(r.cloud, r.instance) for r in table.price]
+    named += [(r.cloud, r.instance) for r in table.unpriced]
+    for cloud, instance in named:
+        if not [r for r in by_name.get(instance.casefold(), ()) if r.cloud == cloud]:
             raise CatalogDataError(
-                f"prices.toml: {row.cloud} instance {row.instance!r} is not in instances.toml"
+                f"prices.toml: {cloud} instance {instance!r} is not in instances.toml"
             )
     return table
 

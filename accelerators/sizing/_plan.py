@@ -18,7 +18,7 @@ says where it came from; ``docs/planning.md`` cites each factor.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from accelerators.catalog._instances import Price
@@ -39,6 +39,7 @@ from accelerators.sizing._plan_inputs import (
     vendors_of,
     where_of,
 )
+from accelerators.sizing._plan_rank import RANKINGS, outside, ranking, with_rank
 from accelerators.sizing._throughput import Throughput, fleet_baseline
 from accelerators.spec import AcceleratorSpec
 
@@ -49,7 +50,6 @@ __all__ = ["RANKINGS", "TRAINING_EFFICIENCY", "WHERE", "Plan", "PlanOption", "pl
 #: the A100's peak (Narayanan et al. 2021, counting recomputation), and the A100 SXM's
 #: measured MAMF is 86.9 % of it (bench_bands.toml, mamf-finder): 0.52 / 0.869 = 0.60.
 TRAINING_EFFICIENCY = 0.52 / 0.869
-RANKINGS: tuple[str, ...] = ("cost", "time")
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,13 +326,13 @@ def plan(
     options: list[PlanOption] = []
     for choice in choices:
         option = _priced(choice, work, efficiency)
-        reason = _outside(option, budget, deadline)
+        reason = outside(option, budget, deadline)
         if reason:
             excluded.append(Exclusion(option.where, str(option.spec), reason))
         else:
             options.append(option)
-    options.sort(key=_ranking(rank_by))
-    ranked = tuple(_with_rank(o, i) for i, o in enumerate(options[:top] if top else options, 1))
+    options.sort(key=ranking(rank_by))
+    ranked = tuple(with_rank(o, i) for i, o in enumerate(options[:top] if top else options, 1))
     return Plan(
         model=shape,
         method=method,
@@ -378,32 +378,5 @@ def _priced(choice: Choice, work: JobFlops, efficiency: float) -> PlanOption:
     )
 
 
-def _outside(option: PlanOption, budget: float | None, deadline: float | None) -> str | None:
-    if deadline is not None and option.hours > deadline:
-        return f"past the deadline: {option.hours:.3g} h > {deadline:g} h"
-    if budget is not None and option.usd is not None and option.usd > budget:
-        return f"over budget: ${option.usd:,.2f} > ${budget:,.2f}"
-    return None
-
-
-def _ranking(rank_by: str) -> Any:
-    def by_cost(o: PlanOption) -> tuple[Any, ...]:
-        return (o.usd is None, _sig(o.usd or 0.0), o.hours, str(o.spec), o.where)
-
-    def by_time(o: PlanOption) -> tuple[Any, ...]:
-        return (_sig(o.hours), o.usd is None, o.usd or 0.0, str(o.spec), o.where)
-
-    return by_cost if rank_by == "cost" else by_time
-
-
 def _vendor(spec: AcceleratorSpec) -> str | None:
     return spec.accelerator.vendor if spec.accelerator is not None else spec.vendor
-
-
-def _sig(value: float) -> float:
-    """Three significant figures: costs or times that close are ties, broken by the other."""
-    return float(f"{value:.3g}")
-
-
-def _with_rank(option: PlanOption, rank: int) -> PlanOption:
-    return replace(option, rank=rank)

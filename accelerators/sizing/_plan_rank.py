@@ -1,0 +1,45 @@
+"""How :func:`~accelerators.sizing.plan` keeps and orders its options: the budget and deadline
+that drop a choice, and the ranking by total cost or by time, where values within three
+significant figures tie and the other measure breaks the tie."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from accelerators.sizing._plan import PlanOption
+
+__all__ = ["RANKINGS", "outside", "ranking", "with_rank"]
+
+RANKINGS: tuple[str, ...] = ("cost", "time")
+
+
+def outside(option: PlanOption, budget: float | None, deadline: float | None) -> str | None:
+    """Why ``option`` breaks the deadline or the budget; None when it keeps both."""
+    if deadline is not None and option.hours > deadline:
+        return f"past the deadline: {option.hours:.3g} h > {deadline:g} h"
+    if budget is not None and option.usd is not None and option.usd > budget:
+        return f"over budget: ${option.usd:,.2f} > ${budget:,.2f}"
+    return None
+
+
+def ranking(rank_by: str) -> Any:
+    """The sort key of ``rank_by`` (``cost`` or ``time``); unpriced options go last by cost."""
+
+    def by_cost(o: PlanOption) -> tuple[Any, ...]:
+        return (o.usd is None, _sig(o.usd or 0.0), o.hours, str(o.spec), o.where)
+
+    def by_time(o: PlanOption) -> tuple[Any, ...]:
+        return (_sig(o.hours), o.usd is None, o.usd or 0.0, str(o.spec), o.where)
+
+    return by_cost if rank_by == "cost" else by_time
+
+
+def with_rank(option: PlanOption, rank: int) -> PlanOption:
+    return replace(option, rank=rank)
+
+
+def _sig(value: float) -> float:
+    """Three significant figures: costs or times that close are ties, broken by the other."""
+    return float(f"{value:.3g}")
