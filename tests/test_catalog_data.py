@@ -562,6 +562,7 @@ def test_every_source_is_used():
     for acc in catalog.all():
         used |= {fig.source for _, fig in figures(acc)}
         used |= {m.source for m in acc.mig} | {t.source for t in acc.tpu_topologies}
+        used |= {acc.workloads.source} if acc.workloads is not None else set()
     used |= {group.source for group in _store.LOADED.file().groups}
     assert used == set(catalog.sources())
 

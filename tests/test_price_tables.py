@@ -7,13 +7,16 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from accelerators.catalog import _instances
+from accelerators.cli import build_app
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = ROOT / "scripts" / "instance_tables"
@@ -131,8 +134,8 @@ def test_coverage_holds_what_the_sources_gave() -> None:
     instances = generate.instance_dicts()
     rows = price_tables.price_rows(price_tables.load_price_sources(), instances)
     cover = price_tables.coverage(rows, instances)
-    floor = {"aws": 0.95, "gcp": 0.80, "oci": 1.0, "lambda": 1.0, "hf": 1.0, "azure": 0.53}
-    floor |= {"runpod": 0.53, "paperspace": 1.0, "azure": 0.55}
+    floor = {"aws": 0.95, "gcp": 0.80, "oci": 1.0, "lambda": 1.0, "hf": 1.0, "azure": 0.61}
+    floor |= {"runpod": 0.73, "paperspace": 1.0}
     for cloud, least in floor.items():
         have, total = cover[cloud]
         assert have / total >= least, (cloud, have, total)
@@ -158,3 +161,69 @@ def test_a_price_source_without_a_cloud_is_refused(tmp_path: Path) -> None:
     )
     with pytest.raises(SystemExit, match="cloud"):
         price_tables.load_price_sources(tmp_path)
+
+
+SEVEN = ("aws", "gcp", "azure", "oci", "lambda", "runpod", "paperspace")
+
+
+def test_every_unpriced_row_of_the_seven_clouds_says_why() -> None:
+    on_demand = [r for r in _instances.prices() if r.kind == "on-demand"]
+    priced = {(r.cloud, r.instance.casefold()) for r in on_demand}
+    why = {(u.cloud, u.instance.casefold()): u.reason for u in _instances.unpriced()}
+    for row in _instances.instances():
+        key = (row.cloud, row.name.casefold())
+        if row.cloud in SEVEN and key not in priced:
+            assert why.get(key), f"{row.cloud} {row.name}: no price and no recorded reason"
+        assert not (key in priced and key in why), f"{row.name} is priced and unpriced"
+
+
+def test_a_reason_for_a_priced_or_unknown_row_is_refused() -> None:
+    instances = generate.instance_dicts()
+    rows = price_tables.price_rows(price_tables.load_price_sources(), instances)
+    priced = price_tables.Unpriced("aws", "p5.48xlarge", "a reason")
+    with pytest.raises(SystemExit, match="has an on-demand price"):
+        price_tables.check_unpriced([priced], rows, instances)
+    unknown = price_tables.Unpriced("azure", "Standard_NX1_v9", "a reason")
+    with pytest.raises(SystemExit, match="not an instance row"):
+        price_tables.check_unpriced([unknown], rows, instances)
+
+
+def test_the_loader_refuses_a_row_both_priced_and_unpriced() -> None:
+    price = _instances.prices("aws")[0]
+    with pytest.raises(ValueError, match="priced and unpriced"):
+        _instances._PriceFile(
+            schema_version=1,
+            table_version="t",
+            sources={price.source: _instances.price_sources()[price.source]},
+            price=(price,),
+            unpriced=(_instances.Unpriced(cloud="aws", instance=price.instance, reason="r"),),
+        )
+
+
+def test_azure_partial_rtx_pro_6000_sizes_are_priced_as_the_share_they_sell() -> None:
+    # the Resource SKUs call NC36lds one GPU; it is a quarter of one (24 of 96 GB)
+    row = _instances.get_instance("Standard_NC36lds_xl_RTXPRO6000BSE_v6")
+    assert row is not None
+    assert row.count == 0.25
+    assert row.confidence == "unconfirmed"
+    price = min(
+        p.usd_per_hour
+        for p in _instances.prices("azure")
+        if p.instance == row.name and p.kind == "on-demand"
+    )
+    assert price == pytest.approx(1.243)
+    h200 = [p for p in _instances.prices("azure") if p.instance == "Standard_ND96isr_H200_v5"]
+    assert [(p.region, p.usd_per_hour, str(p.date)) for p in h200] == [
+        ("eastus2", 84.8, "2026-10-07")
+    ]
+
+
+def test_prices_coverage_prints_the_reasons() -> None:
+    result = CliRunner().invoke(build_app(), ["prices", "coverage"])
+    assert result.exit_code == 0, result.output
+    assert "Why the other rows have no price" in result.output
+    assert "does not say which V100" in result.output
+    as_json = CliRunner().invoke(build_app(), ["prices", "coverage", "--json"])
+    runpod = json.loads(as_json.output)["runpod"]
+    assert runpod["priced"] >= 33
+    assert any(u["instance"] == "Tesla V100-SXM2-32GB" for u in runpod["unpriced"])

@@ -172,6 +172,10 @@ def render_catalog_markdown() -> str:
             ("Interconnect", acc.interconnect),
             ("Aliases", ", ".join(f"`{a}`" for a in acc.aliases) or "—"),
         ]
+        if acc.workloads is not None:
+            runs = " and ".join(acc.workloads.value)
+            note = f"; {acc.workloads.note}" if acc.workloads.note else ""
+            facts.append(("Workloads", f"{runs} only (`{acc.workloads.source}`{note})"))
         out += [f"- **{key}:** {value}" for key, value in facts]
         out.append("")
         if acc.notes:

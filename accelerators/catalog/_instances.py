@@ -29,12 +29,14 @@ __all__ = [
     "Instance",
     "Price",
     "TableSource",
+    "Unpriced",
     "get_instance",
     "instance_sources",
     "instances",
     "instances_named",
     "price_sources",
     "prices",
+    "unpriced",
 ]
 
 #: Clouds the tables know, in display order. ``hf`` is Hugging Face Jobs; ``sagemaker`` is
@@ -111,6 +113,16 @@ class Price(BaseModel):
     note: str | None = None
 
 
+class Unpriced(BaseModel):
+    """An instance row no source read prices on demand, and why (``prices coverage``)."""
+
+    model_config = _STRICT
+
+    cloud: Cloud
+    instance: str
+    reason: str = Field(min_length=1)
+
+
 class _InstanceFile(BaseModel):
     model_config = _STRICT
 
@@ -142,10 +154,15 @@ class _PriceFile(BaseModel):
     table_version: str
     sources: dict[str, TableSource]
     price: tuple[Price, ...]
+    unpriced: tuple[Unpriced, ...] = ()
 
     @model_validator(mode="after")
     def _check(self) -> _PriceFile:
         problems: list[str] = []
+        on_demand = {(r.cloud, r.instance.casefold()) for r in self.price if r.kind == "on-demand"}
+        for gap in self.unpriced:
+            if (gap.cloud, gap.instance.casefold()) in on_demand:
+                problems.append(f"{gap.cloud} instance {gap.instance!r} is priced and unpriced")
         seen: set[tuple[str, str, str | None, str]] = set()
         for row in self.price:
             key = (row.cloud, row.instance.casefold(), row.region, row.kind)
@@ -182,11 +199,12 @@ def _price_file() -> _PriceFile:
     except ValidationError as exc:
         raise CatalogDataError(f"data file prices.toml failed validation:\n{exc}") from exc
     by_name = _by_name()
-    for row in table.price:
-        known = [r for r in by_name.get(row.instance.casefold(), ()) if r.cloud == row.cloud]
-        if not known:
+    named: list[tuple[str, str]] = [(r.cloud, r.instance) for r in table.price]
+    named += [(r.cloud, r.instance) for r in table.unpriced]
+    for cloud, instance in named:
+        if not [r for r in by_name.get(instance.casefold(), ()) if r.cloud == cloud]:
             raise CatalogDataError(
-                f"prices.toml: {row.cloud} instance {row.instance!r} is not in instances.toml"
+                f"prices.toml: {cloud} instance {instance!r} is not in instances.toml"
             )
     return table
 
@@ -228,6 +246,12 @@ def instances_named(name: str) -> tuple[Instance, ...]:
 def prices(cloud: str | None = None) -> tuple[Price, ...]:
     """Every shipped price row (of one cloud), in data-file order."""
     rows = _price_file().price
+    return rows if cloud is None else tuple(r for r in rows if r.cloud == cloud.lower())
+
+
+def unpriced(cloud: str | None = None) -> tuple[Unpriced, ...]:
+    """The instance rows (of one cloud) no source read prices on demand, each with the reason."""
+    rows = _price_file().unpriced
     return rows if cloud is None else tuple(r for r in rows if r.cloud == cloud.lower())
 
 

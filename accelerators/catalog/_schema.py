@@ -119,6 +119,17 @@ class Figure(BaseModel):
         return self
 
 
+class Workloads(BaseModel):
+    """What the vendor's own software runs on the device, where it says so: ``("inference",)``
+    for a part its vendor ships inference software for and training software for none."""
+
+    model_config = _STRICT
+
+    value: tuple[Literal["training", "inference"], ...] = Field(min_length=1)
+    source: str
+    note: str | None = None
+
+
 class MigProfile(BaseModel):
     """One MIG profile of one GPU model; profile strings are not globally unique."""
 
@@ -254,6 +265,8 @@ class Accelerator(BaseModel):
     they count chips (``v5litepod-8`` is 8)."""
     tpu_topologies: tuple[TpuTopology, ...] = ()
     names: Names = Field(default_factory=Names)
+    workloads: Workloads | None = None
+    """None: the device trains and serves (every GPU); set where a vendor says otherwise."""
     flyte2_shared: str | None = None
     """Flyte 2 SDK name of a shared (time-sliced/MPS) slot of this GPU (``"T4 shared"``).
     Not a spelling of the device: it names a slot, which the grammar reads as ``T4@shared``."""
@@ -296,6 +309,11 @@ class Accelerator(BaseModel):
         if problems:
             raise ValueError("; ".join(problems))
         return self
+
+    @property
+    def trains(self) -> bool:
+        """Whether the vendor's software trains on it (False for an inference-only part)."""
+        return self.workloads is None or "training" in self.workloads.value
 
     def figures(self) -> list[tuple[str, Figure]]:
         """Every figure with its key (``memory_gb``, ``tflops.bf16``…), in display order."""
@@ -457,6 +475,7 @@ class CatalogFile(BaseModel):
                 figures.append(acc.tdp)
             refs = [f.source for f in figures]
             refs += [m.source for m in acc.mig] + [t.source for t in acc.tpu_topologies]
+            refs += [acc.workloads.source] if acc.workloads is not None else []
             for ref in refs:
                 if ref not in self.sources:
                     problems.append(f"{acc.name}: unknown source key {ref!r}")

@@ -4,7 +4,8 @@
 credentials, Azure's public Retail Prices API, GCP's Cloud Billing Catalog with an API key);
 ``plan``, ``recommend`` and ``instances`` read the cache before the shipped table. ``prices
 audit --max-age-days 365`` lists the price rows older than that and exits 1 when there are
-any; ``prices coverage`` counts the instance rows of each cloud that have a price.
+any; ``prices coverage`` counts the instance rows of each cloud that have a price and prints
+why the others have none where the table records a reason.
 """
 
 from __future__ import annotations
@@ -107,7 +108,8 @@ def audit_command(
 def coverage_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Count, per cloud, the instance rows with an on-demand price (shipped or cached)."""
+    """Count, per cloud, the instance rows with an on-demand price (shipped or cached), and say
+    why the others have none where the table records it."""
     from accelerators.catalog import _instances
     from accelerators.sizing._prices import all_prices
 
@@ -117,12 +119,36 @@ def coverage_command(
         have = counts.setdefault(row.cloud, [0, 0])
         have[0] += (row.cloud, row.name.casefold()) in priced
         have[1] += 1
+    gaps = [g for g in _instances.unpriced() if (g.cloud, g.instance.casefold()) not in priced]
     if as_json:
-        print_json({cloud: {"priced": h, "rows": t} for cloud, (h, t) in counts.items()})
+        print_json(
+            {
+                cloud: {
+                    "priced": h,
+                    "rows": t,
+                    "unpriced": [
+                        {"instance": g.instance, "reason": g.reason}
+                        for g in gaps
+                        if g.cloud == cloud
+                    ],
+                }
+                for cloud, (h, t) in counts.items()
+            }
+        )
         return
     table = Table(title="Instance rows with an on-demand price", box=None)
-    for header in ("Cloud", "Priced", "Rows", "Share"):
+    for header in ("Cloud", "Priced", "Rows", "Share", "Why not, recorded"):
         table.add_column(header, justify="left" if header == "Cloud" else "right")
     for cloud, (priced_rows, total) in counts.items():
-        table.add_row(cloud, str(priced_rows), str(total), f"{priced_rows / total:.0%}")
+        why = sum(g.cloud == cloud for g in gaps)
+        table.add_row(cloud, str(priced_rows), str(total), f"{priced_rows / total:.0%}", str(why))
     console.print(table)
+    by_reason: dict[tuple[str, str], list[str]] = {}
+    for gap in gaps:
+        by_reason.setdefault((gap.cloud, gap.reason), []).append(gap.instance)
+    if by_reason:
+        title = "\nWhy the other rows have no price (prices.toml [[unpriced]]):"
+        console.print(title, markup=False)
+    for (cloud, reason), names in by_reason.items():
+        line = f"  {cloud}: {', '.join(names)}: {reason}"
+        console.print(line, soft_wrap=True, highlight=False, markup=False)

@@ -82,6 +82,14 @@ def compute_dtype(acc: Accelerator, dtype: str) -> str | None:
     return None
 
 
+def inference_only(acc: Accelerator, memory: MemoryEstimate) -> str | None:
+    """Why ``acc`` cannot run ``memory``'s job: a training job on a part whose vendor ships
+    inference software only (the catalog's ``workloads``, sourced); None when it can."""
+    if memory.method == "inference" or acc.trains or acc.workloads is None:
+        return None
+    return f"inference only: {acc.name} has no training software ({acc.workloads.source})"
+
+
 def fit(
     memory: MemoryEstimate, per_device_gb: float, devices: int, headroom: float
 ) -> Layout | None:
@@ -144,6 +152,9 @@ def rented_choices(
             continue
         if vendors and acc.vendor not in vendors:
             continue
+        if (why := inference_only(acc, memory)) is not None:
+            excluded.append(Exclusion(where, row.spec_text, why))
+            continue
         if price is None and not unpriced:
             where_priced = f" in {region}" if region else ""
             excluded.append(Exclusion(where, row.spec_text, f"no {kind} price known{where_priced}"))
@@ -204,6 +215,9 @@ def owned_choices(
     for owned in inventory:
         spec, acc = owned.spec, owned.spec.accelerator
         if acc is None:  # pragma: no cover - owned_nodes() keeps named accelerators only
+            continue
+        if (why := inference_only(acc, memory)) is not None:
+            excluded.append(Exclusion(owned.name, str(spec), why))
             continue
         cdtype = compute_dtype(acc, dtype)
         if cdtype is None:

@@ -21,7 +21,7 @@ says where it came from; ``docs/planning.md`` cites each factor.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from accelerators.catalog._instances import Price
@@ -44,7 +44,7 @@ from accelerators.sizing._plan_inputs import (
     vendors_of,
     where_of,
 )
-from accelerators.sizing._plan_rank import outside, ranking
+from accelerators.sizing._plan_rank import RANKINGS, outside, ranking, with_rank
 from accelerators.sizing._startup import Startup, check_startup_min, startup_of
 from accelerators.sizing._throughput import Throughput, fleet_baseline
 from accelerators.spec import AcceleratorSpec
@@ -56,7 +56,6 @@ __all__ = ["RANKINGS", "TRAINING_EFFICIENCY", "WHERE", "Plan", "PlanOption", "pl
 #: the A100's peak (Narayanan et al. 2021, counting recomputation), and the A100 SXM's
 #: measured MAMF is 86.9 % of it (bench_bands.toml, mamf-finder): 0.52 / 0.869 = 0.60.
 TRAINING_EFFICIENCY = 0.52 / 0.869
-RANKINGS: tuple[str, ...] = ("cost", "time")
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,7 +352,7 @@ def plan(
             options.append(option)
     rejected.sort(key=ranking("cost"))
     options.sort(key=ranking(rank_by))
-    ranked = tuple(_with_rank(o, i) for i, o in enumerate(options[:top] if top else options, 1))
+    ranked = tuple(with_rank(o, i) for i, o in enumerate(options[:top] if top else options, 1))
     return Plan(
         model=shape,
         method=method,
@@ -408,7 +407,3 @@ def _priced(choice: Choice, work: JobFlops, efficiency: float, startup: Startup)
 
 def _vendor(spec: AcceleratorSpec) -> str | None:
     return spec.accelerator.vendor if spec.accelerator is not None else spec.vendor
-
-
-def _with_rank(option: PlanOption, rank: int) -> PlanOption:
-    return replace(option, rank=rank)

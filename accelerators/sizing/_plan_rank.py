@@ -8,12 +8,15 @@ over the budget or past the deadline is left out with its reason (and kept as a 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from accelerators.sizing._plan import PlanOption
 
-__all__ = ["outside", "ranking"]
+__all__ = ["RANKINGS", "outside", "ranking", "with_rank"]
+
+RANKINGS: tuple[str, ...] = ("cost", "time")
 
 
 def outside(option: PlanOption, budget: float | None, deadline: float | None) -> str | None:
@@ -26,7 +29,8 @@ def outside(option: PlanOption, budget: float | None, deadline: float | None) ->
 
 
 def ranking(rank_by: str) -> Callable[[PlanOption], tuple[Any, ...]]:
-    """The sort key of ``cost`` (total USD, then hours) or ``time`` (hours, then USD)."""
+    """The sort key of ``cost`` (total USD, then hours; unpriced last) or ``time`` (hours, then
+    USD)."""
 
     def by_cost(o: PlanOption) -> tuple[Any, ...]:
         return (o.usd is None, _sig(o.usd or 0.0), o.hours, str(o.spec), o.where)
@@ -35,6 +39,11 @@ def ranking(rank_by: str) -> Callable[[PlanOption], tuple[Any, ...]]:
         return (_sig(o.hours), o.usd is None, o.usd or 0.0, str(o.spec), o.where)
 
     return by_cost if rank_by == "cost" else by_time
+
+
+def with_rank(option: PlanOption, rank: int) -> PlanOption:
+    """``option`` with its place in the ranking."""
+    return replace(option, rank=rank)
 
 
 def _sig(value: float) -> float:

@@ -93,8 +93,11 @@ def recommend(
         clouds = [clouds]
     cloud_list = [str(c).strip().lower() for c in clouds] if clouds is not None else None
     found: list[Recommendation] = []
+    trains = isinstance(workload, MemoryEstimate) and workload.method != "inference"
     for acc in catalog.all():
         if not acc.default_for_model or (vendor_set and acc.vendor not in vendor_set):
+            continue
+        if trains and not acc.trains:  # a training estimate on an inference-only part
             continue
         if dtype in DTYPES and acc.tflops and dtype not in acc.tflops:
             continue

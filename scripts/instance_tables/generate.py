@@ -35,7 +35,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SOURCES = HERE / "sources"
 TABLE = HERE.parent.parent / "accelerators" / "data" / "instances.toml"
-TABLE_VERSION = "2026.11.3"
+TABLE_VERSION = "2026.11.4"
 sys.path.insert(0, str(TABLE.parent.parent.parent))
 #: Display order of clouds (the table's schema lists them); within a cloud, rows follow their
 #: source files.
@@ -239,12 +239,12 @@ def azure(sources: dict[str, Source]) -> list[Row]:
             continue
         model = next(m for pattern, m in _AZURE_GPUS if re.search(pattern, size))
         if size in from_docs:
-            (name, _acc, count, _p, _c), key = from_docs.pop(size)
-            out.append(Row("azure", name, model, Fraction(count), None, key, "source"))
+            (name, _acc, count, _p, conf), key = from_docs.pop(size)
+            out.append(Row("azure", name, model, Fraction(count), None, key, conf))
         else:
             out.append(Row("azure", size, model, Fraction(int(gpus)), None, "azure-skus", "source"))
-    for (name, acc, count, _p, _c), key in from_docs.values():  # sizes only the pages list
-        out.append(Row("azure", name, acc, Fraction(count), None, key, "source"))
+    for (name, acc, count, _p, conf), key in from_docs.values():  # sizes only the pages list
+        out.append(Row("azure", name, acc, Fraction(count), None, key, conf))
     return out
 
 
@@ -389,8 +389,11 @@ def _report(max_age: int | None, show_coverage: bool) -> int:
     instances = instance_dicts()
     found = price_tables.price_rows(price_tables.load_price_sources(), instances)
     if show_coverage:
+        why = price_tables.check_unpriced(price_tables.load_unpriced(), found, instances)
         for cloud, (have, total) in price_tables.coverage(found, instances).items():
-            print(f"{cloud:<11} {have:>4} / {total:<4} {have / total:6.1%}")
+            reasons = sum(u.cloud == cloud for u in why)
+            share = f"{have:>4} / {total:<4} {have / total:6.1%}"
+            print(f"{cloud:<11} {share}  {reasons} with a reason")
     if max_age is None:
         return 0
     old = price_tables.stale(found, max_age, dt.date.today())

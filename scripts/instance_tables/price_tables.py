@@ -31,7 +31,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 PRICE_SOURCES = HERE / "prices"
 PRICE_TABLE = HERE.parent.parent / "accelerators" / "data" / "prices.toml"
-PRICE_TABLE_VERSION = "2026.11.1"
+PRICE_TABLE_VERSION = "2026.11.2"
+#: Instance rows no source read prices, each with the reason (``cloud, instance, reason``).
+UNPRICED = HERE / "unpriced.tsv"
 #: Below this share of the upper half of a GPU SKU's regional prices, a GCP region's figure is
 #: another SKU's (flex-start, committed) and is dropped.
 GCP_OUTLIER = 0.6
@@ -86,6 +88,42 @@ class _Regional:
 
     prices: dict[str, tuple[float, float | None]] = field(default_factory=dict)
     derived: bool = False
+
+
+@dataclass(frozen=True)
+class Unpriced:
+    """An instance row left without an on-demand price, and why."""
+
+    cloud: str
+    instance: str
+    reason: str
+
+
+def load_unpriced(path: Path = UNPRICED) -> list[Unpriced]:
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            cloud, instance, reason = line.split("\t")
+            if cloud != "cloud":  # the header line
+                rows.append(Unpriced(cloud, instance, reason))
+    return rows
+
+
+def check_unpriced(
+    unpriced: list[Unpriced], rows: list[PriceRow], instances: list[dict[str, Any]]
+) -> list[Unpriced]:
+    """The documented rows in table order; refuse one the table lacks or one that has a price."""
+    order = {(r["cloud"], r["name"].casefold()): i for i, r in enumerate(instances)}
+    priced = {(r.cloud, r.instance.casefold()) for r in rows if r.kind == "on-demand"}
+    for row in unpriced:
+        key = (row.cloud, row.instance.casefold())
+        if key not in order:
+            raise SystemExit(f"unpriced.tsv: {row.cloud} {row.instance!r} is not an instance row")
+        if key in priced:
+            raise SystemExit(
+                f"unpriced.tsv: {row.cloud} {row.instance!r} has an on-demand price; drop its line"
+            )
+    return sorted(unpriced, key=lambda u: order[(u.cloud, u.instance.casefold())])
 
 
 def read_price_source(path: Path) -> PriceSource:
@@ -271,8 +309,13 @@ def stale(rows: list[PriceRow], max_age_days: int, today: dt.date) -> list[Price
     return [r for r in rows if dt.date.fromisoformat(r.date) < limit]
 
 
-def render_prices(sources: dict[str, PriceSource], instances: list[dict[str, Any]]) -> str:
+def render_prices(
+    sources: dict[str, PriceSource],
+    instances: list[dict[str, Any]],
+    unpriced: list[Unpriced] | None = None,
+) -> str:
     rows = price_rows(sources, instances)
+    documented = check_unpriced(load_unpriced() if unpriced is None else unpriced, rows, instances)
     used = list(dict.fromkeys(r.source for r in rows))
     lines = [f"# {line}".rstrip() for line in _HEADER.splitlines()]
     lines += ["", "schema_version = 1", f'table_version = "{PRICE_TABLE_VERSION}"', ""]
@@ -302,6 +345,11 @@ def render_prices(sources: dict[str, PriceSource], instances: list[dict[str, Any
         if r.note:
             lines.append(f"note = {_q(r.note)}")
         lines.append("")
+    if documented:
+        lines.append(f"# -- instance rows no source read prices {'-' * 73}")
+    for u in documented:
+        lines += ["[[unpriced]]", f'cloud = "{u.cloud}"', f"instance = {_q(u.instance)}"]
+        lines += [f"reason = {_q(u.reason)}", ""]
     return "\n".join(lines)
 
 
@@ -320,6 +368,8 @@ when this file and the generator disagree.
   the vendor's own page; third-party: a dated third-party table; derived: summed from the
   source's figures, the note says how). The note names each row's role: the cheapest or the
   median of the regions the source prices.
+- [[unpriced]] rows: an instance row no source read prices (on demand), and why
+  (scripts/instance_tables/unpriced.tsv); `accelerators prices coverage` prints them.
 - Live refreshes (accelerators.sizing.aws / azure / gcp) cache every region and are read first.
 """
 

@@ -97,3 +97,59 @@ def test_instances_names_the_cheapest_region_of_each_cloud() -> None:
     for cloud in ("aws", "gcp", "azure", "oci", "lambda", "runpod", "paperspace"):
         assert f" {cloud} " in section, cloud
     assert "p5.48xlarge in us-east-1 (2025-11-30, aws-vantage)" in section
+
+
+@pytest.mark.parametrize(
+    ("params", "method", "tokens"), [(70e9, "qlora", 2e7), (8e9, "full", 1e8), (7e9, "lora", 1e8)]
+)
+def test_training_plans_leave_inference_only_parts_out_and_say_why(
+    params: float, method: str, tokens: float
+) -> None:
+    # AWS ships training software for Trainium only (Neuron's PyTorch page): an Inf1 or Inf2
+    # instance cannot run a fine-tune, however cheap its hours look
+    job = plan(params, method, tokens=tokens, history=False, clouds=["aws"])
+    assert job.options
+    ranked = {o.spec.accelerator.name for o in job.options if o.spec.accelerator}
+    assert not ranked & {"INFERENTIA1", "INFERENTIA2"}
+    assert ranked & {"TRAINIUM1", "TRAINIUM2"} or method == "qlora"  # Trainium still trains
+    left = {e.where: e.reason for e in job.excluded if e.reason.startswith("inference only")}
+    assert {w.split()[1].split(".")[0] for w in left} == {"inf1", "inf2"}
+    assert all("aws-neuron-pytorch" in reason for reason in left.values())
+
+
+def test_the_plan_command_counts_inference_only_parts_among_what_it_left_out() -> None:
+    result = CliRunner().invoke(
+        build_app(),
+        ["plan", "--params", "8e9", "--method", "full", "--tokens", "1e8", "--no-history"],
+    )
+    assert result.exit_code == 0, result.output
+    assert "inference only" in " ".join(result.output.split())
+    assert "INFERENTIA" not in result.output.split("left out")[0]
+
+
+def test_inference_sizing_still_offers_inference_only_parts() -> None:
+    from accelerators.sizing import estimate_memory, recommend
+    from accelerators.sizing._plan_inputs import shape_of
+
+    shape = shape_of(7e9)
+    serving = [str(r.spec) for r in recommend(shape, vendors=["aws"], top=None)]
+    assert any(s.startswith("INFERENTIA") for s in serving)
+    tuning = recommend(estimate_memory(shape, method="lora"), vendors=["aws"], top=None)
+    assert tuning
+    assert not any(str(r.spec).startswith("INFERENTIA") for r in tuning)
+
+
+def test_the_catalog_sources_which_parts_are_inference_only() -> None:
+    from accelerators import catalog
+
+    only = {a.name for a in catalog.all() if not a.trains}
+    assert only == {"INFERENTIA1", "INFERENTIA2"}
+    for name in only:
+        workloads = catalog.get(name).workloads
+        assert workloads is not None
+        assert workloads.value == ("inference",)
+        assert workloads.source in catalog.sources()
+    # a T4 or a Qualcomm AI 100 trains: NVIDIA's GPUs and Qualcomm's own fine-tuning
+    # (efficient-transformers, --device qaic) say so
+    assert catalog.get("T4").trains
+    assert catalog.get("AI100").trains
