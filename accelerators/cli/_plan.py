@@ -22,10 +22,10 @@ from rich.table import Table
 
 from accelerators.cli._common import console, err_console, guarded, print_json
 from accelerators.sizing import TRAINING_EFFICIENCY, Plan, SizingError, plan
-from accelerators.sizing._prices import best_per_cloud
-from accelerators.sizing._prices import origin as price_origin
 from accelerators.sizing._plan_explain import infeasible, legend
 from accelerators.sizing._plan_report import clouds_note, startup_note
+from accelerators.sizing._prices import best_per_cloud
+from accelerators.sizing._prices import origin as price_origin
 
 __all__ = ["EXIT_INFEASIBLE", "plan_command", "register"]
 
