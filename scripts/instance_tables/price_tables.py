@@ -32,7 +32,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 PRICE_SOURCES = HERE / "prices"
 PRICE_TABLE = HERE.parent.parent / "accelerators" / "data" / "prices.toml"
-PRICE_TABLE_VERSION = "2026.11.2"
+PRICE_TABLE_VERSION = "2026.11.3"
 #: Instance rows no source read prices, each with the reason (``cloud, instance, reason``).
 UNPRICED = HERE / "unpriced.tsv"
 #: Below this share of the upper half of a GPU SKU's regional prices, a GCP region's figure is
