@@ -96,6 +96,26 @@ def test_gcp_figures_of_another_sku_are_left_out() -> None:
     assert min(r.usd for r in rows if r.kind == "on-demand") == pytest.approx(3.6)
 
 
+def test_a_gcp_whole_vm_transcription_is_read_as_is_and_g4_includes_its_gpus() -> None:
+    # Google's G4 page gives whole-VM rates (GPUs included); such a source names ``instance``,
+    # not ``item``, and is not summed with host or GPU rows
+    source = price_tables.PriceSource(
+        "gcp-page",
+        {"title": "t", "url": "https://x", "retrieved": "2026-11-28", "cloud": "gcp"},
+        ({"instance": "g4-standard-48", "region": "us-central1", "usd_per_hour": "4.49993"},),
+    )
+    g4 = {"cloud": "gcp", "name": "g4-standard-48", "accelerator": "RTX-PRO-6000", "count": 1}
+    rows = price_tables.price_rows({"gcp-page": source}, [g4])
+    assert [(r.region, r.usd, r.confidence) for r in rows] == [
+        ("us-central1", 4.49993, "third-party")
+    ]
+    gcp = _instances.prices("gcp")
+    shipped = {p.instance: p.usd_per_hour for p in gcp if p.kind == "on-demand"}
+    # SkyPilot's v9 host-only row (3.40 USD/h for g4-standard-48) would understate it by a quarter
+    assert shipped["g4-standard-48"] == pytest.approx(4.49993)
+    assert shipped["g4-standard-384"] == pytest.approx(8 * 4.49993)
+
+
 def test_cheapest_and_median_regions_are_named() -> None:
     rows = [r for r in _instances.prices("aws") if r.instance == "g5.xlarge"]
     cheapest = min(rows, key=lambda r: r.usd_per_hour)
@@ -134,8 +154,8 @@ def test_coverage_holds_what_the_sources_gave() -> None:
     instances = generate.instance_dicts()
     rows = price_tables.price_rows(price_tables.load_price_sources(), instances)
     cover = price_tables.coverage(rows, instances)
-    floor = {"aws": 0.95, "gcp": 0.80, "oci": 1.0, "lambda": 1.0, "hf": 1.0, "azure": 0.61}
-    floor |= {"runpod": 0.73, "paperspace": 1.0}
+    floor = {"aws": 0.97, "gcp": 0.90, "oci": 1.0, "lambda": 1.0, "hf": 1.0, "azure": 0.75}
+    floor |= {"runpod": 0.75, "paperspace": 1.0}
     for cloud, least in floor.items():
         have, total = cover[cloud]
         assert have / total >= least, (cloud, have, total)
@@ -225,5 +245,5 @@ def test_prices_coverage_prints_the_reasons() -> None:
     assert "does not say which V100" in result.output
     as_json = CliRunner().invoke(build_app(), ["prices", "coverage", "--json"])
     runpod = json.loads(as_json.output)["runpod"]
-    assert runpod["priced"] >= 33
+    assert runpod["priced"] >= 34
     assert any(u["instance"] == "Tesla V100-SXM2-32GB" for u in runpod["unpriced"])

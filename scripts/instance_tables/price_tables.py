@@ -13,7 +13,8 @@ here, each from the data:
 
 * GCP bills the GPUs of an A2/A3/A4/G2 machine apart from the VM: a machine's price is its host
   row (``a2-highgpu-1g``: vCPUs and memory) plus the GPU row (``gpu:A100`` x count) of the same
-  region. TPU VM prices already include the host.
+  region. TPU VM prices already include the host. A GCP source whose rows name ``instance``
+  instead of ``item`` (a transcription of Google's whole-VM rates, e.g. G4) is read as is.
 * The GCP catalog prices some accelerator SKUs in some regions at another SKU's rate (a spot
   price above the on-demand one, or under 0.6 of the other regions'): those regions are dropped.
 * Per-GPU sources (RunPod) price one device: the RunPod rows *are* one device (``unit=device``).
@@ -31,7 +32,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 PRICE_SOURCES = HERE / "prices"
 PRICE_TABLE = HERE.parent.parent / "accelerators" / "data" / "prices.toml"
-PRICE_TABLE_VERSION = "2026.11.2"
+PRICE_TABLE_VERSION = "2026.11.3"
 #: Instance rows no source read prices, each with the reason (``cloud, instance, reason``).
 UNPRICED = HERE / "unpriced.tsv"
 #: Below this share of the upper half of a GPU SKU's regional prices, a GCP region's figure is
@@ -273,7 +274,7 @@ def price_rows(sources: dict[str, PriceSource], instances: list[dict[str, Any]])
     """Every shipped price row, in instance-table order."""
     by_cloud: dict[str, list[tuple[str, _Regional, PriceSource, str | None]]] = {}
     for source in sources.values():
-        if source.cloud == "gcp":
+        if source.cloud == "gcp" and source.rows and "item" in source.rows[0]:
             for name, (entry, how) in _gcp_machines(source, instances).items():
                 by_cloud.setdefault("gcp", []).append((name, entry, source, how))
             continue
