@@ -202,7 +202,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         self, spec: AcceleratorSpec, template: tuple[dict[str, Any] | None, str]
     ) -> dict[str, Any]:
         """The template, the arguments and the accelerator, merged and checked."""
-        pod = self._arguments_pod()
+        arguments = pod = self._arguments_pod()
         own = dict(pod["spec"]["containers"][0].get("resources") or {})
         base, name = template
         if base:
@@ -212,6 +212,13 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             arguments=own,
             template=name or "container_resources",
             container=self.base_container_name,
+        )
+        _pods.check_conflicts(
+            spec,
+            pod,
+            layers=((arguments, "the operator's arguments"), (base, name)),
+            platform=self.platform,
+            options=self.platform_options,
         )
         return apply_to_pod(
             pod,

@@ -24,12 +24,18 @@ from typing import Any, TypeGuard
 
 from accelerators import AcceleratorError, AcceleratorSpec, PlacementError
 from accelerators.errors import close_matches
-from accelerators.kubernetes import merge_fragment, platforms, resource_problems
+from accelerators.kubernetes import (
+    merge_fragment,
+    placement_conflicts,
+    platforms,
+    resource_problems,
+)
 
 __all__ = [
     "HOSTNAME_LABEL",
     "airflow_platforms",
     "avoid_nodes",
+    "check_conflicts",
     "check_platform",
     "check_requests",
     "pin_to_node",
@@ -168,6 +174,39 @@ def check_requests(
         "; ".join(lines) + ". The API server rejects a pod whose requests exceed its limits: "
         "raise the limit (limits in the same argument as the request) or lower the request"
     )
+
+
+def check_conflicts(
+    spec: AcceleratorSpec,
+    pod: Mapping[str, Any],
+    *,
+    layers: Sequence[tuple[Mapping[str, Any] | None, str]],
+    platform: str,
+    options: Mapping[str, Any],
+) -> None:
+    """Raise :class:`PlacementError` when the task's own placement contradicts ``spec``: a
+    selector, affinity or device resource no node can meet with it (the core's
+    :func:`~accelerators.kubernetes.placement_conflicts`, on every platform), naming both
+    sides and the layer that says it (``the task's arguments``, ``pod_template_file 'x'``).
+
+    :param pod: the task's layers merged (its template under its arguments), as built.
+    :param layers: each layer as given and how to name it, the task's arguments first; a
+        layer that contradicts the spec on its own is named, else all of them together.
+    """
+    together = " and ".join(name for layer, name in layers if layer) or "the task"
+    found = placement_conflicts(
+        spec, pod, platform=platform, source=together, own_keys=False, **options
+    )
+    if not found:
+        return
+    for layer, name in layers:
+        if layer:
+            alone = placement_conflicts(
+                spec, layer, platform=platform, source=name, own_keys=False, **options
+            )
+            if alone:
+                raise PlacementError("; ".join(alone))
+    raise PlacementError("; ".join(found))
 
 
 def to_dict(obj: Any) -> dict[str, Any]:

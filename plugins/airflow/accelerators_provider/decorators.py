@@ -106,6 +106,7 @@ def pod_kwargs(
             "affinity": _pods.to_dict(kwargs.get("affinity")),
         },
     }
+    arguments = pod
     base, name = _template_pod(kwargs)
     if base:
         pod = reconcile_placement(base, pod, container=container)
@@ -114,6 +115,13 @@ def pod_kwargs(
     )
     spec = _pods.resolve_spec(accelerator)
     check_node_count(spec, platform=platform)
+    _pods.check_conflicts(
+        spec,
+        pod,
+        layers=((arguments, "the task's arguments"), (base, name)),
+        platform=platform,
+        options=platform_options or {},
+    )
     pod = apply_to_pod(
         pod, spec, platform=platform, container=container, **(platform_options or {})
     )

@@ -83,6 +83,7 @@ def executor_config(
         containers.insert(0, {"name": container})
     own = dict(containers[0].get("resources") or {})
     template = pod_template_file or _default_worker_template()
+    override, base = pod, None
     if template:
         base = _pods.read_template(template, argument="pod_template_file")
         pod = reconcile_placement(base, pod, container=container)
@@ -91,6 +92,13 @@ def executor_config(
         named = "executor_config"
     _pods.check_requests(
         pod, arguments=own, template=named, container=container, argument="pod_override"
+    )
+    _pods.check_conflicts(
+        resolved,
+        pod,
+        layers=((override, "pod_override"), (base, named)),
+        platform=platform,
+        options=options,
     )
     merged = apply_to_pod(pod, resolved, platform=platform, container=container, **options)
     config: dict[str, Any] = {"pod_override": _pods.to_pod(merged)}
