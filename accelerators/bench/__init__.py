@@ -24,7 +24,8 @@ Profiles: ``quick`` (the gate: at most 15 s on a 2-core CPU, about 10 s on one H
 Public names: :func:`gate`, :func:`run`, :class:`AcceleratorGateError`,
 :class:`BenchReport`, :class:`DeviceReport`, :class:`DeviceSummary`, :class:`GemmResult`,
 :class:`MemoryResult`, :class:`Reason`, :class:`ReasonCode`, :class:`Severity`,
-:class:`Verdict`, :class:`Profile`, :data:`PROFILES`, :data:`SCHEMA_VERSION`,
+:class:`Verdict`, :class:`Profile`, :data:`PROFILES` (their names :data:`PROFILE_NAMES`,
+checked without importing them by :func:`profile_name`), :data:`SCHEMA_VERSION`,
 :func:`write_json`, :func:`plot_report` (a roofline PNG), :func:`html_report` (a
 self-contained HTML page for Flyte Decks and Airflow views), :func:`open_store` and
 :class:`HistoryStore` (the bench history a gate appends to: ``gate(history=...)``, or for a
@@ -63,6 +64,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         ".report._models": "SCHEMA_VERSION BenchReport DeviceReport DeviceSummary GemmResult "
         "MemoryResult Reason ReasonCode Severity Verdict write_json",
         ".measure._profiles": "PROFILES Profile",
+        ".measure._profile_names": "PROFILE_NAMES profile_name",
         ".runner._run": "run",
         ".render._html": "html_report",
         ".render._plot": "plot_report",
@@ -80,6 +82,8 @@ if TYPE_CHECKING:
     from accelerators.bench.history._open import open_store as open_store
     from accelerators.bench.history._store import HistoryStore as HistoryStore
     from accelerators.bench.measure._backend import Backend
+    from accelerators.bench.measure._profile_names import PROFILE_NAMES as PROFILE_NAMES
+    from accelerators.bench.measure._profile_names import profile_name as profile_name
     from accelerators.bench.measure._profiles import PROFILES as PROFILES
     from accelerators.bench.measure._profiles import Profile as Profile
     from accelerators.bench.render._html import html_report as html_report

@@ -25,6 +25,7 @@ from airflow.providers.cncf.kubernetes.pod_generator import PodGenerator
 from kubernetes.client import models as k8s
 
 from accelerators import AcceleratorError, AcceleratorSpec
+from accelerators.errors import close_matches
 from accelerators.kubernetes import (
     apply_to_pod,
     check_node_count,
@@ -32,7 +33,13 @@ from accelerators.kubernetes import (
     to_pod_fragment,
 )
 from accelerators_provider import _pods
-from accelerators_provider._errors import AcceleratorTaskError, annotate, step
+from accelerators_provider._errors import (
+    AcceleratorTaskError,
+    annotate,
+    fail_fast,
+    failing_fast,
+    step,
+)
 from accelerators_provider._gate import (
     INLINE_REPORT_ENV,
     INLINE_REPORT_PATH,
@@ -58,10 +65,10 @@ class AcceleratorPodOperator(KubernetesPodOperator):
 
     :param accelerator: a spec (``"H100:8"``, ``"A100@1g.10gb"``, ``"H100 | A100-80GB"``), a
         constant (``accelerators.H100``) or an :class:`~accelerators.AcceleratorSpec`.
-        Templated.
+        Templated. Required.
     :param platform: the cluster's platform (``gke``, ``nvidia``, ``karpenter``, ``eks``,
         ``amd``, ``neuron``, ``gaudi``, ``intel``, ``generic``; see
-        :func:`accelerators.kubernetes.platforms`). Templated.
+        :func:`accelerators.kubernetes.platforms`). Templated. Required.
     :param platform_options: options of the platform (``labels``, ``label_values``,
         ``tolerations``, ``runtime_class_name``, ``mig_strategy``...).
     :param gate: the gate task (an :class:`AcceleratorGateOperator` or its task id) whose
@@ -77,8 +84,14 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         ``tolerations``, ``affinity``, ``container_resources`` and the pod template's
         values are all kept.
     :raises PlacementError: at DAG parse time when the platform cannot place the spec, no
-        node has its count, the operator's own arguments or its template conflict with it,
-        a container would request more than its limit, or it does not fit its gate's node.
+        node has its count, the operator's own arguments or its template conflict with it
+        (a selector, affinity or device resource no node can meet with it included), a
+        container would request more than its limit, or it does not fit its gate's node.
+    :raises AcceleratorError: a missing or unknown ``platform``, a bad spec, an unknown
+        ``gate_mode`` or ``gate_profile``, an inline gate without a command. Every error of
+        this operator, at parse or at run time (a templated or mapped ``accelerator`` that
+        renders bad), is also Airflow's ``AirflowFailException``: the task fails at once,
+        without retries.
     """
 
     template_fields: Sequence[str] = (
@@ -90,8 +103,8 @@ class AcceleratorPodOperator(KubernetesPodOperator):
     def __init__(
         self,
         *,
-        accelerator: SpecLike,
-        platform: str,
+        accelerator: SpecLike | None = None,
+        platform: str | None = None,
         platform_options: dict[str, Any] | None = None,
         gate: Any = None,
         gate_mode: str = "pin",
@@ -99,7 +112,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self.platform = platform
+        self.platform: str = platform or ""  # a missing one is refused below
         self.platform_options = dict(platform_options or {})
         self.gate_mode = gate_mode
         self.gate_profile = gate_profile
@@ -114,13 +127,22 @@ class AcceleratorPodOperator(KubernetesPodOperator):
                     gate, "accelerator", None
                 )
         # One try for every check (a parse pays for each context manager it enters); `site`
-        # says which argument a failure is about.
+        # says which argument a failure is about. A mapped task is built here at run time,
+        # so every error fails the task at once (fail_fast): no retry renders it otherwise.
         site: tuple[str, Any] = ("gate_mode", gate_mode)
         try:
             if gate_mode not in GATE_MODES:
-                raise AcceleratorError(f"expected one of {', '.join(GATE_MODES)}")
+                hints = close_matches(str(gate_mode), GATE_MODES)
+                hint = f"; did you mean {hints[0]!r}?" if hints else ""
+                raise AcceleratorError(f"expected one of {', '.join(GATE_MODES)}{hint}")
             site = ("platform", platform)
             _pods.check_platform(platform)
+            if gate_mode == "inline":
+                site = ("gate_profile", gate_profile)
+                _pods.check_profile(gate_profile)
+                site = ("cmds", self.cmds)
+                if not (self.pod_template_file or self.pod_template_dict or self.full_pod_spec):
+                    self._inline_command(None)  # else read with the template, below or later
             if _pods.is_template(accelerator):
                 self.accelerator: str = accelerator  # rendered by Airflow, then read
                 return
@@ -131,8 +153,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             if not _pods.is_template(platform):
                 self._check_at_parse_time(spec, gate_spec)
         except AcceleratorError as exc:
-            annotate(exc, self.task_id, *site)
-            raise
+            raise fail_fast(annotate(exc, self.task_id, *site)) from None
 
     # -- parse time --------------------------------------------------------------------
     def _check_at_parse_time(self, spec: AcceleratorSpec, gate_spec: SpecLike | None) -> None:
@@ -149,6 +170,9 @@ class AcceleratorPodOperator(KubernetesPodOperator):
                 template = self._template()  # read now: a missing file is refused now
         else:
             template = self._template()
+        if self.gate_mode == "inline" and template[0] is not None:
+            with step(task, "cmds", self.cmds):
+                self._inline_command(template[0])
         if template[0] is None and not self._has_placement_arguments():
             to_pod_fragment(spec, platform=self.platform, **self.platform_options)
             return  # placing it was the check
@@ -237,7 +261,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         With ``gate`` in ``pin`` mode the context is needed (the gate's XCom ``node``); a
         ``dry_run`` without a context leaves the pin out and says so in the log.
         """
-        with step(self.task_id, where=False):
+        with failing_fast(), step(self.task_id, where=False):
             _pods.check_platform(self.platform)
             spec = _pods.resolve_spec(self.accelerator)
             check_node_count(spec, platform=self.platform)
@@ -256,18 +280,27 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         Both are set, non-empty, so that none of the template's is kept."""
         if self.gate_mode != "inline":
             return None, None
-        command = list(self.cmds or _main_of(base, self.base_container_name).get("command") or [])
-        args = self.arguments or _main_of(base, self.base_container_name).get("args") or []
-        if not command:
-            raise AcceleratorError(
-                f"gate_mode='inline' needs the container's command (cmds=...): the gate runs "
-                f"first and then execs it; container {self.base_container_name!r} has none"
-            )
+        command, args = self._inline_command(base)
+        _pods.check_profile(self.gate_profile)
         check = shlex.join(
             gate_command(self.accelerator, self.gate_profile, json_path=INLINE_REPORT_PATH)
         )
         wrapper = ["/bin/sh", "-c", f'{check} && exec "$@"', "accelerators-gate"]
         return (wrapper, [*command, *args]), _inline_env(self.env_vars)
+
+    def _inline_command(self, base: dict[str, Any] | None) -> tuple[list[str], list[str]]:
+        """The command an inline gate execs after it passes, and its arguments: ``cmds``, else
+        the template's main container's (``base``: the template pod)."""
+        main = _main_of(base, self.base_container_name)
+        command = list(self.cmds or main.get("command") or [])
+        if not command:
+            where = "the pod template's" if base else "the operator's"
+            raise AcceleratorError(
+                f"gate_mode='inline' needs the container's command (cmds=...): the gate runs "
+                f"first and then execs it; {where} container {self.base_container_name!r} "
+                "has none"
+            )
+        return command, list(self.arguments or main.get("args") or [])
 
     def _guard(
         self, data: dict[str, Any], context: Context | None, *, dry_run: bool

@@ -37,6 +37,7 @@ __all__ = [
     "avoid_nodes",
     "check_conflicts",
     "check_platform",
+    "check_profile",
     "check_requests",
     "pin_to_node",
     "read_template",
@@ -96,7 +97,13 @@ def airflow_platforms() -> tuple[str, ...]:
 
 def check_platform(platform: Any) -> None:
     """Raise :class:`AcceleratorError` unless ``platform`` names a platform for Airflow tasks
-    (a Jinja template or a ``Platform`` instance passes)."""
+    (a Jinja template or a ``Platform`` instance passes); a missing one is named as such."""
+    if platform is None or (isinstance(platform, str) and not platform.strip()):
+        raise AcceleratorError(
+            f"platform= is required: the cluster's platform, one of "
+            f"{', '.join(airflow_platforms())} (it picks the node labels, resources and "
+            "tolerations of the pod; docs/kubernetes.md)"
+        )
     if not isinstance(platform, str) or is_template(platform):
         return
     name = platform.strip().lower()
@@ -115,6 +122,16 @@ def check_platform(platform: Any) -> None:
     raise AcceleratorError(
         f"Unknown platform {platform!r}: expected one of {', '.join(known)}{hint}"
     )
+
+
+def check_profile(profile: Any) -> None:
+    """Raise :class:`AcceleratorError` unless ``profile`` names a benchmark profile (with
+    did-you-mean); a Jinja template passes, and is checked once rendered."""
+    if is_template(profile):
+        return
+    from accelerators.bench import profile_name
+
+    profile_name(profile)
 
 
 def read_template(path: str, *, argument: str = "pod_template_file") -> dict[str, Any]:

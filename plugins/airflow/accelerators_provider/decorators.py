@@ -199,8 +199,8 @@ def accelerator_task(
     python_callable: Callable[..., Any] | None = None,
     multiple_outputs: bool | None = None,
     *,
-    accelerator: SpecLike,
-    platform: str,
+    accelerator: SpecLike | None = None,
+    platform: str | None = None,
     platform_options: dict[str, Any] | None = None,
     gate: Any = None,
     **kwargs: Any,
@@ -209,7 +209,8 @@ def accelerator_task(
 
     :param accelerator: the spec (``"A100:2"``, a constant, an ``AcceleratorSpec``); not
         templated (use :class:`~accelerators_provider.AcceleratorPodOperator` for that).
-    :param platform: the cluster's platform; not templated.
+        Required.
+    :param platform: the cluster's platform; not templated. Required.
     :param platform_options: platform options.
     :param gate: a gate task (or its id) whose node this pod is pinned to; set the
         dependency yourself (``gate >> train()``). The accelerator must fit its node.
@@ -223,6 +224,7 @@ def accelerator_task(
         )
         with step(task_id, "platform", platform):
             _pods.check_platform(platform)
+        placed_on = str(platform)  # check_platform refused a missing one
         with step(task_id, "accelerator", accelerator):
             spec = str(_pods.resolve_spec(accelerator))
         gate_id = None if gate is None else (gate if isinstance(gate, str) else gate.task_id)
@@ -234,7 +236,7 @@ def accelerator_task(
         value = kwargs.get("pod_template_file") or accelerator
         with step(task_id, argument, value):
             complete = pod_kwargs(
-                spec, platform=platform, platform_options=platform_options, gate=gate, **kwargs
+                spec, platform=placed_on, platform_options=platform_options, gate=gate, **kwargs
             )
         complete["pre_execute"] = _before_the_pod(spec, gate_id, kwargs.get("pre_execute"))
         return kubernetes_task(python_callable=fn, multiple_outputs=multiple_outputs, **complete)
@@ -316,6 +318,8 @@ def accelerator_gate_task(
             "@task.accelerator_gate",
             "AcceleratorGateOperator(in_process=True)",
         )
+        with step(task_id, "profile", profile):
+            _pods.check_profile(profile)
         with step(task_id, "accelerator", accelerator):
             expect = None if accelerator is None else str(_pods.resolve_spec(accelerator))
         options = dict(kwargs)

@@ -48,7 +48,7 @@ def _default_worker_template() -> str | None:
 def executor_config(
     spec: SpecLike,
     *,
-    platform: str,
+    platform: str | None = None,
     pod_override: Any = None,
     pod_template_file: str | None = None,
     container: str = "base",
@@ -57,7 +57,8 @@ def executor_config(
     """``executor_config`` that runs a task on ``spec`` under the KubernetesExecutor.
 
     :param spec: the accelerator spec.
-    :param platform: the cluster's platform (see :func:`accelerators.kubernetes.platforms`).
+    :param platform: the cluster's platform (see :func:`accelerators.kubernetes.platforms`);
+        required.
     :param pod_override: a ``V1Pod`` (or dict) of your own to merge into; kept whole.
     :param pod_template_file: the worker pod template of this task, if not the default
         (``[kubernetes_executor] pod_template_file``, used when readable here); its
@@ -69,6 +70,7 @@ def executor_config(
     :raises AcceleratorError: ``pod_template_file`` does not exist.
     """
     _pods.check_platform(platform)
+    platform = str(platform)  # check_platform refused a missing one
     resolved = _pods.resolve_spec(spec)
     check_node_count(resolved, platform=platform)
     pod = _pods.to_dict(pod_override) or {"apiVersion": "v1", "kind": "Pod", "metadata": {}}
