@@ -12,7 +12,7 @@ from accelerators import AcceleratorError, bench
 
 
 def test_the_names_are_the_profiles() -> None:
-    assert bench.PROFILE_NAMES == tuple(bench.PROFILES)
+    assert tuple(bench.PROFILES) == bench.PROFILE_NAMES
     for name in bench.PROFILE_NAMES:
         assert bench.profile_name(f" {name.upper()} ") == name
 

@@ -17,12 +17,8 @@ import shlex
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from airflow.providers.cncf.kubernetes.backcompat.backwards_compat_converters import (
-    convert_env_vars_or_raise_error,
-)
 from airflow.providers.cncf.kubernetes.operators.pod import KubernetesPodOperator
 from airflow.providers.cncf.kubernetes.pod_generator import PodGenerator
-from kubernetes.client import models as k8s
 
 from accelerators import AcceleratorError, AcceleratorSpec
 from accelerators.errors import close_matches
@@ -41,10 +37,10 @@ from accelerators_provider._errors import (
     step,
 )
 from accelerators_provider._gate import (
-    INLINE_REPORT_ENV,
     INLINE_REPORT_PATH,
     check_guard,
     gate_command,
+    inline_env,
     matched_spec,
 )
 
@@ -163,7 +159,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         if self.gate_mode == "pin" and gate_spec is not None and not _pods.is_template(gate_spec):
             with step(task, "gate", self.gate_task_id):
                 check_guard(task, spec, gate_spec, gate=self.gate_task_id, ran=False)
-        if _pods.is_template(self.pod_template_file) or _has_template(self.pod_template_dict):
+        if _pods.is_template(self.pod_template_file) or _pods.has_template(self.pod_template_dict):
             return  # rendered at run time: checked when the pod is built
         if self.pod_template_file:
             with step(task, "pod_template_file", self.pod_template_file):
@@ -201,7 +197,8 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             name = "pod_template_dict"
         if self.full_pod_spec is not None:
             full = _pods.to_dict(self.full_pod_spec)
-            base = full if base is None else reconcile_placement(base, full, container=None)
+            container = self.base_container_name
+            base = full if base is None else reconcile_placement(base, full, container=container)
             name = f"{name} and full_pod_spec" if name else "full_pod_spec"
         return base, name
 
@@ -269,8 +266,33 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             placed = self._placed(spec, template)
             command, env = self._command(template[0])
             placed = self._guard(placed, context, dry_run=dry_run)
-        with self._handing_over(placed, command, env):
-            return super().build_pod_request_obj(context, dry_run=dry_run)
+        templates, index = self._base_first()
+        with self._handing_over(placed, command, env, templates):
+            pod = super().build_pod_request_obj(context, dry_run=dry_run)
+        return _pods.put_back(pod, self.base_container_name, index)
+
+    def _base_first(self) -> tuple[dict[str, Any], int | None]:
+        """The template arguments for one pod build with container ``base_container_name``
+        first in each (``KubernetesPodOperator`` pairs a template's containers with its own by
+        position: a sidecar first would get the accelerator), and where the user had it
+        (``full_pod_spec``'s place, else the template's; ``None``: nothing moved)."""
+        name = self.base_container_name
+        values: dict[str, Any] = {}
+        index = None
+        if self.pod_template_file:
+            moved, index = _pods.base_first(_pods.read_template(self.pod_template_file), name)
+            if index:  # handed over as the dict KubernetesPodOperator would read from it
+                values["pod_template_file"], values["pod_template_dict"] = None, moved
+        elif self.pod_template_dict:
+            moved, index = _pods.base_first(self.pod_template_dict, name)
+            if index:
+                values["pod_template_dict"] = moved
+        if self.full_pod_spec is not None:
+            moved, at = _pods.base_first(_pods.to_dict(self.full_pod_spec), name)
+            if at:
+                values["full_pod_spec"] = _pods.to_pod(moved)
+            index = index if at is None else at
+        return values, index
 
     def _command(
         self, base: dict[str, Any] | None
@@ -286,12 +308,12 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             gate_command(self.accelerator, self.gate_profile, json_path=INLINE_REPORT_PATH)
         )
         wrapper = ["/bin/sh", "-c", f'{check} && exec "$@"', "accelerators-gate"]
-        return (wrapper, [*command, *args]), _inline_env(self.env_vars)
+        return (wrapper, [*command, *args]), inline_env(self.env_vars)
 
     def _inline_command(self, base: dict[str, Any] | None) -> tuple[list[str], list[str]]:
         """The command an inline gate execs after it passes, and its arguments: ``cmds``, else
         the template's main container's (``base``: the template pod)."""
-        main = _main_of(base, self.base_container_name)
+        main = _pods.main_container(base, self.base_container_name)
         command = list(self.cmds or main.get("command") or [])
         if not command:
             where = "the pod template's" if base else "the operator's"
@@ -336,10 +358,12 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         placed: dict[str, Any],
         command: tuple[list[str], list[str]] | None,
         env: list[Any] | None,
+        templates: dict[str, Any],
     ) -> Iterator[None]:
-        """Set the placement arguments to the placed pod's for one pod build, then restore
-        them: ``KubernetesPodOperator`` reconciles them over the template as usual (they
-        already hold the template's values) and calls ``pod_mutation_hook`` last."""
+        """Set the placement arguments to the placed pod's (and the templates to
+        :meth:`_base_first`'s) for one pod build, then restore them: ``KubernetesPodOperator``
+        reconciles them over the template as usual (they already hold the template's values)
+        and calls ``pod_mutation_hook`` last."""
         pod = _pods.to_pod(placed)
         main = next(c for c in pod.spec.containers if c.name == self.base_container_name)
         values: dict[str, Any] = {
@@ -353,6 +377,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             values["cmds"], values["arguments"] = command
         if env is not None:
             values["env_vars"] = env
+        values.update(templates)
         saved = {name: getattr(self, name) for name in values}
         try:
             for name, value in values.items():
@@ -361,38 +386,3 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         finally:
             for name, value in saved.items():
                 setattr(self, name, value)
-
-
-def _main_of(pod: dict[str, Any] | None, name: str) -> dict[str, Any]:
-    containers = ((pod or {}).get("spec") or {}).get("containers") or []
-    found = next((c for c in containers if c.get("name") == name), None)
-    return found or (containers[0] if containers else {})
-
-
-def _inline_env(env_vars: Any) -> list[Any]:
-    """``env_vars`` (a dict or a list) as a list with ``NODE_NAME`` from the downward API and
-    where the inline gate's report is (``ACCELERATORS_GATE_REPORT``)."""
-    env = list(convert_env_vars_or_raise_error(env_vars) if env_vars else [])
-    names = {getattr(e, "name", None) for e in env}
-    if "NODE_NAME" not in names:
-        env.append(_node_name_env_var())
-    if INLINE_REPORT_ENV not in names:
-        env.append(k8s.V1EnvVar(name=INLINE_REPORT_ENV, value=INLINE_REPORT_PATH))
-    return env
-
-
-def _node_name_env_var() -> Any:
-    return k8s.V1EnvVar(
-        name="NODE_NAME",
-        value_from=k8s.V1EnvVarSource(
-            field_ref=k8s.V1ObjectFieldSelector(field_path="spec.nodeName")
-        ),
-    )
-
-
-def _has_template(value: Any) -> bool:
-    if isinstance(value, dict):
-        return any(_has_template(v) for v in value.values())
-    if isinstance(value, list | tuple):
-        return any(_has_template(v) for v in value)
-    return _pods.is_template(value)

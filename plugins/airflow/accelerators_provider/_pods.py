@@ -35,11 +35,15 @@ __all__ = [
     "HOSTNAME_LABEL",
     "airflow_platforms",
     "avoid_nodes",
+    "base_first",
     "check_conflicts",
     "check_platform",
     "check_profile",
     "check_requests",
+    "has_template",
+    "main_container",
     "pin_to_node",
+    "put_back",
     "read_template",
     "refuse_template",
     "resolve_spec",
@@ -72,6 +76,22 @@ def resolve_spec(value: Any, *, what: str = "") -> AcceleratorSpec:
 def is_template(value: Any) -> TypeGuard[str]:
     """True for a string that Airflow will still render with Jinja."""
     return isinstance(value, str) and ("{{" in value or "{%" in value)
+
+
+def has_template(value: Any) -> bool:
+    """Whether a Jinja template is anywhere in ``value`` (a dict, list or string)."""
+    if isinstance(value, dict):
+        return any(has_template(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(has_template(v) for v in value)
+    return is_template(value)
+
+
+def main_container(pod: Mapping[str, Any] | None, name: str) -> dict[str, Any]:
+    """The container ``name`` of a pod dict, else its first (``{}``: none)."""
+    containers = ((pod or {}).get("spec") or {}).get("containers") or []
+    found = next((c for c in containers if c.get("name") == name), None)
+    return dict(found or (containers[0] if containers else {}))
 
 
 def refuse_template(value: Any, argument: str, *, decorator: str, operator: str) -> None:
@@ -271,3 +291,33 @@ def avoid_nodes(pod: Mapping[str, Any], nodes: Sequence[str]) -> dict[str, Any]:
     if not nodes:
         return dict(pod)
     return merge_fragment(dict(pod), _affinity_term(HOSTNAME_LABEL, "NotIn", sorted(set(nodes))))
+
+
+def base_first(pod: Mapping[str, Any], name: str) -> tuple[dict[str, Any], int | None]:
+    """``pod`` (a camelCase dict) with its container ``name`` moved first, and where it was
+    (``None``: no container of that name; the pod is returned as it is unless it moved).
+
+    ``KubernetesPodOperator`` and the KubernetesExecutor pair a template's containers with
+    their own by position, so a template with a sidecar first would give the sidecar the
+    main container's image, command and resources.
+    """
+    containers = list((pod.get("spec") or {}).get("containers") or [])
+    index = next((i for i, c in enumerate(containers) if c.get("name") == name), None)
+    if not index:
+        return dict(pod), index
+    moved = copy.deepcopy(dict(pod))
+    found = moved["spec"]["containers"].pop(index)
+    moved["spec"]["containers"].insert(0, found)
+    return moved, index
+
+
+def put_back(pod: Any, name: str, index: int | None) -> Any:
+    """A built ``V1Pod`` with its container ``name`` at ``index`` again, where the user's
+    template had it (:func:`base_first` moved it first for the build)."""
+    containers = list(pod.spec.containers or [])
+    current = next((i for i, c in enumerate(containers) if c.name == name), None)
+    if not index or current is None or current == index:
+        return pod
+    containers.insert(min(index, len(containers) - 1), containers.pop(current))
+    pod.spec.containers = containers
+    return pod

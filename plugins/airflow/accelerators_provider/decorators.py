@@ -62,19 +62,34 @@ def gate_node_template(gate: Any) -> str:
     return f"{{{{ ti.xcom_pull(task_ids={task_id!r}, key='node') or {NO_NODE_SENTINEL} }}}}"
 
 
-def _template_pod(kwargs: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+def _template_pod(kwargs: dict[str, Any], container: str) -> tuple[dict[str, Any] | None, str]:
+    """The template the task's pod is built from (reconciled as ``KubernetesPodOperator``
+    does) and how to name it. ``kwargs`` gets each template with ``container`` first:
+    ``KubernetesPodOperator`` pairs containers by position, so a sidecar first would get the
+    accelerator (a template file whose main container is not first is refused)."""
     base: dict[str, Any] | None = None
     name = ""
     path = kwargs.get("pod_template_file")
     if path and not _pods.is_template(path):
         base = _pods.read_template(path)
         name = f"pod_template_file {path!r}"
+        if _pods.base_first(base, container)[1]:
+            raise AcceleratorError(
+                f"container {container!r} is not the first container of the pod template "
+                "file, and KubernetesPodOperator pairs a template's containers with its own "
+                "by position: the accelerator would go to another container. Put "
+                f"{container!r} first in the file, or use AcceleratorPodOperator, which finds "
+                "it by name"
+            )
     elif kwargs.get("pod_template_dict"):
-        base = _pods.to_dict(kwargs["pod_template_dict"])
+        base, _ = _pods.base_first(_pods.to_dict(kwargs["pod_template_dict"]), container)
+        kwargs["pod_template_dict"] = base
         name = "pod_template_dict"
     if kwargs.get("full_pod_spec") is not None:
-        full = _pods.to_dict(kwargs["full_pod_spec"])
-        base = full if base is None else reconcile_placement(base, full, container=None)
+        full, moved = _pods.base_first(_pods.to_dict(kwargs["full_pod_spec"]), container)
+        if moved:
+            kwargs["full_pod_spec"] = _pods.to_pod(full)
+        base = full if base is None else reconcile_placement(base, full, container=container)
         name = f"{name} and full_pod_spec" if name else "full_pod_spec"
     return base, name
 
@@ -107,7 +122,8 @@ def pod_kwargs(
         },
     }
     arguments = pod
-    base, name = _template_pod(kwargs)
+    kwargs = dict(kwargs)  # the templates, with the main container first
+    base, name = _template_pod(kwargs, container)
     if base:
         pod = reconcile_placement(base, pod, container=container)
     _pods.check_requests(

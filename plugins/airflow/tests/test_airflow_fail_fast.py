@@ -174,7 +174,12 @@ def _template(tmp_path: Path, container: dict[str, Any]) -> str:
 def test_an_inline_gate_without_a_command_is_caught_when_the_dag_is_parsed(
     tmp_path: Path,
 ) -> None:
-    common: dict[str, Any] = dict(accelerator="L4", platform="gke", image="i", gate_mode="inline")
+    common: dict[str, Any] = {
+        "accelerator": "L4",
+        "platform": "gke",
+        "image": "i",
+        "gate_mode": "inline",
+    }
     with pytest.raises(AcceleratorError) as raised:
         AcceleratorPodOperator(task_id="t", **common)
     assert "task 't', cmds=[]" in str(raised.value)
