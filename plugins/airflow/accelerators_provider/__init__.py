@@ -9,7 +9,8 @@
 Public names: :class:`AcceleratorPodOperator`, :class:`AcceleratorGateOperator`,
 :func:`accelerator_task` (``@task.accelerator``), :func:`accelerator_gate_task`
 (``@task.accelerator_gate``), :func:`executor_config`, :func:`queue_for`, :func:`pool_for`,
-:func:`pool_kwargs`, :func:`create_pools`, :func:`pools_from_inventory`, and
+:func:`pool_kwargs`, :func:`create_pools`, :func:`pools_from_inventory`,
+:class:`WorkerTemplateWarning`, and
 :func:`get_provider_info` (the ``apache_airflow_provider`` entry point).
 
 Importing this package imports neither Airflow nor ``kubernetes``: Airflow calls
@@ -38,7 +39,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         ".operators": "AcceleratorPodOperator AcceleratorGateOperator",
         ".decorators": "accelerator_task accelerator_gate_task",
         ".executors": "executor_config queue_for pool_for pool_kwargs create_pools "
-        "pools_from_inventory",
+        "pools_from_inventory WorkerTemplateWarning",
     },
     own="get_provider_info",
 )
@@ -46,6 +47,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
 if TYPE_CHECKING:
     from accelerators_provider.decorators import accelerator_gate_task as accelerator_gate_task
     from accelerators_provider.decorators import accelerator_task as accelerator_task
+    from accelerators_provider.executors import WorkerTemplateWarning as WorkerTemplateWarning
     from accelerators_provider.executors import create_pools as create_pools
     from accelerators_provider.executors import executor_config as executor_config
     from accelerators_provider.executors import pool_for as pool_for

@@ -21,6 +21,7 @@ import contextlib
 import functools
 import importlib
 import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
@@ -36,6 +37,7 @@ __all__ = [
     "require_cluster",
     "step",
     "user_frame",
+    "warn_at_user_line",
 ]
 
 _MARK = "_accelerators_where"
@@ -60,6 +62,11 @@ def _library_roots() -> tuple[str, ...]:
 def user_frame() -> str | None:
     """``file:line`` of the innermost frame outside this provider, the core, Airflow and the
     standard library: the DAG file line that defined the task (``None`` if there is none)."""
+    found = _user_location()
+    return f"{found[0]}:{found[1]}" if found else None
+
+
+def _user_location() -> tuple[str, int] | None:
     roots = _library_roots()
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
@@ -67,9 +74,20 @@ def user_frame() -> str | None:
         if not name.startswith("<"):
             resolved = str(Path(name).resolve())
             if not resolved.startswith(roots):
-                return f"{name}:{frame.f_lineno}"
+                return name, frame.f_lineno
         frame = frame.f_back
     return None
+
+
+def warn_at_user_line(message: str, category: type[Warning]) -> None:
+    """Warn at the DAG file line that defined the task (:func:`user_frame`), where Airflow's
+    ``DagBag`` records it as a DAG import warning of that file and line."""
+    found = _user_location()
+    if found is None:
+        warnings.warn(message, category, stacklevel=2)
+        return
+    filename, lineno = found
+    warnings.warn_explicit(message, category, filename, lineno)
 
 
 def _shown(value: Any) -> str:
