@@ -60,6 +60,7 @@ MODULES = (
 
 
 _done: list[bool] = []  # non-empty once preload() has run in this process
+TYPE = "node.kubernetes.io/instance-type"
 
 
 def in_dag_processor(argv: list[str] | None = None) -> bool:
@@ -94,7 +95,9 @@ def preload() -> float | None:
     """In the DAG processor: import the provider and the core, load the catalog and build
     its name index. Elsewhere (``ACCELERATORS_PRELOAD`` aside) it does nothing.
 
-    Calling it again costs nothing. Every step uses the core's public API.
+    Calling it again costs nothing. Every step uses the core's public API. It never raises:
+    a failure (the core missing or older than this provider) is logged once and it does
+    nothing.
 
     :returns: the seconds it took (for a log line; about 1-3 s the first time in a
         process that had not imported ``kubernetes`` yet, most of it that client), or
@@ -105,14 +108,32 @@ def preload() -> float | None:
     start = time.perf_counter()
     if _done:
         return time.perf_counter() - start
+    try:
+        _load()
+    except Exception as exc:  # airflow_local_settings runs in every Airflow process
+        import accelerators_provider
+
+        if accelerators_provider.CORE_PROBLEM is None:  # else warned when it was imported
+            logging.getLogger(__name__).warning(
+                "accelerators: preload() did nothing: %s: %s", type(exc).__name__, exc
+            )
+        return None
+    _done.append(True)
+    return time.perf_counter() - start
+
+
+def _load() -> None:
+    """What :func:`preload` does."""
     for module in MODULES:
         importlib.import_module(module)
     from accelerators import AcceleratorError, AcceleratorSpec, catalog
+    from accelerators.bench import profile_name
     from accelerators.kubernetes import (
         check_node_count,
         check_resources,
         get_platform,
         guard_problems,
+        placement_conflicts,
         platforms,
         to_pod_fragment,
     )
@@ -130,6 +151,10 @@ def preload() -> float | None:
             check_node_count(spec, platform=name)
     guard_problems(spec, spec)  # imports what checking a task against its gate needs
     check_resources({"containers": [{"name": "c", "resources": {"limits": {"cpu": "1"}}}]})
+    # what checking the user's selectors reads: instance types and every platform's labels
+    selector = {TYPE: "g4dn.xlarge", "karpenter.k8s.aws/instance-gpu-name": "t4"}
+    placement_conflicts(spec, {"containers": [{}], "nodeSelector": selector}, platform="generic")
+    profile_name("quick")  # a gate's profile, checked when its DAG is parsed
     for acc in catalog.all():  # the catalog's own names, resolved here once for every parse
         for text in (acc.name, acc.model, acc.constant, *acc.aliases):
             if text:  # an entry without a constant has None there: nothing to resolve
@@ -138,5 +163,3 @@ def preload() -> float | None:
         for platform in ("gke", "karpenter"):  # the largest node of each model, per cloud
             with contextlib.suppress(AcceleratorError):
                 check_node_count(acc.model, platform=platform)
-    _done.append(True)
-    return time.perf_counter() - start
