@@ -17,7 +17,11 @@ logs one warning, and this policy then does nothing). It runs *before* a deploym
 KubernetesExecutor worker pods (label ``kubernetes_executor=True``) of a retry, reads one row
 of the metadata DB for them, and never raises: a failure is logged and the pod left as built.
 On Airflow < 3.3 (no task state store) it logs once that retries cannot avoid failed nodes.
-Importing this module imports nothing beyond Airflow's policy marker.
+Importing this module imports nothing beyond Airflow's policy marker and this package's
+standard-library-only :mod:`accelerators_provider.preload`. In the DAG processor it
+registers the preload to run once, right before the manager forks its first parse
+(:func:`accelerators_provider.preload.warm_up`): DAG files that use the provider then parse
+as fast as plain ``KubernetesPodOperator`` ones with nothing to configure.
 """
 
 from __future__ import annotations
@@ -31,6 +35,13 @@ from airflow.policies import hookimpl
 __all__ = ["failed_nodes_of", "pod_mutation_hook"]
 
 log = logging.getLogger(__name__)
+
+try:  # the DAG processor: load the provider once, before the manager forks its first parse
+    from accelerators_provider.preload import warm_up
+
+    warm_up()
+except Exception:  # importing this module must never fail (it runs in `import airflow`)
+    log.warning("accelerators: could not register the DAG processor's preload", exc_info=True)
 
 #: Task state store key of the failed nodes (``accelerators_provider._gate``).
 _FAILED_NODES_KEY = "accelerators_failed_nodes"
