@@ -26,7 +26,7 @@ contradicts every alternative of the spec; one term or alternative that can run 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from accelerators.errors import AcceleratorError, PlacementError
@@ -132,11 +132,9 @@ def conflicts(
     merge, which refuses another value on them itself."""
     wanted = set((fragment.get("resources") or {}).get("limits") or {})
     found = [f"{source}: {p}" for p in _resource_conflicts(spec, pod_spec, wanted, platform)]
-    terms = _terms(pod_spec)
-    if terms:
-        node = _node_conflicts(spec, terms, platform, own_keys=own_keys)
-        if node:
-            found.append(f"{source}: {node}")
+    node = _node_conflicts(spec, _terms(pod_spec), platform, own_keys=own_keys)
+    if node:
+        found.append(f"{source}: {node}")
     return tuple(found)
 
 
@@ -162,8 +160,9 @@ def pod_spec_of(pod: Any) -> Mapping[str, Any]:
 Origin = tuple[str, NodeRequirement]  # ("nodeSelector", requirement)
 
 
-def _terms(spec: Mapping[str, Any]) -> list[list[Origin]]:
-    """The pod's required node-selection terms, each with the ``nodeSelector`` ANDed in."""
+def _terms(spec: Mapping[str, Any]) -> Iterator[list[Origin]]:
+    """The pod's required node-selection terms, each with the ``nodeSelector`` ANDed in, read
+    one at a time (a check that finds a term that can run stops there)."""
     selector: list[Origin] = [
         ("nodeSelector", NodeRequirement(str(k), "In", (str(v),)))
         for k, v in (spec.get("nodeSelector") or {}).items()
@@ -171,16 +170,15 @@ def _terms(spec: Mapping[str, Any]) -> list[list[Origin]]:
     node = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(REQUIRED) or {}
     terms = node.get("nodeSelectorTerms") or []
     if not terms:
-        return [selector] if selector else []
-    out = []
+        if selector:
+            yield selector
+        return
     for i, term in enumerate(terms):
         where = "required node affinity" + (f" (term {i + 1})" if len(terms) > 1 else "")
-        own = [
+        yield selector + [
             (where, NodeRequirement.read(expr, f"{where}.matchExpressions[{j}]"))
             for j, expr in enumerate(term.get("matchExpressions") or [])
         ]
-        out.append(selector + own)
-    return out
 
 
 def _resource_conflicts(
@@ -207,9 +205,10 @@ def _resource_conflicts(
 
 # -- node requirements ----------------------------------------------------------------------
 def _node_conflicts(
-    spec: AcceleratorSpec, terms: list[list[Origin]], platform: Platform, *, own_keys: bool
+    spec: AcceleratorSpec, terms: Iterable[list[Origin]], platform: Platform, *, own_keys: bool
 ) -> str:
-    """A sentence when no term can host any alternative; empty when one can."""
+    """A sentence when no term can host any alternative; empty when one can (or none is
+    required)."""
     alternatives = spec.alternatives if spec.fallbacks else (spec,)
     reasons: dict[str, None] = {}  # ordered, each once (terms share the nodeSelector)
     for term in terms:
@@ -219,6 +218,8 @@ def _node_conflicts(
                 return ""  # this term can run this alternative
             lead = f"for {str(alt)!r}: " if len(alternatives) > 1 else ""
             reasons[lead + "; ".join(dict.fromkeys(why))] = None
+    if not reasons:
+        return ""  # no node requirement at all
     lines = list(reasons)[:4]
     more = f" (and {len(reasons) - 4} more)" if len(reasons) > 4 else ""
     return (

@@ -98,16 +98,24 @@ def _requirements(
     platform: Platform, alt: AcceleratorSpec, key: str
 ) -> list[NodeRequirement] | None:
     """What ``platform`` requires on ``key`` to place ``alt`` (None: nothing, or cannot place)."""
+    found = _required_by(platform, alt).get(key)
+    return list(found) if found else None
+
+
+@functools.lru_cache(maxsize=512)
+def _required_by(
+    platform: Platform, alt: AcceleratorSpec
+) -> dict[str, tuple[NodeRequirement, ...]]:
+    """``platform``'s requirements for ``alt`` by key, once per pair (a pod with thousands of
+    terms asks for the same few)."""
     try:
         placement = platform.place(alt)
     except AcceleratorError:
-        return None
-    found = [
-        NodeRequirement(r.key, r.operator, tuple(r.values))
-        for r in placement.requirements
-        if r.key == key
-    ]
-    return found or None
+        return {}
+    out: dict[str, list[NodeRequirement]] = {}
+    for r in placement.requirements:
+        out.setdefault(r.key, []).append(NodeRequirement(r.key, r.operator, tuple(r.values)))
+    return {key: tuple(found) for key, found in out.items()}
 
 
 def _label_contradiction(
