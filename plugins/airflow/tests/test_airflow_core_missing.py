@@ -37,7 +37,7 @@ SCRIPT = """
 import sys
 sys.path[:] = {paths!r}
 import airflow  # loads the airflow.policy entry points
-from airflow.settings import get_policy_plugin_manager
+import airflow.settings
 from kubernetes.client import models as k8s
 
 annotations = {{"try_number": "2", "run_id": "r", "dag_id": "d", "task_id": "t"}}
@@ -45,7 +45,10 @@ pod = k8s.V1Pod(
     metadata=k8s.V1ObjectMeta(labels={{"kubernetes_executor": "True"}}, annotations=annotations),
     spec=k8s.V1PodSpec(containers=[k8s.V1Container(name="base")]),
 )
-hook = get_policy_plugin_manager().hook
+if hasattr(airflow.settings, "get_policy_plugin_manager"):  # Airflow >= 3.1
+    hook = airflow.settings.get_policy_plugin_manager().hook
+else:  # Airflow 3.0: built while airflow is imported
+    hook = airflow.settings.POLICY_PLUGIN_MANAGER.hook
 hook.pod_mutation_hook(pod=pod)
 hook.pod_mutation_hook(pod=pod)
 assert pod.spec.affinity is None
