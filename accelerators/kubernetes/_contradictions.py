@@ -28,10 +28,16 @@ if TYPE_CHECKING:
     from accelerators.kubernetes._base import Platform
     from accelerators.spec import AcceleratorSpec
 
-__all__ = ["COUNT_KEYS", "INSTANCE_TYPE_KEYS", "contradiction"]
+__all__ = ["COUNT_KEYS", "FAMILY_KEYS", "INSTANCE_TYPE_KEYS", "contradiction"]
 
 #: Node labels whose value is the node's instance (machine) type.
 INSTANCE_TYPE_KEYS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
+#: Node labels whose value is an instance family: key -> (cloud, what follows the family in a
+#: type's name). Karpenter's ``p4d`` is ``p4d.24xlarge``; GKE's ``a2`` is ``a2-highgpu-8g``.
+FAMILY_KEYS = {
+    "karpenter.k8s.aws/instance-family": ("aws", "."),
+    "cloud.google.com/machine-family": ("gcp", "-"),
+}
 #: Node labels whose value is how many devices the node has.
 COUNT_KEYS = (
     "cloud.google.com/gke-accelerator-count",
@@ -50,6 +56,8 @@ def contradiction(
     keys the platform sets for ``alt`` to the merge."""
     if req.key in INSTANCE_TYPE_KEYS:
         return _instance_contradiction(alt, where, req, platform)
+    if req.key in FAMILY_KEYS:
+        return _family_contradiction(alt, where, req, platform)
     if req.key in COUNT_KEYS:
         return _count_contradiction(alt, where, req)
     own = _requirements(platform, alt, req.key)
@@ -232,6 +240,40 @@ def _instance_contradiction(
             return None
         said.append("; ".join(p for p in problems if p))
     return f"{where} {req}: {'; '.join(said)} (accelerators/data/instances.toml)"
+
+
+def _family_contradiction(
+    alt: AcceleratorSpec, where: str, req: NodeRequirement, platform: Platform
+) -> str | None:
+    """An instance family none of whose machine types in the table can host ``alt`` (a family
+    the table does not list, such as GKE's ``n1``, is not judged)."""
+    if req.operator != "In":
+        return None
+    cloud, separator = FAMILY_KEYS[req.key]
+    said = []
+    for value in req.values:
+        prefix = f"{value.strip().lower()}{separator}"
+        rows = [r for r in _cloud_rows(cloud) if r.name.lower().startswith(prefix)]
+        if not rows:
+            return None
+        problems = [_row_problem(alt, row, platform) for row in rows]
+        if any(p is None for p in problems):
+            return None
+        shown = ", ".join(f"{row.name} ({_carries(row)})" for row in rows[:4])
+        more = f" and {len(rows) - 4} more" if len(rows) > 4 else ""
+        said.append(f"family {value}: {shown}{more}")
+    needs = f"{alt.devices_needed} x {_models(alt.candidates)} on one node"
+    return (
+        f"{where} {req} selects {'; '.join(said)}, none with {needs} as {str(alt)!r} needs "
+        "(accelerators/data/instances.toml)"
+    )
+
+
+@functools.cache
+def _cloud_rows(cloud: str) -> tuple[Instance, ...]:
+    from accelerators.catalog._instances import instances
+
+    return tuple(row for row in instances(cloud) if row.unit == "machine")
 
 
 def _rows(name: str) -> Sequence[Instance]:

@@ -265,3 +265,26 @@ def test_kubernetes_models_and_the_raising_form(tmp_path: Any) -> None:
         check_placement_conflicts("H100:8", model, platform="gke", source="pod_template")
     with pytest.raises(AcceleratorError, match="Malformed pod"):
         placement_conflicts("H100:8", {"spec": {"containers": "main"}}, platform="gke")
+
+
+def test_instance_families() -> None:
+    """Node-pool labels that fix the machine family: Karpenter's and GKE's."""
+    p4d = pod({"karpenter.k8s.aws/instance-family": "p4d"})
+    [message] = placement_conflicts("H100:8", p4d, platform="karpenter")
+    assert "karpenter.k8s.aws/instance-family=p4d selects family p4d: p4d.24xlarge" in message
+    assert "(8 x A100-40GB), none with 8 x H100 on one node" in message
+    assert placement_conflicts("A100-40GB:8", p4d, platform="karpenter") == ()
+    a2 = pod({"cloud.google.com/machine-family": "a2"})
+    assert placement_conflicts("H100:8", a2, platform="gke")
+    assert placement_conflicts("A100-80GB:4", a2, platform="gke") == ()  # a2-ultragpu-4g
+    assert (
+        placement_conflicts(
+            "H100:8", pod({"cloud.google.com/machine-family": "a3"}), platform="gke"
+        )
+        == ()
+    )
+    # GKE attaches T4s to N1 machine types, which the table lists without GPUs: not judged.
+    assert (
+        placement_conflicts("T4:1", pod({"cloud.google.com/machine-family": "n1"}), platform="gke")
+        == ()
+    )
