@@ -38,7 +38,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from accelerators.errors import AcceleratorError, PlacementError, close_matches
+from accelerators.errors import AcceleratorError, close_matches
 from accelerators.kubernetes._base import Placement as Placement
 from accelerators.kubernetes._base import Platform as Platform
 from accelerators.kubernetes._base import PodFragment as PodFragment
@@ -293,16 +293,7 @@ def apply_to_pod(
         configured = _placing(platform, options)
         fragment = configured.fragment(parsed)
         validate_fragment(fragment)
-    found = _conflicts.conflicts(
-        parsed,
-        _conflicts.pod_spec_of(pod),
-        configured,
-        fragment,
-        source="the pod",
-        own_keys=False,  # merge_fragment names both values on a key the platform sets
-    )
-    if found:
-        raise PlacementError("; ".join(found))
+    _conflicts.refuse(parsed, pod, configured, fragment)
     merged = merge_fragment(pod, fragment, container=container)
     from accelerators.kubernetes._resources import check_resources
 

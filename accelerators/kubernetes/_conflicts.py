@@ -138,6 +138,17 @@ def conflicts(
     return tuple(found)
 
 
+def refuse(
+    spec: AcceleratorSpec, pod: Any, platform: Platform, fragment: Mapping[str, Any]
+) -> None:
+    """Raise :class:`PlacementError` for :func:`conflicts` of ``pod`` about to be merged with
+    ``fragment`` (:func:`~accelerators.kubernetes.apply_to_pod`): the keys the platform sets
+    are left to the merge, which names both values itself."""
+    found = conflicts(spec, pod_spec_of(pod), platform, fragment, source="the pod", own_keys=False)
+    if found:
+        raise PlacementError("; ".join(found))
+
+
 # -- the pod --------------------------------------------------------------------------------
 def pod_spec_of(pod: Any) -> Mapping[str, Any]:
     """The pod spec inside ``pod`` (a dict or ``kubernetes.client`` model), as a dict."""
