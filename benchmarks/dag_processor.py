@@ -1,10 +1,14 @@
-"""The template's parse time in Airflow's real DAG processor, with and without ``preload()``.
+"""A DAG's parse time in Airflow's real DAG processor, with and without the preload.
 
 ``benchmarks/dag_parse.py`` imitates the DAG processor; this script runs it. For each setting
-(``none``: no ``airflow_local_settings``; ``preload``: one that calls
+(``none``: nothing configured, as a deployment gets it: the provider's ``airflow.policy`` entry
+point preloads before the first fork; ``never``: ``ACCELERATORS_PRELOAD=never``, no preload at
+all; ``preload``: an ``airflow_local_settings`` that calls
 :func:`accelerators_provider.preload.preload`), ``--repeats`` times, alternating settings, it
 makes a fresh ``AIRFLOW_HOME`` (SQLite, ``airflow db migrate``) whose DAG folder holds
-``dags/airflow_training.py`` and its hand-written twin (``dag_parse.TWIN``), runs ``airflow
+``dags/airflow_training.py`` and its hand-written twin (``dag_parse.TWIN``), or with
+``--dag minimal`` one ``AcceleratorPodOperator`` and its plain twin (``dag_parse.MINIMAL``,
+``dag_parse.MINIMAL_TWIN``), runs ``airflow
 dag-processor --num-runs N`` with one parsing process and no minimum interval between parses,
 and collects every parse's duration as the manager itself measures it (the whole child: fork,
 parse, serialisation, reply): the ``dag_processing.last_duration`` timing Airflow sends to
@@ -14,13 +18,14 @@ InfluxDB-style tags naming the file), at microsecond resolution and for every pa
 a second instead (10 ms resolution, only the parses that table happens to show). A file's
 first parse also pays the manager's first pre-import, so it is left out.
 
-Prints per setting and repeat the median [min, max] per file, our share
-``(template - twin) / template`` of the medians, and over all repeats the pooled medians'
-share.
+Prints per setting and repeat the median [min, max] per file, the ratio template / twin and
+our share ``(template - twin) / template`` of the medians, and the same over all repeats
+pooled.
 
 Usage::
 
-    python benchmarks/dag_processor.py --runs 60 --repeats 2
+    python benchmarks/dag_processor.py --runs 60 --repeats 2 [--dag minimal]
+                                       [--setting none --setting never --setting preload]
 """
 
 from __future__ import annotations
@@ -41,8 +46,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import dag_parse  # noqa: E402  (the twin lives there)
 
-TEMPLATE = "airflow_training.py"
-TWIN = "twin_training.py"
+#: (ours, its twin) file names per DAG, and their text.
+DAGS = {
+    "training": ("airflow_training.py", "twin_training.py"),
+    "minimal": ("minimal.py", "minimal_twin.py"),
+}
+SETTINGS = ("none", "never", "preload")
 #: One row of the manager's "DAG File Processing Stats" table: file, then "Last Duration".
 _ROW = re.compile(r"dags-folder\s+(\S+\.py)\s+(?:\d+\s+[\d.]+s\s+)?\d+\s+\d+\s+([\d.]+)s\s+(\S+)")
 _PRELOAD = "from accelerators_provider.preload import preload\npreload()\n"
@@ -89,17 +98,26 @@ def _statsd_durations(lines: list[str]) -> dict[str, list[float]]:
     return {name: values[1:] for name, values in by_file.items()}
 
 
-def _home(base: Path, preload: bool, statsd_port: int | None = None) -> dict[str, str]:
+def _texts(dag: str) -> tuple[str, str]:
+    if dag == "training":
+        twin = dag_parse.TWIN.replace('dag_id="airflow_training"', 'dag_id="twin_training"')
+        return (ROOT / "dags" / "airflow_training.py").read_text(), twin
+    twin = dag_parse.MINIMAL_TWIN.replace('dag_id="minimal"', 'dag_id="minimal_twin"')
+    return dag_parse.MINIMAL, twin
+
+
+def _home(base: Path, setting: str, dag: str, statsd_port: int | None = None) -> dict[str, str]:
     dags, config = base / "dags", base / "config"
     dags.mkdir(parents=True)
     config.mkdir()
-    (dags / TEMPLATE).write_text((ROOT / "dags" / TEMPLATE).read_text())
-    (dags / TWIN).write_text(
-        dag_parse.TWIN.replace('dag_id="airflow_training"', 'dag_id="twin_training"')
-    )
-    if preload:
+    for name, text in zip(DAGS[dag], _texts(dag), strict=True):
+        (dags / name).write_text(text)
+    if setting == "preload":
         (config / "airflow_local_settings.py").write_text(_PRELOAD)
     env = dict(os.environ)
+    env.pop("ACCELERATORS_PRELOAD", None)
+    if setting == "never":
+        env["ACCELERATORS_PRELOAD"] = "never"
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # read bytecode, as an installed package does
     env.update(
         AIRFLOW_HOME=str(base),
@@ -137,9 +155,9 @@ def _durations(log: str) -> dict[str, list[float]]:
     return {name: values[1:] for name, values in by_file.items()}
 
 
-def run_once(base: Path, preload: bool, runs: int, source: str) -> dict[str, list[float]]:
+def run_once(base: Path, setting: str, dag: str, runs: int, source: str) -> dict[str, list[float]]:
     sink = StatsdSink() if source == "statsd" else None
-    env = _home(base, preload, sink.port if sink is not None else None)
+    env = _home(base, setting, dag, sink.port if sink is not None else None)
     airflow = str(Path(sys.executable).with_name("airflow"))
     subprocess.run([airflow, "db", "migrate"], env=env, check=True, capture_output=True, text=True)
     proc = subprocess.run(
@@ -168,18 +186,23 @@ def main() -> None:
         default="statsd",
         help="where the durations come from: StatsD timings (every parse) or the stats table",
     )
+    parser.add_argument("--dag", choices=tuple(DAGS), default="training")
+    parser.add_argument(
+        "--setting", action="append", choices=SETTINGS, help="default: all three, alternating"
+    )
     args = parser.parse_args()
+    settings = args.setting or list(SETTINGS)
+    template, twin = DAGS[args.dag]
     unit = "us" if args.source == "statsd" else "10 ms"
     print(f"durations from: {args.source} (resolution {unit}); {args.runs} runs per setting")
-    pooled: dict[str, dict[str, list[float]]] = {"none": {}, "preload": {}}
+    pooled: dict[str, dict[str, list[float]]] = {setting: {} for setting in settings}
     with tempfile.TemporaryDirectory(prefix="dag-processor-") as tmp:
         for repeat in range(args.repeats):
-            for setting in ("none", "preload"):
-                found = run_once(
-                    Path(tmp) / f"{setting}{repeat}", setting == "preload", args.runs, args.source
-                )
+            for setting in settings:
+                base = Path(tmp) / f"{setting}{repeat}"
+                found = run_once(base, setting, args.dag, args.runs, args.source)
                 medians = {}
-                for name in (TEMPLATE, TWIN):
+                for name in (template, twin):
                     values = found.get(name) or []
                     pooled[setting].setdefault(name, []).extend(values)
                     if not values:
@@ -191,15 +214,16 @@ def main() -> None:
                         f"[{min(values):.1f}, {max(values):.1f}] ({len(values)} parses)"
                     )
                 if len(medians) == 2:
-                    share = (medians[TEMPLATE] - medians[TWIN]) / medians[TEMPLATE]
-                    print(f"{setting:<8} our share: {share:.3f} (bar < 0.05)")
+                    t, w = medians[template], medians[twin]
+                    print(f"{setting:<8} ratio {t / w:.2f}x; our share: {(t - w) / t:.3f}")
     print("-- pooled over the repeats")
     for setting, found in pooled.items():
-        if all(found.get(name) for name in (TEMPLATE, TWIN)):
-            t, w = (statistics.median(found[name]) for name in (TEMPLATE, TWIN))
+        if all(found.get(name) for name in (template, twin)):
+            t, w = (statistics.median(found[name]) for name in (template, twin))
             print(
-                f"{setting:<8} template {t:7.1f} ms ({len(found[TEMPLATE])} parses), twin "
-                f"{w:7.1f} ms ({len(found[TWIN])}): our share {(t - w) / t:.3f} (bar < 0.05)"
+                f"{setting:<8} template {t:7.1f} ms ({len(found[template])} parses), twin "
+                f"{w:7.1f} ms ({len(found[twin])}): ratio {t / w:.2f}x (goal <= 1.3x), our "
+                f"share {(t - w) / t:.3f}"
             )
 
 

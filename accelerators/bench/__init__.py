@@ -24,7 +24,8 @@ Profiles: ``quick`` (the gate: at most 15 s on a 2-core CPU, about 10 s on one H
 Public names: :func:`gate`, :func:`run`, :class:`AcceleratorGateError`,
 :class:`BenchReport`, :class:`DeviceReport`, :class:`DeviceSummary`, :class:`GemmResult`,
 :class:`MemoryResult`, :class:`Reason`, :class:`ReasonCode`, :class:`Severity`,
-:class:`Verdict`, :class:`Profile`, :data:`PROFILES`, :data:`SCHEMA_VERSION`,
+:class:`Verdict`, :class:`Profile`, :data:`PROFILES` (their names :data:`PROFILE_NAMES`,
+checked without importing them by :func:`profile_name`), :data:`SCHEMA_VERSION`,
 :func:`alternative_on` (which alternative of a task's spec the gate's device serves),
 :func:`write_json`, :func:`plot_report` (a roofline PNG), :func:`html_report` (a
 self-contained HTML page for Flyte Decks and Airflow views), :func:`gate_headline` (the
@@ -66,6 +67,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         ".report._models": "SCHEMA_VERSION BenchReport DeviceReport DeviceSummary GemmResult "
         "MemoryResult Reason ReasonCode Severity Verdict write_json",
         ".measure._profiles": "PROFILES Profile",
+        ".measure._profile_names": "PROFILE_NAMES profile_name",
         ".runner._run": "run",
         ".render._html": "html_report",
         ".render._headline": "gate_headline",
@@ -85,6 +87,8 @@ if TYPE_CHECKING:
     from accelerators.bench.history._store import HistoryStore as HistoryStore
     from accelerators.bench.judge._choose import alternative_on as alternative_on
     from accelerators.bench.measure._backend import Backend
+    from accelerators.bench.measure._profile_names import PROFILE_NAMES as PROFILE_NAMES
+    from accelerators.bench.measure._profile_names import profile_name as profile_name
     from accelerators.bench.measure._profiles import PROFILES as PROFILES
     from accelerators.bench.measure._profiles import Profile as Profile
     from accelerators.bench.render._headline import gate_headline as gate_headline

@@ -49,19 +49,28 @@ def largest_node(accelerator: str | Accelerator, *, cloud: str | None = None) ->
     :raises AcceleratorError: ``cloud`` is not one of the table's clouds.
     """
     from accelerators.catalog import get
-    from accelerators.catalog._instances import CLOUDS
     from accelerators.catalog._schema import Accelerator
 
+    table = _largest_by_entry()
     wanted = None if cloud is None else str(cloud).strip().lower()
-    if wanted is not None and wanted not in CLOUDS:
-        hint = close_matches(wanted, CLOUDS)
-        raise AcceleratorError(
-            f"Unknown cloud {cloud!r}: expected one of {', '.join(CLOUDS)} or None"
-            + (f"; did you mean {hint[0]!r}?" if hint else "")
-        )
+    if wanted is not None and wanted not in _clouds_with_rows():
+        # A cloud without machine types here: is it one at all? (The instance table's module
+        # is imported only now: its record classes cost a fresh process ~20 ms.)
+        from accelerators.catalog._instances import CLOUDS
+
+        if wanted not in CLOUDS:
+            hint = close_matches(wanted, CLOUDS)
+            raise AcceleratorError(
+                f"Unknown cloud {cloud!r}: expected one of {', '.join(CLOUDS)} or None"
+                + (f"; did you mean {hint[0]!r}?" if hint else "")
+            )
     entry = accelerator if isinstance(accelerator, Accelerator) else get(accelerator)
-    rows = _largest_by_entry().get(entry.name, {})
-    return rows.get(wanted)
+    return table.get(entry.name, {}).get(wanted)
+
+
+@functools.cache
+def _clouds_with_rows() -> frozenset[str | None]:
+    return frozenset(c for by in _largest_by_entry().values() for c in by)
 
 
 #: The clouds "anywhere" spans: their machine types cover each accelerator's node sizes. The
@@ -70,9 +79,67 @@ def largest_node(accelerator: str | Accelerator, *, cloud: str | None = None) ->
 _ANYWHERE = ("aws", "gcp", "azure", "hf")
 
 
+#: Cache name of the table :func:`_largest_by_entry` builds (``_datafiles.read_blob``).
+_CACHE_NAME = "node-sizes"
+_FORMAT = 1
+
+
 @functools.cache
 def _largest_by_entry() -> dict[str, dict[str | None, NodeSize]]:
-    """SKU name -> {cloud or None (any): the largest node}, built once from the table."""
+    """SKU name -> {cloud or None (any): the largest node}, built once from the table.
+
+    Building it validates the instance table and resolves every row (~35 ms: an Airflow DAG
+    file that places a spec pays it in every parse without the preload), so the result is
+    kept in the data-file cache under the SHA-256 of both data files and of this module's
+    source, and read back from there (``marshal``: plain values, checksummed).
+    """
+    import marshal
+
+    from accelerators import _datafiles
+
+    key = _cache_key()
+    blob = _datafiles.read_blob(_CACHE_NAME, key) if key else None
+    table = _from_blob(blob) if blob is not None else None
+    if table is None:
+        table = _build()
+        if key:
+            plain = {sku: {c: tuple(n) for c, n in by.items()} for sku, by in table.items()}
+            _datafiles.write_blob(_CACHE_NAME, key, marshal.dumps(plain))
+    return table
+
+
+def _cache_key() -> str | None:
+    import hashlib
+    from pathlib import Path
+
+    from accelerators import _datafiles
+    from accelerators.catalog._store import _DATA_FILE, _DATA_PACKAGE
+
+    digest = hashlib.sha256(f"{_FORMAT}".encode())
+    try:
+        for name in (_DATA_FILE, "instances.toml"):
+            digest.update(_datafiles.data_bytes(_DATA_PACKAGE, name))
+        digest.update(Path(__file__).read_bytes())
+    except OSError:
+        return None
+    return digest.hexdigest()[:32]
+
+
+def _from_blob(blob: bytes) -> dict[str, dict[str | None, NodeSize]] | None:
+    """The table stored by :func:`_largest_by_entry`, or None if it is not that shape."""
+    import marshal
+
+    try:
+        plain = marshal.loads(blob)
+        return {
+            str(sku): {cloud: NodeSize(int(n[0]), str(n[1]), str(n[2])) for cloud, n in by.items()}
+            for sku, by in plain.items()
+        }
+    except (ValueError, EOFError, TypeError, AttributeError, IndexError, KeyError):
+        return None
+
+
+def _build() -> dict[str, dict[str | None, NodeSize]]:
     from accelerators.catalog import get
     from accelerators.catalog._instances import instances
 

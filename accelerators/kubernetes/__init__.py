@@ -20,7 +20,9 @@ functions :func:`to_pod_fragment`, :func:`to_dra_fragment`, :func:`apply_to_pod`
 :func:`validate_fragment`, :func:`validate_claim_template`, :func:`get_platform`,
 :func:`platforms`, :func:`register_platform`, :func:`fragment_models`, :func:`pod_model`;
 defaults :data:`DEFAULT_IMAGE`, :data:`DEFAULT_COMMAND`; node pinning :func:`pin_to_node`,
-:func:`node_name_env`; linting :func:`placement_problems`; the whole-GPU rule
+:func:`node_name_env`; linting :func:`placement_problems`; a user's selector, affinity or
+device resource that contradicts the spec :func:`placement_conflicts`,
+:func:`check_placement_conflicts`, :func:`is_device_resource`; the whole-GPU rule
 :func:`wants_whole_devices`; ``requests <= limits`` :func:`check_resources`,
 :func:`resource_problems`; counts no node has :func:`check_node_count`,
 :func:`node_count_problems`; a task pinned behind a gate :func:`guard_problems`; what a
@@ -61,6 +63,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "._resources": "check_resources resource_problems",
         "._node_count": "check_node_count node_count_problems",
         "._guard": "guard_problems",
+        "._conflicts": "check_placement_conflicts is_device_resource placement_conflicts",
         "._kept": "dropped_settings",
     },
     own="DEFAULT_COMMAND DEFAULT_IMAGE Placement Platform PodFragment Requirement apply_to_pod "
@@ -72,6 +75,11 @@ __getattr__, __dir__, __all__ = lazy_exports(
 
 if TYPE_CHECKING:
     from accelerators.kubernetes._checks import placement_problems as placement_problems
+    from accelerators.kubernetes._conflicts import (
+        check_placement_conflicts as check_placement_conflicts,
+    )
+    from accelerators.kubernetes._conflicts import is_device_resource as is_device_resource
+    from accelerators.kubernetes._conflicts import placement_conflicts as placement_conflicts
     from accelerators.kubernetes._dra import DraFragment as DraFragment
     from accelerators.kubernetes._guard import guard_problems as guard_problems
     from accelerators.kubernetes._kept import dropped_settings as dropped_settings
@@ -272,13 +280,23 @@ def apply_to_pod(
     :param dra: use DRA claims instead of device-plugin resources; create the claim
         template from :func:`to_dra_fragment` with the same arguments.
     :param options: platform options (and, with ``dra``, :func:`to_dra_fragment`'s).
-    :raises PlacementError: the spec cannot be placed, conflicts with the pod, or a container
-        of the result requests more of a resource than its limit (:func:`check_resources`).
+    :raises PlacementError: the spec cannot be placed, conflicts with the pod (a value on the
+        same key, or a selector, affinity or device resource no node can meet together with
+        the spec: :func:`placement_conflicts`), or a container of the result requests more of
+        a resource than its limit (:func:`check_resources`).
     """
+    from accelerators.kubernetes import _conflicts
+
+    parsed = _as_spec(spec)
     if dra:
-        fragment: PodFragment = to_dra_fragment(spec, platform=platform, **options).pod
+        fragment: PodFragment = to_dra_fragment(parsed, platform=platform, **options).pod
+        own = {k: v for k, v in options.items() if k not in _DRA_OPTIONS}
+        configured = _placing(platform or "generic", own)
     else:
-        fragment = to_pod_fragment(spec, platform=platform, **options)
+        configured = _placing(platform, options)
+        fragment = configured.fragment(parsed)
+        validate_fragment(fragment)
+    _conflicts.refuse(parsed, pod, configured, fragment)
     merged = merge_fragment(pod, fragment, container=container)
     from accelerators.kubernetes._resources import check_resources
 

@@ -243,14 +243,18 @@ def reconcile_containers(
     container: str | None,
     conflicts: Conflicts,
 ) -> None:
-    """The resources of ``other``'s first container reconciled into ``out``'s main one.
+    """The resources of ``other``'s main container reconciled into ``out``'s main one.
 
-    The main container is the one named ``container``, else the first. Airflow pairs a
-    template's first container with the pod's base container; a fragment is a one-container
-    spec. With ``conflicts="raise"`` a missing container is an error and so is another
-    container of ``out`` that already asks for one of the resources (they would add up).
+    In both, the main container is the one named ``container``, else the first: a template
+    with a sidecar first gives its ``base`` container's resources, not the sidecar's
+    (Airflow's own merge pairs containers by position; the Airflow operators hand it the main
+    container first). A fragment is a one-container spec. With ``conflicts="raise"`` a
+    missing container is an error and so is another container of ``out`` that already asks
+    for one of the resources (they would add up).
     """
-    theirs = ((other.get("containers") or [{}])[0] or {}).get("resources") or {}
+    named = _main_container(other, container, required=False) if container else None
+    source = named or (other.get("containers") or [{}])[0] or {}
+    theirs = source.get("resources") or {}
     if not theirs:
         return
     target = _main_container(out, container, required=conflicts == "raise")

@@ -51,8 +51,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
+from accelerators.bench.measure._profile_names import profile_name
 from accelerators.bench.measure._stream import KERNELS
-from accelerators.errors import AcceleratorError
 
 __all__ = ["PROFILES", "Profile", "ProfileName", "get_profile"]
 
@@ -220,13 +220,8 @@ def get_profile(profile: str | Profile) -> Profile:
     """Resolve a profile name (or pass a :class:`Profile` through).
 
     :param profile: ``"quick"``, ``"standard"``, ``"full"`` or a :class:`Profile`.
-    :raises AcceleratorError: for an unknown name, listing the valid ones.
+    :raises AcceleratorError: for an unknown name, listing the valid ones and the closest.
     """
     if isinstance(profile, Profile):
         return profile
-    found = PROFILES.get(str(profile).strip().lower())
-    if found is None:
-        raise AcceleratorError(
-            f"Unknown benchmark profile {profile!r}: expected one of {', '.join(PROFILES)}"
-        )
-    return found
+    return PROFILES[profile_name(profile)]

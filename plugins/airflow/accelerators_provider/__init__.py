@@ -9,7 +9,8 @@
 Public names: :class:`AcceleratorPodOperator`, :class:`AcceleratorGateOperator`,
 :func:`accelerator_task` (``@task.accelerator``), :func:`accelerator_gate_task`
 (``@task.accelerator_gate``), :func:`executor_config`, :func:`queue_for`, :func:`pool_for`,
-:func:`pool_kwargs`, :func:`create_pools`, :func:`pools_from_inventory`, and
+:func:`pool_kwargs`, :func:`create_pools`, :func:`pools_from_inventory`,
+:class:`WorkerTemplateWarning`, and
 :func:`get_provider_info` (the ``apache_airflow_provider`` entry point).
 
 Importing this package imports neither Airflow nor ``kubernetes``: Airflow calls
@@ -17,18 +18,50 @@ Importing this package imports neither Airflow nor ``kubernetes``: Airflow calls
 every provider-registered ``@task.*`` decorator of the deployment, so it returns a literal.
 The other names load on first access. :func:`accelerators_provider.preload.preload` loads
 them all at once, for ``airflow_local_settings`` (see that module).
+
+Nor can importing it fail: Airflow imports it in every process, ``import airflow`` included,
+through the ``airflow.policy`` entry point (:mod:`accelerators_provider.policy`). With the
+``accelerators`` core missing or older than this provider, it logs one warning, its public
+names raise :class:`ImportError` saying so, and the cluster policy does nothing.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from accelerators.lazy import lazy_exports
-
 __version__ = "0.2.0"
 
 # Not `from typing import TYPE_CHECKING`: the names below are for type checkers only.
 TYPE_CHECKING = False
+
+#: Why the core cannot be used here (``None``: it can); the one warning says it.
+CORE_PROBLEM: str | None = None
+
+try:
+    from accelerators.lazy import lazy_exports
+except Exception as exc:  # whatever an older core raises, Airflow must start
+    CORE_PROBLEM = (
+        "airflow-provider-accelerators cannot use the accelerators core installed here "
+        f"({type(exc).__name__}: {exc}): it is missing or older than this provider. Its "
+        "operators and decorators cannot be imported and its cluster policy does nothing; "
+        "install the core it requires (pip install --upgrade airflow-provider-accelerators)"
+    )
+    import logging
+
+    logging.getLogger(__name__).warning("%s", CORE_PROBLEM)
+
+    def lazy_exports(  # type: ignore[misc] # the same three attributes, each saying why
+        package: str, table: dict[str, str], own: str = ""
+    ) -> tuple[Any, Any, list[str]]:
+        names = sorted({*own.split(), *(n for v in table.values() for n in v.split())})
+
+        def __getattr__(name: str) -> Any:
+            if name in names:
+                raise ImportError(CORE_PROBLEM, name=package)
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+        return __getattr__, lambda: list(names), names
+
 
 # The public names, each imported on first access (PEP 562); type checkers read the imports
 # below.
@@ -38,7 +71,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         ".operators": "AcceleratorPodOperator AcceleratorGateOperator",
         ".decorators": "accelerator_task accelerator_gate_task",
         ".executors": "executor_config queue_for pool_for pool_kwargs create_pools "
-        "pools_from_inventory",
+        "pools_from_inventory WorkerTemplateWarning",
     },
     own="get_provider_info",
 )
@@ -46,6 +79,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
 if TYPE_CHECKING:
     from accelerators_provider.decorators import accelerator_gate_task as accelerator_gate_task
     from accelerators_provider.decorators import accelerator_task as accelerator_task
+    from accelerators_provider.executors import WorkerTemplateWarning as WorkerTemplateWarning
     from accelerators_provider.executors import create_pools as create_pools
     from accelerators_provider.executors import executor_config as executor_config
     from accelerators_provider.executors import pool_for as pool_for

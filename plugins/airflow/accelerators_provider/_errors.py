@@ -10,7 +10,9 @@ frame outside this provider, the core and Airflow.
 At run time, :class:`AcceleratorTaskError` is an error no retry can fix (no cluster
 configured, a gate that reported no node, a task that does not fit its gate's node): it is
 Airflow's ``AirflowFailException`` too, so the task fails at once instead of after every
-retry and its delay.
+retry and its delay. :func:`fail_fast` makes any of the core's errors such an error, keeping
+its type: a templated or mapped spec that renders to ``H1OO:1`` raises an
+``UnknownAcceleratorError`` (a ``ValueError``), which Airflow would retry.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import contextlib
 import functools
 import importlib
 import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
@@ -26,7 +29,16 @@ from typing import Any
 
 from accelerators import AcceleratorError
 
-__all__ = ["AcceleratorTaskError", "annotate", "require_cluster", "step", "user_frame"]
+__all__ = [
+    "AcceleratorTaskError",
+    "annotate",
+    "fail_fast",
+    "failing_fast",
+    "require_cluster",
+    "step",
+    "user_frame",
+    "warn_at_user_line",
+]
 
 _MARK = "_accelerators_where"
 
@@ -50,6 +62,11 @@ def _library_roots() -> tuple[str, ...]:
 def user_frame() -> str | None:
     """``file:line`` of the innermost frame outside this provider, the core, Airflow and the
     standard library: the DAG file line that defined the task (``None`` if there is none)."""
+    found = _user_location()
+    return f"{found[0]}:{found[1]}" if found else None
+
+
+def _user_location() -> tuple[str, int] | None:
     roots = _library_roots()
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
@@ -57,9 +74,20 @@ def user_frame() -> str | None:
         if not name.startswith("<"):
             resolved = str(Path(name).resolve())
             if not resolved.startswith(roots):
-                return f"{name}:{frame.f_lineno}"
+                return name, frame.f_lineno
         frame = frame.f_back
     return None
+
+
+def warn_at_user_line(message: str, category: type[Warning]) -> None:
+    """Warn at the DAG file line that defined the task (:func:`user_frame`), where Airflow's
+    ``DagBag`` records it as a DAG import warning of that file and line."""
+    found = _user_location()
+    if found is None:
+        warnings.warn(message, category, stacklevel=2)
+        return
+    filename, lineno = found
+    warnings.warn_explicit(message, category, filename, lineno)
 
 
 def _shown(value: Any) -> str:
@@ -103,6 +131,7 @@ def step(
         raise
 
 
+@functools.cache
 def _fail_base() -> type[Exception]:
     """Airflow's ``AirflowFailException``: in ``airflow.sdk.exceptions``, else in
     ``airflow.exceptions`` (Airflow 3.0 keeps it there only)."""
@@ -119,6 +148,40 @@ def _fail_base() -> type[Exception]:
 
 class AcceleratorTaskError(AcceleratorError, _fail_base()):  # type: ignore[misc]
     """An accelerator error at run time that no retry can fix: the task fails at once."""
+
+
+_FAIL_FAST: dict[type[AcceleratorError], type[AcceleratorError]] = {}
+
+
+def _fail_fast_class(cls: type[AcceleratorError]) -> type[AcceleratorError]:
+    """``cls`` that is also ``AirflowFailException``, shown under ``cls``'s own name."""
+    if cls not in _FAIL_FAST:
+        namespace = {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
+        _FAIL_FAST[cls] = type(cls.__name__, (cls, _fail_base()), namespace)
+    return _FAIL_FAST[cls]
+
+
+def fail_fast(exc: AcceleratorError) -> AcceleratorError:
+    """``exc`` as an error Airflow fails the task on at once, without its retries: the same
+    type (a subclass of it that is also ``AirflowFailException``), message and attributes
+    (``suggestions``, ``span``...). A spec or placement error is the DAG's, and every retry
+    would meet it again."""
+    if isinstance(exc, _fail_base()):
+        return exc
+    cls = _fail_fast_class(type(exc))
+    new = cls.__new__(cls, *exc.args)
+    new.__dict__.update(exc.__dict__)
+    new.__cause__, new.__context__ = exc.__cause__, exc.__context__
+    return new.with_traceback(exc.__traceback__)
+
+
+@contextlib.contextmanager
+def failing_fast() -> Iterator[None]:
+    """Raise an :class:`AcceleratorError` from inside as :func:`fail_fast` makes it."""
+    try:
+        yield
+    except AcceleratorError as exc:
+        raise fail_fast(exc) from None
 
 
 def require_cluster(operator: Any) -> None:

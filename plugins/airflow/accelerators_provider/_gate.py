@@ -31,6 +31,7 @@ __all__ = [
     "SUMMARY_KIND",
     "check_guard",
     "gate_command",
+    "inline_env",
     "local_run",
     "publish",
     "record_failed_node",
@@ -83,6 +84,24 @@ def gate_command(expect: str | None, profile: str, *, json_path: str | None) -> 
     if json_path:
         command += ["--json", json_path]
     return command
+
+
+def inline_env(env_vars: Any) -> list[Any]:
+    """``env_vars`` (a dict or a list) as a list with ``NODE_NAME`` from the downward API and
+    where an inline gate's report is (:data:`INLINE_REPORT_ENV`), for its pod."""
+    from airflow.providers.cncf.kubernetes.backcompat.backwards_compat_converters import (
+        convert_env_vars_or_raise_error,
+    )
+    from kubernetes.client import models as k8s
+
+    env = list(convert_env_vars_or_raise_error(env_vars) if env_vars else [])
+    names = {getattr(e, "name", None) for e in env}
+    if "NODE_NAME" not in names:
+        field = k8s.V1ObjectFieldSelector(field_path="spec.nodeName")
+        env.append(k8s.V1EnvVar(name="NODE_NAME", value_from=k8s.V1EnvVarSource(field_ref=field)))
+    if INLINE_REPORT_ENV not in names:
+        env.append(k8s.V1EnvVar(name=INLINE_REPORT_ENV, value=INLINE_REPORT_PATH))
+    return env
 
 
 def run_in_process(

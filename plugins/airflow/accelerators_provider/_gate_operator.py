@@ -19,7 +19,13 @@ from kubernetes.client import models as k8s
 
 from accelerators import AcceleratorError
 from accelerators_provider import _pods
-from accelerators_provider._errors import require_cluster
+from accelerators_provider._errors import (
+    annotate,
+    fail_fast,
+    failing_fast,
+    require_cluster,
+    step,
+)
 from accelerators_provider._gate import (
     GATE_REPORT_PATH,
     HISTORY_ENV,
@@ -96,8 +102,8 @@ class AcceleratorGateOperator(AcceleratorPodOperator):
     def __init__(
         self,
         *,
-        accelerator: SpecLike,
-        platform: str,
+        accelerator: SpecLike | None = None,
+        platform: str | None = None,
         expect: SpecLike | None = None,
         profile: str = "quick",
         in_process: bool | str = False,
@@ -122,6 +128,14 @@ class AcceleratorGateOperator(AcceleratorPodOperator):
         self.expect = self.accelerator if expect is None else expect
         self.profile = profile
         self.in_process = in_process
+        site: tuple[str, Any] = ("profile", profile)
+        try:  # what is not templated is checked now, as the parent's arguments are
+            _pods.check_profile(profile)
+            site = ("expect", expect)
+            if expect is not None and not _pods.is_template(expect):
+                self._expect()
+        except AcceleratorError as exc:
+            raise fail_fast(annotate(exc, self.task_id, *site)) from None
         self._report: dict[str, Any] | None = None  # the pod's full report, once read
         self._finishing = False
 
@@ -129,7 +143,7 @@ class AcceleratorGateOperator(AcceleratorPodOperator):
         if isinstance(self.expect, str) and self.expect.strip().lower() in ("none", ""):
             return None
         # A constant or a spec as given: str() of a constant is its repr, not a spec.
-        return str(_pods.resolve_spec(self.expect, what=f"{self.task_id}: expect"))
+        return str(_pods.resolve_spec(self.expect, what="expect"))
 
     # -- the pod -----------------------------------------------------------------------
     def _command(
@@ -161,7 +175,11 @@ class AcceleratorGateOperator(AcceleratorPodOperator):
 
     # -- running it --------------------------------------------------------------------
     def execute(self, context: Context) -> Any:
-        expect = self._expect()
+        # What Airflow rendered (templated fields): wrong now is wrong in every retry.
+        with failing_fast(), step(self.task_id, where=False):
+            expect = self._expect()
+            _pods.check_profile(self.profile)
+            in_process = _truthy(self.in_process, what="in_process")
         local = local_run(context)
         if local or expect is None:
             self.log.warning(
@@ -173,7 +191,7 @@ class AcceleratorGateOperator(AcceleratorPodOperator):
                 local,
                 self.accelerator,
             )
-        if local or _truthy(self.in_process, what=f"{self.task_id}: in_process"):
+        if local or in_process:
             report = run_in_process(None if local else expect, self.profile, context, log=self.log)
             history = os.environ.get(HISTORY_ENV)
             asked = expect if local else None  # a local run did not compare it: say so

@@ -17,14 +17,11 @@ import shlex
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from airflow.providers.cncf.kubernetes.backcompat.backwards_compat_converters import (
-    convert_env_vars_or_raise_error,
-)
 from airflow.providers.cncf.kubernetes.operators.pod import KubernetesPodOperator
 from airflow.providers.cncf.kubernetes.pod_generator import PodGenerator
-from kubernetes.client import models as k8s
 
 from accelerators import AcceleratorError, AcceleratorSpec
+from accelerators.errors import close_matches
 from accelerators.kubernetes import (
     apply_to_pod,
     check_node_count,
@@ -32,12 +29,18 @@ from accelerators.kubernetes import (
     to_pod_fragment,
 )
 from accelerators_provider import _pods
-from accelerators_provider._errors import AcceleratorTaskError, annotate, step
+from accelerators_provider._errors import (
+    AcceleratorTaskError,
+    annotate,
+    fail_fast,
+    failing_fast,
+    step,
+)
 from accelerators_provider._gate import (
-    INLINE_REPORT_ENV,
     INLINE_REPORT_PATH,
     check_guard,
     gate_command,
+    inline_env,
     matched_spec,
 )
 
@@ -58,10 +61,10 @@ class AcceleratorPodOperator(KubernetesPodOperator):
 
     :param accelerator: a spec (``"H100:8"``, ``"A100@1g.10gb"``, ``"H100 | A100-80GB"``), a
         constant (``accelerators.H100``) or an :class:`~accelerators.AcceleratorSpec`.
-        Templated.
+        Templated. Required.
     :param platform: the cluster's platform (``gke``, ``nvidia``, ``karpenter``, ``eks``,
         ``amd``, ``neuron``, ``gaudi``, ``intel``, ``generic``; see
-        :func:`accelerators.kubernetes.platforms`). Templated.
+        :func:`accelerators.kubernetes.platforms`). Templated. Required.
     :param platform_options: options of the platform (``labels``, ``label_values``,
         ``tolerations``, ``runtime_class_name``, ``mig_strategy``...).
     :param gate: the gate task (an :class:`AcceleratorGateOperator` or its task id) whose
@@ -77,8 +80,14 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         ``tolerations``, ``affinity``, ``container_resources`` and the pod template's
         values are all kept.
     :raises PlacementError: at DAG parse time when the platform cannot place the spec, no
-        node has its count, the operator's own arguments or its template conflict with it,
-        a container would request more than its limit, or it does not fit its gate's node.
+        node has its count, the operator's own arguments or its template conflict with it
+        (a selector, affinity or device resource no node can meet with it included), a
+        container would request more than its limit, or it does not fit its gate's node.
+    :raises AcceleratorError: a missing or unknown ``platform``, a bad spec, an unknown
+        ``gate_mode`` or ``gate_profile``, an inline gate without a command. Every error of
+        this operator, at parse or at run time (a templated or mapped ``accelerator`` that
+        renders bad), is also Airflow's ``AirflowFailException``: the task fails at once,
+        without retries.
     """
 
     template_fields: Sequence[str] = (
@@ -90,8 +99,8 @@ class AcceleratorPodOperator(KubernetesPodOperator):
     def __init__(
         self,
         *,
-        accelerator: SpecLike,
-        platform: str,
+        accelerator: SpecLike | None = None,
+        platform: str | None = None,
         platform_options: dict[str, Any] | None = None,
         gate: Any = None,
         gate_mode: str = "pin",
@@ -99,7 +108,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self.platform = platform
+        self.platform: str = platform or ""  # a missing one is refused below
         self.platform_options = dict(platform_options or {})
         self.gate_mode = gate_mode
         self.gate_profile = gate_profile
@@ -114,13 +123,22 @@ class AcceleratorPodOperator(KubernetesPodOperator):
                     gate, "accelerator", None
                 )
         # One try for every check (a parse pays for each context manager it enters); `site`
-        # says which argument a failure is about.
+        # says which argument a failure is about. A mapped task is built here at run time,
+        # so every error fails the task at once (fail_fast): no retry renders it otherwise.
         site: tuple[str, Any] = ("gate_mode", gate_mode)
         try:
             if gate_mode not in GATE_MODES:
-                raise AcceleratorError(f"expected one of {', '.join(GATE_MODES)}")
+                hints = close_matches(str(gate_mode), GATE_MODES)
+                hint = f"; did you mean {hints[0]!r}?" if hints else ""
+                raise AcceleratorError(f"expected one of {', '.join(GATE_MODES)}{hint}")
             site = ("platform", platform)
             _pods.check_platform(platform)
+            if gate_mode == "inline":
+                site = ("gate_profile", gate_profile)
+                _pods.check_profile(gate_profile)
+                site = ("cmds", self.cmds)
+                if not (self.pod_template_file or self.pod_template_dict or self.full_pod_spec):
+                    self._inline_command(None)  # else read with the template, below or later
             if _pods.is_template(accelerator):
                 self.accelerator: str = accelerator  # rendered by Airflow, then read
                 return
@@ -131,8 +149,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             if not _pods.is_template(platform):
                 self._check_at_parse_time(spec, gate_spec)
         except AcceleratorError as exc:
-            annotate(exc, self.task_id, *site)
-            raise
+            raise fail_fast(annotate(exc, self.task_id, *site)) from None
 
     # -- parse time --------------------------------------------------------------------
     def _check_at_parse_time(self, spec: AcceleratorSpec, gate_spec: SpecLike | None) -> None:
@@ -142,13 +159,16 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         if self.gate_mode == "pin" and gate_spec is not None and not _pods.is_template(gate_spec):
             with step(task, "gate", self.gate_task_id):
                 check_guard(task, spec, gate_spec, gate=self.gate_task_id, ran=False)
-        if _pods.is_template(self.pod_template_file) or _has_template(self.pod_template_dict):
+        if _pods.is_template(self.pod_template_file) or _pods.has_template(self.pod_template_dict):
             return  # rendered at run time: checked when the pod is built
         if self.pod_template_file:
             with step(task, "pod_template_file", self.pod_template_file):
                 template = self._template()  # read now: a missing file is refused now
         else:
             template = self._template()
+        if self.gate_mode == "inline" and template[0] is not None:
+            with step(task, "cmds", self.cmds):
+                self._inline_command(template[0])
         if template[0] is None and not self._has_placement_arguments():
             to_pod_fragment(spec, platform=self.platform, **self.platform_options)
             return  # placing it was the check
@@ -177,7 +197,8 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             name = "pod_template_dict"
         if self.full_pod_spec is not None:
             full = _pods.to_dict(self.full_pod_spec)
-            base = full if base is None else reconcile_placement(base, full, container=None)
+            container = self.base_container_name
+            base = full if base is None else reconcile_placement(base, full, container=container)
             name = f"{name} and full_pod_spec" if name else "full_pod_spec"
         return base, name
 
@@ -202,7 +223,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         self, spec: AcceleratorSpec, template: tuple[dict[str, Any] | None, str]
     ) -> dict[str, Any]:
         """The template, the arguments and the accelerator, merged and checked."""
-        pod = self._arguments_pod()
+        arguments = pod = self._arguments_pod()
         own = dict(pod["spec"]["containers"][0].get("resources") or {})
         base, name = template
         if base:
@@ -212,6 +233,13 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             arguments=own,
             template=name or "container_resources",
             container=self.base_container_name,
+        )
+        _pods.check_conflicts(
+            spec,
+            pod,
+            layers=((arguments, "the operator's arguments"), (base, name)),
+            platform=self.platform,
+            options=self.platform_options,
         )
         return apply_to_pod(
             pod,
@@ -230,7 +258,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         With ``gate`` in ``pin`` mode the context is needed (the gate's XCom ``node``); a
         ``dry_run`` without a context leaves the pin out and says so in the log.
         """
-        with step(self.task_id, where=False):
+        with failing_fast(), step(self.task_id, where=False):
             _pods.check_platform(self.platform)
             spec = _pods.resolve_spec(self.accelerator)
             check_node_count(spec, platform=self.platform)
@@ -238,8 +266,33 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             placed = self._placed(spec, template)
             command, env = self._command(template[0])
             placed = self._guard(placed, context, dry_run=dry_run)
-        with self._handing_over(placed, command, env):
-            return super().build_pod_request_obj(context, dry_run=dry_run)
+        templates, index = self._base_first()
+        with self._handing_over(placed, command, env, templates):
+            pod = super().build_pod_request_obj(context, dry_run=dry_run)
+        return _pods.put_back(pod, self.base_container_name, index)
+
+    def _base_first(self) -> tuple[dict[str, Any], int | None]:
+        """The template arguments for one pod build with container ``base_container_name``
+        first in each (``KubernetesPodOperator`` pairs a template's containers with its own by
+        position: a sidecar first would get the accelerator), and where the user had it
+        (``full_pod_spec``'s place, else the template's; ``None``: nothing moved)."""
+        name = self.base_container_name
+        values: dict[str, Any] = {}
+        index = None
+        if self.pod_template_file:
+            moved, index = _pods.base_first(_pods.read_template(self.pod_template_file), name)
+            if index:  # handed over as the dict KubernetesPodOperator would read from it
+                values["pod_template_file"], values["pod_template_dict"] = None, moved
+        elif self.pod_template_dict:
+            moved, index = _pods.base_first(self.pod_template_dict, name)
+            if index:
+                values["pod_template_dict"] = moved
+        if self.full_pod_spec is not None:
+            moved, at = _pods.base_first(_pods.to_dict(self.full_pod_spec), name)
+            if at:
+                values["full_pod_spec"] = _pods.to_pod(moved)
+            index = index if at is None else at
+        return values, index
 
     def _command(
         self, base: dict[str, Any] | None
@@ -249,18 +302,27 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         Both are set, non-empty, so that none of the template's is kept."""
         if self.gate_mode != "inline":
             return None, None
-        command = list(self.cmds or _main_of(base, self.base_container_name).get("command") or [])
-        args = self.arguments or _main_of(base, self.base_container_name).get("args") or []
-        if not command:
-            raise AcceleratorError(
-                f"gate_mode='inline' needs the container's command (cmds=...): the gate runs "
-                f"first and then execs it; container {self.base_container_name!r} has none"
-            )
+        command, args = self._inline_command(base)
+        _pods.check_profile(self.gate_profile)
         check = shlex.join(
             gate_command(self.accelerator, self.gate_profile, json_path=INLINE_REPORT_PATH)
         )
         wrapper = ["/bin/sh", "-c", f'{check} && exec "$@"', "accelerators-gate"]
-        return (wrapper, [*command, *args]), _inline_env(self.env_vars)
+        return (wrapper, [*command, *args]), inline_env(self.env_vars)
+
+    def _inline_command(self, base: dict[str, Any] | None) -> tuple[list[str], list[str]]:
+        """The command an inline gate execs after it passes, and its arguments: ``cmds``, else
+        the template's main container's (``base``: the template pod)."""
+        main = _pods.main_container(base, self.base_container_name)
+        command = list(self.cmds or main.get("command") or [])
+        if not command:
+            where = "the pod template's" if base else "the operator's"
+            raise AcceleratorError(
+                f"gate_mode='inline' needs the container's command (cmds=...): the gate runs "
+                f"first and then execs it; {where} container {self.base_container_name!r} "
+                "has none"
+            )
+        return command, list(self.arguments or main.get("args") or [])
 
     def _guard(
         self, data: dict[str, Any], context: Context | None, *, dry_run: bool
@@ -296,10 +358,12 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         placed: dict[str, Any],
         command: tuple[list[str], list[str]] | None,
         env: list[Any] | None,
+        templates: dict[str, Any],
     ) -> Iterator[None]:
-        """Set the placement arguments to the placed pod's for one pod build, then restore
-        them: ``KubernetesPodOperator`` reconciles them over the template as usual (they
-        already hold the template's values) and calls ``pod_mutation_hook`` last."""
+        """Set the placement arguments to the placed pod's (and the templates to
+        :meth:`_base_first`'s) for one pod build, then restore them: ``KubernetesPodOperator``
+        reconciles them over the template as usual (they already hold the template's values)
+        and calls ``pod_mutation_hook`` last."""
         pod = _pods.to_pod(placed)
         main = next(c for c in pod.spec.containers if c.name == self.base_container_name)
         values: dict[str, Any] = {
@@ -313,6 +377,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             values["cmds"], values["arguments"] = command
         if env is not None:
             values["env_vars"] = env
+        values.update(templates)
         saved = {name: getattr(self, name) for name in values}
         try:
             for name, value in values.items():
@@ -321,38 +386,3 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         finally:
             for name, value in saved.items():
                 setattr(self, name, value)
-
-
-def _main_of(pod: dict[str, Any] | None, name: str) -> dict[str, Any]:
-    containers = ((pod or {}).get("spec") or {}).get("containers") or []
-    found = next((c for c in containers if c.get("name") == name), None)
-    return found or (containers[0] if containers else {})
-
-
-def _inline_env(env_vars: Any) -> list[Any]:
-    """``env_vars`` (a dict or a list) as a list with ``NODE_NAME`` from the downward API and
-    where the inline gate's report is (``ACCELERATORS_GATE_REPORT``)."""
-    env = list(convert_env_vars_or_raise_error(env_vars) if env_vars else [])
-    names = {getattr(e, "name", None) for e in env}
-    if "NODE_NAME" not in names:
-        env.append(_node_name_env_var())
-    if INLINE_REPORT_ENV not in names:
-        env.append(k8s.V1EnvVar(name=INLINE_REPORT_ENV, value=INLINE_REPORT_PATH))
-    return env
-
-
-def _node_name_env_var() -> Any:
-    return k8s.V1EnvVar(
-        name="NODE_NAME",
-        value_from=k8s.V1EnvVarSource(
-            field_ref=k8s.V1ObjectFieldSelector(field_path="spec.nodeName")
-        ),
-    )
-
-
-def _has_template(value: Any) -> bool:
-    if isinstance(value, dict):
-        return any(_has_template(v) for v in value.values())
-    if isinstance(value, list | tuple):
-        return any(_has_template(v) for v in value)
-    return _pods.is_template(value)

@@ -24,15 +24,26 @@ from typing import Any, TypeGuard
 
 from accelerators import AcceleratorError, AcceleratorSpec, PlacementError
 from accelerators.errors import close_matches
-from accelerators.kubernetes import merge_fragment, platforms, resource_problems
+from accelerators.kubernetes import (
+    merge_fragment,
+    placement_conflicts,
+    platforms,
+    resource_problems,
+)
 
 __all__ = [
     "HOSTNAME_LABEL",
     "airflow_platforms",
     "avoid_nodes",
+    "base_first",
+    "check_conflicts",
     "check_platform",
+    "check_profile",
     "check_requests",
+    "has_template",
+    "main_container",
     "pin_to_node",
+    "put_back",
     "read_template",
     "refuse_template",
     "resolve_spec",
@@ -67,6 +78,22 @@ def is_template(value: Any) -> TypeGuard[str]:
     return isinstance(value, str) and ("{{" in value or "{%" in value)
 
 
+def has_template(value: Any) -> bool:
+    """Whether a Jinja template is anywhere in ``value`` (a dict, list or string)."""
+    if isinstance(value, dict):
+        return any(has_template(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(has_template(v) for v in value)
+    return is_template(value)
+
+
+def main_container(pod: Mapping[str, Any] | None, name: str) -> dict[str, Any]:
+    """The container ``name`` of a pod dict, else its first (``{}``: none)."""
+    containers = ((pod or {}).get("spec") or {}).get("containers") or []
+    found = next((c for c in containers if c.get("name") == name), None)
+    return dict(found or (containers[0] if containers else {}))
+
+
 def refuse_template(value: Any, argument: str, *, decorator: str, operator: str) -> None:
     """Raise for a Jinja template given to an argument a decorator reads at parse time."""
     if is_template(value):
@@ -90,7 +117,13 @@ def airflow_platforms() -> tuple[str, ...]:
 
 def check_platform(platform: Any) -> None:
     """Raise :class:`AcceleratorError` unless ``platform`` names a platform for Airflow tasks
-    (a Jinja template or a ``Platform`` instance passes)."""
+    (a Jinja template or a ``Platform`` instance passes); a missing one is named as such."""
+    if platform is None or (isinstance(platform, str) and not platform.strip()):
+        raise AcceleratorError(
+            f"platform= is required: the cluster's platform, one of "
+            f"{', '.join(airflow_platforms())} (it picks the node labels, resources and "
+            "tolerations of the pod; docs/kubernetes.md)"
+        )
     if not isinstance(platform, str) or is_template(platform):
         return
     name = platform.strip().lower()
@@ -109,6 +142,16 @@ def check_platform(platform: Any) -> None:
     raise AcceleratorError(
         f"Unknown platform {platform!r}: expected one of {', '.join(known)}{hint}"
     )
+
+
+def check_profile(profile: Any) -> None:
+    """Raise :class:`AcceleratorError` unless ``profile`` names a benchmark profile (with
+    did-you-mean); a Jinja template passes, and is checked once rendered."""
+    if is_template(profile):
+        return
+    from accelerators.bench import profile_name
+
+    profile_name(profile)
 
 
 def read_template(path: str, *, argument: str = "pod_template_file") -> dict[str, Any]:
@@ -170,6 +213,39 @@ def check_requests(
     )
 
 
+def check_conflicts(
+    spec: AcceleratorSpec,
+    pod: Mapping[str, Any],
+    *,
+    layers: Sequence[tuple[Mapping[str, Any] | None, str]],
+    platform: str,
+    options: Mapping[str, Any],
+) -> None:
+    """Raise :class:`PlacementError` when the task's own placement contradicts ``spec``: a
+    selector, affinity or device resource no node can meet with it (the core's
+    :func:`~accelerators.kubernetes.placement_conflicts`, on every platform), naming both
+    sides and the layer that says it (``the task's arguments``, ``pod_template_file 'x'``).
+
+    :param pod: the task's layers merged (its template under its arguments), as built.
+    :param layers: each layer as given and how to name it, the task's arguments first; a
+        layer that contradicts the spec on its own is named, else all of them together.
+    """
+    together = " and ".join(name for layer, name in layers if layer) or "the task"
+    found = placement_conflicts(
+        spec, pod, platform=platform, source=together, own_keys=False, **options
+    )
+    if not found:
+        return
+    for layer, name in layers:
+        if layer:
+            alone = placement_conflicts(
+                spec, layer, platform=platform, source=name, own_keys=False, **options
+            )
+            if alone:
+                raise PlacementError("; ".join(alone))
+    raise PlacementError("; ".join(found))
+
+
 def to_dict(obj: Any) -> dict[str, Any]:
     """A ``kubernetes.client`` model (or dict) as a camelCase dict."""
     if obj is None:
@@ -215,3 +291,33 @@ def avoid_nodes(pod: Mapping[str, Any], nodes: Sequence[str]) -> dict[str, Any]:
     if not nodes:
         return dict(pod)
     return merge_fragment(dict(pod), _affinity_term(HOSTNAME_LABEL, "NotIn", sorted(set(nodes))))
+
+
+def base_first(pod: Mapping[str, Any], name: str) -> tuple[dict[str, Any], int | None]:
+    """``pod`` (a camelCase dict) with its container ``name`` moved first, and where it was
+    (``None``: no container of that name; the pod is returned as it is unless it moved).
+
+    ``KubernetesPodOperator`` and the KubernetesExecutor pair a template's containers with
+    their own by position, so a template with a sidecar first would give the sidecar the
+    main container's image, command and resources.
+    """
+    containers = list((pod.get("spec") or {}).get("containers") or [])
+    index = next((i for i, c in enumerate(containers) if c.get("name") == name), None)
+    if not index:
+        return dict(pod), index
+    moved = copy.deepcopy(dict(pod))
+    found = moved["spec"]["containers"].pop(index)
+    moved["spec"]["containers"].insert(0, found)
+    return moved, index
+
+
+def put_back(pod: Any, name: str, index: int | None) -> Any:
+    """A built ``V1Pod`` with its container ``name`` at ``index`` again, where the user's
+    template had it (:func:`base_first` moved it first for the build)."""
+    containers = list(pod.spec.containers or [])
+    current = next((i for i, c in enumerate(containers) if c.name == name), None)
+    if not index or current is None or current == index:
+        return pod
+    containers.insert(min(index, len(containers) - 1), containers.pop(current))
+    pod.spec.containers = containers
+    return pod

@@ -62,19 +62,34 @@ def gate_node_template(gate: Any) -> str:
     return f"{{{{ ti.xcom_pull(task_ids={task_id!r}, key='node') or {NO_NODE_SENTINEL} }}}}"
 
 
-def _template_pod(kwargs: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+def _template_pod(kwargs: dict[str, Any], container: str) -> tuple[dict[str, Any] | None, str]:
+    """The template the task's pod is built from (reconciled as ``KubernetesPodOperator``
+    does) and how to name it. ``kwargs`` gets each template with ``container`` first:
+    ``KubernetesPodOperator`` pairs containers by position, so a sidecar first would get the
+    accelerator (a template file whose main container is not first is refused)."""
     base: dict[str, Any] | None = None
     name = ""
     path = kwargs.get("pod_template_file")
     if path and not _pods.is_template(path):
         base = _pods.read_template(path)
         name = f"pod_template_file {path!r}"
+        if _pods.base_first(base, container)[1]:
+            raise AcceleratorError(
+                f"container {container!r} is not the first container of the pod template "
+                "file, and KubernetesPodOperator pairs a template's containers with its own "
+                "by position: the accelerator would go to another container. Put "
+                f"{container!r} first in the file, or use AcceleratorPodOperator, which finds "
+                "it by name"
+            )
     elif kwargs.get("pod_template_dict"):
-        base = _pods.to_dict(kwargs["pod_template_dict"])
+        base, _ = _pods.base_first(_pods.to_dict(kwargs["pod_template_dict"]), container)
+        kwargs["pod_template_dict"] = base
         name = "pod_template_dict"
     if kwargs.get("full_pod_spec") is not None:
-        full = _pods.to_dict(kwargs["full_pod_spec"])
-        base = full if base is None else reconcile_placement(base, full, container=None)
+        full, moved = _pods.base_first(_pods.to_dict(kwargs["full_pod_spec"]), container)
+        if moved:
+            kwargs["full_pod_spec"] = _pods.to_pod(full)
+        base = full if base is None else reconcile_placement(base, full, container=container)
         name = f"{name} and full_pod_spec" if name else "full_pod_spec"
     return base, name
 
@@ -106,7 +121,9 @@ def pod_kwargs(
             "affinity": _pods.to_dict(kwargs.get("affinity")),
         },
     }
-    base, name = _template_pod(kwargs)
+    arguments = pod
+    kwargs = dict(kwargs)  # the templates, with the main container first
+    base, name = _template_pod(kwargs, container)
     if base:
         pod = reconcile_placement(base, pod, container=container)
     _pods.check_requests(
@@ -114,6 +131,13 @@ def pod_kwargs(
     )
     spec = _pods.resolve_spec(accelerator)
     check_node_count(spec, platform=platform)
+    _pods.check_conflicts(
+        spec,
+        pod,
+        layers=((arguments, "the task's arguments"), (base, name)),
+        platform=platform,
+        options=platform_options or {},
+    )
     pod = apply_to_pod(
         pod, spec, platform=platform, container=container, **(platform_options or {})
     )
@@ -191,8 +215,8 @@ def accelerator_task(
     python_callable: Callable[..., Any] | None = None,
     multiple_outputs: bool | None = None,
     *,
-    accelerator: SpecLike,
-    platform: str,
+    accelerator: SpecLike | None = None,
+    platform: str | None = None,
     platform_options: dict[str, Any] | None = None,
     gate: Any = None,
     **kwargs: Any,
@@ -201,7 +225,8 @@ def accelerator_task(
 
     :param accelerator: the spec (``"A100:2"``, a constant, an ``AcceleratorSpec``); not
         templated (use :class:`~accelerators_provider.AcceleratorPodOperator` for that).
-    :param platform: the cluster's platform; not templated.
+        Required.
+    :param platform: the cluster's platform; not templated. Required.
     :param platform_options: platform options.
     :param gate: a gate task (or its id) whose node this pod is pinned to; set the
         dependency yourself (``gate >> train()``). The accelerator must fit its node.
@@ -215,6 +240,7 @@ def accelerator_task(
         )
         with step(task_id, "platform", platform):
             _pods.check_platform(platform)
+        placed_on = str(platform)  # check_platform refused a missing one
         with step(task_id, "accelerator", accelerator):
             spec = str(_pods.resolve_spec(accelerator))
         gate_id = None if gate is None else (gate if isinstance(gate, str) else gate.task_id)
@@ -226,7 +252,7 @@ def accelerator_task(
         value = kwargs.get("pod_template_file") or accelerator
         with step(task_id, argument, value):
             complete = pod_kwargs(
-                spec, platform=platform, platform_options=platform_options, gate=gate, **kwargs
+                spec, platform=placed_on, platform_options=platform_options, gate=gate, **kwargs
             )
         complete["pre_execute"] = _before_the_pod(spec, gate_id, kwargs.get("pre_execute"))
         return kubernetes_task(python_callable=fn, multiple_outputs=multiple_outputs, **complete)
@@ -309,6 +335,8 @@ def accelerator_gate_task(
             "@task.accelerator_gate",
             "AcceleratorGateOperator(in_process=True)",
         )
+        with step(task_id, "profile", profile):
+            _pods.check_profile(profile)
         with step(task_id, "accelerator", accelerator):
             expect = None if accelerator is None else str(_pods.resolve_spec(accelerator))
         options = dict(kwargs)

@@ -19,11 +19,13 @@ from typing import TYPE_CHECKING, Any
 from accelerators import AcceleratorError, AcceleratorSpec
 from accelerators.kubernetes import apply_to_pod, check_node_count, reconcile_placement
 from accelerators_provider import _pods
+from accelerators_provider._errors import warn_at_user_line
 
 if TYPE_CHECKING:
     from accelerators import SpecLike
 
 __all__ = [
+    "WorkerTemplateWarning",
     "create_pools",
     "executor_config",
     "pool_for",
@@ -36,19 +38,45 @@ __all__ = [
 PREFIX = "accelerators"
 
 
+class WorkerTemplateWarning(UserWarning):
+    """The worker pod template is configured but not readable where the DAG is parsed."""
+
+
+_WARNED: set[str] = set()  # paths warned about in this process (one parse, in Airflow 3)
+
+
 def _default_worker_template() -> str | None:
     """The deployment's worker pod template (``[kubernetes_executor] pod_template_file``),
-    when it is set and readable here."""
+    when it is set and readable here; when it is set but not readable, warns once per
+    process and path (:class:`WorkerTemplateWarning`)."""
     from airflow.configuration import conf
 
     path = conf.get("kubernetes_executor", "pod_template_file", fallback=None)
-    return path if path and os.path.isfile(path) else None
+    if not path:
+        return None
+    if os.path.isfile(path) and os.access(path, os.R_OK):
+        return str(path)
+    if path not in _WARNED:
+        _WARNED.add(path)
+        where = "does not exist" if not os.path.exists(path) else "is not a readable file"
+        warn_at_user_line(
+            f"executor_config: the worker pod template ([kubernetes_executor] "
+            f"pod_template_file = {path!r}) {where} where this DAG is parsed, so its "
+            "nodeSelector, tolerations, affinity and container resources are not merged into "
+            "the pod_override, and the KubernetesExecutor replaces them with the override's: "
+            "the worker pod loses them (a spot toleration, a zone affinity, cpu and memory). "
+            "Make the file readable here (mount it at the same path in the DAG processor as "
+            "in the scheduler), or pass executor_config(..., pod_template_file=...) a path "
+            "readable in both; docs/airflow.md, 'KubernetesExecutor and Celery'",
+            WorkerTemplateWarning,
+        )
+    return None
 
 
 def executor_config(
     spec: SpecLike,
     *,
-    platform: str,
+    platform: str | None = None,
     pod_override: Any = None,
     pod_template_file: str | None = None,
     container: str = "base",
@@ -57,11 +85,13 @@ def executor_config(
     """``executor_config`` that runs a task on ``spec`` under the KubernetesExecutor.
 
     :param spec: the accelerator spec.
-    :param platform: the cluster's platform (see :func:`accelerators.kubernetes.platforms`).
+    :param platform: the cluster's platform (see :func:`accelerators.kubernetes.platforms`);
+        required.
     :param pod_override: a ``V1Pod`` (or dict) of your own to merge into; kept whole.
     :param pod_template_file: the worker pod template of this task, if not the default
-        (``[kubernetes_executor] pod_template_file``, used when readable here); its
-        selectors, tolerations, affinity and resources are kept in the override.
+        (``[kubernetes_executor] pod_template_file``, used when readable here, and a
+        :class:`WorkerTemplateWarning` once when it is set but not); its selectors,
+        tolerations, affinity and resources are kept in the override.
     :param container: the worker container, ``base`` (the executor requires it first).
     :param options: platform options.
     :raises PlacementError: the platform cannot place ``spec``, no node has its count,
@@ -69,6 +99,7 @@ def executor_config(
     :raises AcceleratorError: ``pod_template_file`` does not exist.
     """
     _pods.check_platform(platform)
+    platform = str(platform)  # check_platform refused a missing one
     resolved = _pods.resolve_spec(spec)
     check_node_count(resolved, platform=platform)
     pod = _pods.to_dict(pod_override) or {"apiVersion": "v1", "kind": "Pod", "metadata": {}}
@@ -83,6 +114,7 @@ def executor_config(
         containers.insert(0, {"name": container})
     own = dict(containers[0].get("resources") or {})
     template = pod_template_file or _default_worker_template()
+    override, base = pod, None
     if template:
         base = _pods.read_template(template, argument="pod_template_file")
         pod = reconcile_placement(base, pod, container=container)
@@ -91,6 +123,13 @@ def executor_config(
         named = "executor_config"
     _pods.check_requests(
         pod, arguments=own, template=named, container=container, argument="pod_override"
+    )
+    _pods.check_conflicts(
+        resolved,
+        pod,
+        layers=((override, "pod_override"), (base, named)),
+        platform=platform,
+        options=options,
     )
     merged = apply_to_pod(pod, resolved, platform=platform, container=container, **options)
     config: dict[str, Any] = {"pod_override": _pods.to_pod(merged)}

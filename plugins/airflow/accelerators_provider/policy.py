@@ -9,12 +9,19 @@ retry (``try_number`` > 1) of a task with recorded failed nodes it adds the requ
 affinity ``kubernetes.io/hostname NotIn [those nodes]``, ANDed into every term.
 
 It is registered through the ``airflow.policy`` entry point, so Airflow loads it in every
-process without a line in ``airflow_local_settings``. It runs *before* a deployment's own
+process without a line in ``airflow_local_settings``, while ``import airflow`` runs: importing
+it must never fail. It imports nothing but Airflow's policy marker and this package, which
+never fails either (with the ``accelerators`` core missing or older than this provider it
+logs one warning, and this policy then does nothing). It runs *before* a deployment's own
 ``pod_mutation_hook`` (``tryfirst``), which keeps the last word. It touches only
 KubernetesExecutor worker pods (label ``kubernetes_executor=True``) of a retry, reads one row
 of the metadata DB for them, and never raises: a failure is logged and the pod left as built.
 On Airflow < 3.3 (no task state store) it logs once that retries cannot avoid failed nodes.
-Importing this module imports nothing beyond Airflow's policy marker.
+Importing this module imports nothing beyond Airflow's policy marker and this package's
+standard-library-only :mod:`accelerators_provider.preload`. In the DAG processor it
+registers the preload to run once, right before the manager forks its first parse
+(:func:`accelerators_provider.preload.warm_up`): DAG files that use the provider then parse
+as fast as plain ``KubernetesPodOperator`` ones with nothing to configure.
 """
 
 from __future__ import annotations
@@ -28,6 +35,13 @@ from airflow.policies import hookimpl
 __all__ = ["failed_nodes_of", "pod_mutation_hook"]
 
 log = logging.getLogger(__name__)
+
+try:  # the DAG processor: load the provider once, before the manager forks its first parse
+    from accelerators_provider.preload import warm_up
+
+    warm_up()
+except Exception:  # importing this module must never fail (it runs in `import airflow`)
+    log.warning("accelerators: could not register the DAG processor's preload", exc_info=True)
 
 #: Task state store key of the failed nodes (``accelerators_provider._gate``).
 _FAILED_NODES_KEY = "accelerators_failed_nodes"
@@ -66,6 +80,33 @@ def failed_nodes_of(dag_id: str, run_id: str, task_id: str, map_index: int) -> l
     return [str(n) for n in nodes] if isinstance(nodes, list) else []
 
 
+_plumbing: list[Any] = []  # [the provider's pod plumbing, or None when the core is unusable]
+
+
+def _pod_plumbing() -> Any:
+    """:mod:`accelerators_provider._pods`, or ``None`` (warned once) when the core it needs
+    cannot be imported: the policy then leaves every pod as built."""
+    if not _plumbing:
+        import accelerators_provider
+
+        if accelerators_provider.CORE_PROBLEM is not None:  # warned when it was imported
+            _plumbing.append(None)
+            return None
+        try:
+            from accelerators_provider import _pods
+        except Exception as exc:  # an older core: never break the scheduler
+            log.warning(
+                "accelerators: the cluster policy leaves pods as built: the accelerators core "
+                "installed here is older than this provider (%s: %s)",
+                type(exc).__name__,
+                exc,
+            )
+            _plumbing.append(None)
+        else:
+            _plumbing.append(_pods)
+    return _plumbing[0]
+
+
 def _avoid(pod: Any) -> None:
     metadata = getattr(pod, "metadata", None)
     labels = getattr(metadata, "labels", None) or {}
@@ -73,6 +114,9 @@ def _avoid(pod: Any) -> None:
     if labels.get("kubernetes_executor") != "True":
         return  # not a KubernetesExecutor worker pod (a KubernetesPodOperator pod, say)
     if int(annotations.get("try_number", "1")) <= 1 or "run_id" not in annotations:
+        return
+    _pods = _pod_plumbing()
+    if _pods is None:
         return
     nodes = failed_nodes_of(
         annotations["dag_id"],
@@ -82,8 +126,6 @@ def _avoid(pod: Any) -> None:
     )
     if not nodes:
         return
-    from accelerators_provider import _pods
-
     avoided = _pods.to_pod(_pods.avoid_nodes(_pods.to_dict(pod), nodes))
     pod.spec.affinity = avoided.spec.affinity
     log.info(

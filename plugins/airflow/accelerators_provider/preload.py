@@ -4,23 +4,29 @@ Airflow 3's DAG processor parses each DAG file in a child process that the manag
 (``airflow/dag_processing/manager.py`` calls ``gc.freeze()`` first; the child is a bare
 ``os.fork`` on Linux). Before a parse the manager imports the ``airflow.*`` modules the file
 names (``[dag_processor] parsing_pre_import_modules``), but nothing else: a DAG file that
-uses this provider imports ``accelerators_provider`` and the ``accelerators`` core again in
-every child, loads the catalog and builds its name index again.
+uses this provider would import ``accelerators_provider`` and the ``accelerators`` core again
+in every child, load the catalog and build its name index again.
 
-Every Airflow process, the manager included, imports ``airflow_local_settings`` while
-``import airflow`` runs (``airflow.settings.initialize``), before it forks anything. Two
-lines there make the children inherit all of it::
+**Nothing to configure.** Airflow imports the provider's cluster policy
+(:mod:`accelerators_provider.policy`, the ``airflow.policy`` entry point) in every process
+while ``import airflow`` runs. In the DAG processor it registers :func:`preload_before_fork`
+with ``os.register_at_fork``: the manager runs :func:`preload` once, right before it forks
+its first parse, and every child inherits what it loaded. Nothing else happens at import, in
+that process or any other.
+
+Only the DAG processor gains from it, so :func:`preload` does its work only there (the
+process was started as ``airflow dag-processor``; ``airflow standalone`` starts it so too):
+the scheduler, the API server, the triggerer, workers and every ``airflow`` command would
+otherwise each pay its seconds at start-up. The environment variable ``ACCELERATORS_PRELOAD``
+overrides that: ``always``, ``never`` (no preload anywhere, the policy's included), or
+``auto`` (the default).
+
+Calling :func:`preload` in ``airflow_local_settings`` (what earlier versions asked for) still
+works, and does the same work earlier, while ``import airflow`` runs::
 
     # $AIRFLOW_HOME/config/airflow_local_settings.py
     from accelerators_provider.preload import preload
     preload()
-
-Only the DAG processor gains from it, so :func:`preload` does its work only there (the
-process was started as ``airflow dag-processor``; ``airflow standalone`` starts it so too):
-the scheduler, the API server, the triggerer, workers and every ``airflow`` command import
-``airflow_local_settings`` too, and would otherwise each pay its seconds at start-up. The
-environment variable ``ACCELERATORS_PRELOAD`` overrides that: ``always``, ``never``, or
-``auto`` (the default).
 
 :func:`preload` imports the operators, decorators and executor helpers (and with them
 ``KubernetesPodOperator`` and the ``kubernetes`` client), loads the catalog, builds its name
@@ -43,7 +49,7 @@ import os
 import sys
 import time
 
-__all__ = ["ENV", "MODULES", "in_dag_processor", "preload"]
+__all__ = ["ENV", "MODULES", "in_dag_processor", "preload", "preload_before_fork", "warm_up"]
 
 #: ``always``, ``never`` or ``auto`` (the default: only in the DAG processor).
 ENV = "ACCELERATORS_PRELOAD"
@@ -60,6 +66,8 @@ MODULES = (
 
 
 _done: list[bool] = []  # non-empty once preload() has run in this process
+_tried: list[bool] = []  # non-empty once preload_before_fork() has run preload()
+TYPE = "node.kubernetes.io/instance-type"
 
 
 def in_dag_processor(argv: list[str] | None = None) -> bool:
@@ -94,7 +102,9 @@ def preload() -> float | None:
     """In the DAG processor: import the provider and the core, load the catalog and build
     its name index. Elsewhere (``ACCELERATORS_PRELOAD`` aside) it does nothing.
 
-    Calling it again costs nothing. Every step uses the core's public API.
+    Calling it again costs nothing. Every step uses the core's public API. It never raises:
+    a failure (the core missing or older than this provider) is logged once and it does
+    nothing.
 
     :returns: the seconds it took (for a log line; about 1-3 s the first time in a
         process that had not imported ``kubernetes`` yet, most of it that client), or
@@ -105,14 +115,32 @@ def preload() -> float | None:
     start = time.perf_counter()
     if _done:
         return time.perf_counter() - start
+    try:
+        _load()
+    except Exception as exc:  # airflow_local_settings runs in every Airflow process
+        import accelerators_provider
+
+        if accelerators_provider.CORE_PROBLEM is None:  # else warned when it was imported
+            logging.getLogger(__name__).warning(
+                "accelerators: preload() did nothing: %s: %s", type(exc).__name__, exc
+            )
+        return None
+    _done.append(True)
+    return time.perf_counter() - start
+
+
+def _load() -> None:
+    """What :func:`preload` does."""
     for module in MODULES:
         importlib.import_module(module)
     from accelerators import AcceleratorError, AcceleratorSpec, catalog
+    from accelerators.bench import profile_name
     from accelerators.kubernetes import (
         check_node_count,
         check_resources,
         get_platform,
         guard_problems,
+        placement_conflicts,
         platforms,
         to_pod_fragment,
     )
@@ -130,6 +158,10 @@ def preload() -> float | None:
             check_node_count(spec, platform=name)
     guard_problems(spec, spec)  # imports what checking a task against its gate needs
     check_resources({"containers": [{"name": "c", "resources": {"limits": {"cpu": "1"}}}]})
+    # what checking the user's selectors reads: instance types and every platform's labels
+    selector = {TYPE: "g4dn.xlarge", "karpenter.k8s.aws/instance-gpu-name": "t4"}
+    placement_conflicts(spec, {"containers": [{}], "nodeSelector": selector}, platform="generic")
+    profile_name("quick")  # a gate's profile, checked when its DAG is parsed
     for acc in catalog.all():  # the catalog's own names, resolved here once for every parse
         for text in (acc.name, acc.model, acc.constant, *acc.aliases):
             if text:  # an entry without a constant has None there: nothing to resolve
@@ -138,5 +170,28 @@ def preload() -> float | None:
         for platform in ("gke", "karpenter"):  # the largest node of each model, per cloud
             with contextlib.suppress(AcceleratorError):
                 check_node_count(acc.model, platform=platform)
-    _done.append(True)
-    return time.perf_counter() - start
+
+
+def preload_before_fork() -> None:
+    """:func:`preload` once, in a process about to fork (``os.register_at_fork(before=...)``),
+    then ``gc.freeze()``, as the DAG processor's manager does before its loop, so that the
+    children share what it loaded. Later forks cost a list lookup. Never raises."""
+    if _tried:
+        return
+    _tried.append(True)
+    if preload() is not None:
+        import gc
+
+        gc.freeze()
+
+
+def warm_up() -> bool:
+    """Register :func:`preload_before_fork` when this process wants the preload (the DAG
+    processor, or ``ACCELERATORS_PRELOAD=always``); the cluster policy calls it at import.
+
+    :returns: whether it registered. Cheap: reads the environment and ``sys.argv``.
+    """
+    if _done or not _wanted():
+        return False
+    os.register_at_fork(before=preload_before_fork)
+    return True

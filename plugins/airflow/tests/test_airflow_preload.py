@@ -233,3 +233,53 @@ def test_the_environment_overrides_the_choice(monkeypatch: pytest.MonkeyPatch) -
     assert module.preload() is None
     monkeypatch.setenv("ACCELERATORS_PRELOAD", "always")
     assert module.preload() is not None
+
+
+_RECORDING_DAG = """
+import json, os, sys
+inherited = sorted(m for m in sys.modules if m.startswith("accelerators"))
+import pendulum
+import airflow.providers.cncf.kubernetes.operators.pod
+from airflow.sdk import DAG
+from accelerators_provider import AcceleratorPodOperator
+
+with DAG(dag_id="recording", schedule=None, start_date=pendulum.datetime(2026, 1, 1)) as dag:
+    AcceleratorPodOperator(task_id="train", image="i", accelerator="H100:8", platform="gke")
+with open({marker!r}, "a") as out:
+    out.write(json.dumps({{"pid": os.getpid(), "inherited": inherited}}) + "\\n")
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("setting", ["auto", "never"])
+def test_the_real_dag_processor_preloads_with_nothing_configured(
+    tmp_path: Path, setting: str
+) -> None:
+    """No ``airflow_local_settings``: the provider's ``airflow.policy`` entry point makes the
+    real ``airflow dag-processor`` preload before it forks its first parse, so every parse
+    finds the provider and the core loaded; ``ACCELERATORS_PRELOAD=never`` turns it off."""
+    marker = tmp_path / "parses.jsonl"
+    dags = tmp_path / "dags"
+    dags.mkdir()
+    (dags / "recording.py").write_text(_RECORDING_DAG.format(marker=str(marker)))
+    env = dict(os.environ)
+    env.update(
+        AIRFLOW_HOME=str(tmp_path),
+        AIRFLOW__CORE__DAGS_FOLDER=str(dags),
+        AIRFLOW__CORE__LOAD_EXAMPLES="False",
+        AIRFLOW__DAG_PROCESSOR__PARSING_PROCESSES="1",
+        AIRFLOW__DAG_PROCESSOR__MIN_FILE_PROCESS_INTERVAL="0",
+        ACCELERATORS_PRELOAD=setting,
+    )
+    airflow = str(Path(sys.executable).with_name("airflow"))
+    for command in (["db", "migrate"], ["dag-processor", "--num-runs", "3"]):
+        done = subprocess.run(
+            [airflow, *command], env=env, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+    parses = [json.loads(line) for line in marker.read_text().splitlines()]
+    assert len(parses) >= 2
+    assert len({p["pid"] for p in parses}) == len(parses)  # each parse in its own child
+    for parse in parses:
+        preloaded = "accelerators_provider.operators" in parse["inherited"]
+        assert preloaded == (setting == "auto"), parse

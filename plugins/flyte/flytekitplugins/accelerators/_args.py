@@ -51,6 +51,7 @@ from kubernetes.client import (
 from accelerators import AcceleratorSpec, PlacementError
 from accelerators.constants import constant_for
 from accelerators.kubernetes import (
+    check_placement_conflicts,
     merge_fragment,
     pin_to_node,
     placement_problems,
@@ -156,6 +157,16 @@ def task_args(
     if problems:
         raise PlacementError(
             f"Cannot use {str(parsed)!r} as a Flyte task's accelerator: " + "; ".join(problems)
+        )
+    if pod_template is not None and pod_template.pod_spec is not None:
+        # A selector, affinity or device resource of the template that no node can meet
+        # together with the spec (propeller adds the accelerator's own labels on top).
+        check_placement_conflicts(
+            parsed,
+            pod_template.pod_spec,
+            platform=platform,
+            source="pod_template",
+            **platform_options,
         )
     user_requests, user_limits = _user_resources(requests, limits, resources)
     fragment: dict[str, Any] = dict(to_pod_fragment(parsed, platform=platform, **platform_options))
