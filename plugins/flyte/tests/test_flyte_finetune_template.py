@@ -20,6 +20,7 @@ from flytekit.core.type_engine import TypeEngine
 from flytekit.models.task import Resources as ResourceModel
 from flytekitplugins.accelerators import GateResult, last_gate_deck, last_gate_result, task_args
 
+from accelerators import AcceleratorSpec
 from accelerators.sizing import InfeasibleJobError, finetune_choice, plan_finetune
 
 GPU = ResourceModel.ResourceName.GPU
@@ -151,6 +152,9 @@ def test_the_gate_node_asks_for_the_plans_alternatives() -> None:
 
 def test_training_gets_the_alternative_the_gate_matched_on_its_node() -> None:
     job = _planned()
+    # the gate matched the plan's last alternative (not its first) on the node it ran on
+    last = AcceleratorSpec.parse(job.spec).alternatives[-1]
+    assert last != AcceleratorSpec.parse(job.spec).alternatives[0]
     gate = GateResult(
         verdict="pass",
         expected=job.spec,
@@ -159,8 +163,8 @@ def test_training_gets_the_alternative_the_gate_matched_on_its_node() -> None:
         expected_present=True,
         node="gpu-node-3",
         host="gate-pod",
-        device="1 x H200-SXM",
-        matched="H200",
+        device=f"1 x {last}",
+        matched=str(last),
     )
     compiled = _dispatch(
         flyte_finetune.train_on_gated_node,
@@ -169,7 +173,7 @@ def test_training_gets_the_alternative_the_gate_matched_on_its_node() -> None:
     )
     [node] = compiled.nodes
     pod_spec, limits, device = _placement(compiled, node)
-    assert device == "nvidia-h200"
+    assert device == task_args(str(last))["accelerator"].device
     assert limits == ["1"]
     assert required_terms(pod_spec) == [
         [{"key": HOSTNAME, "operator": "In", "values": ["gpu-node-3"]}]
