@@ -483,7 +483,7 @@ def check_endpoints(row: Row, cap: float, work: Path) -> None:
 _CHILD_WRITER = r"""
 import json, sys
 sys.path.insert(0, {root!r})
-from accelerators.bench.history._store import SqliteStore
+from accelerators.bench.history._sqlite import SqliteStore
 store = SqliteStore({path!r})
 data = json.load(open({template!r}))
 for i in range({count}):

@@ -12,7 +12,8 @@ import pytest
 from accelerators.bench import BenchReport, run
 from accelerators.bench.history._fleet import sparkline, trends
 from accelerators.bench.history._open import default_history_path, open_store
-from accelerators.bench.history._store import Figure, SqliteStore, figures_of
+from accelerators.bench.history._sqlite import SqliteStore
+from accelerators.bench.history._store import Figure, figures_of
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 from accelerators.errors import AcceleratorError
 
@@ -136,24 +137,33 @@ def s3_env(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> str:
     return bucket
 
 
-def test_s3_store_appends_one_object_per_report(s3_env: str, healthy: BenchReport) -> None:
+def test_s3_store_keys_are_partitioned_by_accelerator_and_day(
+    s3_env: str, healthy: BenchReport
+) -> None:
     import boto3
 
     store = open_store(f"s3://{s3_env}/fleet/prod")
     assert store.location == f"s3://{s3_env}/fleet/prod"
     other = open_store(f"s3://{s3_env}/fleet/staging")
     store.append(healthy)
-    store.append(healthy.model_copy(update={"node": "node-b"}))
+    store.append(healthy.model_copy(update={"node": "node-b", "started_at": _DAY0 + timedelta(1)}))
     other.append(healthy)
-    keys = sorted(
-        o["Key"]
-        for o in boto3.client("s3").list_objects_v2(Bucket=s3_env, Prefix="fleet/prod/")["Contents"]
-    )
-    assert [k.split("/")[2] for k in keys] == ["node-a", "node-b"]
-    assert all(k.endswith(".json") for k in keys)
-    reports = list(store.reports())
-    assert [r["node"] for r in reports] == ["node-a", "node-b"]
-    assert BenchReport.model_validate(reports[0]) == healthy
+    listed = boto3.client("s3").list_objects_v2(Bucket=s3_env, Prefix="fleet/prod/")["Contents"]
+    keys = sorted(o["Key"].removeprefix("fleet/prod/history-v1/") for o in listed)
+    summaries = [k for k in keys if k.startswith("summaries/")]
+    reports = [k for k in keys if k.startswith("reports/")]
+    assert [k.split("/")[1:3] for k in summaries] == [
+        ["H100-SXM", "2026-11-01"],
+        ["H100-SXM", "2026-11-02"],
+    ]
+    assert [k.split("/")[1:3] for k in reports] == [k.split("/")[1:3] for k in summaries]
+    assert all(k.endswith(".json") for k in summaries)
+    assert [k.split("/")[3].split("_")[1] for k in summaries] == ["node-a", "node-b"]
+    full = list(store.reports())
+    assert [r["node"] for r in full] == ["node-a", "node-b"]
+    assert BenchReport.model_validate(full[0]) == healthy
+    read = store.query()
+    assert [s.node for s in read.summaries] == ["node-b", "node-a"]  # newest first
     assert len(list(other.reports())) == 1
 
 
@@ -210,7 +220,11 @@ def test_bench_appends_to_the_history(
 ) -> None:
     from accelerators.cli import _bench
 
-    monkeypatch.setattr(_bench, "_run_benchmark", lambda **_: healthy)
+    monkeypatch.setattr(
+        _bench,
+        "_run_benchmark",
+        lambda **kw: run(backend=FakeBackend([FakeDevice()]), detected=fake_detected(), **kw),
+    )
     path = tmp_path / "h.sqlite"
     assert _invoke("--history", str(path), "-q").exit_code == 0
     assert _invoke("--history", str(path), "-q").exit_code == 0

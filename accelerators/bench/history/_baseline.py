@@ -28,9 +28,10 @@ OwnMedians = dict[tuple[int, str], tuple[float, int]]
 FLEET_FLOOR = 0.25
 
 
-def baselines_of(figures: list[Figure], node: str) -> tuple[Medians, OwnMedians]:
-    """The fleet's medians per ``(sku, metric)`` and ``node``'s per ``(device, metric)``."""
-    return fleet_medians(figures), own_medians(figures, node)
+def baselines_of(fleet: list[Figure], own: list[Figure], node: str) -> tuple[Medians, OwnMedians]:
+    """The fleet's medians per ``(sku, metric)`` (from ``fleet``: the newest figures of the
+    SKUs measured) and ``node``'s per ``(device, metric)`` (from ``own``: its newest)."""
+    return fleet_medians(fleet), own_medians(own, node)
 
 
 #: A figure judged against its own node's history is expected at this share of the median of

@@ -28,7 +28,7 @@ from typing import Any
 
 from accelerators.errors import AcceleratorError
 
-__all__ = ["IMPOSSIBLE", "MAX_GBPS", "MAX_TFLOPS", "BadRecord", "Figure", "figures_of"]
+__all__ = ["IMPOSSIBLE", "MAX_GBPS", "MAX_TFLOPS", "BadRecord", "Bounds", "Figure", "figures_of"]
 
 #: A figure above this multiple of its catalog peak cannot have been measured: the record is
 #: rejected. Not 1.0: a catalog figure may be a little low (boost clocks, an unconfirmed
@@ -89,7 +89,7 @@ def figures_of(data: object) -> list[Figure]:
         if device.get("is_mig") and profile:
             sku += f"@{_text(profile, f'{where}.mig_profile')}"
         state = _verdict(device.get("verdict", verdict), f"{where}.verdict")
-        limits = _Limits(sku)
+        limits = Bounds(sku)
         for kind, key, unit, values in (
             ("gemm", "dtype", "tflops", ("median_tflops", "tflops")),
             ("memory", "kernel", "gbps", ("median_gbps", "gbps")),
@@ -171,7 +171,7 @@ def _figure(item: Mapping[str, Any], keys: tuple[str, ...], where: str) -> float
     return None
 
 
-class _Limits:
+class Bounds:
     """The highest figure a device of ``sku`` can reach, per unit and dtype."""
 
     def __init__(self, sku: str) -> None:

@@ -1,0 +1,154 @@
+"""The bench history in one SQLite file: the embedded default, safe for a host's processes.
+
+* **WAL** (write-ahead log): readers never block the writer nor each other, so a gate's
+  baseline read cannot hold up another gate's append; a writer killed mid-transaction
+  leaves the file intact (its transaction is simply not there).
+* **Short transactions**: an append is ``BEGIN IMMEDIATE``, two inserts, ``COMMIT``
+  (``synchronous=NORMAL``: no fsync per commit; a killed writer loses nothing committed,
+  a power cut at most the last commits); a lock held by another writer is waited for
+  (``busy_timeout``, set before each statement to the time left) at most until the deadline.
+* **The deadline, in the caller's thread**: a progress handler stops any statement still
+  running at the deadline (``interrupted``: the transaction is rolled back, so an append is
+  stored or not, never in between); nothing is left running after the call.
+* **Bad bytes are data**: text columns are read as bytes and decoded per row, so one row
+  whose text is not UTF-8 is a skipped row, not an unreadable history.
+
+A file that is not a history is refused unchanged (:mod:`._schema`); one that does not exist
+is created by the first append, never by a read.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from accelerators._text import printable
+from accelerators.bench.history._deadline import Deadline
+from accelerators.bench.history._schema import SQLITE, Db, Dialect, prepare
+from accelerators.bench.history._sql import SqlStore
+from accelerators.bench.history._store import Limits
+from accelerators.errors import AcceleratorError
+
+__all__ = ["SqliteStore"]
+
+#: SQLite virtual-machine steps between two looks at the deadline (~a millisecond).
+_STEPS = 5000
+
+
+class SqliteStore(SqlStore):
+    """Reports in one SQLite file; safe for several processes of one host (WAL, locking)."""
+
+    def __init__(self, path: str | os.PathLike[str], *, limits: Limits | None = None):
+        self.path = Path(path)
+        self.location = printable(str(self.path))
+        self.limits = limits or Limits.from_env()
+
+    @contextmanager
+    def _session(self, deadline: Deadline, *, write: bool) -> Iterator[Db | None]:
+        if not write and not self.path.exists():
+            yield None
+            return
+        what = "write" if write else "read"
+        fresh = write and not self.path.exists()
+        try:
+            if write:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            connection = sqlite3.connect(
+                self.path,
+                timeout=max(deadline.left(), 0.001),
+                isolation_level=None,  # autocommit: transactions are ours (BEGIN IMMEDIATE)
+                check_same_thread=False,
+            )
+        except (OSError, sqlite3.Error) as exc:
+            raise AcceleratorError(f"Cannot open the bench history {self.location}: {exc}") from exc
+        end = deadline.end
+        connection.set_progress_handler(lambda: time.monotonic() >= end, _STEPS)
+        connection.text_factory = bytes  # decoded per row: a bad row is a skipped row
+        db = _Sqlite(connection, deadline)
+        try:
+            # With WAL, a commit is durable against a killed process without an fsync each
+            # (the last commits may be lost on power loss, never the file).
+            connection.execute("PRAGMA synchronous = NORMAL")
+            if fresh:  # a file of our own: write-ahead logging before anything is in it
+                db.wal()
+            if not prepare(db, self.location, create=write):
+                yield None
+                return
+            if write:
+                db.wal()
+            yield db
+        except sqlite3.Error as exc:
+            if deadline.expired or "interrupted" in str(exc):
+                raise deadline.error(self.location) from exc
+            raise AcceleratorError(
+                f"Cannot {what} the bench history {self.location}: {exc}"
+            ) from exc
+        finally:
+            connection.close()
+
+
+class _Sqlite:
+    """A :class:`~._schema.Db` on one SQLite connection."""
+
+    dialect: Dialect = SQLITE
+
+    def __init__(self, connection: sqlite3.Connection, deadline: Deadline) -> None:
+        self.connection = connection
+        self.deadline = deadline
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        # A lock held by another process is waited for until the deadline, not longer: the
+        # connection's timeout would allow each statement as long again.
+        left = max(1, int(self.deadline.left() * 1000))
+        self.connection.execute(f"PRAGMA busy_timeout = {left}")
+        return self.connection.execute(sql, params)
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self._execute(sql, params).fetchall()
+
+    def run(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self._execute(sql, params)
+
+    def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        self._execute("SELECT 1")
+        self.connection.executemany(sql, rows)
+
+    def insert_id(self, sql: str, params: Sequence[Any]) -> int:
+        return int(self._execute(sql, params).lastrowid or 0)
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        if self.connection.in_transaction:  # a migration inside a backfill's transaction
+            yield
+            return
+        self._execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.connection.rollback()  # nothing to do when the error already ended it
+            raise
+        self._execute("COMMIT")
+
+    def lock(self) -> None:
+        """``BEGIN IMMEDIATE`` already holds the file's write lock."""
+
+    def tables(self) -> set[str]:
+        rows = self.rows(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        )
+        return {bytes(name).decode("utf-8", "replace") for (name,) in rows}
+
+    def columns(self, table: str) -> tuple[str, ...]:
+        rows = self.rows("SELECT name FROM pragma_table_info(?) ORDER BY cid", (table,))
+        return tuple(bytes(name).decode("utf-8", "replace") for (name,) in rows)
+
+    def wal(self) -> None:
+        """Write-ahead logging, once per file (the mode is kept in the file)."""
+        (mode,) = self._execute("PRAGMA journal_mode").fetchone()
+        if bytes(mode).lower() != b"wal":
+            self._execute("PRAGMA journal_mode=WAL")
