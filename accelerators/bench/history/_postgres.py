@@ -21,6 +21,7 @@ the report may be stored, and the gate says so rather than "not appended".
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import socket
@@ -58,6 +59,10 @@ class PostgresStore(SqlStore):
         self.url = url
         self.location = printable(redact(url))
         self.limits = limits or Limits.from_env()
+
+    def _warm(self) -> None:
+        with contextlib.suppress(AcceleratorError):  # a session says it, with the store
+            _psycopg(self.location)
 
     @contextmanager
     def _session(self, deadline: Deadline, *, write: bool) -> Iterator[Db | None]:

@@ -57,8 +57,12 @@ class SqlStore(HistoryStore):
         """
 
     # ---------------------------------------------------------------------------- writing
+    def _warm(self) -> None:
+        """Load what the store needs (a driver) before its deadline starts."""
+
     def append_json(self, data: dict[str, Any]) -> None:
         made = summarize(data)  # the store's deadline starts when the store is asked
+        self._warm()
         self._insert(data, made, self.limits.deadline())
 
     def append_within(self, data: dict[str, Any], deadline: Deadline) -> None:
@@ -95,7 +99,9 @@ class SqlStore(HistoryStore):
     def queries(
         self, queries: list[Query], *, deadline: Deadline | None = None
     ) -> list[HistoryRead]:
-        deadline = deadline or self.limits.deadline()
+        if deadline is None:
+            self._warm()
+            deadline = self.limits.deadline()
         with self._session(deadline, write=False) as db:
             if db is None:
                 return [HistoryRead() for _ in queries]
