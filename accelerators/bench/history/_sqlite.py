@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -54,34 +55,24 @@ class SqliteStore(SqlStore):
             yield None
             return
         what = "write" if write else "read"
-        fresh = write and not self.path.exists()
-        try:
-            if write:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            connection = sqlite3.connect(
-                self.path,
-                timeout=max(deadline.left(), 0.001),
-                isolation_level=None,  # autocommit: transactions are ours (BEGIN IMMEDIATE)
-                check_same_thread=False,
-            )
-        except (OSError, sqlite3.Error) as exc:
-            raise AcceleratorError(f"Cannot open the bench history {self.location}: {exc}") from exc
+        opened = _open(self.path, self.location, deadline, write=write)
+        connection, fresh = opened.connection, opened.fresh
         end = deadline.end
         connection.set_progress_handler(lambda: time.monotonic() >= end, _STEPS)
-        connection.text_factory = bytes  # decoded per row: a bad row is a skipped row
         db = _Sqlite(connection, deadline)
+        healthy = False
         try:
-            # With WAL, a commit is durable against a killed process without an fsync each
-            # (the last commits may be lost on power loss, never the file).
-            connection.execute("PRAGMA synchronous = NORMAL")
             if fresh:  # a file of our own: write-ahead logging before anything is in it
                 db.wal()
+            # Every session: another process may have migrated, or replaced, the file.
             if not prepare(db, self.location, create=write):
+                healthy = True
                 yield None
                 return
             if write:
                 db.wal()
             yield db
+            healthy = True
         except sqlite3.Error as exc:
             if deadline.expired or "interrupted" in str(exc):
                 raise deadline.error(self.location) from exc
@@ -89,7 +80,80 @@ class SqliteStore(SqlStore):
                 f"Cannot {what} the bench history {self.location}: {exc}"
             ) from exc
         finally:
-            connection.close()
+            connection.set_progress_handler(None, _STEPS)
+            opened.release(healthy)
+
+
+class _Opened:
+    """This process's connection to one file, kept between sessions: closing the last
+    connection to a WAL file checkpoints it (an fsync), so a gate's read and append, or an
+    Airflow worker's many gates, share one. One session uses it at a time."""
+
+    def __init__(self, connection: sqlite3.Connection, identity: tuple[int, int], fresh: bool):
+        self.connection = connection
+        self.identity = identity
+        self.fresh = fresh
+        self.lock = threading.Lock()
+        self.key: tuple[int, str] = (0, "")
+
+    def release(self, healthy: bool) -> None:
+        self.fresh = False
+        if not healthy:  # whatever went wrong, the next session starts afresh
+            with _OPENED_LOCK:
+                if _OPENED.get(self.key) is self:
+                    del _OPENED[self.key]
+            self.connection.close()
+        self.lock.release()
+
+
+_OPENED: dict[tuple[int, str], _Opened] = {}
+_OPENED_LOCK = threading.Lock()
+
+
+def _open(path: Path, location: str, deadline: Deadline, *, write: bool) -> _Opened:
+    """The process's connection to ``path`` (opened, or created for a write, when there is
+    none, or the file was replaced), locked for one session.
+
+    :raises AcceleratorError: the file cannot be opened; the deadline passed while another
+        session of this process used it.
+    """
+    key = (os.getpid(), os.path.realpath(path))  # a forked child never uses its parent's
+    fresh = write and not path.exists()
+    try:
+        if write:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        with _OPENED_LOCK:
+            opened = _OPENED.get(key)
+            if opened is not None and (fresh or opened.identity != _identity(path)):
+                del _OPENED[key]  # the file was deleted or replaced: not ours any more
+                opened = None
+            if opened is None:
+                connection = sqlite3.connect(
+                    path,
+                    timeout=max(deadline.left(), 0.001),
+                    isolation_level=None,  # autocommit: transactions are ours
+                    check_same_thread=False,
+                )
+                connection.text_factory = bytes  # decoded per row: a bad row is skipped
+                try:
+                    # With WAL, a commit is durable against a killed process without an
+                    # fsync each (the last commits may be lost on power loss, never the file).
+                    connection.execute("PRAGMA synchronous = NORMAL")
+                except sqlite3.Error:
+                    connection.close()  # not a database
+                    raise
+                opened = _OPENED[key] = _Opened(connection, _identity(path), fresh)
+                opened.key = key
+    except (OSError, sqlite3.Error) as exc:
+        raise AcceleratorError(f"Cannot open the bench history {location}: {exc}") from exc
+    if not opened.lock.acquire(timeout=deadline.left()):
+        raise deadline.error(location)
+    return opened
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return stat.st_dev, stat.st_ino
 
 
 class _Sqlite:
