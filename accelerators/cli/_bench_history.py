@@ -134,7 +134,7 @@ def history_command(
     from accelerators.bench.history._store import HistoryRead, Limits, Query
 
     if chart is not None and (chart.is_dir() or not chart.parent.is_dir()):
-        fail(f"--chart {printable(str(chart))!r}: expected a file path in an existing directory")
+        fail(f"--chart '{printable(str(chart))}': expected a file path in an existing directory")
     if chart is not None:
         try:
             import matplotlib  # noqa: F401 - only whether it is there, before reading anything

@@ -56,7 +56,7 @@ def open_store(
     if "://" in text:
         raise AcceleratorError(
             "Expected a bench history path, a postgresql://user@host/db or an "
-            f"s3://bucket/prefix URL, got {printable(redact(text), 80)!r}"
+            f"s3://bucket/prefix URL, got '{printable(redact(text), 80)}'"
         )
     return SqliteStore(text, limits=limits)
 
@@ -87,4 +87,4 @@ def history_store(
         return open_store(None if text == "default" else text)
     except AcceleratorError as exc:
         shown = printable(redact(text), 120)
-        raise AcceleratorError(f"Bench history {shown!r}{where}: {exc}") from exc
+        raise AcceleratorError(f"Bench history '{shown}'{where}: {exc}") from exc

@@ -54,7 +54,7 @@ class PostgresStore(SqlStore):
     def __init__(self, url: str, *, limits: Limits | None = None) -> None:
         if not url.startswith(SCHEMES):
             raise AcceleratorError(
-                f"Expected a postgresql://user@host/db URL, got {printable(redact(url), 80)!r}"
+                f"Expected a postgresql://user@host/db URL, got '{printable(redact(url), 80)}'"
             )
         self.url = url
         self.location = printable(redact(url))

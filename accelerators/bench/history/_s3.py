@@ -74,7 +74,7 @@ class S3Store(HistoryStore):
         bucket, _, prefix = rest.partition("/")
         if not bucket:
             raise AcceleratorError(
-                f"Expected the bench history as s3://bucket/prefix, got {printable(url, 80)!r} "
+                f"Expected the bench history as s3://bucket/prefix, got '{printable(url, 80)}' "
                 "(no bucket)"
             )
         return cls(bucket, prefix, client=client, limits=limits)
