@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from accelerators._text import printable
@@ -148,39 +149,33 @@ class S3Store(HistoryStore):
         other queries for a query by node only; else every accelerator's)."""
         deadline = deadline or self.limits.deadline()
         named = sorted({a for q in queries for a in q.accelerators})
-        days: dict[tuple[str, str], DayRead] = {}
-        bounds: dict[str, Bounds] = {}
+        cache = _Cache()
         with self._io.within(deadline) as client:
             try:
                 every = named or [sku_of(p) for p in self._folders(client, "summaries/")]
                 return [
-                    self._walk(client, list(q.accelerators) or every, q, days, bounds, deadline)
+                    self._walk(client, list(q.accelerators) or every, q, cache, deadline)
                     for q in queries
                 ]
             except Exception as exc:
                 raise self._io.error("read", exc, deadline) from exc
 
     def _walk(
-        self,
-        client: Any,
-        skus: list[str],
-        query: Query,
-        cache: dict[tuple[str, str], DayRead],
-        bounds: dict[str, Bounds],
-        deadline: Deadline,
+        self, client: Any, skus: list[str], query: Query, cache: _Cache, deadline: Deadline
     ) -> HistoryRead:
         out = HistoryRead()
         for sku in skus:
             read = HistoryRead()
-            folders = self._folders(client, f"summaries/{sku_part(sku)}/")
-            for day in sorted((d for d in folders if _DAY.fullmatch(d)), reverse=True):
+            if sku not in cache.folders:
+                cache.folders[sku] = self._folders(client, f"summaries/{sku_part(sku)}/")
+            for day in sorted((d for d in cache.folders[sku] if _DAY.fullmatch(d)), reverse=True):
                 if query.since is not None and day < query.since.strftime("%Y-%m-%d"):
                     break
                 if query.before is not None and day_start(day) > query.before.started_us:
                     continue
-                if (sku, day) not in cache:
-                    cache[sku, day] = self._day(client, sku, day, bounds, deadline)
-                found = cache[sku, day]
+                if (sku, day) not in cache.days:
+                    cache.days[sku, day] = self._day(client, sku, day, cache.bounds, deadline)
+                found = cache.days[sku, day]
                 read.records += found.records
                 read.skipped += found.skipped
                 read.summaries += [s for s in found.summaries if query.matches(s)]
@@ -290,6 +285,15 @@ class S3Store(HistoryStore):
                 client.delete_object(Bucket=self.bucket, Key=key)
             moved += 1
         return moved
+
+
+@dataclass
+class _Cache:
+    """What one batch of queries has read: each accelerator's days, each day's summaries."""
+
+    folders: dict[str, list[str]] = field(default_factory=dict)
+    days: dict[tuple[str, str], DayRead] = field(default_factory=dict)
+    bounds: dict[str, Bounds] = field(default_factory=dict)
 
 
 def _started(entry: tuple[str, object]) -> tuple[str, str]:
