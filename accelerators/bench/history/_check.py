@@ -178,6 +178,7 @@ class Bounds:
         self.sku = sku
         self._entry: Any = None
         self._looked = False
+        self._bounds: dict[tuple[str, str], tuple[float, str]] = {}
 
     def _accelerator(self) -> Any:
         if not self._looked:
@@ -188,6 +189,14 @@ class Bounds:
         return self._entry
 
     def bound(self, unit: str, label: str) -> tuple[float, str]:
+        """The highest possible figure in ``unit`` for ``label`` and what it rests on
+        (remembered: a history read asks it for every figure of every summary)."""
+        key = (unit, label)
+        if key not in self._bounds:
+            self._bounds[key] = self._bound(unit, label)
+        return self._bounds[key]
+
+    def _bound(self, unit: str, label: str) -> tuple[float, str]:
         acc = self._accelerator()
         if unit == "gbps":
             if acc is not None and acc.bandwidth_tbps > 0:

@@ -22,8 +22,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from accelerators._text import printable, redact
-from accelerators.bench.history._baseline import Medians, OwnMedians, baselines_of
+from accelerators.bench.history._baseline import Medians, OwnMedians, own_medians
 from accelerators.bench.history._deadline import Budget
+from accelerators.bench.history._fleet import newest_medians
 from accelerators.bench.history._open import history_store, open_store
 from accelerators.bench.history._store import (
     HistoryRead,
@@ -73,8 +74,9 @@ class HistoryStep:
         self.budget = Budget(limits.deadline_s)
 
     def read(self, node: str, accelerators: Iterable[str]) -> tuple[Medians, OwnMedians]:
-        """The fleet's and this node's medians (:func:`~._baseline.baselines_of`); an
-        ``info`` reason for records skipped, or for a history that could not be read.
+        """The fleet's medians (:func:`~._fleet.newest_medians`) and this node's
+        (:func:`~._baseline.own_medians`); an ``info`` reason for records skipped, or for a
+        history that could not be read.
         This node's summaries are kept in :attr:`own` (a CPU's thread priors read them)."""
         if self.baseline is None and self.store is None:
             return {}, {}
@@ -97,7 +99,6 @@ class HistoryStep:
         fleet, own = HistoryRead(), reads[-1]
         for read in reads[:-1]:
             fleet = fleet.merged(read, len(fleet.summaries) + len(read.summaries))
-        fleet_medians, own_medians = baselines_of(fleet.figures, own.figures, node)
         skipped = list(dict.fromkeys(fleet.skipped + own.skipped))
         if skipped:
             used = {s.where for s in (*fleet.summaries, *own.summaries)}
@@ -105,7 +106,7 @@ class HistoryStep:
                 _skipped(HistoryRead(records=len(used) + len(skipped), skipped=skipped))
             )
         self.own = [s.as_report() for s in reversed(priors.summaries)]
-        return fleet_medians, own_medians
+        return newest_medians(fleet.summaries), own_medians(own.figures, node)
 
     def record(self, report: BenchReport) -> BenchReport:
         """Append ``report`` (when there is a store); ``report`` with this step's reasons

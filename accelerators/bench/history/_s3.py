@@ -27,6 +27,7 @@ from accelerators.bench.history._s3_client import DeadlineClient
 from accelerators.bench.history._s3_days import (
     LAYOUT,
     DayRead,
+    Want,
     day_of,
     name_of,
     read_day,
@@ -46,11 +47,14 @@ from accelerators.bench.history._store import (
 from accelerators.bench.history._summary import day_start, summarize
 from accelerators.errors import AcceleratorError
 
-__all__ = ["S3Store"]
+__all__ = ["MAX_DAYS", "S3Store"]
 
 #: Errors that say a request never reached the server (nothing can have been stored).
 _UNSENT = ("EndpointConnectionError", "ConnectTimeoutError", "HistoryTimeout")
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+#: Days a query without ``since`` reads at most (of those that have reports), newest first:
+#: a small fleet's 512 newest reports may span months, and each day costs requests.
+MAX_DAYS = 31
 
 
 class S3Store(HistoryStore):
@@ -149,7 +153,9 @@ class S3Store(HistoryStore):
         other queries for a query by node only; else every accelerator's)."""
         deadline = deadline or self.limits.deadline()
         named = sorted({a for q in queries for a in q.accelerators})
-        cache = _Cache()
+        cache = _Cache(
+            Want(max(q.limit for q in queries) + 1, frozenset(n for q in queries for n in q.nodes))
+        )
         with self._io.within(deadline) as client:
             try:
                 every = named or [sku_of(p) for p in self._folders(client, "summaries/")]
@@ -168,13 +174,17 @@ class S3Store(HistoryStore):
             read = HistoryRead()
             if sku not in cache.folders:
                 cache.folders[sku] = self._folders(client, f"summaries/{sku_part(sku)}/")
-            for day in sorted((d for d in cache.folders[sku] if _DAY.fullmatch(d)), reverse=True):
-                if query.since is not None and day < query.since.strftime("%Y-%m-%d"):
-                    break
-                if query.before is not None and day_start(day) > query.before.started_us:
-                    continue
+            days = sorted((d for d in cache.folders[sku] if _DAY.fullmatch(d)), reverse=True)
+            if query.before is not None:
+                days = [d for d in days if day_start(d) <= query.before.started_us]
+            if query.since is not None:
+                days = [d for d in days if d >= query.since.strftime("%Y-%m-%d")]
+            else:  # O(days): the newest days that have reports, not every day there was
+                read.more = len(days) > MAX_DAYS
+                days = days[:MAX_DAYS]
+            for day in days:
                 if (sku, day) not in cache.days:
-                    cache.days[sku, day] = self._day(client, sku, day, cache.bounds, deadline)
+                    cache.days[sku, day] = self._day(client, sku, day, cache, deadline)
                 found = cache.days[sku, day]
                 read.records += found.records
                 read.skipped += found.skipped
@@ -186,20 +196,28 @@ class S3Store(HistoryStore):
             out = out.merged(read, query.limit)
         return out
 
-    def _day(
-        self, client: Any, sku: str, day: str, bounds: dict[str, Bounds], deadline: Deadline
-    ) -> DayRead:
+    def _day(self, client: Any, sku: str, day: str, cache: _Cache, deadline: Deadline) -> DayRead:
         folder = self._key(LAYOUT, "summaries", sku_part(sku), day) + "/"
 
         def put(key: str, body: bytes) -> None:
             client.put_object(Bucket=self.bucket, Key=key, Body=body)
 
+        def delete(key: str) -> None:
+            client.delete_object(Bucket=self.bucket, Key=key)
+
         keys = self._list(client, folder)
-        return read_day(folder, keys, self._getter(client), put, self._url, deadline, bounds)
+        calls = (self._getter(client), put, delete)
+        return read_day(folder, keys, calls, cache.want, self._url, deadline, cache.bounds)
 
     def _getter(self, client: Any) -> Any:
         def get(key: str) -> bytes:
-            body = client.get_object(Bucket=self.bucket, Key=key)["Body"]
+            try:
+                body = client.get_object(Bucket=self.bucket, Key=key)["Body"]
+            except Exception as exc:  # a roll-up merged away since it was listed: empty
+                code = getattr(exc, "response", {}).get("Error", {}).get("Code")
+                if code in ("NoSuchKey", "404"):
+                    return b""
+                raise
             try:
                 return bytes(body.read(MAX_RECORD_BYTES + 1))
             finally:
@@ -291,6 +309,7 @@ class S3Store(HistoryStore):
 class _Cache:
     """What one batch of queries has read: each accelerator's days, each day's summaries."""
 
+    want: Want
     folders: dict[str, list[str]] = field(default_factory=dict)
     days: dict[tuple[str, str], DayRead] = field(default_factory=dict)
     bounds: dict[str, Bounds] = field(default_factory=dict)

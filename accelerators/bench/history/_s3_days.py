@@ -17,6 +17,7 @@ state, never a full report. The accelerator and node in keys are percent-encoded
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -36,6 +37,7 @@ from accelerators.bench.history._summary import Summary, decode_summary, from_us
 __all__ = [
     "LAYOUT",
     "DayRead",
+    "Want",
     "day_of",
     "name_of",
     "read_day",
@@ -50,6 +52,10 @@ _ROLLUP = "~rollup-"
 _SETTLE_S = 15 * 60
 #: Summaries of a day still open that make a roll-up worth writing.
 _ROLLUP_MIN = 16
+#: Summaries fetched (and rolled up) at a time.
+_CHUNK = 128
+#: Time left that a roll-up's PUT still needs.
+_WRITE_S = 0.05
 #: A summary object larger than this is skipped unread.
 _MAX_SUMMARY = 1 << 20
 _UNSAFE = re.compile(r"[^A-Za-z0-9.-]+")
@@ -95,48 +101,105 @@ class DayRead:
 
 Get = Callable[[str], bytes]
 Put = Callable[[str, bytes], None]
+Delete = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Want:
+    """What a batch of queries needs of a day: its newest ``limit`` summaries, and every
+    summary of ``nodes`` (matched on the node in the key, before anything is fetched)."""
+
+    limit: int
+    nodes: frozenset[str] = frozenset()
+
+    def pick(self, names: list[str]) -> list[str]:
+        """Of ``names`` (newest first), those to fetch."""
+        keys = {_UNSAFE.sub("-", n)[:64] for n in self.nodes}
+        return [n for i, n in enumerate(names) if i < self.limit or _node_of(n) in keys]
 
 
 def read_day(
     folder: str,
     keys: dict[str, int],
-    get: Get,
-    put: Put,
+    store: tuple[Get, Put, Delete],
+    want: Want,
     url: Callable[[str], str],
     deadline: Deadline,
     bounds: dict[str, Bounds],
 ) -> DayRead:
-    """One day: its roll-ups, then the summaries none holds (fetched :data:`FETCHERS` at a
-    time); a roll-up of those written when enough have settled (best effort).
+    """One day: its roll-ups, then the summaries ``want`` asks for that none holds (fetched
+    :data:`FETCHERS` at a time, :data:`_CHUNK` per round). The settled ones of each round
+    become a roll-up when there are enough; four roll-ups or more are merged into one (best
+    effort: only speed is at stake).
 
     :param folder: ``.../summaries/<sku>/<day>/``.
     :param keys: every key listed in ``folder`` with its size.
+    :param store: how to get, put and delete an object by key.
     :raises AcceleratorError: a request failed, or the deadline passed.
     """
+    get, put, delete = store
     rollups = [k for k in keys if k[len(folder) :].startswith(_ROLLUP)]
     names = {k[len(folder) : -len(".json")]: k for k in keys if k not in rollups}
     held: dict[str, Any] = {}
     for body in _fetch(rollups, get):
         for entry in _entries(body):
-            held.setdefault(entry[0], entry)
-    missing = sorted(n for n in names if n not in held)
+            held.setdefault(entry[0], entry[1])
+    missing = [n for n in want.pick(sorted(names, reverse=True)) if n not in held]
     fetched: dict[str, Any] = {}
-    small = [n for n in missing if keys[names[n]] <= _MAX_SUMMARY]
-    for name, body in zip(small, _fetch([names[n] for n in small], get), strict=True):
-        fetched[name] = _loaded(body)
-    for name in missing:
-        if name not in fetched:
-            fetched[name] = {"problem": f"{keys[names[name]]:,} bytes, more than a summary"}
+    for start in range(0, len(missing), _CHUNK):
+        # A chunk at a time, each rolled up once fetched: a read cut short by its deadline
+        # still leaves the next one less to fetch.
+        chunk = missing[start : start + _CHUNK]
+        small = [n for n in chunk if keys[names[n]] <= _MAX_SUMMARY]
+        bodies = _fetch([names[n] for n in small], get)
+        got = {n: _loaded(b) for n, b in zip(small, bodies, strict=True)}
+        for name in chunk:
+            size = keys[names[name]]
+            got.setdefault(name, {"problem": f"{size:,} bytes, more than a summary"})
+        fetched.update(got)
+        settled = _settled(folder, sorted(got))
+        if settled and deadline.left() > _WRITE_S:
+            _write(folder, {n: got[n] for n in settled}, put)
     out = DayRead()
-    for name in sorted(names, reverse=True):
-        entry = held.get(name) or [name, fetched.get(name)]
+    for name in sorted(set(held) | set(fetched), reverse=True):
+        where = url(names.get(name) or f"{folder}{name}.json")
         out.records += 1
         try:
-            out.summaries.append(_summary(url(names[name]), name, entry[1], bounds))
+            out.summaries.append(_summary(where, name, held.get(name, fetched.get(name)), bounds))
         except BadRecord as exc:
-            out.skipped.append(f"{url(names[name])}: {exc}")
-    _roll_up(folder, missing, fetched, put, deadline)
+            out.skipped.append(f"{where}: {exc}")
+    if len(rollups) >= 4 and deadline.left() > _WRITE_S:  # merge them into one
+        _write(folder, held, put)
+        for key in rollups:
+            with contextlib.suppress(Exception):
+                delete(key)
     return out
+
+
+def _node_of(name: str) -> str:
+    """The node part of ``<stamp>_<node>_<random>``."""
+    return name[24:].rpartition("_")[0]
+
+
+def _settled(folder: str, names: list[str]) -> list[str]:
+    """Those of ``names`` that may go into a roll-up: started more than :data:`_SETTLE_S`
+    ago; none unless there are :data:`_ROLLUP_MIN`, or the whole day has settled."""
+    now = time.time()
+    settled = [n for n in names if (_started_of(n) or now) < now - _SETTLE_S]
+    if len(settled) < _ROLLUP_MIN and now < _day_end(folder) + _SETTLE_S:
+        return []
+    return settled
+
+
+def _write(folder: str, entries: dict[str, Any], put: Put) -> None:
+    if not entries:
+        return
+    body = json.dumps(
+        {"summaries": [[n, entries[n]] for n in sorted(entries)]}, separators=(",", ":")
+    ).encode("utf-8")
+    key = f"{folder}{_ROLLUP}{max(entries)}-{uuid.uuid4().hex[:8]}.json"
+    with contextlib.suppress(Exception):  # a roll-up only saves later reads time
+        put(key, body)
 
 
 def _summary(where: str, name: str, data: object, bounds: dict[str, Bounds]) -> Summary:
@@ -180,28 +243,6 @@ def _entries(body: bytes) -> list[list[Any]]:
 
 def _is_name(value: object) -> bool:
     return isinstance(value, str) and 0 < len(value) < 200
-
-
-def _roll_up(
-    folder: str, missing: list[str], fetched: dict[str, Any], put: Put, deadline: Deadline
-) -> None:
-    """Write the settled summaries of ``missing`` as one roll-up, when there are enough
-    (any, once the whole day has settled) and time is left; a failure only costs speed."""
-    now = time.time()
-    settled = [n for n in missing if (_started_of(n) or now) < now - _SETTLE_S]
-    day_end = _day_end(folder)
-    if not settled or (len(settled) < _ROLLUP_MIN and now < day_end + _SETTLE_S):
-        return
-    if deadline.left() < deadline.seconds / 4:
-        return
-    body = json.dumps(
-        {"summaries": [[n, fetched[n]] for n in settled]}, separators=(",", ":")
-    ).encode("utf-8")
-    key = f"{folder}{_ROLLUP}{settled[-1]}-{uuid.uuid4().hex[:8]}.json"
-    try:
-        put(key, body)
-    except Exception:
-        return
 
 
 def _day_end(folder: str) -> float:
