@@ -369,3 +369,28 @@ def _dump(path: Path) -> str:
         return "\n".join(connection.iterdump())
     finally:
         connection.close()
+
+
+def test_the_newest_first_fleet_median_is_the_fleet_median() -> None:
+    import random
+
+    from accelerators.bench.history._fleet import fleet_medians, newest_medians
+    from accelerators.bench.history._summary import Summary
+
+    rng = random.Random(29)
+    summaries = [
+        Summary(
+            f"row {n}",
+            1_000_000 * (500 - n),
+            f"node-{rng.randrange(7)}",
+            rng.choice(["H100-SXM", "MI300X"]),
+            "pass",
+            tuple(
+                {"index": i, "gemm": {"bf16": rng.uniform(500, 900)}, "memory": {}}
+                for i in range(rng.randrange(1, 3))
+            ),
+        )
+        for n in range(200)
+    ]  # newest first, as a store returns them
+    figures = [f for s in summaries for f in s.figures()]
+    assert newest_medians(summaries) == fleet_medians(figures)

@@ -92,7 +92,7 @@ def newest_medians(summaries: Iterable[Summary]) -> dict[tuple[str, str], tuple[
     """:func:`fleet_medians` of ``summaries`` given newest first (as a store's query returns
     them): the first figure met per node, device and metric is its latest, so no sort and no
     :class:`Figure` rows (a gate's baseline reads 512 summaries of its SKU each time)."""
-    seen: set[tuple[str, int, str]] = set()
+    seen: set[tuple[str, int, str, str]] = set()
     per_node: dict[tuple[str, str], dict[str, list[float]]] = {}
     for summary in summaries:
         for device in summary.devices:
@@ -100,7 +100,7 @@ def newest_medians(summaries: Iterable[Summary]) -> dict[tuple[str, str], tuple[
             for kind in ("gemm", "memory"):
                 for label, value in device.get(kind, {}).items():
                     metric = f"{kind}.{label}"
-                    key = (summary.node, index, metric)
+                    key = (summary.node, index, summary.accelerator, metric)
                     if key in seen:
                         continue
                     seen.add(key)

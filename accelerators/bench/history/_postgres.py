@@ -34,7 +34,7 @@ from typing import Any
 from accelerators._text import printable, redact
 from accelerators.bench.history._deadline import Deadline, watchdog
 from accelerators.bench.history._schema import META, POSTGRES, REPORTS, SUMMARIES, Db, prepare
-from accelerators.bench.history._sql import SqlStore
+from accelerators.bench.history._sql import INSERT_REPORT, SqlStore
 from accelerators.bench.history._store import Limits, Unconfirmed
 from accelerators.errors import AcceleratorError
 
@@ -62,7 +62,7 @@ class PostgresStore(SqlStore):
         self.location = printable(redact(url))
         self.limits = limits or Limits.from_env()
 
-    def _warm(self) -> None:
+    def warm(self) -> None:
         with contextlib.suppress(AcceleratorError):  # a session says it, with the store
             _psycopg(self.location)
 
@@ -79,11 +79,10 @@ class PostgresStore(SqlStore):
             raise AcceleratorError(
                 f"Cannot open the bench history {self.location}: {_message(exc)}"
             ) from exc
-        db = _Postgres(connection)
+        db = _Postgres(connection, _ms(deadline))
         healthy = False
         try:
             with watchdog(deadline, lambda: _shut(connection)):
-                db.run("SELECT set_config('statement_timeout', ?, false)", (_ms(deadline),))
                 if not pool.ready:
                     if not prepare(db, self.location, create=write):
                         healthy = True
@@ -113,17 +112,28 @@ class _Postgres:
 
     dialect = POSTGRES
 
-    def __init__(self, connection: Any) -> None:
+    def __init__(self, connection: Any, timeout_ms: str) -> None:
         self.connection = connection
         self.committing = False
         self._open = False
+        self._timeout: str | None = timeout_ms  # sent with the session's first statement
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        values = list(params) or None
+        if self._timeout is None:
+            return self.connection.execute(_sql(sql), values)
+        # The session's statement_timeout travels with its first statement: one round trip.
+        timeout, self._timeout = self._timeout, None
+        with self.connection.pipeline():
+            self.connection.execute("SELECT set_config('statement_timeout', %s, false)", [timeout])
+            return self.connection.execute(_sql(sql), values)
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        cursor = self.connection.execute(_sql(sql), list(params) or None)
+        cursor = self._execute(sql, params)
         return cursor.fetchall() if cursor.description is not None else []
 
     def run(self, sql: str, params: Sequence[Any] = ()) -> None:
-        self.connection.execute(_sql(sql), list(params) or None)
+        self._execute(sql, params)
 
     def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         if rows:
@@ -133,6 +143,22 @@ class _Postgres:
     def insert_id(self, sql: str, params: Sequence[Any]) -> int:
         (row,) = self.rows(f"{sql} RETURNING id", params)
         return int(row[0])
+
+    def append(self, report: Sequence[Any], summaries: Sequence[Sequence[Any]]) -> int:
+        """One statement (its own transaction, in autocommit): the report, then its summaries
+        from the id it was given; with the session's timeout, one round trip in all."""
+        values = ", ".join(["(?, ?::bigint, ?, ?, ?)"] * len(summaries))
+        sql = (
+            f"WITH report AS ({INSERT_REPORT} RETURNING id) "
+            f"INSERT INTO {SUMMARIES} (report_id, accelerator, started_us, node, verdict, "
+            "figures) SELECT report.id, v.accelerator, v.started_us, v.node, v.verdict, "
+            f"v.figures FROM report, (VALUES {values}) AS v(accelerator, started_us, node, "
+            "verdict, figures) RETURNING report_id"
+        )
+        self.committing = True  # the statement is its transaction: no answer, maybe stored
+        rows = self.rows(sql, [*report, *(value for row in summaries for value in row)])
+        self.committing = False
+        return int(rows[0][0])
 
     @contextmanager
     def write(self) -> Iterator[None]:
@@ -252,7 +278,11 @@ def _sql(text: str) -> str:
 
 
 def _ms(deadline: Deadline) -> str:
-    return str(max(1, int(deadline.left() * 1000)))
+    """The session's ``statement_timeout``: a little before the deadline, so that a statement
+    held up by a lock is cancelled by the server (rolled back: known not stored) before the
+    watchdog shuts the socket (which leaves the outcome unknown)."""
+    left = deadline.left() * 1000
+    return str(max(1, int(left - min(250.0, left / 5))))
 
 
 def _message(exc: BaseException) -> str:

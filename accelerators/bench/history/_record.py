@@ -86,6 +86,7 @@ class HistoryStep:
         mine = Query(nodes=(node,), limit=OWN_REPORTS)
         try:
             store = where if isinstance(where, HistoryStore) else open_store(where)
+            store.warm()  # its driver's import is this process's work, not the store's
             with self.budget.read() as deadline:
                 reads = store.queries(queries, deadline=deadline)
                 if self.store is not None and self.store is not store:
@@ -114,6 +115,7 @@ class HistoryStep:
         reasons = list(self.reasons)
         if self.store is not None:
             try:
+                self.store.warm()
                 with self.budget.append() as deadline:
                     self.store.append(report, deadline=deadline)
             except Unconfirmed as exc:

@@ -14,6 +14,7 @@ each, releases before the summaries) are not read by queries; ``accelerators ben
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterator
@@ -89,6 +90,10 @@ class S3Store(HistoryStore):
         """The boto3 client (made on first use)."""
         return self._io.client
 
+    def warm(self) -> None:
+        with contextlib.suppress(AcceleratorError):  # a request says it, with the store
+            self._io.client  # noqa: B018 - boto3 imported and the client made
+
     def _key(self, *parts: str) -> str:
         return "/".join(p for p in (self.prefix, *parts) if p)
 
@@ -149,25 +154,35 @@ class S3Store(HistoryStore):
     def queries(
         self, queries: list[Query], *, deadline: Deadline | None = None
     ) -> list[HistoryRead]:
-        """Each query walks the days of its accelerators newest first (those of the batch's
-        other queries for a query by node only; else every accelerator's)."""
+        """Each query walks the days of its accelerators newest first: a query by node only,
+        beside queries by accelerator (a gate's), the days they read; alone, every
+        accelerator's."""
         deadline = deadline or self.limits.deadline()
         named = sorted({a for q in queries for a in q.accelerators})
-        cache = _Cache(
-            Want(max(q.limit for q in queries) + 1, frozenset(n for q in queries for n in q.nodes))
-        )
+        cache = _Cache()
         with self._io.within(deadline) as client:
             try:
                 every = named or [sku_of(p) for p in self._folders(client, "summaries/")]
                 return [
                     self._walk(client, list(q.accelerators) or every, q, cache, deadline)
+                    if q.accelerators or not named
+                    # A query by node beside queries by accelerator (a gate's own runs beside
+                    # its fleet's): the days those read, no others. Each day costs requests.
+                    else self._walk(client, named, q, cache, deadline, walked=True)
                     for q in queries
                 ]
             except Exception as exc:
                 raise self._io.error("read", exc, deadline) from exc
 
     def _walk(
-        self, client: Any, skus: list[str], query: Query, cache: _Cache, deadline: Deadline
+        self,
+        client: Any,
+        skus: list[str],
+        query: Query,
+        cache: _Cache,
+        deadline: Deadline,
+        *,
+        walked: bool = False,
     ) -> HistoryRead:
         out = HistoryRead()
         for sku in skus:
@@ -182,10 +197,22 @@ class S3Store(HistoryStore):
             else:  # O(days): the newest days that have reports, not every day there was
                 read.more = len(days) > MAX_DAYS
                 days = days[:MAX_DAYS]
+            if walked:
+                days = [d for d in days if (sku, d) in cache.days]
             for day in days:
-                if (sku, day) not in cache.days:
-                    cache.days[sku, day] = self._day(client, sku, day, cache, deadline)
-                found = cache.days[sku, day]
+                # What this query still needs of the day: the newest it lacks (none for a
+                # query by node), and its nodes' summaries (found by the key, unfetched).
+                need = 0 if query.nodes else query.limit + 1 - len(read.summaries)
+                before = query.before.started_us if query.before is not None else None
+                want = Want(need, frozenset(query.nodes), before)
+                cached = cache.days.get((sku, day))
+                if cached is not None and not cached[0].covers(want):
+                    want = cached[0].union(want)  # read again, for both: listed once
+                if cached is None or not cached[0].covers(want):
+                    known = cached[1].entries if cached is not None else None
+                    found = self._day(client, sku, day, want, cache, deadline, known)
+                    cache.days[sku, day] = (want, found)
+                found = cache.days[sku, day][1]
                 read.records += found.records
                 read.skipped += found.skipped
                 read.summaries += [s for s in found.summaries if query.matches(s)]
@@ -196,7 +223,16 @@ class S3Store(HistoryStore):
             out = out.merged(read, query.limit)
         return out
 
-    def _day(self, client: Any, sku: str, day: str, cache: _Cache, deadline: Deadline) -> DayRead:
+    def _day(
+        self,
+        client: Any,
+        sku: str,
+        day: str,
+        want: Want,
+        cache: _Cache,
+        deadline: Deadline,
+        known: dict[str, Any] | None = None,
+    ) -> DayRead:
         folder = self._key(LAYOUT, "summaries", sku_part(sku), day) + "/"
 
         def put(key: str, body: bytes) -> None:
@@ -205,9 +241,11 @@ class S3Store(HistoryStore):
         def delete(key: str) -> None:
             client.delete_object(Bucket=self.bucket, Key=key)
 
-        keys = self._list(client, folder)
+        if (sku, day) not in cache.listings:
+            cache.listings[sku, day] = self._list(client, folder)
+        keys = cache.listings[sku, day]
         calls = (self._getter(client), put, delete)
-        return read_day(folder, keys, calls, cache.want, self._url, deadline, cache.bounds)
+        return read_day(folder, keys, calls, want, self._url, deadline, cache.bounds, known)
 
     def _getter(self, client: Any) -> Any:
         def get(key: str) -> bytes:
@@ -309,9 +347,9 @@ class S3Store(HistoryStore):
 class _Cache:
     """What one batch of queries has read: each accelerator's days, each day's summaries."""
 
-    want: Want
     folders: dict[str, list[str]] = field(default_factory=dict)
-    days: dict[tuple[str, str], DayRead] = field(default_factory=dict)
+    listings: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
+    days: dict[tuple[str, str], tuple[Want, DayRead]] = field(default_factory=dict)
     bounds: dict[str, Bounds] = field(default_factory=dict)
 
 

@@ -92,11 +92,16 @@ def _started_of(name: str) -> float | None:
 
 @dataclass
 class DayRead:
-    """One day's summaries of one accelerator, newest first, and what was skipped."""
+    """One day's summaries of one accelerator, newest first, and what was skipped.
+
+    :ivar entries: every summary object read (from roll-ups or one by one), by name: a
+        second read of the day for more (another query's nodes) starts from them.
+    """
 
     summaries: list[Summary] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     records: int = 0
+    entries: dict[str, Any] = field(default_factory=dict)
 
 
 Get = Callable[[str], bytes]
@@ -106,16 +111,32 @@ Delete = Callable[[str], None]
 
 @dataclass(frozen=True)
 class Want:
-    """What a batch of queries needs of a day: its newest ``limit`` summaries, and every
-    summary of ``nodes`` (matched on the node in the key, before anything is fetched)."""
+    """What a query needs of a day: its newest ``limit`` summaries (started before
+    ``before_us``, when paging), and every summary of ``nodes`` (matched on the node in the
+    key, before anything is fetched)."""
 
     limit: int
     nodes: frozenset[str] = frozenset()
+    before_us: int | None = None
 
     def pick(self, names: list[str]) -> list[str]:
         """Of ``names`` (newest first), those to fetch."""
+        if self.before_us is not None:
+            names = [n for n in names if (_started_of(n) or 0) * 1e6 <= self.before_us]
         keys = {_UNSAFE.sub("-", n)[:64] for n in self.nodes}
         return [n for i, n in enumerate(names) if i < self.limit or _node_of(n) in keys]
+
+    def union(self, other: Want) -> Want:
+        """What both need (of the same page)."""
+        return Want(max(self.limit, other.limit), self.nodes | other.nodes, self.before_us)
+
+    def covers(self, other: Want) -> bool:
+        """Whether what this want read holds all ``other`` needs."""
+        return (
+            self.before_us == other.before_us
+            and self.limit >= other.limit
+            and other.nodes <= self.nodes
+        )
 
 
 def read_day(
@@ -126,6 +147,7 @@ def read_day(
     url: Callable[[str], str],
     deadline: Deadline,
     bounds: dict[str, Bounds],
+    known: dict[str, Any] | None = None,
 ) -> DayRead:
     """One day: its roll-ups, then the summaries ``want`` asks for that none holds (fetched
     :data:`FETCHERS` at a time, :data:`_CHUNK` per round). The settled ones of each round
@@ -135,13 +157,15 @@ def read_day(
     :param folder: ``.../summaries/<sku>/<day>/``.
     :param keys: every key listed in ``folder`` with its size.
     :param store: how to get, put and delete an object by key.
+    :param known: the entries an earlier read of the day in this batch found (its roll-ups
+        are then not fetched again).
     :raises AcceleratorError: a request failed, or the deadline passed.
     """
     get, put, delete = store
     rollups = [k for k in keys if k[len(folder) :].startswith(_ROLLUP)]
     names = {k[len(folder) : -len(".json")]: k for k in keys if k not in rollups}
-    held: dict[str, Any] = {}
-    for body in _fetch(rollups, get):
+    held: dict[str, Any] = dict(known or {})
+    for body in _fetch([] if known is not None else rollups, get):
         for entry in _entries(body):
             held.setdefault(entry[0], entry[1])
     missing = [n for n in want.pick(sorted(names, reverse=True)) if n not in held]
@@ -160,7 +184,7 @@ def read_day(
         settled = _settled(folder, sorted(got))
         if settled and deadline.left() > _WRITE_S:
             _write(folder, {n: got[n] for n in settled}, put)
-    out = DayRead()
+    out = DayRead(entries={**held, **fetched})
     for name in sorted(set(held) | set(fetched), reverse=True):
         where = url(names.get(name) or f"{folder}{name}.json")
         out.records += 1
@@ -168,7 +192,7 @@ def read_day(
             out.summaries.append(_summary(where, name, held.get(name, fetched.get(name)), bounds))
         except BadRecord as exc:
             out.skipped.append(f"{where}: {exc}")
-    if len(rollups) >= 4 and deadline.left() > _WRITE_S:  # merge them into one
+    if known is None and len(rollups) >= 4 and deadline.left() > _WRITE_S:  # merge them
         _write(folder, held, put)
         for key in rollups:
             with contextlib.suppress(Exception):

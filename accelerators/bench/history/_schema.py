@@ -130,6 +130,10 @@ class Db(Protocol):
 
     def insert_id(self, sql: str, params: Sequence[Any]) -> int: ...
 
+    def append(self, report: Sequence[Any], summaries: Sequence[Sequence[Any]]) -> int:
+        """Store a report row and its summary rows (without the report's id) at once,
+        committed together or not at all; the report's id."""
+
     def write(self) -> Any:
         """A context manager: one write transaction, serialised with other writers."""
 

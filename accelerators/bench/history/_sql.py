@@ -35,7 +35,7 @@ from accelerators.bench.history._store import (
 from accelerators.bench.history._summary import Summarized, decode_summary, summarize, to_us
 from accelerators.errors import AcceleratorError
 
-__all__ = ["SqlStore", "backfill"]
+__all__ = ["INSERT_REPORT", "INSERT_SUMMARY", "SqlStore", "append_rows", "backfill"]
 
 #: Reports summarised per transaction by :func:`backfill`.
 _BATCH = 64
@@ -61,12 +61,9 @@ class SqlStore(HistoryStore):
         """
 
     # ---------------------------------------------------------------------------- writing
-    def _warm(self) -> None:
-        """Load what the store needs (a driver) before its deadline starts."""
-
     def append_json(self, data: dict[str, Any]) -> None:
         made = summarize(data)  # the store's deadline starts when the store is asked
-        self._warm()
+        self.warm()
         self._insert(data, made, self.limits.deadline())
 
     def append_within(self, data: dict[str, Any], deadline: Deadline) -> None:
@@ -78,19 +75,10 @@ class SqlStore(HistoryStore):
         started = datetime.fromisoformat(str(data["started_at"])).isoformat()
         with self._session(deadline, write=True) as session:
             db = _opened(session, self.location)
-            with db.write():
-                report_id = db.insert_id(
-                    f"INSERT INTO {REPORTS} (started_at, node, accelerator, verdict, report, "
-                    "summarized) VALUES (?, ?, ?, ?, ?, 1)",
-                    (started, made.node, made.rows[0][0], made.verdict, blob),
-                )
-                db.many(
-                    f"INSERT INTO {SUMMARIES} ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, NULL)",
-                    [
-                        (report_id, sku, made.started_us, made.node, made.verdict, text)
-                        for sku, text in made.rows
-                    ],
-                )
+            db.append(
+                (started, made.node, made.rows[0][0], made.verdict, blob),
+                [(sku, made.started_us, made.node, made.verdict, text) for sku, text in made.rows],
+            )
             # Stored. Older reports not summarised yet: a few, while time is plentiful.
             if deadline.left() > deadline.seconds / 2:
                 backfill(db, Deadline(min(0.25, deadline.left() / 4)))
@@ -104,7 +92,7 @@ class SqlStore(HistoryStore):
         self, queries: list[Query], *, deadline: Deadline | None = None
     ) -> list[HistoryRead]:
         if deadline is None:
-            self._warm()
+            self.warm()
             deadline = self.limits.deadline()
         with self._session(deadline, write=False) as db:
             if db is None:
@@ -183,6 +171,22 @@ class SqlStore(HistoryStore):
         little at a time (:func:`backfill`)."""
         with self._session(deadline or self.limits.deadline(), write=False) as db:
             return 0 if db is None else backfill(db, deadline or self.limits.deadline())
+
+
+#: The statements of an append, as :func:`append_rows` runs them.
+INSERT_REPORT = (
+    f"INSERT INTO {REPORTS} (started_at, node, accelerator, verdict, report, summarized) "
+    "VALUES (?, ?, ?, ?, ?, 1)"
+)
+INSERT_SUMMARY = f"INSERT INTO {SUMMARIES} ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, NULL)"
+
+
+def append_rows(db: Db, report: tuple[Any, ...], summaries: list[tuple[Any, ...]]) -> int:
+    """A report and its summaries in one write transaction; the report's id."""
+    with db.write():
+        report_id = db.insert_id(INSERT_REPORT, report)
+        db.many(INSERT_SUMMARY, [(report_id, *row) for row in summaries])
+    return report_id
 
 
 def _splits(query: Query) -> list[list[tuple[str, Any]]]:

@@ -31,7 +31,7 @@ from typing import Any
 from accelerators._text import printable
 from accelerators.bench.history._deadline import Deadline
 from accelerators.bench.history._schema import SQLITE, Db, Dialect, prepare
-from accelerators.bench.history._sql import SqlStore
+from accelerators.bench.history._sql import SqlStore, append_rows
 from accelerators.bench.history._store import Limits
 from accelerators.errors import AcceleratorError
 
@@ -184,6 +184,9 @@ class _Sqlite:
 
     def insert_id(self, sql: str, params: Sequence[Any]) -> int:
         return int(self._execute(sql, params).lastrowid or 0)
+
+    def append(self, report: Sequence[Any], summaries: Sequence[Sequence[Any]]) -> int:
+        return append_rows(self, tuple(report), [tuple(s) for s in summaries])
 
     @contextmanager
     def write(self) -> Iterator[None]:

@@ -213,6 +213,12 @@ class HistoryStore(ABC):
         for number, data in enumerate(self.reports(), 1):
             yield f"report {number}", data
 
+    def warm(self) -> None:
+        """Load what the store needs (a driver, a client) ahead of its first deadline: local
+        work, not the store's answer (a gate calls it before its history budget starts).
+        Default: nothing to load."""
+        return
+
     def append(self, report: BenchReport, *, deadline: Deadline | None = None) -> None:
         """Store ``report`` within ``deadline`` (default: :attr:`limits`' deadline).
 
