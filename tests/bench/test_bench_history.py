@@ -268,3 +268,52 @@ def test_the_fleet_median_is_the_expected_figure_where_the_band_is_unconfirmed(
     )
     healthy = cpu_run(0.064, baseline=str(tmp_path / "fleet.sqlite"))
     assert not [r for r in healthy.reasons if r.code is ReasonCode.GEMM_SLOW]
+
+
+def test_history_command_filters_and_pages(fleet: Path) -> None:
+    only = _invoke("history", "--store", str(fleet), "--node", "n4", "--json")
+    assert only.exit_code == 0, only.output
+    assert {r["node"] for r in json.loads(only.stdout)} == {"n4"}
+    every = json.loads(_invoke("history", "--store", str(fleet), "--json").stdout)
+    h100 = _invoke("history", "--store", str(fleet), "--accelerator", "H100-SXM", "--json")
+    assert json.loads(h100.stdout) == every  # every node of the fleet is an H100
+    assert len(every) > 8
+    none = _invoke("history", "--store", str(fleet), "--accelerator", "MI300X", "--json")
+    assert json.loads(none.stdout) == []
+    page = _invoke("history", "--store", str(fleet), "--per-page", "4", "--page", "2", "--json")
+    first = _invoke("history", "--store", str(fleet), "--per-page", "4", "--json")
+    rows, head = json.loads(page.stdout), json.loads(first.stdout)
+    assert len(rows) == len(head) == 4
+    assert rows != head
+    table = _invoke("history", "--store", str(fleet), "--per-page", "4")
+    pages = -(-len(every) // 4)
+    assert f"Page 1 of {pages} ({len(every)} trends): --page for more" in table.output
+    newest = _invoke("history", "--store", str(fleet), "--reports", "5", "--json")
+    assert {r["runs"] for r in json.loads(newest.stdout)} == {1}  # day 4 of each of 5 nodes
+    cut = _invoke("history", "--store", str(fleet), "--reports", "5")
+    assert "The newest 5 reports were read" in cut.output
+
+
+def test_history_command_migrates_a_first_layout_file(tmp_path: Path, healthy: BenchReport) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.sqlite"
+    connection = sqlite3.connect(path)
+    with connection:
+        connection.execute(
+            "CREATE TABLE reports (id INTEGER PRIMARY KEY AUTOINCREMENT, started_at TEXT NOT "
+            "NULL, node TEXT NOT NULL, accelerator TEXT, verdict TEXT NOT NULL, report TEXT "
+            "NOT NULL)"
+        )
+        for node in ("a", "b", "c"):
+            data = healthy.model_copy(update={"node": node}).model_dump_json()
+            connection.execute(
+                "INSERT INTO reports (started_at, node, accelerator, verdict, report) "
+                "VALUES ('2026-11-01T00:00:00+00:00', ?, 'H100-SXM', 'pass', ?)",
+                (node, data),
+            )
+    connection.close()
+    result = _invoke("history", "--store", str(path), "--migrate", "--json")
+    assert result.exit_code == 0, result.output
+    assert "Migrated 3 records of an older layout" in result.stderr
+    assert {r["node"] for r in json.loads(result.stdout)} == {"a", "b", "c"}
