@@ -132,9 +132,8 @@ def gate(
     :param history: where the report is appended (also the baseline unless ``baseline`` is
         given): a store, a path, a ``postgresql://`` or ``s3://`` URL or ``"default"``;
         ``None`` (the default) reads ``ACCELERATORS_BENCH_HISTORY`` from the environment, so
-        a platform team turns
-        on a fleet history for every pipeline's gate by setting it in the pods; ``False``
-        records nothing. A failed gate is recorded too, before it raises.
+        a platform team turns on a fleet history for every pipeline's gate by setting it in
+        the pods; ``False`` records nothing. A failed gate is recorded too, before it raises.
     :return: the report; its verdict is ``pass`` or ``warn``.
     :raises AcceleratorGateError: the verdict is ``fail``; ``.report`` holds the report.
     :raises AcceleratorError: ``expect`` or ``devices`` is invalid.
