@@ -89,12 +89,15 @@ def test_json_to_an_ascii_stdout_is_the_same_data(tmp_path: Path) -> None:
 
 
 def test_a_node_name_of_bytes_that_are_not_utf8_is_escaped(tmp_path: Path) -> None:
-    out, history = tmp_path / "o.json", tmp_path / "h.sqlite"
+    out, history, html = tmp_path / "o.json", tmp_path / "h.sqlite", tmp_path / "r.html"
     node = os.fsdecode(b"gpu-\xff\xfe\x1b[2J")
     args = ("bench", "--expect", "H100", "--json", str(out), "--history", str(history), "-q")
-    done = _cli(*args, env=_env(NODE_NAME=node), fake=True)
+    done = _cli(*args, "--html", str(html), env=_env(NODE_NAME=node), fake=True)
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
     assert json.loads(out.read_text())["node"] == "gpu-\\xff\\xfe\\x1b[2J"
+    page = html.read_text(encoding="utf-8")
+    assert "gpu-\\xff\\xfe\\x1b[2J" in page
+    assert "\x1b" not in page
     connection = sqlite3.connect(history)
     nodes = [n for (n,) in connection.execute("SELECT node FROM bench_history_summaries")]
     connection.close()

@@ -26,6 +26,8 @@ HEAVY = (
     "kubernetes_validate",
     "boto3",
     "botocore",
+    "psycopg",
+    "psycopg_pool",
     "numpy",
     "matplotlib",
     "pydantic",
@@ -66,7 +68,16 @@ def _heavy_loaded(modules: set[str]) -> list[str]:
     )
 
 
-@pytest.mark.parametrize("module", ["accelerators", "accelerators.errors", "accelerators.catalog"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "accelerators",
+        "accelerators.errors",
+        "accelerators.catalog",
+        # Opening a bench history: psycopg and boto3 only when a store of theirs is used.
+        "accelerators.bench.history._open",
+    ],
+)
 def test_import_loads_no_heavy_module(module: str) -> None:
     modules, _ = _import_in_fresh_interpreter(module)
     assert module in modules
