@@ -127,8 +127,9 @@ def gate(
     :param detected: what :func:`accelerators.current` would return (tests).
     :param sample: reads telemetry under load (tests).
     :param progress: called with ``(fraction done, phase)``.
-    :param baseline: a bench history (store, path or ``s3://`` URL): where a band or peak is
-        unconfirmed, the fleet median of the same SKU there is the expected figure.
+    :param baseline: a bench history (store, path, ``postgresql://`` or ``s3://`` URL): where
+        a band or peak is unconfirmed, the fleet median of the same SKU there is the expected
+        figure.
     :param history: where the report is appended (also the baseline unless ``baseline`` is
         given): a store, a path, a ``postgresql://`` or ``s3://`` URL or ``"default"``;
         ``None`` (the default) reads ``ACCELERATORS_BENCH_HISTORY`` from the environment, so

@@ -93,16 +93,18 @@ def run(
     :param progress: called with ``(fraction done, phase)`` while the run goes on.
     :param refresh_threads: CPU: decide the thread counts from this run's windows alone,
         starting from no prior (neither this process's earlier choice nor the history's).
-    :param baseline: a bench history (a store, a path or ``s3://`` URL): figures whose band
-        or peak is unconfirmed are judged against the fleet median of their SKU there.
+    :param baseline: a bench history (a store, a path, a ``postgresql://`` or ``s3://``
+        URL): figures whose band or peak is unconfirmed are judged against the fleet median
+        of their SKU there.
     :param processes: lists other processes per GPU UUID, or says why it cannot
         (:func:`~accelerators.bench.device._gpu_processes.gpu_occupancy` on a real NVIDIA
         host; tests pass a fake).
-    :param history: a store, path, ``s3://`` URL or ``"default"`` the report is appended to
-        (also the baseline unless ``baseline`` is given); ``None``: ``ACCELERATORS_BENCH_HISTORY``
-        (:func:`~accelerators.bench.gate`'s default); ``False`` (the default here): none.
+    :param history: a store, path, ``postgresql://`` or ``s3://`` URL or ``"default"`` the
+        report is appended to (also the baseline unless ``baseline`` is given); ``None``:
+        ``ACCELERATORS_BENCH_HISTORY`` (:func:`~accelerators.bench.gate`'s default);
+        ``False`` (the default here): none. Its read and append share one deadline.
     :raises AcceleratorError: ``expect`` is not a valid spec, ``devices`` names a device
-        that is not visible, or ``history`` is not a path or ``s3://`` URL.
+        that is not visible, or ``history`` is not a path, ``postgresql://`` or ``s3://`` URL.
     :raises ImportError: torch is not installed (the ``[bench]`` extra).
     """
     started = datetime.now(UTC)
