@@ -4,7 +4,8 @@ botocore's timeouts are per socket operation: an endpoint that accepts a connect
 sends a byte every second never trips them. :class:`DeadlineClient` therefore tracks the
 connections its client opens and, at an operation's deadline (:func:`~._deadline.watchdog`),
 shuts their sockets down; a ``before-send`` hook refuses any request (a retry included)
-once the deadline has passed. A read blocked on a silent or dripping endpoint then ends with
+once the deadline has passed, and a ``needs-retry`` hook any retry whose backoff would
+outlast it. A read blocked on a silent or dripping endpoint then ends with
 an error at the deadline, in whatever thread it runs, and nothing is left running.
 
 boto3 is imported here only (extra ``[aws]``); credentials, region and endpoint come from
@@ -29,6 +30,8 @@ __all__ = ["FETCHERS", "DeadlineClient"]
 
 #: Requests a read runs at once.
 FETCHERS = 8
+#: The time a retry needs (botocore's backoff before a second try, up to a second).
+_RETRY_S = 1.0
 
 
 class DeadlineClient:
@@ -99,8 +102,17 @@ class DeadlineClient:
                 f"Cannot open the bench history {self.location}: {redact(str(exc))[:300]}"
             ) from exc
         client.meta.events.register("before-send.s3", self._before_send)
+        client.meta.events.register_first("needs-retry.s3", self._retry_in_time)
         self._track(client)
         return client
+
+    def _retry_in_time(self, **_: Any) -> bool | None:
+        """No retry when its backoff (botocore sleeps up to a second before the second try)
+        would outlast the deadline: ``False`` vetoes it; ``None`` leaves it to botocore."""
+        deadline = self._deadline
+        if deadline is not None and deadline.left() < _RETRY_S:
+            return False
+        return None
 
     def _before_send(self, **_: Any) -> None:
         deadline = self._deadline
