@@ -45,7 +45,7 @@ def _env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHONIO", "LC_", "LANG"))}
     env.pop("ACCELERATORS_BENCH_HISTORY", None)
     env.pop("NODE_NAME", None)
-    return {**env, **extra}
+    return {**env, "COLUMNS": "120", **extra}
 
 
 def _cli(*args: str, env: dict[str, str], stdout: int | None = subprocess.PIPE, fake: bool = False):

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.text import Text
 
+from accelerators._text import printable
 from accelerators.cli._bench_tables import print_cost, print_report, print_verdict_line
 from accelerators.cli._common import console, err_console, fail, guarded
 
@@ -187,9 +188,9 @@ def bench_command(
         print_report(report)
         for what, where in (("JSON report", json_path), ("Roofline", plot), ("HTML", html)):
             if where is not None:
-                console.print(Text(f"{what}: {where}", style="dim"))
+                console.print(Text(f"{what}: {printable(str(where))}", style="dim"), soft_wrap=True)
         if store is not None:
-            console.print(Text(f"History: {store.location}", style="dim"))
+            console.print(Text(f"History: {store.location}", style="dim"), soft_wrap=True)
         if instance is not None:
             print_cost(report, instance)
     elif report.verdict.value == "fail":
