@@ -5,9 +5,18 @@ The lowest layer of the core, next to :mod:`accelerators.errors`: standard libra
 
 from __future__ import annotations
 
+import hashlib
 import re
 
-__all__ = ["flops_unit", "format_number", "quote", "redact", "shorten"]
+__all__ = [
+    "flops_unit",
+    "format_number",
+    "printable",
+    "quote",
+    "redact",
+    "safe_name",
+    "shorten",
+]
 
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/@\s'\"]+)@")
 _SECRET_QUERY = re.compile(
@@ -63,3 +72,39 @@ def redact(text: str) -> str:
         return f"{match[1]}{user}:***@" if colon else f"{match[1]}***@"
 
     return _SECRET_QUERY.sub(r"\1***", _USERINFO.sub(mask, text))
+
+
+def _escaped(ch: str) -> str:
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (os.environ, file names)
+        return f"\\x{code - 0xDC00:02x}"
+    return ascii(ch)[1:-1]
+
+
+def printable(text: str, limit: int | None = None) -> str:
+    r"""``text`` as a terminal, a JSON file or a log may show it: characters a terminal would
+    act on (ESC, a carriage return, a bidi override) and bytes that were not UTF-8 (the
+    lone surrogates Python decodes them to) written as escapes (``\x1b``, ``\xff``), and
+    cut to ``limit`` characters (:func:`shorten`).
+
+    >>> print(printable("gpu-\x1b[31mnode\udcff"))
+    gpu-\x1b[31mnode\xff
+    """
+    if not text.isprintable():  # surrogates are not printable either
+        text = "".join(c if c.isprintable() else _escaped(c) for c in text)
+    return text if limit is None else shorten(text, limit)
+
+
+def safe_name(text: str, limit: int = 253) -> str:
+    """A name from the environment (a node, a host) fit for JSON, HTML and the history:
+    :func:`printable`, and when longer than ``limit`` (a Kubernetes node name's 253), its
+    start and a hash of the whole, so distinct long names stay distinct.
+
+    >>> safe_name("n" * 300)[-12:]
+    'nnn~230b0774'
+    """
+    shown = printable(text)
+    if len(shown) <= limit:
+        return shown
+    digest = hashlib.sha256(shown.encode("utf-8")).hexdigest()[:8]
+    return f"{shown[: limit - 9]}~{digest}"

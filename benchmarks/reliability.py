@@ -175,7 +175,12 @@ def _bodies(base: dict[str, Any]) -> list[tuple[str, str | bytes]]:
         ("truncated", text[: len(text) // 2]),
         ("nested 100,000 deep", "[" * 100_000 + "]" * 100_000),
         ("binary", b"\x00\xff\xfe" * 100),
+        ("TEXT that is not UTF-8", NotUtf8(b'{"\xff"}')),
     ]
+
+
+class NotUtf8(bytes):
+    """Bytes a SQLite row holds as TEXT (``CAST(x'...' AS TEXT)``), though not UTF-8."""
 
 
 # --------------------------------------------------------------------- history: SQLite
@@ -189,18 +194,23 @@ def _sqlite_with(path: Path, rows: list[str | bytes]) -> None:
             "(node, started_at);"
         )
         for i, body in enumerate(rows):
+            value = "CAST(? AS TEXT)" if isinstance(body, NotUtf8) else "?"
             connection.execute(
                 "INSERT INTO reports (started_at, node, accelerator, verdict, report) "
-                "VALUES (?, ?, ?, ?, ?)",
+                f"VALUES (?, ?, ?, ?, {value})",
                 (f"2026-11-{1 + i:02d}T00:00:00+00:00", f"n{i}", "H100-SXM", "pass", body),
             )
     connection.close()
 
 
 def _sqlite_count(path: Path) -> int:
+    """Reports in a history file of either layout (one written as releases before the
+    summaries wrote it is migrated by its first gate)."""
     connection = sqlite3.connect(path)
     try:
-        return int(connection.execute("SELECT count(*) FROM reports").fetchone()[0])
+        tables = {n for (n,) in connection.execute("SELECT name FROM sqlite_master")}
+        table = "bench_history_reports" if "bench_history_reports" in tables else "reports"
+        return int(connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
     finally:
         connection.close()
 
@@ -279,17 +289,20 @@ def check_s3_objects(row: Row, endpoint: str | None) -> None:
     client.create_bucket(Bucket=bucket)
     bodies = [*_bodies(healthy_json("bad", 5)), ("a 20 MB object", b" " * (20 << 20) + b"{}")]
     base = base_gate_s()
+    from accelerators.bench.history._s3 import S3Store
+
     for number, (label, body) in enumerate(bodies):
         row.tried += 1
         prefix = f"case{number}"
+        store = S3Store(bucket, prefix)
         for i in range(3):
-            client.put_object(
-                Bucket=bucket,
-                Key=f"{prefix}/n{i}/r{i}.json",
-                Body=json.dumps(healthy_json(f"n{i}", i)).encode(),
-            )
+            store.append_json(healthy_json(f"n{i}", i))
+        # In the folder a gate reads: the H100's, the day of the healthy records.
+        folder = f"{prefix}/history-v1/summaries/H100-SXM/2026-11-02/"
         raw = body.encode() if isinstance(body, str) else body
-        client.put_object(Bucket=bucket, Key=f"{prefix}/bad/r.json", Body=raw)
+        client.put_object(
+            Bucket=bucket, Key=f"{folder}20261102T000001.000000Z_bad_0.json", Body=raw
+        )
         start = time.perf_counter()
         try:
             verdict, _ = gate_verdict(f"s3://{bucket}/{prefix}")
@@ -299,8 +312,12 @@ def check_s3_objects(row: Row, endpoint: str | None) -> None:
             if verdict != "pass":
                 row.bad(f"gate, object {label}: verdict {verdict}")
         row.time(time.perf_counter() - start - base)
-        listed = client.list_objects_v2(Bucket=bucket, Prefix=f"{prefix}/").get("KeyCount", 0)
-        row.lost += max(0, 4 - listed)  # the 3 healthy records and the bad one stay
+        listed = [
+            o["Key"]
+            for o in client.list_objects_v2(Bucket=bucket, Prefix=f"{prefix}/").get("Contents", [])
+            if "~rollup-" not in o["Key"]
+        ]
+        row.lost += max(0, 2 * 4 + 1 - len(listed))  # 3 healthy + this gate's, and the bad one
 
 
 # --------------------------------------------------------------- history: fleet poisoning
@@ -373,9 +390,12 @@ def once(history):
     return time.perf_counter() - start, report
 once(False)
 base, _ = once(False)
+import threading
+threads = threading.active_count()
 spent, report = once({history!r})
 print(json.dumps({{"delay": spent - base, "verdict": report.verdict.value,
-                   "json": report.model_dump_json()}}))
+                   "json": report.model_dump_json(),
+                   "threads_left": threading.active_count() - threads}}))
 """
 
 _CHILD_CLI = r"""
@@ -421,7 +441,7 @@ def check_endpoints(row: Row, cap: float, work: Path) -> None:
 
     @contextlib.contextmanager
     def serving(mode: str) -> Iterator[str]:
-        with FaultServer(mode, lifetime_s=cap + 30) as server:
+        with FaultServer(mode, lifetime_s=cap + 30, delay_s=0.3) as server:
             yield server.url
 
     @contextlib.contextmanager
@@ -431,7 +451,9 @@ def check_endpoints(row: Row, cap: float, work: Path) -> None:
 
     cases = [
         ("hanging endpoint", lambda: serving("hang")),
+        ("dripping endpoint", lambda: serving("drip")),
         ("HTTP 500", lambda: serving("500")),
+        ("HTTP 503", lambda: serving("503")),
         ("refused connection", refused),
         ("bad credentials (403)", lambda: serving("403")),
         ("password in AWS_ENDPOINT_URL", lambda: refused(f"user:{secret}@")),
@@ -457,7 +479,9 @@ def check_endpoints(row: Row, cap: float, work: Path) -> None:
                 row.bad(f"gate, {label}: verdict {result['verdict']}")
             if secret in result["json"]:
                 row.bad(f"gate, {label}: the password is in the report")
-        if label == "hanging endpoint":
+            if result["threads_left"] > 0:
+                row.bad(f"gate, {label}: {result['threads_left']} threads left running")
+        if label in ("hanging endpoint", "dripping endpoint"):
             continue  # the CLI appends the same way; one capped run is enough
         row.tried += 1
         out_json = work / f"cli-{row.tried}.json"
@@ -479,11 +503,104 @@ def check_endpoints(row: Row, cap: float, work: Path) -> None:
                 row.bad(f"accelerators bench, {label}: the password is in the JSON")
 
 
+# ------------------------------------------------ history: foreign files, locks, PostgreSQL
+def check_stores(row: Row, cap: float, work: Path) -> None:
+    """A file that is not a history, one of the first layout, a history locked by another
+    writer, and PostgreSQL that never answers, refuses, or has its table locked."""
+    import hashlib
+
+    from accelerators.bench.testing._fault_servers import FaultServer, refused_url
+    from accelerators.bench.testing._postgres_server import PostgresServer, binaries
+
+    def digest(path: Path) -> str:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+    row.tried += 1
+    foreign = work / "app.db"
+    connection = sqlite3.connect(foreign)
+    with connection:
+        connection.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
+    connection.close()
+    before = digest(foreign)
+    verdict, report = gate_verdict(foreign)
+    if verdict != "pass" or digest(foreign) != before:
+        row.bad(f"an unrelated SQLite file: verdict {verdict}, changed {digest(foreign) != before}")
+    row.tried += 1
+    old = work / "first-layout.sqlite"
+    _sqlite_with(old, [json.dumps(healthy_json(f"n{i}", i)) for i in range(3)])
+    gate_verdict(old)
+    row.lost += max(0, 4 - _sqlite_count(old))
+    # Another writer holds the lock through the whole gate: "not appended" must be true.
+    row.tried += 1
+    locked = work / "locked.sqlite"
+    gate_verdict(locked)
+    holder = sqlite3.connect(locked, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        start = time.perf_counter()
+        _, report = gate_verdict(locked)
+        row.time(time.perf_counter() - start - base_gate_s())
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    said = any("was not appended" in r.message for r in report.reasons)
+    if said and _sqlite_count(locked) != 1:
+        row.bad("a locked SQLite history: 'not appended', yet the report is there")
+    cases: list[tuple[str, Callable[[], contextlib.AbstractContextManager[str]]]] = []
+
+    @contextlib.contextmanager
+    def hanging() -> Iterator[str]:
+        with FaultServer("hang", lifetime_s=cap + 30) as server:
+            yield f"postgresql://bench:s3cr3t@127.0.0.1:{server.port}/fleet"
+
+    @contextlib.contextmanager
+    def refused() -> Iterator[str]:
+        yield refused_url().replace("http://", "postgresql://bench:s3cr3t@") + "/fleet"
+
+    cases = [("PostgreSQL that never answers", hanging), ("PostgreSQL refused", refused)]
+    for label, make in cases:
+        row.tried += 1
+        with make() as url:
+            out, _spent, killed = _child(_CHILD_GATE.format(root=str(ROOT), history=url), {}, cap)
+        if killed or out is None or not out.strip().startswith("{"):
+            row.bad(f"gate, {label}: {'killed at the cap' if killed else 'no result'}")
+            continue
+        result = json.loads(out.strip().splitlines()[-1])
+        row.time(result["delay"])
+        if result["verdict"] != "pass" or "s3cr3t" in result["json"]:
+            row.bad(f"gate, {label}: verdict {result['verdict']} or the password printed")
+        if result["threads_left"] > 0:
+            row.bad(f"gate, {label}: {result['threads_left']} threads left running")
+    if binaries() is None:
+        row.note("PostgreSQL's initdb/pg_ctl not installed: no real-server case")
+        return
+    import psycopg
+
+    with PostgresServer() as server:
+        url = server.database("locked")
+        gate_verdict(url)
+        row.tried += 1
+        locker = psycopg.connect(url)
+        locker.execute("LOCK TABLE bench_history_summaries IN ACCESS EXCLUSIVE MODE")
+        try:
+            start = time.perf_counter()
+            verdict, report = gate_verdict(url)
+            row.time(time.perf_counter() - start - base_gate_s())
+        finally:
+            locker.rollback()
+            locker.close()
+        with psycopg.connect(url) as connection:
+            (count,) = connection.execute("SELECT count(*) FROM bench_history_reports").fetchone()
+        said = any("was not appended" in r.message for r in report.reasons)
+        if verdict != "pass" or (said and count != 1):
+            row.bad(f"a locked PostgreSQL table: verdict {verdict}, said {said}, {count} rows")
+
+
 # ------------------------------------------------------- history: concurrent and killed writers
 _CHILD_WRITER = r"""
 import json, sys
 sys.path.insert(0, {root!r})
-from accelerators.bench.history._store import SqliteStore
+from accelerators.bench.history._sqlite import SqliteStore
 store = SqliteStore({path!r})
 data = json.load(open({template!r}))
 for i in range({count}):
@@ -1245,6 +1362,7 @@ def main() -> int:
             ("history: corrupt S3 objects", lambda r: check_s3_objects(r, endpoint)),
             ("history: fleet poisoning", lambda r: check_poisoning(r, work)),
             ("history: faulty S3 endpoints", lambda r: check_endpoints(r, args.cap, work)),
+            ("history: foreign, locked, PostgreSQL", lambda r: check_stores(r, args.cap, work)),
             ("history: concurrent, kill -9", lambda r: check_writers(r, work)),
             ("specs: fuzzed text", lambda r: check_specs(r, args.specs, args.seed)),
             ("pods: hostile pods", lambda r: check_pods(r, args.pods, args.seed)),

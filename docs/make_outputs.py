@@ -259,6 +259,11 @@ BLOCKS: dict[str, Block] = {
             " --chart docs/fleet-history.png",
         ),
     ),
+    "bench-history-scale": Captured(
+        host="the shared 2-vCPU development VM, AMD EPYC family 26 (Zen 5), busy: load 5-11 from"
+        " other work, up to 64 with the writers",
+        date="2026-11-28",
+    ),
     "bench-fault-detection": Captured(
         host=_ZEN3 + ", busy (load 5-7)",
         date="2026-11-23",

@@ -26,6 +26,8 @@ HEAVY = (
     "kubernetes_validate",
     "boto3",
     "botocore",
+    "psycopg",
+    "psycopg_pool",
     "numpy",
     "matplotlib",
     "pydantic",
@@ -68,8 +70,15 @@ def _heavy_loaded(modules: set[str]) -> list[str]:
 
 @pytest.mark.parametrize(
     "module",
-    # accelerators.templates: the fine-tune DAG's params, imported on every Airflow DAG parse
-    ["accelerators", "accelerators.errors", "accelerators.catalog", "accelerators.templates"],
+    [
+        "accelerators",
+        "accelerators.errors",
+        "accelerators.catalog",
+        # the fine-tune DAG's params, imported on every Airflow DAG parse
+        "accelerators.templates",
+        # Opening a bench history: psycopg and boto3 only when a store of theirs is used.
+        "accelerators.bench.history._open",
+    ],
 )
 def test_import_loads_no_heavy_module(module: str) -> None:
     modules, _ = _import_in_fresh_interpreter(module)

@@ -32,7 +32,8 @@ self-contained HTML page for Flyte Decks and Airflow views), :func:`gate_headlin
 verdict in one line, saying when the accelerator asked for was not checked), :func:`open_store` and
 :class:`HistoryStore` (the bench history a gate appends to: ``gate(history=...)``, or for a
 whole deployment the environment variable :data:`HISTORY_ENV`,
-``ACCELERATORS_BENCH_HISTORY``).
+``ACCELERATORS_BENCH_HISTORY``; a path, ``postgresql://`` or ``s3://``) and :class:`Query`
+(which summaries to read back from it, newest first).
 
 Where things live: ten subpackages on five floors, read top-down. A floor imports only the
 floors below it, and the parts of one floor do not import each other (the ``bench-layers``
@@ -72,7 +73,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         ".render._html": "html_report",
         ".render._headline": "gate_headline",
         ".render._plot": "plot_report",
-        ".history._store": "HistoryStore",
+        ".history._store": "HistoryStore Query",
         ".history._open": "HISTORY_ENV open_store",
     },
     own="gate",
@@ -85,6 +86,7 @@ if TYPE_CHECKING:
     from accelerators.bench.history._open import HISTORY_ENV as HISTORY_ENV
     from accelerators.bench.history._open import open_store as open_store
     from accelerators.bench.history._store import HistoryStore as HistoryStore
+    from accelerators.bench.history._store import Query as Query
     from accelerators.bench.judge._choose import alternative_on as alternative_on
     from accelerators.bench.measure._backend import Backend
     from accelerators.bench.measure._profile_names import PROFILE_NAMES as PROFILE_NAMES
@@ -135,13 +137,14 @@ def gate(
     :param detected: what :func:`accelerators.current` would return (tests).
     :param sample: reads telemetry under load (tests).
     :param progress: called with ``(fraction done, phase)``.
-    :param baseline: a bench history (store, path or ``s3://`` URL): where a band or peak is
-        unconfirmed, the fleet median of the same SKU there is the expected figure.
+    :param baseline: a bench history (store, path, ``postgresql://`` or ``s3://`` URL): where
+        a band or peak is unconfirmed, the fleet median of the same SKU there is the expected
+        figure.
     :param history: where the report is appended (also the baseline unless ``baseline`` is
-        given): a store, a path, an ``s3://`` URL or ``"default"``; ``None`` (the default)
-        reads ``ACCELERATORS_BENCH_HISTORY`` from the environment, so a platform team turns
-        on a fleet history for every pipeline's gate by setting it in the pods; ``False``
-        records nothing. A failed gate is recorded too, before it raises.
+        given): a store, a path, a ``postgresql://`` or ``s3://`` URL or ``"default"``;
+        ``None`` (the default) reads ``ACCELERATORS_BENCH_HISTORY`` from the environment, so
+        a platform team turns on a fleet history for every pipeline's gate by setting it in
+        the pods; ``False`` records nothing. A failed gate is recorded too, before it raises.
     :return: the report; its verdict is ``pass`` or ``warn``.
     :raises AcceleratorGateError: the verdict is ``fail``; ``.report`` holds the report.
     :raises AcceleratorError: ``expect`` or ``devices`` is invalid.

@@ -192,11 +192,17 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     :param argv: arguments without the program name; ``sys.argv[1:]`` when ``None``.
     """
+    from accelerators.cli._output import guard_streams, output_lost
+
+    # Any terminal encoding, a closed stdout, a reader gone: never an exception, and an exit
+    # code that still means the command's own outcome (accelerators.cli._output).
+    guard_streams()
     missing = [name for name in _CLI_REQUIREMENTS if importlib.util.find_spec(name) is None]
     if missing:
         print(_CLI_IMPORT_ERROR_MESSAGE.format(missing=" and ".join(missing)), file=sys.stderr)
         raise SystemExit(2)
     args = list(argv) if argv is not None else sys.argv[1:]
+    code: object = 0
     if COMMANDS.get("parse") == _PARSE:
         # ``parse SPEC`` answers before typer is imported, with the same output; anything it
         # does not take (options, errors, help) goes to typer (accelerators.cli._parse).
@@ -210,6 +216,23 @@ def main(argv: Sequence[str] | None = None) -> None:
                 import gc
 
                 gc.freeze()
-            raise SystemExit(0)  # as typer's standalone mode ends
+            raise SystemExit(_lost_output() if output_lost() else 0)
     app = build_app()
-    app(args=list(argv) if argv is not None else None, prog_name="accelerators")
+    try:
+        app(args=list(argv) if argv is not None else None, prog_name="accelerators")
+    except SystemExit as exit_:
+        code = exit_.code
+    if code in (0, None) and output_lost():
+        code = _lost_output()
+    raise SystemExit(code)
+
+
+def _lost_output() -> int:
+    """Say that stdout took nothing; :data:`~accelerators.cli._output.EXIT_OUTPUT`."""
+    from accelerators.cli._output import EXIT_OUTPUT
+
+    print(
+        "error: the output could not be written (stdout is closed or its reader has gone)",
+        file=sys.stderr,
+    )
+    return EXIT_OUTPUT

@@ -14,6 +14,7 @@ is found before anything is measured. torch is imported only when the command ru
 from __future__ import annotations
 
 import enum
+import json
 import os
 import sys
 import tempfile
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.text import Text
 
+from accelerators._text import printable
 from accelerators.cli._bench_tables import print_cost, print_report, print_verdict_line
 from accelerators.cli._common import console, err_console, fail, guarded
 
@@ -107,7 +109,7 @@ def bench_command(
         str | None,
         typer.Option(
             "--history",
-            metavar="PATH|s3://BUCKET/PREFIX",
+            metavar="PATH|postgresql://HOST/DB|s3://BUCKET/PREFIX",
             envvar="ACCELERATORS_BENCH_HISTORY",
             help="Append the report to a bench history ('default': the user data directory); "
             "also the baseline for figures without a sourced band.",
@@ -150,25 +152,22 @@ def bench_command(
         store = open_store(None if history == "default" else history)
     try:
         # The history is also the baseline: figures without a sourced band (a CPU's memory
-        # bandwidth) are judged against this node's earlier runs and the fleet's.
+        # bandwidth) are judged against this node's earlier runs and the fleet's. As the gate
+        # does, a store that cannot take the report (an outage, bad credentials, an
+        # unwritable path) is an info reason, never a failed gate; read and append share one
+        # deadline.
         report = _with_progress(
             quiet or to_stdout,
             expect=expect,
             profile=profile.value,
             devices=selection,
-            **({"baseline": store} if store is not None else {}),
+            **({"history": store} if store is not None else {}),
         )
     except ImportError as exc:
         fail(exc, hint='pip install "accelerators[bench]"')
-    if store is not None:
-        from accelerators.bench.history._record import record
-
-        # As the gate does: a store that cannot take the report (an S3 outage, bad
-        # credentials, an unwritable path) is an info reason, never a failed gate.
-        report = record(store, report)
     if json_path is not None:
-        if to_stdout:
-            sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+        if to_stdout:  # ASCII JSON (non-ASCII escaped): the same data on any terminal
+            sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
         else:
             from accelerators.bench import write_json
 
@@ -189,9 +188,9 @@ def bench_command(
         print_report(report)
         for what, where in (("JSON report", json_path), ("Roofline", plot), ("HTML", html)):
             if where is not None:
-                console.print(Text(f"{what}: {where}", style="dim"))
+                console.print(Text(f"{what}: {printable(str(where))}", style="dim"), soft_wrap=True)
         if store is not None:
-            console.print(Text(f"History: {store.location}", style="dim"))
+            console.print(Text(f"History: {store.location}", style="dim"), soft_wrap=True)
         if instance is not None:
             print_cost(report, instance)
     elif report.verdict.value == "fail":

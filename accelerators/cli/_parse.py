@@ -122,7 +122,8 @@ def run_fast(args: Sequence[str]) -> bool:
     and return False when typer must handle ``args`` (see the module's docstring).
 
     :param args: the command line without the program name.
-    :raises SystemExit: 130 on an interrupt, 1 when stdout is a closed pipe (as typer does).
+    :raises SystemExit: 130 on an interrupt; 74 when stdout is a closed pipe (where
+        :func:`~accelerators.cli._output.guard_streams` did not take it).
     """
     plain = _plain_form(args)
     stdout: TextIO | None = sys.stdout
@@ -157,11 +158,11 @@ def run_fast(args: Sequence[str]) -> bool:
     except OSError as exc:
         if exc.errno != errno.EPIPE:
             raise
-        # Exit 1 quietly, as typer does: what is left in stdout's buffer goes nowhere, and
-        # the interpreter's last flush does not report the closed pipe.
+        # Quietly, with the code of lost output: what is left in stdout's buffer goes
+        # nowhere, and the interpreter's last flush does not report the closed pipe.
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
-        raise SystemExit(1) from None
+        raise SystemExit(74) from None
     finally:
         if collecting:
             gc.enable()

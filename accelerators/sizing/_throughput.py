@@ -60,6 +60,10 @@ class Throughput:
         return self.achievable_tflops / self.peak_tflops
 
 
+#: Reports of a bench history the fleet baseline reads: the newest.
+_RECENT = 10_000
+
+
 @dataclass(frozen=True)
 class FleetBaseline:
     """Median sustained TFLOPS per ``(sku, "gemm.<dtype>")`` over a bench history."""
@@ -84,7 +88,7 @@ def fleet_baseline(
     :class:`SizingError` naming it.
     """
     from accelerators.bench.history._open import history_store
-    from accelerators.bench.history._store import Figure, HistoryStore
+    from accelerators.bench.history._store import Figure, HistoryStore, Query
 
     if history is False:
         return FleetBaseline()
@@ -93,7 +97,8 @@ def fleet_baseline(
     if isinstance(history, str | os.PathLike | HistoryStore) or history in (None, True):
         try:
             store = history_store(history)
-            figures = store.figures() if store is not None else []
+            # The newest reports (an indexed read: the same cost at any history size).
+            figures = store.figures(Query(limit=_RECENT)) if store is not None else []
         except AcceleratorError as exc:
             raise SizingError(
                 f"Cannot read the bench history for the fleet baseline: {exc}"

@@ -12,7 +12,7 @@ from accelerators.bench import MemoryResult, Reason, ReasonCode, Severity, Verdi
 from accelerators.bench.device._contention import busy_reasons
 from accelerators.bench.expect._bands import ContentionPolicy
 from accelerators.bench.history._baseline import OWN_BAND
-from accelerators.bench.history._store import SqliteStore
+from accelerators.bench.history._sqlite import SqliteStore
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
 _KERNELS = ("copy", "scale", "add", "triad", "dot")

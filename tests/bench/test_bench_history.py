@@ -12,7 +12,8 @@ import pytest
 from accelerators.bench import BenchReport, run
 from accelerators.bench.history._fleet import sparkline, trends
 from accelerators.bench.history._open import default_history_path, open_store
-from accelerators.bench.history._store import Figure, SqliteStore, figures_of
+from accelerators.bench.history._sqlite import SqliteStore
+from accelerators.bench.history._store import Figure, figures_of
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 from accelerators.errors import AcceleratorError
 
@@ -136,24 +137,33 @@ def s3_env(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> str:
     return bucket
 
 
-def test_s3_store_appends_one_object_per_report(s3_env: str, healthy: BenchReport) -> None:
+def test_s3_store_keys_are_partitioned_by_accelerator_and_day(
+    s3_env: str, healthy: BenchReport
+) -> None:
     import boto3
 
     store = open_store(f"s3://{s3_env}/fleet/prod")
     assert store.location == f"s3://{s3_env}/fleet/prod"
     other = open_store(f"s3://{s3_env}/fleet/staging")
     store.append(healthy)
-    store.append(healthy.model_copy(update={"node": "node-b"}))
+    store.append(healthy.model_copy(update={"node": "node-b", "started_at": _DAY0 + timedelta(1)}))
     other.append(healthy)
-    keys = sorted(
-        o["Key"]
-        for o in boto3.client("s3").list_objects_v2(Bucket=s3_env, Prefix="fleet/prod/")["Contents"]
-    )
-    assert [k.split("/")[2] for k in keys] == ["node-a", "node-b"]
-    assert all(k.endswith(".json") for k in keys)
-    reports = list(store.reports())
-    assert [r["node"] for r in reports] == ["node-a", "node-b"]
-    assert BenchReport.model_validate(reports[0]) == healthy
+    listed = boto3.client("s3").list_objects_v2(Bucket=s3_env, Prefix="fleet/prod/")["Contents"]
+    keys = sorted(o["Key"].removeprefix("fleet/prod/history-v1/") for o in listed)
+    summaries = [k for k in keys if k.startswith("summaries/")]
+    reports = [k for k in keys if k.startswith("reports/")]
+    assert [k.split("/")[1:3] for k in summaries] == [
+        ["H100-SXM", "2026-11-01"],
+        ["H100-SXM", "2026-11-02"],
+    ]
+    assert [k.split("/")[1:3] for k in reports] == [k.split("/")[1:3] for k in summaries]
+    assert all(k.endswith(".json") for k in summaries)
+    assert [k.split("/")[3].split("_")[1] for k in summaries] == ["node-a", "node-b"]
+    full = list(store.reports())
+    assert [r["node"] for r in full] == ["node-a", "node-b"]
+    assert BenchReport.model_validate(full[0]) == healthy
+    read = store.query()
+    assert [s.node for s in read.summaries] == ["node-b", "node-a"]  # newest first
     assert len(list(other.reports())) == 1
 
 
@@ -210,7 +220,11 @@ def test_bench_appends_to_the_history(
 ) -> None:
     from accelerators.cli import _bench
 
-    monkeypatch.setattr(_bench, "_run_benchmark", lambda **_: healthy)
+    monkeypatch.setattr(
+        _bench,
+        "_run_benchmark",
+        lambda **kw: run(backend=FakeBackend([FakeDevice()]), detected=fake_detected(), **kw),
+    )
     path = tmp_path / "h.sqlite"
     assert _invoke("--history", str(path), "-q").exit_code == 0
     assert _invoke("--history", str(path), "-q").exit_code == 0
@@ -254,3 +268,52 @@ def test_the_fleet_median_is_the_expected_figure_where_the_band_is_unconfirmed(
     )
     healthy = cpu_run(0.064, baseline=str(tmp_path / "fleet.sqlite"))
     assert not [r for r in healthy.reasons if r.code is ReasonCode.GEMM_SLOW]
+
+
+def test_history_command_filters_and_pages(fleet: Path) -> None:
+    only = _invoke("history", "--store", str(fleet), "--node", "n4", "--json")
+    assert only.exit_code == 0, only.output
+    assert {r["node"] for r in json.loads(only.stdout)} == {"n4"}
+    every = json.loads(_invoke("history", "--store", str(fleet), "--json").stdout)
+    h100 = _invoke("history", "--store", str(fleet), "--accelerator", "H100-SXM", "--json")
+    assert json.loads(h100.stdout) == every  # every node of the fleet is an H100
+    assert len(every) > 8
+    none = _invoke("history", "--store", str(fleet), "--accelerator", "MI300X", "--json")
+    assert json.loads(none.stdout) == []
+    page = _invoke("history", "--store", str(fleet), "--per-page", "4", "--page", "2", "--json")
+    first = _invoke("history", "--store", str(fleet), "--per-page", "4", "--json")
+    rows, head = json.loads(page.stdout), json.loads(first.stdout)
+    assert len(rows) == len(head) == 4
+    assert rows != head
+    table = _invoke("history", "--store", str(fleet), "--per-page", "4")
+    pages = -(-len(every) // 4)
+    assert f"Page 1 of {pages} ({len(every)} trends): --page for more" in table.output
+    newest = _invoke("history", "--store", str(fleet), "--reports", "5", "--json")
+    assert {r["runs"] for r in json.loads(newest.stdout)} == {1}  # day 4 of each of 5 nodes
+    cut = _invoke("history", "--store", str(fleet), "--reports", "5")
+    assert "The newest 5 reports were read" in cut.output
+
+
+def test_history_command_migrates_a_first_layout_file(tmp_path: Path, healthy: BenchReport) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.sqlite"
+    connection = sqlite3.connect(path)
+    with connection:
+        connection.execute(
+            "CREATE TABLE reports (id INTEGER PRIMARY KEY AUTOINCREMENT, started_at TEXT NOT "
+            "NULL, node TEXT NOT NULL, accelerator TEXT, verdict TEXT NOT NULL, report TEXT "
+            "NOT NULL)"
+        )
+        for node in ("a", "b", "c"):
+            data = healthy.model_copy(update={"node": node}).model_dump_json()
+            connection.execute(
+                "INSERT INTO reports (started_at, node, accelerator, verdict, report) "
+                "VALUES ('2026-11-01T00:00:00+00:00', ?, 'H100-SXM', 'pass', ?)",
+                (node, data),
+            )
+    connection.close()
+    result = _invoke("history", "--store", str(path), "--migrate", "--json")
+    assert result.exit_code == 0, result.output
+    assert "Migrated 3 records of an older layout" in result.stderr
+    assert {r["node"] for r in json.loads(result.stdout)} == {"a", "b", "c"}

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from accelerators.bench import run
-from accelerators.bench.history._store import SqliteStore
+from accelerators.bench.history._sqlite import SqliteStore
 from accelerators.bench.measure._backend import Shape
 from accelerators.bench.measure._threads import (
     SWITCH_MARGIN,

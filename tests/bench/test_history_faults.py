@@ -15,6 +15,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -26,7 +27,7 @@ import pytest
 from accelerators.bench import AcceleratorGateError, BenchReport, ReasonCode, Severity, gate, run
 from accelerators.bench.history._fleet import fleet_medians
 from accelerators.bench.history._open import open_store
-from accelerators.bench.history._store import SqliteStore
+from accelerators.bench.history._sqlite import SqliteStore
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 from accelerators.bench.testing._fault_servers import FaultServer, refused_url
 
@@ -131,8 +132,8 @@ def _sqlite(path: Path, bodies: list[str | bytes]) -> None:
     with connection:
         for body in bodies[1:]:
             connection.execute(
-                "INSERT INTO reports (started_at, node, accelerator, verdict, report) "
-                "VALUES ('2026-11-09T00:00:00+00:00', 'x', 'H100-SXM', 'pass', ?)",
+                "INSERT INTO bench_history_reports (started_at, node, accelerator, verdict, "
+                "report) VALUES ('2026-11-09T00:00:00+00:00', 'x', 'H100-SXM', 'pass', ?)",
                 (body,),
             )
     connection.close()
@@ -141,7 +142,7 @@ def _sqlite(path: Path, bodies: list[str | bytes]) -> None:
 def _rows(path: Path) -> int:
     connection = sqlite3.connect(path)
     try:
-        return int(connection.execute("SELECT count(*) FROM reports").fetchone()[0])
+        return int(connection.execute("SELECT count(*) FROM bench_history_reports").fetchone()[0])
     finally:
         connection.close()
 
@@ -215,25 +216,45 @@ def test_corrupt_s3_objects_are_skipped_and_named(
 ) -> None:
     import boto3
 
+    from accelerators.bench.history._s3 import S3Store
+
     _aws(monkeypatch, s3_endpoint)
     client = boto3.client("s3")
     bucket = f"faults-{datetime.now(UTC).strftime('%H%M%S%f')}"
     client.create_bucket(Bucket=bucket)
+    store = S3Store(bucket, "fleet")
     for i in range(3):
-        body = json.dumps(_record(healthy, f"n{i}", i)).encode()
-        client.put_object(Bucket=bucket, Key=f"fleet/n{i}/r.json", Body=body)
+        store.append_json(_record(healthy, f"n{i}", i))
+    # Summary objects as a broken writer, a hand edit or a foreign tool might leave them,
+    # in the folder the gate reads (the H100's, the day of the good ones).
+    folder = "fleet/history-v1/summaries/H100-SXM/2026-11-02/"
     bodies = corrupt_bodies(healthy)
+    summary = json.loads(
+        client.get_object(Bucket=bucket, Key=_keys(client, bucket, folder)[0])["Body"].read()
+    )
+    forged = {**summary, "devices": [{"index": 0, "gemm": {"bf16": 9.9e6}}]}
+    bodies["an impossible summary"] = json.dumps(forged)
+    bodies["a summary with a node of bytes"] = json.dumps({**summary, "node": 42})
     for number, body in enumerate(bodies.values()):
         raw = body.encode() if isinstance(body, str) else body
-        client.put_object(Bucket=bucket, Key=f"fleet/bad/{number:02d}.json", Body=raw)
-    client.put_object(Bucket=bucket, Key="fleet/bad/huge.json", Body=b" " * (17 << 20) + b"{}")
+        key = f"{folder}20261102T00000{number % 10}.{number:06d}Z_bad_{number:08x}.json"
+        client.put_object(Bucket=bucket, Key=key, Body=raw)
+    client.put_object(
+        Bucket=bucket,
+        Key=f"{folder}20261102T010000.000000Z_huge_0.json",
+        Body=b" " * (2 << 20) + b"{}",
+    )
     report = _gate(f"s3://{bucket}/fleet")
     assert report.verdict.value == "pass"
     (message,) = _skipped(report)
     assert f"skipped {len(bodies) + 1} records" in message
-    assert f"s3://{bucket}/fleet/bad/" in message
-    listed = client.list_objects_v2(Bucket=bucket, Prefix="fleet/")["KeyCount"]
-    assert listed == 3 + len(bodies) + 1 + 1  # nothing lost; this gate's report appended
+    assert f"s3://{bucket}/{folder}" in message
+    listed = [k for k in _keys(client, bucket, "fleet/") if "~rollup-" not in k]
+    assert len(listed) == 2 * 3 + len(bodies) + 1 + 2  # nothing lost; this gate's appended
+
+
+def _keys(client: Any, bucket: str, prefix: str) -> list[str]:
+    return [o["Key"] for o in client.list_objects_v2(Bucket=bucket, Prefix=prefix)["Contents"]]
 
 
 # ------------------------------------------------------------------ S3: faulty endpoints
@@ -247,25 +268,33 @@ def _timed_gate(history: str) -> tuple[BenchReport, float]:
     return report, time.perf_counter() - start - base
 
 
-@pytest.mark.parametrize("mode", ["hang", "500", "403", "refused"])
+@pytest.mark.parametrize("mode", ["hang", "drip", "500", "503", "403", "refused"])
 def test_a_faulty_endpoint_never_changes_the_verdict_and_ends_in_time(
     mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("boto3")
+    _gate(False)
+    before = {t.ident for t in threading.enumerate()}
     if mode == "refused":
         _aws(monkeypatch, refused_url())
         report, delay = _timed_gate("s3://fleet/prod")
+        left = [t.name for t in threading.enumerate() if t.ident not in before]
     else:
-        with FaultServer(mode, lifetime_s=60) as server:
+        with FaultServer(mode, lifetime_s=60, delay_s=0.3) as server:
             _aws(monkeypatch, server.url)
             report, delay = _timed_gate("s3://fleet/prod")
+            left = [t.name for t in threading.enumerate() if t.ident not in before]
     assert report.verdict.value == "pass"
     notes = [r for r in report.reasons if r.code is ReasonCode.HISTORY_UNAVAILABLE]
     assert [r.severity for r in notes] == [Severity.INFO, Severity.INFO]  # read, then append
-    # Two operations, each within the 2 s deadline, and scheduling slack on a busy host.
-    assert delay < 2 * 2 + 2.0, delay
-    if mode == "hang":
+    # One 2 s deadline for the read and the append together, and scheduling slack.
+    assert delay < 2 + 1.5, delay
+    assert [n for n in left if not n.startswith("fault-")] == []  # nothing of ours running
+    if mode == "drip":  # no per-request timeout ends it: the deadline does
         assert "did not answer within 2 s" in notes[0].message
+    if mode == "hang":  # the read timeout (1 s), and no time left for a retry
+        said = notes[0].message
+        assert "did not answer within 2 s" in said or "Read timeout" in said
 
 
 @pytest.mark.slow
@@ -279,7 +308,7 @@ def test_the_default_limits_keep_a_hanging_endpoint_inside_the_gate_budget(
         _aws(monkeypatch, server.url)
         report, delay = _timed_gate("s3://fleet/prod")
     assert report.verdict.value == "pass"
-    assert delay < 2 * 5 + 2.0, delay  # the 5 s default deadline, for the read and the append
+    assert delay < 5 + 2.0, delay  # the 5 s default deadline, for the read and the append
 
 
 def test_credentials_in_the_endpoint_url_are_never_printed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -323,7 +352,7 @@ def test_the_cli_gate_passes_when_the_history_is_down(
 _WRITER = r"""
 import json, sys
 sys.path.insert(0, {root!r})
-from accelerators.bench.history._store import SqliteStore
+from accelerators.bench.history._sqlite import SqliteStore
 store = SqliteStore({path!r})
 data = json.loads(open({template!r}).read())
 for i in range({count}):
@@ -398,23 +427,23 @@ def _claiming(base: dict[str, Any], node: str, index: int, tflops: float) -> dic
 
 
 def _store_of(tmp_path: Path, records: list[dict[str, Any]]) -> Path:
+    """A history holding ``records`` as an older release wrote them (no summaries yet: the
+    first read summarises them, and an impossible one is never used)."""
     path = tmp_path / "fleet.sqlite"
-    store = SqliteStore(path)
-    store._connect().close()  # the schema
-    connection = None
-    for data in records:
-        try:
-            store.append_json(data)
-        except ValueError:  # an impossible record is refused on write: plant it directly
-            connection = connection or sqlite3.connect(path)
-            with connection:
-                connection.execute(
-                    "INSERT INTO reports (started_at, node, accelerator, verdict, report) "
-                    "VALUES (?, ?, 'H100-SXM', 'pass', ?)",
-                    (data["started_at"], data["node"], json.dumps(data)),
-                )
-    if connection is not None:
-        connection.close()
+    connection = sqlite3.connect(path)
+    with connection:
+        connection.execute(
+            "CREATE TABLE reports (id INTEGER PRIMARY KEY AUTOINCREMENT, started_at TEXT NOT "
+            "NULL, node TEXT NOT NULL, accelerator TEXT, verdict TEXT NOT NULL, report TEXT "
+            "NOT NULL)"
+        )
+        for data in records:
+            connection.execute(
+                "INSERT INTO reports (started_at, node, accelerator, verdict, report) "
+                "VALUES (?, ?, 'H100-SXM', 'pass', ?)",
+                (data["started_at"], data["node"], json.dumps(data)),
+            )
+    connection.close()
     return path
 
 
@@ -502,5 +531,5 @@ def test_bench_history_on_a_hanging_store_ends_with_a_message(
         )
         spent = time.perf_counter() - start
     assert result.exit_code == 2
-    assert "Cannot read the bench history s3://fleet/prod" in result.output
+    assert "s3://fleet/prod did not answer within 1 s" in result.output
     assert spent < 10, spent  # one request's read timeouts (1 s x 2 attempts), not minutes

@@ -15,22 +15,17 @@ import statistics
 from collections.abc import Iterable
 
 from accelerators.bench.expect._bands import bands
-from accelerators.bench.history._fleet import MIN_FLEET, MIN_OWN_RUNS, fleet_medians
+from accelerators.bench.history._fleet import MIN_FLEET, MIN_OWN_RUNS
 from accelerators.bench.history._store import Figure
 from accelerators.bench.report._models import GemmResult, MemoryResult
 
-__all__ = ["FLEET_FLOOR", "OWN_BAND", "baselines_of", "own_medians", "with_fleet_baseline"]
+__all__ = ["FLEET_FLOOR", "OWN_BAND", "Medians", "OwnMedians", "own_medians", "with_fleet_baseline"]
 
 Medians = dict[tuple[str, str], tuple[float, int]]
 OwnMedians = dict[tuple[int, str], tuple[float, int]]
 
 #: A fleet median is never taken below this share of the datasheet peak.
 FLEET_FLOOR = 0.25
-
-
-def baselines_of(figures: list[Figure], node: str) -> tuple[Medians, OwnMedians]:
-    """The fleet's medians per ``(sku, metric)`` and ``node``'s per ``(device, metric)``."""
-    return fleet_medians(figures), own_medians(figures, node)
 
 
 #: A figure judged against its own node's history is expected at this share of the median of

@@ -28,7 +28,7 @@ from typing import Any
 
 from accelerators.errors import AcceleratorError
 
-__all__ = ["IMPOSSIBLE", "MAX_GBPS", "MAX_TFLOPS", "BadRecord", "Figure", "figures_of"]
+__all__ = ["IMPOSSIBLE", "MAX_GBPS", "MAX_TFLOPS", "BadRecord", "Bounds", "Figure", "figures_of"]
 
 #: A figure above this multiple of its catalog peak cannot have been measured: the record is
 #: rejected. Not 1.0: a catalog figure may be a little low (boost clocks, an unconfirmed
@@ -89,7 +89,7 @@ def figures_of(data: object) -> list[Figure]:
         if device.get("is_mig") and profile:
             sku += f"@{_text(profile, f'{where}.mig_profile')}"
         state = _verdict(device.get("verdict", verdict), f"{where}.verdict")
-        limits = _Limits(sku)
+        limits = Bounds(sku)
         for kind, key, unit, values in (
             ("gemm", "dtype", "tflops", ("median_tflops", "tflops")),
             ("memory", "kernel", "gbps", ("median_gbps", "gbps")),
@@ -171,13 +171,14 @@ def _figure(item: Mapping[str, Any], keys: tuple[str, ...], where: str) -> float
     return None
 
 
-class _Limits:
+class Bounds:
     """The highest figure a device of ``sku`` can reach, per unit and dtype."""
 
     def __init__(self, sku: str) -> None:
         self.sku = sku
         self._entry: Any = None
         self._looked = False
+        self._bounds: dict[tuple[str, str], tuple[float, str]] = {}
 
     def _accelerator(self) -> Any:
         if not self._looked:
@@ -188,6 +189,14 @@ class _Limits:
         return self._entry
 
     def bound(self, unit: str, label: str) -> tuple[float, str]:
+        """The highest possible figure in ``unit`` for ``label`` and what it rests on
+        (remembered: a history read asks it for every figure of every summary)."""
+        key = (unit, label)
+        if key not in self._bounds:
+            self._bounds[key] = self._bound(unit, label)
+        return self._bounds[key]
+
+    def _bound(self, unit: str, label: str) -> tuple[float, str]:
         acc = self._accelerator()
         if unit == "gbps":
             if acc is not None and acc.bandwidth_tbps > 0:

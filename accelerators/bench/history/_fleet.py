@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from accelerators.bench.history._store import Figure
+from accelerators.bench.history._summary import Summary
 
 __all__ = [
     "DEFAULT_DROP",
@@ -26,6 +27,7 @@ __all__ = [
     "MIN_OWN_RUNS",
     "Trend",
     "fleet_medians",
+    "newest_medians",
     "sparkline",
     "trends",
 ]
@@ -80,6 +82,30 @@ def fleet_medians(figures: Iterable[Figure]) -> dict[tuple[str, str], tuple[floa
     per_node: dict[tuple[str, str], dict[str, list[float]]] = {}
     for f in latest.values():
         per_node.setdefault((f.sku, f.metric), {}).setdefault(f.node, []).append(f.value)
+    return {
+        key: (statistics.median(statistics.median(v) for v in nodes.values()), len(nodes))
+        for key, nodes in per_node.items()
+    }
+
+
+def newest_medians(summaries: Iterable[Summary]) -> dict[tuple[str, str], tuple[float, int]]:
+    """:func:`fleet_medians` of ``summaries`` given newest first (as a store's query returns
+    them): the first figure met per node, device and metric is its latest, so no sort and no
+    :class:`Figure` rows (a gate's baseline reads 512 summaries of its SKU each time)."""
+    seen: set[tuple[str, int, str, str]] = set()
+    per_node: dict[tuple[str, str], dict[str, list[float]]] = {}
+    for summary in summaries:
+        for device in summary.devices:
+            index = device["index"]
+            for kind in ("gemm", "memory"):
+                for label, value in device.get(kind, {}).items():
+                    metric = f"{kind}.{label}"
+                    key = (summary.node, index, summary.accelerator, metric)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    nodes = per_node.setdefault((summary.accelerator, metric), {})
+                    nodes.setdefault(summary.node, []).append(float(value))
     return {
         key: (statistics.median(statistics.median(v) for v in nodes.values()), len(nodes))
         for key, nodes in per_node.items()

@@ -1,18 +1,21 @@
-"""Open a bench history by location: the default SQLite file, a path, or an S3 prefix."""
+"""Open a bench history by location: the default SQLite file, a path, a PostgreSQL URL or an
+S3 prefix."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from accelerators._text import redact
-from accelerators.bench.history._store import HistoryStore, Limits, SqliteStore
+from accelerators._text import printable, redact
+from accelerators.bench.history._sqlite import SqliteStore
+from accelerators.bench.history._store import HistoryStore, Limits
 from accelerators.errors import AcceleratorError
 
 __all__ = ["HISTORY_ENV", "default_history_path", "history_store", "open_store"]
 
 #: Where every gate run of a deployment appends its report when the code names no history:
-#: a path, an ``s3://bucket/prefix`` URL or ``default`` (set it in the pods' environment).
+#: a path, a ``postgresql://user@host/db`` or ``s3://bucket/prefix`` URL, or ``default`` (set
+#: it in the pods' environment).
 HISTORY_ENV = "ACCELERATORS_BENCH_HISTORY"
 
 _FILE_NAME = "bench-history.sqlite"
@@ -31,12 +34,13 @@ def default_history_path() -> Path:
 def open_store(
     location: str | os.PathLike[str] | None = None, *, limits: Limits | None = None
 ) -> HistoryStore:
-    """The store at ``location``: ``None`` (the default SQLite file), a path, or ``s3://``.
+    """The store at ``location``: ``None`` (the default SQLite file), a path,
+    ``postgresql://`` or ``s3://``.
 
     :param location: where the history lives.
     :param limits: how long it may take (default: :meth:`Limits.from_env`).
-    :raises AcceleratorError: an ``s3://`` URL without a bucket, or a limit in the
-        environment that is not a number.
+    :raises AcceleratorError: an ``s3://`` URL without a bucket, another URL scheme, or a
+        limit in the environment that is not a number.
     """
     if location is None:
         return SqliteStore(default_history_path(), limits=limits)
@@ -45,9 +49,14 @@ def open_store(
         from accelerators.bench.history._s3 import S3Store  # boto3 only when asked for
 
         return S3Store.from_url(text, limits=limits)
+    if text.startswith(("postgresql://", "postgres://")):
+        from accelerators.bench.history._postgres import PostgresStore  # psycopg when used
+
+        return PostgresStore(text, limits=limits)
     if "://" in text:
         raise AcceleratorError(
-            f"Expected a bench history path or an s3://bucket/prefix URL, got {redact(text)!r}"
+            "Expected a bench history path, a postgresql://user@host/db or an "
+            f"s3://bucket/prefix URL, got '{printable(redact(text), 80)}'"
         )
     return SqliteStore(text, limits=limits)
 
@@ -60,7 +69,8 @@ def history_store(
     :data:`HISTORY_ENV` names (unset or empty: none), for ``True`` that store or else the
     default file.
 
-    :raises AcceleratorError: a location that is neither a path nor an ``s3://`` URL.
+    :raises AcceleratorError: a location that is neither a path nor a ``postgresql://`` or
+        ``s3://`` URL.
     """
     if history is False:
         return None
@@ -76,4 +86,5 @@ def history_store(
     try:
         return open_store(None if text == "default" else text)
     except AcceleratorError as exc:
-        raise AcceleratorError(f"Bench history {redact(text)!r}{where}: {exc}") from exc
+        shown = printable(redact(text), 120)
+        raise AcceleratorError(f"Bench history '{shown}'{where}: {exc}") from exc

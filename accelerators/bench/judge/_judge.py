@@ -40,11 +40,25 @@ __all__ = [
     "cpu_clocks",
     "device_report",
     "figures",
+    "history_sku",
     "judge_busy",
     "slowest",
     "summary",
     "versions_of",
 ]
+
+
+def history_sku(state: DeviceState) -> str:
+    """The name a device's figures are kept under in the bench history: its catalog name,
+    else the runtime's; a MIG slice's profile appended (``A100-SXM4-40GB@1g.5gb``)."""
+    identity = state.identity
+    if identity.accelerator is not None:
+        sku = identity.accelerator.name
+    else:
+        sku = identity.raw_name or state.props.name
+    if identity.is_mig and identity.mig_profile:
+        sku += f"@{identity.mig_profile}"
+    return sku
 
 
 def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
@@ -63,13 +77,7 @@ def device_report(ctx: Context, state: DeviceState) -> DeviceReport:
     clock = ctx.cpu_clock or cpu_clock(ctx.detected.cpu)
     ceiling = clock.ceiling if ctx.is_cpu else True
     if ctx.fleet or ctx.own:
-        identity = state.identity
-        if identity.accelerator is not None:
-            sku = identity.accelerator.name
-        else:
-            sku = identity.raw_name or state.props.name
-        if identity.is_mig and identity.mig_profile:
-            sku += f"@{identity.mig_profile}"
+        sku = history_sku(state)
         # Where no cpufreq maximum stands behind a CPU's peak (a VM: the TSC's clock, or the
         # one the add chain measured), its band (85 % of the peak, unconfirmed) says less of
         # what the vCPUs sustain than the node's own passing runs: those replace it once

@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from accelerators._text import safe_name
 from accelerators.bench.device._contention import busy_since, conditions, snapshot
 from accelerators.bench.device._context import (
     DeviceSelection,
@@ -43,9 +44,9 @@ from accelerators.bench.device._context import (
 from accelerators.bench.device._gpu_processes import Occupancy, gpu_occupancy
 from accelerators.bench.expect._bands import bands
 from accelerators.bench.expect._cpu_peak import cpu_peak_clock
-from accelerators.bench.history._record import open_history, read_baselines, record
+from accelerators.bench.history._record import HistoryStep, open_history
 from accelerators.bench.history._store import HistoryStore
-from accelerators.bench.judge._judge import judge_busy, summary, versions_of
+from accelerators.bench.judge._judge import history_sku, judge_busy, summary, versions_of
 from accelerators.bench.judge._judge import slowest as slowest_of
 from accelerators.bench.judge._reconcile import reconcile_reasons
 from accelerators.bench.judge._verdict import identity_reasons, spread_reasons, verdict_of
@@ -92,16 +93,18 @@ def run(
     :param progress: called with ``(fraction done, phase)`` while the run goes on.
     :param refresh_threads: CPU: decide the thread counts from this run's windows alone,
         starting from no prior (neither this process's earlier choice nor the history's).
-    :param baseline: a bench history (a store, a path or ``s3://`` URL): figures whose band
-        or peak is unconfirmed are judged against the fleet median of their SKU there.
+    :param baseline: a bench history (a store, a path, a ``postgresql://`` or ``s3://``
+        URL): figures whose band or peak is unconfirmed are judged against the fleet median
+        of their SKU there.
     :param processes: lists other processes per GPU UUID, or says why it cannot
         (:func:`~accelerators.bench.device._gpu_processes.gpu_occupancy` on a real NVIDIA
         host; tests pass a fake).
-    :param history: a store, path, ``s3://`` URL or ``"default"`` the report is appended to
-        (also the baseline unless ``baseline`` is given); ``None``: ``ACCELERATORS_BENCH_HISTORY``
-        (:func:`~accelerators.bench.gate`'s default); ``False`` (the default here): none.
+    :param history: a store, path, ``postgresql://`` or ``s3://`` URL or ``"default"`` the
+        report is appended to (also the baseline unless ``baseline`` is given); ``None``:
+        ``ACCELERATORS_BENCH_HISTORY`` (:func:`~accelerators.bench.gate`'s default);
+        ``False`` (the default here): none. Its read and append share one deadline.
     :raises AcceleratorError: ``expect`` is not a valid spec, ``devices`` names a device
-        that is not visible, or ``history`` is not a path or ``s3://`` URL.
+        that is not visible, or ``history`` is not a path, ``postgresql://`` or ``s3://`` URL.
     :raises ImportError: torch is not installed (the ``[bench]`` extra).
     """
     started = datetime.now(UTC)
@@ -109,6 +112,11 @@ def run(
     chosen = get_profile(profile)
     spec = parse_expect(expect)
     store, baseline = open_history(history, baseline)
+    step = HistoryStep(store, baseline)
+    # Names from the environment, as JSON, HTML and the history may hold them (bytes that
+    # are not UTF-8 and control characters escaped, length capped).
+    node_name = safe_name(os.environ["NODE_NAME"]) if os.environ.get("NODE_NAME") else None
+    host = safe_name(platform.node())
     if detected is None:
         from accelerators.detect import current
 
@@ -141,15 +149,14 @@ def run(
                 ctx.cpu_clock = cpu_peak_clock(detected.cpu, measure=real)
                 if before is not None:
                     ctx.busy = functools.partial(busy_since, before, bands().contention)
-            node = os.environ.get("NODE_NAME") or platform.node()
+            node = node_name or host
             if baseline is not None:
-                ctx.fleet, ctx.own, unread = read_baselines(baseline, node)
-                reasons += unread
-            where = store if store is not None else baseline
-            if ctx.is_cpu and not refresh_threads and where is not None:
+                skus = [history_sku(state) for state in ctx.states]
+                ctx.fleet, ctx.own = step.read(node, skus)
+            if ctx.is_cpu and not refresh_threads:
                 first = ctx.states[0].props
                 ctx.thread_priors = history_priors(
-                    where, node, first.name, backend.thread_options(first)
+                    step.own, first.name, backend.thread_options(first)
                 )
             device_reports = session.run()
             extras = {s.props.index: s.identity.extra for s in session.ctx.states}
@@ -186,11 +193,11 @@ def run(
         slowest_device=slowest,
         devices=tuple(device_reports),
         started_at=started,
-        host=platform.node(),
-        node=os.environ.get("NODE_NAME") or None,
+        host=host,
+        node=node_name,
         versions=versions_of(backend),
         conditions=found,
         fail_below=data.thresholds.fail_below,
         warn_below=data.thresholds.warn_below,
     )
-    return record(store, report) if store is not None else report
+    return step.record(report)

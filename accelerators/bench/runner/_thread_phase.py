@@ -10,13 +10,11 @@ deadline (:func:`~accelerators.bench.measure._threads.time_windows`), keeps a co
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from accelerators.bench.device._context import Context, DeviceState
-from accelerators.bench.history._record import bounded
-from accelerators.bench.history._store import HistoryStore
 from accelerators.bench.measure._threads import (
     WINDOW_S,
     ThreadChoice,
@@ -27,7 +25,6 @@ from accelerators.bench.measure._threads import (
     remember,
     time_windows,
 )
-from accelerators.errors import AcceleratorError
 
 __all__ = [
     "ROUNDS",
@@ -149,24 +146,11 @@ def windowed_choice(
 
 
 def history_priors(
-    where: HistoryStore | str | os.PathLike[str],
-    node: str,
-    device: str,
-    options: tuple[int, ...],
+    reports: list[dict[str, Any]], device: str, options: tuple[int, ...]
 ) -> dict[str, int]:
-    """``workload -> threads`` the node's latest runs on this CPU recorded in a bench history;
-    empty when the history cannot be read (the run then decides from its own windows)."""
+    """``workload -> threads`` the node's latest runs on this CPU recorded in a bench history
+    (``reports``: the node's summaries, oldest first, as its baseline read found them; none
+    when the history could not be read: the run then decides from its own windows)."""
     if len(options) < 2:
         return {}
-    try:
-        if isinstance(where, HistoryStore):
-            store = where
-        else:
-            from accelerators.bench.history._open import open_store
-
-            store = open_store(where)
-        # Within the history's deadline, as the baseline's read: a store that hangs must not.
-        reports = bounded(store, "read", lambda: store.node_reports(node, RECENT_REPORTS))
-    except AcceleratorError:
-        return {}
-    return prior_from_history(reports, device, options)
+    return prior_from_history(reports[-RECENT_REPORTS:], device, options)

@@ -2,8 +2,10 @@
 
 :class:`FaultServer` listens on the loopback interface only and answers every request the
 same wrong way: ``hang`` accepts the connection and never answers, ``500`` answers
-``500 InternalError``, ``403`` answers ``InvalidAccessKeyId`` (bad credentials), ``slow``
-answers ``500`` after ``delay_s``. :func:`refused_url` is a loopback port where nothing
+``500 InternalError``, ``503`` answers ``SlowDown`` (S3's throttling), ``403`` answers
+``InvalidAccessKeyId`` (bad credentials), ``slow`` answers ``500`` after ``delay_s``,
+``drip`` sends a ``200`` answer one byte every ``delay_s`` (never finished within any
+per-read timeout). :func:`refused_url` is a loopback port where nothing
 listens. Each server stops by itself: after ``lifetime_s``, after ``max_connections``
 connections, or when its ``with`` block ends; every connection thread waits at most until
 then. Standard library only (tests and ``benchmarks/reliability.py`` use it).
@@ -18,10 +20,11 @@ from types import TracebackType
 
 __all__ = ["FaultServer", "refused_url"]
 
-_MODES = ("hang", "500", "403", "slow")
+_MODES = ("hang", "500", "503", "403", "slow", "drip")
 _ERRORS = {
     "500": ("500 Internal Server Error", "InternalError", "We encountered an internal error."),
     "slow": ("500 Internal Server Error", "InternalError", "Slow, then an internal error."),
+    "503": ("503 Slow Down", "SlowDown", "Please reduce your request rate."),
     "403": (
         "403 Forbidden",
         "InvalidAccessKeyId",
@@ -35,10 +38,10 @@ _MAX_BODY = 16 * 1024 * 1024
 class FaultServer:
     """An endpoint on ``127.0.0.1`` that answers every request in one wrong way.
 
-    :param mode: ``hang``, ``500``, ``403`` or ``slow``.
+    :param mode: ``hang``, ``500``, ``503``, ``403``, ``slow`` or ``drip``.
     :param lifetime_s: the server stops by itself after this long.
     :param max_connections: ... or after this many connections.
-    :param delay_s: how long ``slow`` waits before it answers.
+    :param delay_s: how long ``slow`` waits before it answers; ``drip``, between bytes.
     """
 
     def __init__(
@@ -123,6 +126,9 @@ class FaultServer:
                 return
             if self.mode == "slow" and self._stop.wait(self.delay_s):
                 return
+            if self.mode == "drip":
+                self._drip(connection)
+                return
             status, code, message = _ERRORS[self.mode]
             body = (
                 '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -135,6 +141,17 @@ class FaultServer:
             ).encode()
             try:
                 connection.sendall(head + body)
+            except OSError:
+                return
+
+    def _drip(self, connection: socket.socket) -> None:
+        """A ``200`` that never ends: one byte of an endless header every ``delay_s``."""
+        answer = b"HTTP/1.1 200 OK\r\nx-amz-request-id: " + b"d" * 100_000
+        for byte in answer:
+            if self._stop.wait(self.delay_s):
+                return
+            try:
+                connection.sendall(bytes([byte]))
             except OSError:
                 return
 
