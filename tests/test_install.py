@@ -68,8 +68,8 @@ def test_all_extra_covers_every_user_extra(wheel: Path) -> None:
     assert requires["all"] == set().union(*(requires[extra] for extra in users))
 
 
-def test_postgres_extra_brings_psycopg_and_its_pool(wheel: Path) -> None:
-    assert _requires(wheel)["postgres"] == {"psycopg[binary]", "psycopg-pool"}
+def test_postgres_extra_brings_psycopg(wheel: Path) -> None:
+    assert _requires(wheel)["postgres"] == {"psycopg[binary]"}
 
 
 def test_core_install_stays_pydantic_only(wheel: Path) -> None:
