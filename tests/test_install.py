@@ -63,8 +63,8 @@ def test_plugin_extras_install_the_plugins(wheel: Path) -> None:
 
 def test_all_extra_covers_every_user_extra(wheel: Path) -> None:
     requires = _requires(wheel)
-    users = set(requires) - {"", "all", "dev"}
-    assert users == {"cli", "bench", "flyte", "airflow", "k8s", "aws"}
+    users = set(requires) - {"", "all"}
+    assert users == {"cli", "bench", "flyte", "airflow", "k8s", "aws", "postgres"}
     assert requires["all"] == set().union(*(requires[extra] for extra in users))
 
 
