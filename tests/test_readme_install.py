@@ -3,8 +3,9 @@
 The three names are not on PyPI yet, so a command that fetches ``accelerators`` (or a plugin)
 from an index fails: every ``pip install`` in the README's install block installs from the
 checkout, and a plugin comes with the core in the same command (it requires a range of it).
-The slow test resolves the Flyte plugin's line as pip would (``--dry-run``) and checks that it
-brings no torch.
+docs/flyte.md's install lines keep the same rules (it once said ``pip install -e .`` brought
+extras it does not). The slow test resolves the Flyte plugin's lines as pip would
+(``--dry-run``) and checks that they bring no torch.
 """
 
 from __future__ import annotations
@@ -21,9 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 OURS = {"accelerators", "flytekitplugins-accelerators", "airflow-provider-accelerators"}
 
 
-def _install_lines() -> list[list[str]]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = readme.split("<!-- install-commands -->\n", 1)[1].split("<!-- /install-commands -->")[0]
+def _pip_lines(block: str) -> list[list[str]]:
     lines = []
     for line in block.splitlines():
         words = shlex.split(line, comments=True)
@@ -32,13 +31,28 @@ def _install_lines() -> list[list[str]]:
     return lines
 
 
+def _install_lines() -> list[list[str]]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- install-commands -->\n", 1)[1].split("<!-- /install-commands -->")[0]
+    return _pip_lines(block)
+
+
+def _flyte_doc_lines() -> list[list[str]]:
+    """The commands of docs/flyte.md's Install section (its first bash block)."""
+    doc = (ROOT / "docs" / "flyte.md").read_text(encoding="utf-8")
+    section = doc.split("## Install\n", 1)[1].split("\n## ", 1)[0]
+    return _pip_lines(section.split("```bash\n", 1)[1].split("```", 1)[0])
+
+
 def _name(argument: str) -> str:
     return argument.split("[", 1)[0].split("=", 1)[0].split("<", 1)[0].split(">", 1)[0].lower()
 
 
-def test_every_install_line_builds_from_the_checkout() -> None:
-    lines = _install_lines()
-    assert len(lines) >= 4
+@pytest.mark.parametrize(
+    ("lines", "at_least"), [(_install_lines(), 4), (_flyte_doc_lines(), 2)], ids=["README", "flyte"]
+)
+def test_every_install_line_builds_from_the_checkout(lines: list[list[str]], at_least: int) -> None:
+    assert len(lines) >= at_least
     for arguments in lines:
         fetched = [a for a in arguments if _name(a).replace("_", "-") in OURS]
         assert fetched == [], f"{arguments}: {fetched} is not on PyPI before the first release"
@@ -48,8 +62,15 @@ def test_every_install_line_builds_from_the_checkout() -> None:
 
 
 @pytest.mark.slow
-def test_the_flyte_line_resolves_without_torch(tmp_path: Path) -> None:
-    (flyte,) = [line for line in _install_lines() if "./plugins/flyte" in line]
+@pytest.mark.parametrize(
+    "flyte",
+    [
+        next(line for line in _install_lines() if "./plugins/flyte" in line),
+        next(line for line in _flyte_doc_lines() if "./plugins/flyte" in line),
+    ],
+    ids=["README", "flyte"],
+)
+def test_the_flyte_line_resolves_without_torch(flyte: list[str], tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     proc = subprocess.run(
         [
