@@ -95,15 +95,18 @@ def sort_entries(
     entries without the figure come last either way."""
     if key in ("name", "vendor"):
         return tuple(sorted(entries, key=lambda acc: getattr(acc, key).casefold(), reverse=reverse))
-    values = {
-        "memory": lambda acc: acc.memory_gb,
-        "bandwidth": lambda acc: acc.bandwidth_tbps,
-        "tdp": lambda acc: acc.tdp_w,
-    }
-    value = values.get(key, lambda acc: acc.tflops.get(key))
-    known = [acc for acc in entries if value(acc) is not None]
-    missing = [acc for acc in entries if value(acc) is None]
-    return (*sorted(known, key=value, reverse=not reverse), *missing)
+
+    def value(acc: Accelerator) -> float | None:
+        if key == "memory":
+            return acc.memory_gb
+        if key == "bandwidth":
+            return acc.bandwidth_tbps
+        return acc.tdp_w if key == "tdp" else acc.tflops.get(key)
+
+    figures = {acc.name: value(acc) for acc in entries}
+    known = [acc for acc in entries if figures[acc.name] is not None]
+    missing = [acc for acc in entries if figures[acc.name] is None]
+    return (*sorted(known, key=lambda acc: figures[acc.name] or 0.0, reverse=not reverse), *missing)
 
 
 def _choice(option: str, value: str | None, choices: tuple[str, ...]) -> str | None:
