@@ -247,6 +247,7 @@ def _timed_gate(history: str) -> tuple[BenchReport, float]:
     return report, time.perf_counter() - start - base
 
 
+@pytest.mark.serial  # wall-clock deadlines, measured against a baseline gate
 @pytest.mark.parametrize("mode", ["hang", "500", "403", "refused"])
 def test_a_faulty_endpoint_never_changes_the_verdict_and_ends_in_time(
     mode: str, monkeypatch: pytest.MonkeyPatch
@@ -269,6 +270,7 @@ def test_a_faulty_endpoint_never_changes_the_verdict_and_ends_in_time(
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # wall-clock deadlines, measured against a baseline gate
 def test_the_default_limits_keep_a_hanging_endpoint_inside_the_gate_budget(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
