@@ -1,4 +1,5 @@
-"""Shared by every test folder (tests/, plugins/*/tests/): tests marked ``serial`` run alone.
+"""Shared by every test folder (tests/, plugins/*/tests/): tests marked ``serial`` run alone,
+and the CLI's consoles read each test's terminal width.
 
 The suite runs in parallel with pytest-xdist (``-n auto``, the README's test command). A test
 marked ``@pytest.mark.serial`` must not share the machine with other tests: it bounds a wall
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import sys
 import tempfile
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -71,3 +73,14 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return (yield)
     with _locked(Path(folder), exclusive=item.get_closest_marker(SERIAL) is not None):
         return (yield)
+
+
+@pytest.fixture(autouse=True)
+def _consoles_read_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rich fixes a console's width from ``COLUMNS`` when the console is made: once per process
+    for the CLI (``accelerators.cli._common``), at the first test that prints through it. Tests
+    run the CLI at widths of their own (``CliRunner(env={"COLUMNS": ...})``), in an order that
+    xdist changes: each test's console reads ``COLUMNS`` anew, as a new process would."""
+    common = sys.modules.get("accelerators.cli._common")
+    for console in getattr(common, "_CONSOLES", {}).values():
+        monkeypatch.setattr(console, "_width", None)

@@ -345,6 +345,7 @@ def _writer(path: Path, template: Path, count: int, tag: str) -> subprocess.Pope
     )
 
 
+@pytest.mark.serial  # 8 writer processes racing SQLite's busy timeout: no extra load
 def test_concurrent_writers_lose_nothing(healthy: dict[str, Any], tmp_path: Path) -> None:
     template = tmp_path / "report.json"
     template.write_text(json.dumps(healthy))
