@@ -317,7 +317,7 @@ def test_core_sdist_has_what_its_tests_read(built: dict[str, tuple[Path, Path]])
 
 
 @pytest.mark.slow
-@pytest.mark.serial  # a pytest run of its own
+@pytest.mark.xdist_group("installs")  # a pytest run of its own, beside the installs
 def test_core_sdist_runs_its_own_tests(built: dict[str, tuple[Path, Path]], tmp_path: Path) -> None:
     """The tests that read the tree (docs, README, lock, layers, packaging) pass in the sdist,
     importing the sdist's own ``accelerators`` (its folder is first on sys.path)."""
@@ -376,7 +376,7 @@ def test_ci_runs_the_release_check() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.serial  # builds, pip-installs ~200 distributions
+@pytest.mark.xdist_group("installs")  # builds, pip-installs ~200 distributions
 def test_release_check_installs_and_smoke_tests_outside_the_checkout(tmp_path: Path) -> None:
     """The whole script: build, checks, a venv outside the checkout, the smoke test."""
     if os.environ.get("ACCELERATORS_RELEASE_CHECKED") == "1":

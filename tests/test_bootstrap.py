@@ -296,7 +296,7 @@ def _mini_cpu_lock(path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.serial  # a venv and torch, installed
+@pytest.mark.xdist_group("installs")  # a venv and torch, installed
 def test_cpu_path_with_the_local_wheel_folder_hidden(tmp_path: Path) -> None:
     lock = tmp_path / "mini-cpu.lock"
     _mini_cpu_lock(lock)
@@ -323,7 +323,7 @@ def _local_cpu_torch_wheel() -> Path | None:
 
 
 @pytest.mark.slow
-@pytest.mark.serial  # a venv and torch, installed
+@pytest.mark.xdist_group("installs")  # a venv and torch, installed
 def test_cpu_path_through_an_index_mirror(tmp_path: Path) -> None:
     """The same path through a local PEP 503 mirror of PyTorch's CPU index (PyPI for the rest)."""
     wheel = _local_cpu_torch_wheel()

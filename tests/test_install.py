@@ -114,7 +114,7 @@ def _distributions(venv: Path) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.serial  # a fresh venv, pip-installed
+@pytest.mark.xdist_group("installs")  # a fresh venv, pip-installed
 def test_fresh_venv_core_then_cli(wheel: Path, tmp_path: Path) -> None:
     problem = _index_problem()
     if problem is not None:

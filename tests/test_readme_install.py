@@ -62,7 +62,7 @@ def test_every_install_line_builds_from_the_checkout(lines: list[list[str]], at_
 
 
 @pytest.mark.slow
-@pytest.mark.serial  # pip builds and resolves ~100 distributions
+@pytest.mark.xdist_group("installs")  # pip builds and resolves ~100 distributions
 def test_the_flyte_line_resolves_without_torch(tmp_path: Path) -> None:
     flyte = next(line for line in _install_lines() if "./plugins/flyte" in line)
     report = tmp_path / "report.json"
