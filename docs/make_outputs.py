@@ -202,7 +202,7 @@ _ZEN3 = "the shared 2-vCPU development VM (AMD EPYC, Zen 3, AVX2), torch 2.13.0+
 #: Every generated block, by the name its markers carry.
 BLOCKS: dict[str, Block] = {
     # README.md: a tour of the command line
-    "readme-list": Run(("accelerators list --min-memory 180",)),
+    "readme-list": Run(("accelerators list --min-memory 180 --sort memory",)),
     "readme-show": Run(("accelerators show H100",), width=110, stop_after="└"),
     "readme-parse": Run(
         ('accelerators parse "H100:8 | A100-80GB:8"', 'accelerators parse "H10O:8"'),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -229,6 +230,50 @@ def test_refuses_to_replace_a_folder_that_is_not_a_venv(tmp_path: Path) -> None:
     assert precious.read_text(encoding="utf-8") == "do not delete"
 
 
+# ------------------------------------------------------------------ Chromium, only when asked
+
+
+def _chromium_step(tmp_path: Path, **settings: str) -> str:
+    """stderr of bootstrap's step 0 in a copy of scripts/ whose system-deps only says it ran,
+    on a PATH without Chromium; an invalid ACCELERATORS_TORCH stops it right after step 0."""
+    scripts = tmp_path / "repo" / "scripts"
+    scripts.mkdir(parents=True)
+    shutil.copy(BOOTSTRAP, scripts / "bootstrap")
+    (scripts / "system-deps").write_text("echo SYSTEM-DEPS-RAN >&2\n", encoding="utf-8")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("bash", "dirname"):
+        (bin_dir / tool).symlink_to(shutil.which(tool) or f"/usr/bin/{tool}")
+    env = {"PATH": str(bin_dir), "HOME": str(tmp_path), "ACCELERATORS_TORCH": "bogus", **settings}
+    proc = subprocess.run(
+        [str(bin_dir / "bash"), str(scripts / "bootstrap")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 2, proc.stderr  # the bogus setting, after step 0
+    return proc.stderr
+
+
+def test_chromium_is_not_installed_unless_the_browser_tests_are_asked_for(tmp_path: Path) -> None:
+    stderr = _chromium_step(tmp_path)
+    assert "SYSTEM-DEPS-RAN" not in stderr
+    assert "no Chromium: the browser tests will skip" in stderr
+    assert "ACCELERATORS_BROWSER_TESTS=1" in stderr
+    assert "apt-get install chromium, as root" in stderr
+
+
+def test_chromium_is_installed_when_the_browser_tests_are_asked_for(tmp_path: Path) -> None:
+    assert "SYSTEM-DEPS-RAN" in _chromium_step(tmp_path, ACCELERATORS_BROWSER_TESTS="1")
+
+
+def test_system_deps_0_skips_chromium_even_when_asked(tmp_path: Path) -> None:
+    stderr = _chromium_step(tmp_path, ACCELERATORS_BROWSER_TESTS="1", ACCELERATORS_SYSTEM_DEPS="0")
+    assert "SYSTEM-DEPS-RAN" not in stderr
+
+
 # ------------------------------------------------------------------ the CPU path, for real
 
 
@@ -251,6 +296,7 @@ def _mini_cpu_lock(path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("installs")  # a venv and torch, installed
 def test_cpu_path_with_the_local_wheel_folder_hidden(tmp_path: Path) -> None:
     lock = tmp_path / "mini-cpu.lock"
     _mini_cpu_lock(lock)
@@ -277,6 +323,7 @@ def _local_cpu_torch_wheel() -> Path | None:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("installs")  # a venv and torch, installed
 def test_cpu_path_through_an_index_mirror(tmp_path: Path) -> None:
     """The same path through a local PEP 503 mirror of PyTorch's CPU index (PyPI for the rest)."""
     wheel = _local_cpu_torch_wheel()

@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from types import ModuleType
 
@@ -115,6 +116,29 @@ def test_cuda_variant_pins_torch_exactly() -> None:
     blocks = lock.cuda_variant(lock._blocks(_RAW))
     assert [b[0] for b in blocks if b[0].startswith("torch")] == ["torch===2.13.0"]
     assert len(blocks) == len(lock._blocks(_RAW))
+
+
+# ---------------------------------------------------------------------------- the dev group
+
+
+def test_the_dev_group_is_locked_and_not_a_published_extra() -> None:
+    with (ROOT / "pyproject.toml").open("rb") as handle:
+        project = tomllib.load(handle)
+    assert "dev" not in project["project"]["optional-dependencies"]
+    requirements, _ = lock.lock_inputs()
+    names = {lock._split(r)[0] for r in requirements}
+    group = {lock._split(r)[0] for r in project["dependency-groups"]["dev"]} - {"accelerators"}
+    assert {"pytest", "hypothesis", "mypy", "import-linter"} <= group <= names
+
+
+def test_a_dependency_group_expands_its_includes() -> None:
+    groups = {"dev": ["pytest>=8", {"include-group": "lint"}], "lint": ["ruff"]}
+    data = {"dependency-groups": groups}
+    assert lock.dependency_group(data, "dev") == ["pytest>=8", "ruff"]
+    with pytest.raises(SystemExit, match="includes itself"):
+        lock.dependency_group({"dependency-groups": {"a": [{"include-group": "a"}]}}, "a")
+    with pytest.raises(SystemExit, match="no dependency group 'docs'"):
+        lock.dependency_group(data, "docs")
 
 
 # ---------------------------------------------------------------------------- plugins

@@ -15,6 +15,8 @@ SUPPRESSION = re.compile(r"#\s*fmt:\s*(skip|off)\b")
 
 
 def _python_files() -> list[Path]:
+    if not (ROOT / ".git").exists():  # an unpacked sdist: every file in it is the tree's
+        return sorted(ROOT.rglob("*.py"))
     listed = subprocess.run(
         ["git", "ls-files", "--cached", "--others", "--exclude-standard", "*.py"],
         cwd=ROOT,

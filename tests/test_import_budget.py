@@ -86,6 +86,7 @@ def test_import_loads_no_heavy_module(module: str) -> None:
     assert _heavy_loaded(modules) == []
 
 
+@pytest.mark.serial  # a 30 ms budget: another test's load would blow it
 def test_import_accelerators_within_time_budget() -> None:
     timings = []
     for _ in range(RUNS):

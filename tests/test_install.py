@@ -63,7 +63,7 @@ def test_plugin_extras_install_the_plugins(wheel: Path) -> None:
 
 def test_all_extra_covers_every_user_extra(wheel: Path) -> None:
     requires = _requires(wheel)
-    users = set(requires) - {"", "all", "dev"}
+    users = set(requires) - {"", "all"}
     assert users == {"cli", "bench", "flyte", "airflow", "k8s", "aws", "postgres"}
     assert requires["all"] == set().union(*(requires[extra] for extra in users))
 
@@ -118,6 +118,7 @@ def _distributions(venv: Path) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("installs")  # a fresh venv, pip-installed
 def test_fresh_venv_core_then_cli(wheel: Path, tmp_path: Path) -> None:
     problem = _index_problem()
     if problem is not None:

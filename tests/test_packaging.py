@@ -58,4 +58,5 @@ def test_core_requires_only_pydantic(wheel: zipfile.ZipFile) -> None:
     assert [r.split(">", 1)[0].split("<", 1)[0].strip() for r in core] == ["pydantic"]
     assert metadata["Requires-Python"] == ">=3.11"
     extras = set(metadata.get_all("Provides-Extra", []))
-    assert {"cli", "bench", "flyte", "airflow", "k8s", "aws", "dev"} <= extras
+    assert {"cli", "bench", "flyte", "airflow", "k8s", "aws", "postgres"} <= extras
+    assert "dev" not in extras  # the test tools are a dependency group, not a published extra

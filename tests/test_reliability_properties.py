@@ -267,6 +267,7 @@ def test_a_valid_pod_stays_valid(pod: dict[str, Any], text: str, platform: str) 
     kubernetes_validate.validate(merged, "1.33", strict=True)
 
 
+@pytest.mark.serial  # compares wall times of two sizes
 def test_merging_into_ten_thousand_terms_is_linear() -> None:
     import time
 

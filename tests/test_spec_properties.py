@@ -227,6 +227,7 @@ LONG_INPUTS = {
 }
 
 
+@pytest.mark.serial  # a wall-clock bound per input
 @pytest.mark.parametrize("text", LONG_INPUTS.values(), ids=LONG_INPUTS.keys())
 def test_long_inputs(text: str):
     start = time.perf_counter()

@@ -226,6 +226,14 @@ class Names(BaseModel):
     other: tuple[str, ...] = ()
     """Further spellings seen in the wild (marketing names, EC2 instance families…)."""
 
+    @field_validator("nvml", "gfd", "ray", "skypilot", "modal", "hf", "rocm", "other")
+    @classmethod
+    def _no_repeats(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        repeated = sorted({name for name in value if value.count(name) > 1})
+        if repeated:
+            raise ValueError(f"lists {', '.join(map(repr, repeated))} more than once")
+        return value
+
 
 class Accelerator(BaseModel):
     """One accelerator SKU with its datasheet figures.

@@ -20,7 +20,14 @@ from accelerators.errors import AcceleratorError, close_matches
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
 
-__all__ = ["list_accelerators", "parse_spec", "register", "show_accelerator"]
+__all__ = [
+    "SORT_KEYS",
+    "list_accelerators",
+    "parse_spec",
+    "register",
+    "show_accelerator",
+    "sort_entries",
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -46,6 +53,16 @@ def list_accelerators(
     device_class: Annotated[
         str | None, typer.Option("--class", help="gpu, tpu, neuron or hpu.")
     ] = None,
+    sort: Annotated[
+        str | None,
+        typer.Option(
+            "--sort",
+            metavar="KEY",
+            help="Order by name, vendor, memory, bandwidth, tdp or a dtype's dense TFLOPS "
+            "(bf16, fp8, fp32...): names A-Z, figures largest first, missing figures last.",
+        ),
+    ] = None,
+    reverse: Annotated[bool, typer.Option("--reverse", help="Reverse the --sort order.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
 ) -> None:
     """List catalog accelerators with their headline figures."""
@@ -54,12 +71,42 @@ def list_accelerators(
         device_class=_choice("class", device_class, get_args(DeviceClass)),
         min_memory_gb=min_memory,
     )
+    key = _choice("sort", sort, SORT_KEYS)
+    if key is not None:
+        entries = sort_entries(entries, key, reverse=reverse)
+    elif reverse:
+        raise AcceleratorError("--reverse needs --sort KEY (the key to reverse the order of)")
     if as_json:
         print_json([_summary(acc) for acc in entries])
         return
     from accelerators.cli._catalog_tables import print_list
 
-    print_list(entries)
+    print_list(entries, order=f"by {key}{', reversed' if reverse else ''}" if key else "")
+
+
+#: What ``list --sort`` orders by: text keys A-Z, figures largest first.
+SORT_KEYS: tuple[str, ...] = ("name", "vendor", "memory", "bandwidth", "tdp", *DTYPES)
+
+
+def sort_entries(
+    entries: tuple[Accelerator, ...], key: str, *, reverse: bool = False
+) -> tuple[Accelerator, ...]:
+    """``entries`` ordered by ``key`` (one of :data:`SORT_KEYS`); ties keep catalog order, and
+    entries without the figure come last either way."""
+    if key in ("name", "vendor"):
+        return tuple(sorted(entries, key=lambda acc: getattr(acc, key).casefold(), reverse=reverse))
+
+    def value(acc: Accelerator) -> float | None:
+        if key == "memory":
+            return acc.memory_gb
+        if key == "bandwidth":
+            return acc.bandwidth_tbps
+        return acc.tdp_w if key == "tdp" else acc.tflops.get(key)
+
+    figures = {acc.name: value(acc) for acc in entries}
+    known = [acc for acc in entries if figures[acc.name] is not None]
+    missing = [acc for acc in entries if figures[acc.name] is None]
+    return (*sorted(known, key=lambda acc: figures[acc.name] or 0.0, reverse=not reverse), *missing)
 
 
 def _choice(option: str, value: str | None, choices: tuple[str, ...]) -> str | None:

@@ -27,10 +27,12 @@ _FIGURE_UNITS: dict[str, str] = {
 _NOT_FROM_SOURCE = "*"
 
 
-def print_list(entries: tuple[Accelerator, ...] | list[Accelerator]) -> None:
-    """The ``list`` table: one row per entry, dense figures, partitions."""
+def print_list(entries: tuple[Accelerator, ...] | list[Accelerator], order: str = "") -> None:
+    """The ``list`` table: one row per entry, dense figures, partitions; ``order`` (``"by
+    memory"``) goes in the title."""
+    title = f"{len(entries)} accelerators (catalog {catalog.catalog_version()})"
     table = Table(
-        title=f"{len(entries)} accelerators (catalog {catalog.catalog_version()})",
+        title=f"{title}, {order}" if order else title,
         caption=(
             f"Dense TFLOPS. {_NOT_FROM_SOURCE} derived or unconfirmed: see `accelerators show`."
         ),

@@ -50,16 +50,28 @@ def lines(parsed: AcceleratorSpec, bold: Callable[[str], str]) -> list[str]:
     """
     rows: list[tuple[str, str]] = [("Canonical", str(parsed))]
     for index, alternative in enumerate(parsed.alternatives):
-        accepted = ", ".join(acc.name for acc in alternative.candidates)
         rows.append(("", ""))
         rows.append(("Primary" if index == 0 else f"Fallback {index}", str(alternative)))
-        rows.append(("  accepts", accepted or "nothing in the catalog"))
+        rows.append(("  accepts", _accepts_text(alternative)))
         rows.append(("  count", _count_text(alternative)))
         rows.append(("  partition", _partition_text(alternative)))
         rows.append(("  constant", _constant_text(alternative)))
     # Plain aligned text (bold keys on a terminal): parse answers without loading rich.
     width = max(len(key) for key, _ in rows)
     return [f"{bold(key.ljust(width))}  {value}".rstrip() if key else "" for key, value in rows]
+
+
+def _accepts_text(spec: AcceleratorSpec) -> str:
+    """The SKUs ``spec`` accepts; for a pinned one (``!``), what the ``!`` leaves out."""
+    accepted = ", ".join(acc.name for acc in spec.candidates)
+    acc = spec.accelerator
+    if not accepted or acc is None or not spec.exact:
+        return accepted or "nothing in the catalog"
+    from accelerators import catalog
+
+    others = [other.name for other in catalog.by_model(acc.model) if other.name != acc.name]
+    left_out = f"not {', '.join(others)}" if others else f"the only SKU of {acc.model}"
+    return f"{accepted} only ('!' pins the SKU: {left_out})"
 
 
 def _number(value: float) -> str:

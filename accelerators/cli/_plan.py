@@ -51,7 +51,10 @@ def plan_command(
     ] = None,
     method: Annotated[str, typer.Option("--method", help="full, lora or qlora.")] = "lora",
     tokens: Annotated[
-        float, typer.Option("--tokens", help="Tokens in the training set, e.g. 1e8.")
+        float,
+        typer.Option(
+            "--tokens", help=r"Tokens in the training set. \[default: 1e8]", show_default=False
+        ),
     ] = 1e8,
     epochs: Annotated[float, typer.Option("--epochs", help="Passes over the tokens.")] = 1,
     budget: Annotated[
@@ -109,7 +112,12 @@ def plan_command(
     ] = False,
     efficiency: Annotated[
         float,
-        typer.Option("--efficiency", help="Share of the achievable matmul rate training sustains."),
+        typer.Option(
+            "--efficiency",
+            help=r"Share of the achievable matmul rate training sustains. \[default: "
+            f"{TRAINING_EFFICIENCY:.2f}: Megatron-LM's 52% of peak over the A100's measured 86.9%]",
+            show_default=False,
+        ),
     ] = TRAINING_EFFICIENCY,
     unpriced: Annotated[
         bool, typer.Option("--unpriced", help="Also list instances with no known price.")

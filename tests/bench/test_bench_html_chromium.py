@@ -1,7 +1,9 @@
 """The HTML report rendered by a real browser: headless Chromium (Debian's ``chromium``).
 
-``scripts/system-deps`` installs it; the ``chromium`` fixture (tests/conftest.py) skips only
-where Chromium is missing *and* the package manager offers no candidate for it.
+``scripts/system-deps`` installs it; ``scripts/bootstrap`` runs that (``apt-get install
+chromium``, as root) only when the browser tests are asked for, ``ACCELERATORS_BROWSER_TESTS=1``,
+as ``.ci/run`` does. The ``chromium`` fixture (tests/conftest.py): asked for, a missing browser
+is a failure that says which command to run; not asked for, the test skips and says how to ask.
 """
 
 from __future__ import annotations

@@ -268,6 +268,7 @@ def _timed_gate(history: str) -> tuple[BenchReport, float]:
     return report, time.perf_counter() - start - base
 
 
+@pytest.mark.serial  # wall-clock deadlines, measured against a baseline gate
 @pytest.mark.parametrize("mode", ["hang", "drip", "500", "503", "403", "refused"])
 def test_a_faulty_endpoint_never_changes_the_verdict_and_ends_in_time(
     mode: str, monkeypatch: pytest.MonkeyPatch
@@ -298,6 +299,7 @@ def test_a_faulty_endpoint_never_changes_the_verdict_and_ends_in_time(
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # wall-clock deadlines, measured against a baseline gate
 def test_the_default_limits_keep_a_hanging_endpoint_inside_the_gate_budget(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -372,6 +374,7 @@ def _writer(path: Path, template: Path, count: int, tag: str) -> subprocess.Pope
     )
 
 
+@pytest.mark.serial  # 8 writer processes racing SQLite's busy timeout: no extra load
 def test_concurrent_writers_lose_nothing(healthy: dict[str, Any], tmp_path: Path) -> None:
     template = tmp_path / "report.json"
     template.write_text(json.dumps(healthy))

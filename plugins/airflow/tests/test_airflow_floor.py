@@ -124,6 +124,7 @@ def _venv(requirements: list[str], pins: list[str]) -> Path:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("installs")  # uv installs Airflow at its floors, then a pytest run
 def test_the_provider_passes_its_tests_at_its_declared_floors() -> None:
     if os.environ.get(INSIDE):
         pytest.skip("this is the floor run")

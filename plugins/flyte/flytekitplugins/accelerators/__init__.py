@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from accelerators.lazy import lazy_exports
 
+__version__ = "0.1.0"
+
 # Not `from typing import TYPE_CHECKING`: the names below are for type checkers only.
 TYPE_CHECKING = False
 
