@@ -119,27 +119,25 @@ def _platform(plan: Plan) -> str:
         f"not placeable on {platform}",
     ).split("; ")[0]
     cost = f"${cheapest.usd:,.2f}" if cheapest.usd is not None else "cost unknown"
-    who = f"{_who(cheapest)}: {cost}, {cheapest.hours:.3g} h"
+    who = f"{_who(cheapest)} ({cost}, {cheapest.hours:.3g} h)"
     limits = " and the ".join(
         w for w, v in (("budget", plan.budget_usd), ("deadline", plan.deadline_h)) if v
     )
     if within:
-        one = len(within) == 1
-        many = f"{len(within)} option{'' if one else 's'}"
-        what = f"{'is' if one else 'are'} within the {limits}" if limits else "hold the job"
-        if limits == "" and one:
-            what = "holds the job"
+        n = len(within)
+        what = f"hold{'s' if n == 1 else ''} the job"
+        if limits:
+            what = f"{'is' if n == 1 else 'are'} within the {limits}"
+        them, named = ("it", who) if n == 1 else ("them", f"the cheapest, {who},")
         text = (
-            f"1 option {what}, but {platform} cannot place it ({who}): it is {reason}"
-            if one
-            else f"{many} {what}, but {platform} cannot place them: the cheapest ({who}) is "
-            f"{reason}"
+            f"{n} option{'' if n == 1 else 's'} {what}, but {platform} cannot place {them}: "
+            f"{named} is {reason}"
         )
     else:
         text = (
             f"the {len(left)} option{'s' if len(left) != 1 else ''} that hold the job are not "
-            f"placeable on {platform}, and miss the {limits.replace(' and ', ' or ')} too "
-            f"(the cheapest, {who})"
+            f"placeable on {platform}, and miss the {limits.replace(' and ', ' or ')} too: the "
+            f"cheapest, {who}"
         )
     if plan.rejected:
         return f"{text}; of what {platform} can place, {_constraints(plan, on_platform=False)}"

@@ -184,8 +184,8 @@ def test_the_platform_binds_when_what_it_cannot_place_meets_the_budget() -> None
     cheapest = job.unplaceable[0]
     assert text.startswith(
         f"{len(within)} options are within the budget, but karpenter cannot place them: the "
-        f"cheapest ({cheapest.spec} on {cheapest.where}: ${cheapest.usd:,.2f}, "
-        f"{cheapest.hours:.3g} h) is not placeable on karpenter: "
+        f"cheapest, {cheapest.spec} on {cheapest.where} (${cheapest.usd:,.2f}, "
+        f"{cheapest.hours:.3g} h), is not placeable on karpenter: "
     )
     assert (
         f"; of what karpenter can place, {len(job.rejected)} options hold the job, but the "
@@ -213,6 +213,16 @@ def test_a_platform_that_places_nothing_of_the_job_says_so() -> None:
     text = infeasible(job)
     assert "but karpenter cannot place them" in text
     assert text.endswith("; karpenter can place no option that holds the job")
+    # ... and when what it cannot place misses the budget too, it says both
+    cheapest = job.unplaceable[0]
+    assert cheapest.usd is not None
+    poor = plan(**JOB, clouds=["runpod"], budget_usd=cheapest.usd / 2, platform="karpenter")
+    assert infeasible(poor) == (
+        f"the {len(poor.unplaceable)} options that hold the job are not placeable on "
+        f"karpenter, and miss the budget too: the cheapest, {cheapest.spec} on "
+        f"{cheapest.where} (${cheapest.usd:,.2f}, {cheapest.hours:.3g} h); karpenter can "
+        "place no option that holds the job"
+    )
     # MIG slices you own: Karpenter has no partition label
     owned = plan(
         1.5e8, "lora", tokens=1e6, inventory=MIG, where="cluster", history=False,
