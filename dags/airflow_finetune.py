@@ -7,14 +7,17 @@ a path the workers can read, the parsed JSON, or nothing for the Qwen2.5-0.5B co
 with ``accelerators``; ``$FINETUNE_MODEL_CONFIG`` sets the default) and ranks where to run
 the method on the tokens by total cost, start-up included, within the budget, over every
 cloud with prices unless ``clouds`` names some (the fleet's measured figures when the
-workers' ``$ACCELERATORS_BENCH_HISTORY`` has them). Its XCom holds the best choice with its
-fallbacks (``spec``), its device count (``torchrun --nproc-per-node``), hours, start-up,
-cost, tokens/s and the clouds considered, and the ranking as HTML (``plan_html``); a job no
-option holds fails the task at once, naming the binding constraint. The gate and the
-training pod take their ``accelerator`` from it through a template, so the placement is
-decided at run time: the gate pod may land on any alternative, and ``train`` runs on the
-gate's node with the alternative the gate matched. ``summary`` leads with the gate's
-headline (``not checked: this machine has no T4`` on a local run) next to the plan's cost.
+workers' ``$ACCELERATORS_BENCH_HISTORY`` has them), keeping only what ``PLATFORM``, the
+cluster the pods run on, can place: on EKS with Karpenter, EC2 instances whose GPU
+Karpenter labels (``accelerators plan --platform karpenter`` gives the same plan). Its XCom
+holds the best choice with its fallbacks (``spec``), its device count (``torchrun
+--nproc-per-node``), hours, start-up, cost, tokens/s, the clouds considered and the
+platform, and the ranking as HTML (``plan_html``); a job no option holds fails the task at
+once, naming the binding constraint. The gate and the training pod take their
+``accelerator`` from it through a template, so the placement is decided at run time: the gate
+pod may land on any alternative, and ``train`` runs on the gate's node with the alternative
+the gate matched. ``summary`` leads with the gate's headline (``not checked: this machine
+has no L4`` on a local run) next to the plan's cost, the clouds considered and the platform.
 
 Run it locally, with no cluster and no GPU (the plan is real, the gate runs in this process
 as a health check of the CPU, the training pod is only rendered), from any folder::
@@ -37,6 +40,9 @@ from airflow.sdk import DAG, Param, task
 
 from accelerators.templates import FINETUNE_PARAMS, TemplateParam
 
+#: Where the pods run: EKS with Karpenter. The plan keeps what this platform can place, and
+#: the gate and the training pod are placed on it (accelerators.kubernetes.platforms()).
+#: The one line to change: "gke" on GKE, "nvidia" on a cluster with the NVIDIA GPU Operator.
 PLATFORM = "karpenter"
 #: An image with ``pip install accelerators[bench]`` (the gate) and your trainer.
 GATE_IMAGE = "registry.example.com/ml/accelerators-bench:0.1"
@@ -79,7 +85,9 @@ with DAG(
         from accelerators.sizing import finetune_choice, plan_finetune
 
         params = context["params"]
-        job = plan_finetune(**{shared.name: params[shared.name] for shared in FINETUNE_PARAMS})
+        job = plan_finetune(
+            **{shared.name: params[shared.name] for shared in FINETUNE_PARAMS}, platform=PLATFORM
+        )
         context["ti"].xcom_push(key="plan_html", value=job.to_html())
         return finetune_choice(job)
 
@@ -119,6 +127,7 @@ with DAG(
             "startup_min": planned["startup_min"],
             "tokens_per_s": planned["tokens_per_s"],
             "clouds": planned["clouds"],
+            "platform": planned["platform"],
             "legend": planned["legend"],
             "gate_verdict": report["verdict"],
             "gate_node": report["node"],

@@ -7,21 +7,23 @@ Copy this file anywhere: with no ``model_config`` it plans for the Qwen2.5-0.5B 
 shipped with ``accelerators``; give yours as ``--model_config`` (its parsed JSON) or set
 ``FINETUNE_MODEL_CONFIG`` to its path before registering. The parameters, their defaults and
 the plan are ``accelerators.sizing.FINETUNE_PARAMS`` and ``plan_finetune``, the same as the
-Airflow template's (``airflow_finetune.py``) and as ``accelerators plan``.
+Airflow template's (``airflow_finetune.py``) and as ``accelerators plan --platform karpenter``:
+the pods run on ``PLATFORM`` (EKS with Karpenter), and the plan keeps only what it can place.
 
-1. ``plan_job`` ranks the rentable choices of every cloud with prices (or ``clouds``) for
-   the method, the tokens and the budget by total cost (or by time, or cost within a
-   deadline), each timed with what the accelerator really delivers (the bench history's
-   fleet median where ``$ACCELERATORS_BENCH_HISTORY`` has records, else a sourced default)
-   plus its start-up (provisioning, image pull, model load, first checkpoint). Its Deck
-   shows the ranking with tokens/s; it returns the best choice with two fallbacks one pod can
-   ask for (``T4 | L4 | L40S``), its device count, hours, start-up, cost and tokens/s, and
-   the clouds considered. A job no option holds fails here, naming the binding constraint.
+1. ``plan_job`` ranks the rentable choices of every cloud with prices (or ``clouds``) that
+   ``PLATFORM`` can place, for the method, the tokens and the budget, by total cost (or by
+   time, or cost within a deadline), each timed with what the accelerator really delivers
+   (the bench history's fleet median where ``$ACCELERATORS_BENCH_HISTORY`` has records, else
+   a sourced default) plus its start-up (provisioning, image pull, model load, first
+   checkpoint). Its Deck shows the ranking with tokens/s; it returns the best choice with two
+   fallbacks one pod can ask for (``L4 | T4 | L40S``), its device count, hours, start-up,
+   cost and tokens/s, the clouds considered and the platform. A job no option holds fails
+   here, naming the binding constraint.
 2. ``gate_then_train`` (``@dynamic``: the spec is known only now) runs the benchmark gate on
-   that spec, as a node of its own (``gate(spec)``).
+   that spec, as a node of its own (``gate(spec, platform=PLATFORM)``).
 3. ``train_on_gated_node`` gives the training task the accelerator the gate matched, on the
-   gate's node, through ``with_overrides(**pinned(spec, gate_result))``: the task has no
-   accelerator of its own, the override places it.
+   gate's node, through ``with_overrides(**pinned(spec, gate_result, platform=PLATFORM))``:
+   the task has no accelerator of its own, the override places it.
 
 Locally no accelerator is there: the gate checks the CPU's health and its headline says the
 planned device was not checked (``not checked: this machine has no T4``); the gate's Deck
@@ -40,6 +42,11 @@ from flytekitplugins.accelerators import GateResult, gate, last_gate_deck, pinne
 
 from accelerators.sizing import finetune_choice, finetune_defaults, model_config_of, plan_finetune
 
+#: Where the pods run: EKS with Karpenter. The plan keeps what this platform can place, and
+#: the gate and the training task are placed on it (accelerators.kubernetes.platforms()).
+#: The one line to change: "gke" on GKE, "nvidia" on a cluster with the NVIDIA GPU Operator,
+#: "flyte" where nodes carry propeller's default labels (k8s.amazonaws.com/accelerator).
+PLATFORM = "karpenter"
 #: The shared parameters' defaults (accelerators.sizing.FINETUNE_PARAMS).
 DEFAULTS = finetune_defaults()
 #: The model to fine-tune: a Hugging Face config.json, read when the workflow is registered
@@ -63,6 +70,7 @@ class FinetunePlan:
     tokens_per_s: float
     tokens_per_s_per_device: float
     clouds: str
+    platform: str
     legend: str
     summary: str
     plan_json: str
@@ -108,6 +116,7 @@ def plan_job(
         clouds,
         rank_by,
         startup_min,
+        platform=PLATFORM,
     )
     Deck("Plan", job.to_html(top=10))
     return FinetunePlan(**finetune_choice(job), plan_json=json.dumps(job.to_dict()))
@@ -160,14 +169,14 @@ def train(steps: int, job: FinetunePlan, gate_result: GateResult) -> FinetuneRes
 def train_on_gated_node(gate_result: GateResult, job: FinetunePlan, steps: int) -> FinetuneResult:
     """The plan's accelerator (the alternative the gate matched), on the gate's node."""
     return train(steps=steps, job=job, gate_result=gate_result).with_overrides(
-        **pinned(job.spec, gate_result)
+        **pinned(job.spec, gate_result, platform=PLATFORM)
     )
 
 
 @dynamic
 def gate_then_train(job: FinetunePlan, steps: int) -> FinetuneResult:
     """The gate on the planned spec, then training where it passed."""
-    checked = gate(job.spec)
+    checked = gate(job.spec, platform=PLATFORM)
     return train_on_gated_node(gate_result=checked, job=job, steps=steps)
 
 
@@ -210,6 +219,7 @@ if __name__ == "__main__":
         f"({chosen.tokens_per_s_per_device:,.0f} per device)"
     )
     print(f"       clouds considered: {chosen.clouds}")
+    print(f"       platform: {chosen.platform}")
     if chosen.legend:
         print(f"       {chosen.legend}")
     print(f"gate:  {result.gate_headline}")

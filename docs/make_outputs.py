@@ -197,6 +197,10 @@ _INVENTORY = (
     "accelerators plan --config tests/data/qwen2.5-0.5b-config.json --method lora \\\n"
     '      --tokens 1e7 --where cluster --inventory "A100-80GB@1g.10gb:7" --inventory "L4:4"'
 )
+_PLATFORM = (
+    "accelerators plan --config tests/data/qwen2.5-0.5b-config.json --method full \\\n"
+    "      --tokens 2e7 --budget 50 --platform karpenter --no-history --top 4"
+)
 _ZEN3 = "the shared 2-vCPU development VM (AMD EPYC, Zen 3, AVX2), torch 2.13.0+cpu"
 
 #: Every generated block, by the name its markers carry.
@@ -217,6 +221,7 @@ BLOCKS: dict[str, Block] = {
     "plan-lora": Run((_LORA,), width=120, fence=""),
     "plan-qlora": Run((_QLORA,), width=120, fence=""),
     "plan-infeasible": Run((_INFEASIBLE,), width=120, exit_codes=(1,), fence=""),
+    "plan-platform": Run((_PLATFORM,), width=120, fence=""),
     # docs/grammar.md
     "grammar-count-error": Python(
         ('AcceleratorSpec.parse("H100:x")',),

@@ -6,7 +6,9 @@ device, data parallel, sharded), the achievable TFLOPS per device and where that
 from (the bench history's fleet median, else the datasheet times a sourced MAMF band), the
 tokens per second (all devices and per device), the start-up (provisioning, image pull,
 model load, first checkpoint) and the total hours and cost, start-up included.
-``--inventory`` (specs or ``kubectl get nodes -o json``) adds shares of nodes you own.
+``--inventory`` (specs or ``kubectl get nodes -o json``) adds shares of nodes you own;
+``--platform karpenter`` (any of ``accelerators k8s platforms``) keeps only what the cluster the
+job's pods run on can place.
 Bad input exits with code 2 and a one-screen message; a job no option holds within the
 budget and the deadline exits with code 1 (:data:`EXIT_INFEASIBLE`) and says which binds.
 """
@@ -23,7 +25,7 @@ from rich.table import Table
 from accelerators.cli._common import console, err_console, guarded, print_json
 from accelerators.sizing import TRAINING_EFFICIENCY, Plan, SizingError, plan
 from accelerators.sizing._plan_explain import infeasible, legend
-from accelerators.sizing._plan_report import clouds_note, startup_note
+from accelerators.sizing._plan_report import clouds_note, platform_note, startup_note
 from accelerators.sizing._prices import best_per_cloud
 from accelerators.sizing._prices import origin as price_origin
 
@@ -130,6 +132,15 @@ def plan_command(
             "default (provisioning, image pull, model load, first checkpoint).",
         ),
     ] = None,
+    platform: Annotated[
+        str | None,
+        typer.Option(
+            "--platform",
+            help="The Kubernetes platform the job's pods run on (karpenter, gke, nvidia...): "
+            "leave out what it cannot place, and other clouds' offers where its nodes are one "
+            "cloud's.",
+        ),
+    ] = None,
     top: Annotated[int, typer.Option("--top", help="How many choices to show (0: all).")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
@@ -161,6 +172,7 @@ def plan_command(
         efficiency=efficiency,
         unpriced=unpriced,
         startup_min=startup_min,
+        platform=platform,
     )
     if as_json:
         data = result.to_dict()
@@ -208,6 +220,8 @@ def _print_job(result: Plan) -> None:
     )
     console.print(f"  start   {startup_note(result)}")
     console.print(f"  clouds  {clouds_note(result)}")
+    if result.platform is not None:
+        console.print(f"  platform {platform_note(result)}")
     for note in (*work.notes, *memory.notes):
         console.print(f"  [dim]{note}[/dim]")
 

@@ -26,7 +26,7 @@ from accelerators._datafiles import data_bytes
 from accelerators.sizing._model import SizingError
 from accelerators.sizing._plan import Plan, plan
 from accelerators.sizing._plan_explain import InfeasibleJobError, legend
-from accelerators.sizing._plan_report import clouds_note
+from accelerators.sizing._plan_report import clouds_note, platform_note
 from accelerators.templates import (
     EXAMPLE_MODEL,
     FINETUNE_PARAMS,
@@ -95,12 +95,15 @@ def plan_finetune(
     rank_by: str = "cost",
     startup_min: float | None = None,
     *,
+    platform: str | None = None,
     history: Any = None,
 ) -> Plan:
     """The templates' plan: :func:`~accelerators.sizing.plan` with the templates' parameters.
 
     ``clouds`` empty or ``None`` is every cloud with prices. The defaults are those of
-    :data:`~accelerators.templates.FINETUNE_PARAMS` (a test keeps them equal).
+    :data:`~accelerators.templates.FINETUNE_PARAMS` (a test keeps them equal). ``platform``
+    is where the template places its pods (its ``PLATFORM``: ``karpenter`` by default): only
+    what that platform can place is planned (``accelerators plan --platform``).
 
     :raises InfeasibleJobError: no option holds the job within the budget and the deadline;
         the message names the binding constraint (the planning task fails fast on it).
@@ -117,6 +120,7 @@ def plan_finetune(
         rank_by=rank_by,
         startup_min=startup_min,
         history=history,
+        platform=platform,
     )
     if not job.options:
         raise InfeasibleJobError(job)
@@ -130,7 +134,8 @@ def finetune_choice(job: Plan, fallbacks: int = 3) -> dict[str, Any]:
     the best option's device count (``torchrun --nproc-per-node``); ``hours`` include the
     start-up (``startup_min`` of them), ``usd`` is the total cost (``None`` unpriced);
     ``clouds`` says which
-    clouds were considered and ``legend`` what a ``!`` in a spec means (empty when none).
+    clouds were considered, ``platform`` where the pods run (and what it could not place),
+    and ``legend`` what a ``!`` in a spec means (empty when none).
 
     :raises InfeasibleJobError: the plan has no option.
     """
@@ -150,6 +155,7 @@ def finetune_choice(job: Plan, fallbacks: int = 3) -> dict[str, Any]:
         "tokens_per_s": best.tokens_per_s,
         "tokens_per_s_per_device": best.tokens_per_s_per_device,
         "clouds": clouds_note(job),
+        "platform": platform_note(job),
         "legend": legend([best.spec, *(o.spec for o in job.options[:fallbacks])]) or "",
         "summary": job.summary(),
     }

@@ -14,7 +14,8 @@ image pull, model load, first checkpoint: :mod:`._startup`), and the cost at the
 hourly price. Choices are **rentable** instance offerings, whole instances with all their
 devices, and, only when you say you own them (``inventory``), **shares of your cluster**:
 MIG slices or a few devices of a node. They are ranked by ``cost``, ``time``, or cost among
-those that finish before ``deadline_h``; ``budget_usd`` drops what costs more. Every figure
+those that finish before ``deadline_h``; ``budget_usd`` drops what costs more; ``platform``
+drops what the cluster the pods run on cannot place (:mod:`._plan_platform`). Every figure
 says where it came from; ``docs/planning.md`` cites each factor.
 """
 
@@ -44,6 +45,7 @@ from accelerators.sizing._plan_inputs import (
     vendors_of,
     where_of,
 )
+from accelerators.sizing._plan_platform import joins, platform_of, unplaceable
 from accelerators.sizing._plan_rank import RANKINGS, outside, ranking, with_rank
 from accelerators.sizing._startup import Startup, check_startup_min, startup_of
 from accelerators.sizing._throughput import Throughput, fleet_baseline
@@ -159,6 +161,10 @@ class Plan:
     """Options that hold the job but miss the budget or the deadline, cheapest first."""
     startup_min: float | None = None
     """The start-up the plan was given (``None``: each offer's default)."""
+    platform: str | None = None
+    """The Kubernetes platform the job's pods run on (``None``: options are not judged)."""
+    unplaceable: tuple[PlanOption, ...] = ()
+    """Options that hold the job but ``platform`` cannot place, cheapest first."""
 
     @property
     def best(self) -> PlanOption | None:
@@ -169,7 +175,8 @@ class Plan:
 
         The alternatives are the next distinct specs in rank order that one pod can ask for
         the same way as the best: the same number of devices of the same vendor, whole
-        devices or MIG slices alike (``L40S | H200 | RTX-PRO-6000``).
+        devices or MIG slices alike (``L40S | H200 | RTX-PRO-6000``), and, with a
+        ``platform``, that it can place as one pod together.
 
         :raises InfeasibleJobError: no choice holds the job within the constraints (the
             message names the binding constraint).
@@ -186,6 +193,7 @@ class Plan:
                 spec.count == first.count
                 and _vendor(spec) == _vendor(first)
                 and (spec.partition is None) == (first.partition is None)
+                and (self.platform is None or joins(chosen, spec, self.platform))
             ):
                 chosen.append(spec)
         return AcceleratorSpec.parse(chosen)
@@ -197,6 +205,8 @@ class Plan:
             f"{self.flops.tokens:.3g} tokens: {self.flops.hardware_flops:.3g} FLOPs, "
             f"{self.memory.total_gb:.1f} GB"
         )
+        if self.platform is not None:
+            job += f", on {self.platform}"
         best = self.best
         if best is None:
             return f"{job}; {infeasible(self)}"
@@ -249,6 +259,7 @@ def plan(
     unpriced: bool = False,
     top: int | None = None,
     startup_min: float | None = None,
+    platform: str | None = None,
 ) -> Plan:
     """Plan fine-tuning ``model`` with ``method`` (``full``, ``lora``, ``qlora``) on ``tokens``.
 
@@ -272,6 +283,10 @@ def plan(
     :param top: keep the first ``top`` choices.
     :param startup_min: minutes of start-up per option (your measurement; ``0``: none);
         default ``None``: each kind of offer's sourced default (:mod:`._startup`).
+    :param platform: the Kubernetes platform the job's pods run on
+        (:func:`accelerators.kubernetes.platforms`: ``karpenter``, ``gke``, ``nvidia``...):
+        leave out what it cannot place, and offers of another cloud than its nodes'
+        (:mod:`._plan_platform`); default ``None``: every option, wherever it runs.
     :raises SizingError: bad input, named with what was expected.
     """
     shape = shape_of(model)
@@ -281,6 +296,7 @@ def plan(
     budget = optional_positive(budget_usd, "budget_usd")
     deadline = optional_positive(deadline_h, "deadline_h")
     given_startup = check_startup_min(startup_min)
+    target = platform_of(platform)
     cloud_names: tuple[str, ...] = ()
     check_fractions(efficiency, min_headroom)
     work = job_flops(
@@ -335,6 +351,7 @@ def plan(
         excluded += dropped
     options: list[PlanOption] = []
     rejected: list[PlanOption] = []
+    misplaced: list[PlanOption] = []
     for choice in choices:
         option = _priced(
             choice,
@@ -344,13 +361,15 @@ def plan(
                 choice.kind, choice.cloud, choice.instances, memory, given_min=given_startup
             ),
         )
-        reason = outside(option, budget, deadline)
+        off = unplaceable(choice, target) if target else None
+        reason = off or outside(option, budget, deadline)
         if reason:
             excluded.append(Exclusion(option.where, str(option.spec), reason))
-            rejected.append(option)
+            (misplaced if off else rejected).append(option)
         else:
             options.append(option)
     rejected.sort(key=ranking("cost"))
+    misplaced.sort(key=ranking("cost"))
     options.sort(key=ranking(rank_by))
     ranked = tuple(with_rank(o, i) for i, o in enumerate(options[:top] if top else options, 1))
     return Plan(
@@ -369,6 +388,8 @@ def plan(
         clouds=cloud_names,
         rejected=tuple(rejected),
         startup_min=given_startup,
+        platform=target,
+        unplaceable=tuple(misplaced),
     )
 
 

@@ -5,7 +5,10 @@ the budget and the deadline. :func:`infeasible` says so with the figures of the 
 options ("the cheapest option that fits costs $122 > $50; the fastest takes 1.11 h > 1 h"),
 and what would make the job fit (a budget, a deadline). When nothing holds the job's memory
 it names the nearest misfit (what one device would have to hold and what it has); when there
-were no candidates at all, the filters that removed them, counted.
+were no candidates at all, the filters that removed them, counted. When the plan was made for
+a platform (``plan(platform=...)``) and options it cannot place would have met the budget and
+the deadline, the platform binds, and the sentence says so first, with the cheapest of them
+and why the platform cannot place it.
 
 Also the legend of the ``!`` that pinned specs carry where plans print them (:func:`legend`).
 """
@@ -16,6 +19,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from accelerators.sizing._model import SizingError
+from accelerators.sizing._plan_rank import outside
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -45,6 +49,8 @@ class InfeasibleJobError(SizingError):
 
 def infeasible(plan: Plan) -> str:
     """One sentence: what rules every option out, with the nearest ones' figures."""
+    if plan.unplaceable:
+        return _platform(plan)
     if plan.rejected:
         return _constraints(plan)
     misfits = [e for e in plan.excluded if e.need_gb is not None and e.have_gb]
@@ -62,10 +68,11 @@ def infeasible(plan: Plan) -> str:
     return f"no candidate is left: {left}"
 
 
-def _constraints(plan: Plan) -> str:
+def _constraints(plan: Plan, *, on_platform: bool = True) -> str:
     budget, deadline = plan.budget_usd, plan.deadline_h
     near = plan.rejected
-    head = f"{len(near)} option{'s hold' if len(near) != 1 else ' holds'} the job, but "
+    on = f" on {plan.platform}" if plan.platform and on_platform else ""
+    head = f"{len(near)} option{'s hold' if len(near) != 1 else ' holds'} the job{on}, but "
     cheapest = min(near, key=lambda o: (o.usd is None, o.usd or 0.0, o.hours))
     fastest = min(near, key=lambda o: (o.hours, o.usd or 0.0))
     over_budget = budget is not None and cheapest.usd is not None and cheapest.usd > budget
@@ -92,6 +99,49 @@ def _constraints(plan: Plan) -> str:
             f"${cheap.usd or 0:,.2f} > ${budget:,.2f} ({_who(cheap)})"
         )
     return head + "; ".join(parts) + _relief(plan, over_budget, too_slow)
+
+
+def _platform(plan: Plan) -> str:
+    """Options that hold the job were left out as not placeable on the plan's platform: it
+    binds when one of them meets the budget and the deadline (said first, with the cheapest
+    and why); else the budget or the deadline binds among those it can place."""
+    platform, left = plan.platform, plan.unplaceable
+    within = [o for o in left if outside(o, plan.budget_usd, plan.deadline_h) is None]
+    if not within and plan.rejected:
+        return _constraints(plan)
+    cheapest = (within or list(left))[0]  # cheapest first
+    reason = next(
+        (
+            e.reason
+            for e in plan.excluded
+            if (e.where, e.spec) == (cheapest.where, str(cheapest.spec))
+        ),
+        f"not placeable on {platform}",
+    ).split("; ")[0]
+    cost = f"${cheapest.usd:,.2f}" if cheapest.usd is not None else "cost unknown"
+    who = f"{_who(cheapest)} ({cost}, {cheapest.hours:.3g} h)"
+    limits = " and the ".join(
+        w for w, v in (("budget", plan.budget_usd), ("deadline", plan.deadline_h)) if v
+    )
+    if within:
+        n = len(within)
+        what = f"hold{'s' if n == 1 else ''} the job"
+        if limits:
+            what = f"{'is' if n == 1 else 'are'} within the {limits}"
+        them, named = ("it", who) if n == 1 else ("them", f"the cheapest, {who},")
+        text = (
+            f"{n} option{'' if n == 1 else 's'} {what}, but {platform} cannot place {them}: "
+            f"{named} is {reason}"
+        )
+    else:
+        text = (
+            f"the {len(left)} option{'s' if len(left) != 1 else ''} that hold the job are not "
+            f"placeable on {platform}, and miss the {limits.replace(' and ', ' or ')} too: the "
+            f"cheapest, {who}"
+        )
+    if plan.rejected:
+        return f"{text}; of what {platform} can place, {_constraints(plan, on_platform=False)}"
+    return f"{text}; {platform} can place no option that holds the job"
 
 
 def _relief(plan: Plan, over_budget: bool, too_slow: bool) -> str:

@@ -14,7 +14,7 @@ from accelerators.sizing._plan_explain import infeasible, legend
 if TYPE_CHECKING:
     from accelerators.sizing._plan import Plan
 
-__all__ = ["clouds_note", "plan_dict", "plan_html", "startup_note"]
+__all__ = ["clouds_note", "plan_dict", "plan_html", "platform_note", "startup_note"]
 
 _STYLE = "font-family:sans-serif;font-size:13px;border-collapse:collapse"
 _CELL = "padding:2px 8px;border-bottom:1px solid #ddd"
@@ -46,6 +46,7 @@ def plan_html(plan: Plan, *, top: int = 10) -> str:
         + (f" ({e(', '.join(limits))})" if limits else "")
         + "</li>",
         f"<li>clouds considered: {e(clouds_note(plan))}</li>",
+        f"<li>platform: {e(platform_note(plan))}</li>",
         f"<li>start-up: {e(startup_note(plan))}</li>",
         "</ul>",
     ]
@@ -114,6 +115,7 @@ def plan_dict(plan: Plan) -> dict[str, Any]:
         "efficiency": plan.efficiency,
         "fleet": plan.fleet,
         "clouds": list(plan.clouds),
+        "platform": plan.platform,
         "startup_min": plan.startup_min,
         "infeasible": None if plan.options else infeasible(plan),
         "legend": legend(o.spec for o in plan.options),
@@ -129,6 +131,22 @@ def startup_note(plan: Plan) -> str:
     if plan.startup_min is not None:
         return f"{plan.startup_min:g} min per option, as given; in the hours and the cost"
     return "provisioning, image pull, model load, first checkpoint: each offer's sourced default"
+
+
+def platform_note(plan: Plan) -> str:
+    """The platform the plan was made for, its nodes' cloud, and what it could not place."""
+    if plan.platform is None:
+        return "any: options not judged by where their pods run"
+    from accelerators.sizing._plan_platform import platform_cloud
+
+    cloud = platform_cloud(plan.platform)
+    nodes = f" (its nodes are {cloud} instances)" if cloud else ""
+    left = len(plan.unplaceable)
+    if not left:
+        return f"{plan.platform}{nodes}: it can place every option"
+    return (
+        f"{plan.platform}{nodes}: {left} option{'s' if left != 1 else ''} it cannot place left out"
+    )
 
 
 def clouds_note(plan: Plan) -> str:

@@ -7,6 +7,10 @@ template's planning task runs in flytekit (local execution) and the Airflow temp
 real DAG run (``dag.test()``, its other tasks marked success), for the same inputs; their
 results must be equal, and equal to ``accelerators plan``'s best for the same flags. No
 expected accelerator is written down: prices change, the equality must not.
+
+Both templates place their pods on the same platform (``PLATFORM``: EKS with Karpenter) and
+plan for it, so the CLI's flags include ``--platform``: issue 31 priced RunPod's and Lambda's
+cards, which a plan over every cloud then chose and Karpenter could not place.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from test_airflow_dags import load_dag
 from typer.testing import CliRunner
 
 import accelerators.cli
+from accelerators import AcceleratorSpec
+from accelerators.kubernetes import placement_problems
 from accelerators.sizing import finetune_choice, model_config_of, plan_finetune
 from accelerators.templates import FINETUNE_PARAMS, finetune_defaults
 
@@ -73,6 +79,14 @@ def _inputs(job: dict[str, Any]) -> dict[str, Any]:
     return {**finetune_defaults(), **job}
 
 
+def _platform() -> str:
+    """The platform both templates place on (and plan for): they must agree."""
+    dag = load_dag("airflow_finetune.py")
+    placed = {dag.get_task(t).platform for t in ("gate", "train")}
+    assert placed == {_flyte_template().PLATFORM}
+    return str(_flyte_template().PLATFORM)
+
+
 def _flyte_plan(module: ModuleType, job: dict[str, Any]) -> dict[str, Any]:
     inputs = _inputs(job)
     inputs["model_config"] = model_config_of(inputs["model_config"])  # a dict input in Flyte
@@ -114,6 +128,7 @@ def test_both_templates_have_the_shared_parameters_and_defaults(airflow_db: Path
             continue
         assert flyte_defaults[name] == airflow_defaults[name] == defaults[name], name
     assert defaults["clouds"] == []  # every cloud with prices, as `accelerators plan` does
+    assert _platform() == "karpenter"  # both on EKS through Karpenter, by default
 
 
 @pytest.mark.parametrize("name", sorted(JOBS))
@@ -121,18 +136,22 @@ def test_both_templates_give_the_same_plan_as_the_cli(
     name: str, airflow_db: Path, tmp_path: Path
 ) -> None:
     job = JOBS[name]
+    platform = _platform()
     flyte = _flyte_plan(_flyte_template(), job)
     _, ti = _airflow_plan(job)
     assert ti.state == "success"
     airflow = ti.xcom_pull(task_ids="plan_job")
     assert airflow == pytest.approx(flyte)
-    expected = finetune_choice(plan_finetune(**_inputs(job)))
+    expected = finetune_choice(plan_finetune(**_inputs(job), platform=platform))
     assert flyte == pytest.approx(expected)
+    assert flyte["platform"].startswith(f"{platform} ")  # said next to the clouds
+    for alternative in AcceleratorSpec.parse(flyte["spec"]).alternatives:
+        assert placement_problems(alternative, platform=platform) == ()
     # `accelerators plan` with the same flags has the same best option
     inputs = _inputs(job)
     config = tmp_path / "config.json"
     config.write_text(json.dumps(model_config_of(inputs["model_config"])), encoding="utf-8")
-    args = ["plan", "--config", str(config), "--json"]
+    args = ["plan", "--config", str(config), "--json", "--platform", platform]
     args += ["--method", inputs["method"], "--tokens", str(inputs["tokens"])]
     args += ["--epochs", str(inputs["epochs"]), "--rank", inputs["rank_by"]]
     if inputs["budget_usd"] is not None:
@@ -143,7 +162,9 @@ def test_both_templates_give_the_same_plan_as_the_cli(
         args += ["--cloud", cloud]
     result = CliRunner().invoke(accelerators.cli.build_app(), args)
     assert result.exit_code == 0, result.output
-    best = json.loads(result.stdout)["best"]
+    planned = json.loads(result.stdout)
+    assert planned["platform"] == platform
+    best = planned["best"]
     assert (best["spec"], best["where"], best["devices"]) == (
         flyte["best"],
         flyte["where"],
@@ -151,6 +172,16 @@ def test_both_templates_give_the_same_plan_as_the_cli(
     )
     assert best["usd"] == pytest.approx(flyte["usd"])
     assert best["hours"] == pytest.approx(flyte["hours"])
+    # without --platform the CLI keeps every option: its best is the templates', or one the
+    # platform left out (with its reason)
+    args.remove("--platform")
+    args.remove(platform)
+    anywhere = json.loads(CliRunner().invoke(accelerators.cli.build_app(), args).stdout)["best"]
+    if (anywhere["spec"], anywhere["where"]) != (best["spec"], best["where"]):
+        left = {(e["spec"], e["where"]): e["reason"] for e in planned["excluded"]}
+        assert left[(anywhere["spec"], anywhere["where"])].startswith(
+            f"not placeable on {platform}: "
+        )
 
 
 def test_a_job_nothing_holds_fails_both_planning_tasks_at_once(

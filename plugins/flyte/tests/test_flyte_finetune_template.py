@@ -2,7 +2,10 @@
 
 One test runs the workflow locally end to end (the real plan, the real quick gate on this
 machine's CPU, training on the CPU); the others compile the ``@dynamic`` nodes as a cluster
-pod does and read what the plan's choice becomes in the serialised overrides.
+pod does, read what the plan's choice becomes in the serialised overrides, and schedule the
+pods propeller builds from them (``placement_oracle``) on nodes as Karpenter labels them: the
+template's pods run on EKS through Karpenter (``PLATFORM``), and its plan keeps what
+Karpenter can place.
 """
 
 from __future__ import annotations
@@ -12,25 +15,65 @@ from pathlib import Path
 from typing import Any
 
 import flyte_finetune
+import placement_oracle as oracle
 import pytest
 from flyte_helpers import SETTINGS, override_pod_spec, required_terms, serialize, validate_pod_spec
 from flytekit import FlyteContextManager
 from flytekit.core.context_manager import ExecutionState
 from flytekit.core.type_engine import TypeEngine
 from flytekit.models.task import Resources as ResourceModel
-from flytekitplugins.accelerators import GateResult, last_gate_deck, last_gate_result, task_args
+from flytekitplugins.accelerators import GateResult, last_gate_deck, last_gate_result
 
 from accelerators import AcceleratorSpec
 from accelerators.sizing import InfeasibleJobError, finetune_choice, plan_finetune
 
 GPU = ResourceModel.ResourceName.GPU
 HOSTNAME = "kubernetes.io/hostname"
+PLATFORM = flyte_finetune.PLATFORM
+_GPU_NAME = "karpenter.k8s.aws/instance-gpu-name"
+_GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
+
+
+def _ec2_node(name: str, instance_type: str, gpu: str, count: int, device: str) -> oracle.Node:
+    """A node Karpenter launched: its well-known labels (karpenter-provider-aws
+    ``pkg/apis/v1/labels.go``; ``instance-gpu-name`` is EC2's GPU name in lower case), the
+    NodePool's GPU taint, and the device a container on it gets."""
+    labels = {
+        HOSTNAME: name,
+        "node.kubernetes.io/instance-type": instance_type,
+        "karpenter.sh/nodepool": "gpu",
+        _GPU_NAME: gpu,
+        "karpenter.k8s.aws/instance-gpu-manufacturer": "nvidia",
+        "karpenter.k8s.aws/instance-gpu-count": str(count),
+    }
+    allocatable = {"cpu": "3920m", "memory": "14Gi", "nvidia.com/gpu": str(count)}
+    return oracle.Node(name, labels, allocatable, (_GPU_TAINT,), device=device)
+
+
+#: An EKS cluster's GPU nodes as Karpenter labels them: the EC2 types the plan's choices run on
+#: (g6 L4, g4dn T4, g6e L40S), an 8 x H100 p5 and a CPU node. None carries propeller's default
+#: ``k8s.amazonaws.com/accelerator`` label: a pod placed for platform ``flyte`` lands nowhere.
+KARPENTER_NODES = (
+    _ec2_node("ip-10-0-1-11.ec2.internal", "g6.xlarge", "l4", 1, "L4"),
+    _ec2_node("ip-10-0-1-12.ec2.internal", "g4dn.xlarge", "t4", 1, "T4"),
+    _ec2_node("ip-10-0-1-13.ec2.internal", "g6e.xlarge", "l40s", 1, "L40S"),
+    _ec2_node("ip-10-0-1-14.ec2.internal", "g4dn.xlarge", "t4", 1, "T4"),
+    _ec2_node("ip-10-0-2-21.ec2.internal", "p5.48xlarge", "h100", 8, "H100-SXM"),
+    oracle.Node(
+        "ip-10-0-3-31.ec2.internal",
+        {HOSTNAME: "ip-10-0-3-31.ec2.internal", "node.kubernetes.io/instance-type": "m7i.xlarge"},
+        {"cpu": "3920m", "memory": "14Gi"},
+    ),
+)
 
 
 def test_the_workflow_plans_gates_and_trains_locally() -> None:
     result = flyte_finetune.finetune(tokens=2e7, budget_usd=5.0, steps=10)
-    expected = plan_finetune(tokens=2e7, budget_usd=5.0)  # the shared parameters' defaults
+    # the shared parameters' defaults, on the template's platform
+    expected = plan_finetune(tokens=2e7, budget_usd=5.0, platform=PLATFORM)
     assert expected.best is not None
+    assert PLATFORM == "karpenter"
+    assert expected.best.cloud == "aws"  # Karpenter's nodes are EC2 instances
     chosen = result.plan
     assert chosen.spec == str(expected.fallbacks(3))
     assert chosen.usd == expected.best.usd
@@ -40,6 +83,7 @@ def test_the_workflow_plans_gates_and_trains_locally() -> None:
     assert chosen.startup_min == expected.best.startup.minutes > 0
     assert chosen.tokens_per_s == expected.best.tokens_per_s > 0
     assert "hf" in chosen.clouds  # every cloud with prices was considered, and said
+    assert chosen.platform.startswith("karpenter (its nodes are aws instances): ")
     gate = last_gate_result(chosen.spec)
     assert gate is not None
     assert gate.local  # the plan's choice is not on this machine: the CPU stands in
@@ -77,7 +121,9 @@ def test_the_plan_result_matches_the_shared_plan_and_carries_the_device_count() 
         model_config={}, method="lora", tokens=5e7, epochs=1.0, budget_usd=200.0,
         deadline_h=12.0, clouds=[], rank_by="cost", startup_min=None,
     )  # fmt: skip
-    expected = finetune_choice(plan_finetune("", "lora", 5e7, 1.0, 200.0, 12.0, [], "cost", None))
+    expected = finetune_choice(
+        plan_finetune("", "lora", 5e7, 1.0, 200.0, 12.0, [], "cost", None, platform=PLATFORM)
+    )
     assert {k: getattr(job, k) for k in expected} == expected
     assert job.devices >= 1
 
@@ -106,7 +152,7 @@ def _dispatch(dynamic_task: Any, inputs: dict[str, Any], hints: dict[str, type])
 
 
 def _planned(**kwargs: Any) -> flyte_finetune.FinetunePlan:
-    job = plan_finetune(flyte_finetune.MODEL_CONFIG, "full", 2e7, clouds=["hf"], **kwargs)
+    job = plan_finetune(flyte_finetune.MODEL_CONFIG, "full", 2e7, platform=PLATFORM, **kwargs)
     return flyte_finetune.FinetunePlan(**finetune_choice(job), plan_json=json.dumps(job.to_dict()))
 
 
@@ -130,9 +176,15 @@ def _placement(compiled: Any, node: Any) -> tuple[dict[str, Any], list[str], str
     return pod_spec, limits, device or None
 
 
+def _propeller_pods(compiled: Any) -> list[tuple[str, dict[str, Any]]]:
+    """``(task name, pod spec)`` propeller builds for each node of a compiled ``@dynamic``."""
+    return oracle.dynamic_job(compiled).pods("dynamic")
+
+
 def test_the_gate_node_asks_for_the_plans_alternatives() -> None:
     job = _planned()
-    assert job.spec.count(" | ") == 2  # three single-device alternatives one pod can ask for
+    alternatives = AcceleratorSpec.parse(job.spec).alternatives
+    assert len(alternatives) == 3  # three single-device alternatives one pod can ask for
     compiled = _dispatch(
         flyte_finetune.gate_then_train,
         {"job": job, "steps": 3},
@@ -142,12 +194,15 @@ def test_the_gate_node_asks_for_the_plans_alternatives() -> None:
     assert "gate" in gate_node.task_node.reference_id.name
     pod_spec, limits, device = _placement(compiled, gate_node)
     assert limits == ["1"]
-    assert device is None  # three devices: the pod template selects, not one device label
-    names = {v for term in required_terms(pod_spec) for e in term for v in e.get("values", [])}
-    wanted = {task_args(s)["accelerator"].to_flyte_idl().device for s in job.spec.split("|")}
-    assert len(wanted) == 3
-    assert wanted <= names
+    assert device is None  # no propeller device label: Karpenter's labels select
     validate_pod_spec(pod_spec)
+    # propeller's pod lands on the nodes of the plan's alternatives, and on no other
+    [pod] = [p for n, p in _propeller_pods(compiled) if n == gate_node.task_node.reference_id.name]
+    landed = oracle.lands_on(pod, KARPENTER_NODES)
+    wanted = {a.accelerator.name for a in alternatives if a.accelerator is not None}
+    assert {n.device for n in KARPENTER_NODES if n.name in landed} == wanted
+    for node in KARPENTER_NODES:
+        assert (node.name in landed) == oracle.gate_accepts(job.spec, node), node.name
 
 
 def test_training_gets_the_alternative_the_gate_matched_on_its_node() -> None:
@@ -155,13 +210,16 @@ def test_training_gets_the_alternative_the_gate_matched_on_its_node() -> None:
     # the gate matched the plan's last alternative (not its first) on the node it ran on
     last = AcceleratorSpec.parse(job.spec).alternatives[-1]
     assert last != AcceleratorSpec.parse(job.spec).alternatives[0]
+    [node_of_last, *_] = [
+        n for n in KARPENTER_NODES if n.device and oracle.gate_accepts(str(last), n)
+    ]
     gate = GateResult(
         verdict="pass",
         expected=job.spec,
         checked=job.spec,
         local=False,
         expected_present=True,
-        node="gpu-node-3",
+        node=node_of_last.name,
         host="gate-pod",
         device=f"1 x {last}",
         matched=str(last),
@@ -173,12 +231,37 @@ def test_training_gets_the_alternative_the_gate_matched_on_its_node() -> None:
     )
     [node] = compiled.nodes
     pod_spec, limits, device = _placement(compiled, node)
-    assert device == task_args(str(last))["accelerator"].device
+    assert device is None
     assert limits == ["1"]
-    assert required_terms(pod_spec) == [
-        [{"key": HOSTNAME, "operator": "In", "values": ["gpu-node-3"]}]
-    ]
+    [term] = required_terms(pod_spec)
+    assert {"key": HOSTNAME, "operator": "In", "values": [node_of_last.name]} in term
     validate_pod_spec(pod_spec)
+    # propeller's pod lands on the gate's node only: not on another node of the same device
+    [(_, pod)] = _propeller_pods(compiled)
+    assert oracle.lands_on(pod, KARPENTER_NODES) == [node_of_last.name]
+
+
+def test_a_flyte_labelled_placement_would_land_on_no_karpenter_node() -> None:
+    """Why the template places on ``PLATFORM``: propeller's default labels are not on nodes
+    Karpenter launches, so the same plan placed for platform ``flyte`` stays Pending."""
+    job = _planned()
+    compiled = _dispatch(
+        flyte_finetune.gate_then_train,
+        {"job": job, "steps": 3},
+        {"job": flyte_finetune.FinetunePlan, "steps": int},
+    )
+    gate_name = compiled.nodes[0].task_node.reference_id.name
+    [placed] = [p for n, p in _propeller_pods(compiled) if n == gate_name]
+    assert oracle.lands_on(placed, KARPENTER_NODES)
+    from flytekit import task
+    from flytekitplugins.accelerators import task_args
+
+    @task(**task_args(job.spec, platform="flyte"))
+    def on_flyte_labels() -> None:
+        pass
+
+    [template] = oracle.registered(on_flyte_labels, SETTINGS).tasks.values()
+    assert oracle.lands_on(oracle.propeller_pod(template), KARPENTER_NODES) == []
 
 
 def test_the_workflow_serialises() -> None:
