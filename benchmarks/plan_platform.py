@@ -47,18 +47,25 @@ from accelerators.bench.device._contention import conditions, snapshot  # noqa: 
 
 #: meta-llama/Meta-Llama-3-8B's config.json (the fields sizing reads).
 LLAMA3_8B = {
-    "model_type": "llama", "vocab_size": 128256, "hidden_size": 4096,
-    "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32,
+    "model_type": "llama",
+    "vocab_size": 128256,
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
     "num_key_value_heads": 8,
-}  # fmt: skip
+}
 JOBS: dict[str, dict[str, Any]] = {
     "0.5B full": {"model": "", "method": "full"},
     "8B lora $200 12h": {
-        "model": LLAMA3_8B, "method": "lora", "tokens": 5e7, "budget_usd": 200.0,
+        "model": LLAMA3_8B,
+        "method": "lora",
+        "tokens": 5e7,
+        "budget_usd": 200.0,
         "deadline_h": 12.0,
     },
     "70B full": {"model": 70e9, "method": "full", "budget_usd": None},
-}  # fmt: skip
+}
 PLATFORMS = ("karpenter", "gke", "nvidia")
 
 #: The child of a first-call run: import, then time the first plan() alone.

@@ -4,7 +4,7 @@ hatchling writes an editable wheel's ``.pth`` with the folders of ``dev-mode-dir
 repository root there would make every folder of the root importable (dags, scripts, docs,
 benchmarks, plugins, tests). ``dev-mode-dirs`` names ``scripts/editable`` instead, which holds
 only the finder module, and this hook adds the ``.pth`` that imports it at start-up
-(``scripts/editable/_accelerators_editable.py`` says how it finds the package). Regular wheels
+(``scripts/editable/_accelerators_finder.py`` says how it finds the package). Regular wheels
 are untouched. ``tests/test_editable.py`` installs the editable wheel and checks what imports.
 """
 
@@ -15,11 +15,11 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-PTH = "_accelerators_editable.pth"
+PTH = "_accelerators_finder.pth"
 
 
 class EditableFinderHook(BuildHookInterface):  # type: ignore[type-arg]
-    """Adds ``_accelerators_editable.pth`` to editable wheels."""
+    """Adds ``_accelerators_finder.pth`` to editable wheels."""
 
     PLUGIN_NAME = "custom"
 

@@ -60,11 +60,11 @@ def test_the_editable_wheel_puts_only_the_finder_on_sys_path(site_dir: Path) -> 
     pth = {p.name: p.read_text(encoding="utf-8").strip() for p in site_dir.glob("*.pth")}
     assert pth == {
         "_accelerators.pth": str(FINDER_DIR),
-        "_accelerators_editable.pth": "import _accelerators_editable",
+        "_accelerators_finder.pth": "import _accelerators_finder",
     }
     # The folder on sys.path holds the finder alone: nothing else becomes importable.
     listed = {p.name for p in FINDER_DIR.iterdir() if p.name != "__pycache__"}
-    assert listed == {"_accelerators_editable.py", "_accelerators_editable.pth"}
+    assert listed == {"_accelerators_finder.py", "_accelerators_finder.pth"}
 
 
 def test_accelerators_imports_from_the_checkout_and_nothing_else_does(
@@ -90,5 +90,5 @@ def test_the_finder_imports_nothing_at_start_up(site_dir: Path, tmp_path: Path) 
     proc = _run(site_dir, "import sys; print(' '.join(sys.modules))", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     loaded = set(proc.stdout.split())
-    assert "_accelerators_editable" in loaded
+    assert "_accelerators_finder" in loaded
     assert not {"typing", "importlib.util", "importlib.abc", "importlib.resources"} & loaded

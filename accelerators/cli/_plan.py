@@ -236,9 +236,19 @@ def _print_ranking(result: Plan, top: int) -> None:
     title += f" ({', '.join(limits)})" if limits else ""
     table = Table(title=title, box=None)
     headers = (
-        "#", "Spec", "Where", "Layout", "GB/dev", "TFLOPS",
-        "Tok/s", "/dev", "Start", "Hours", "USD", "USD/h",
-    )  # fmt: skip
+        "#",
+        "Spec",
+        "Where",
+        "Layout",
+        "GB/dev",
+        "TFLOPS",
+        "Tok/s",
+        "/dev",
+        "Start",
+        "Hours",
+        "USD",
+        "USD/h",
+    )
     left = ("Spec", "Where", "Layout")
     wraps = ("Where", "Layout")  # a narrow terminal wraps these, never cuts a figure
     for header in headers:

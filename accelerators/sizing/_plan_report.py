@@ -52,9 +52,20 @@ def plan_html(plan: Plan, *, top: int = 10) -> str:
     ]
     parts.append(f'<table style="{_STYLE}"><tr>')
     headers = (
-        "#", "Spec", "Where", "Layout", "GB/dev", "TFLOPS", "From",
-        "Tokens/s", "per device", "Start-up min", "Hours", "USD", "USD/h",
-    )  # fmt: skip
+        "#",
+        "Spec",
+        "Where",
+        "Layout",
+        "GB/dev",
+        "TFLOPS",
+        "From",
+        "Tokens/s",
+        "per device",
+        "Start-up min",
+        "Hours",
+        "USD",
+        "USD/h",
+    )
     parts += [f'<th style="{_CELL}">{h}</th>' for h in headers]
     parts.append("</tr>")
     for option in plan.options[:top]:

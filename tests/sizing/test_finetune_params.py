@@ -69,11 +69,20 @@ def test_the_defaults_plan_as_the_cli_does_over_every_priced_cloud() -> None:
 def test_a_job_nothing_holds_raises_with_the_binding_constraint() -> None:
     with pytest.raises(InfeasibleJobError, match="the cheapest option that fits costs"):
         plan_finetune(
-            {"model_type": "llama", "vocab_size": 32000, "hidden_size": 8192,
-             "intermediate_size": 28672, "num_hidden_layers": 80, "num_attention_heads": 64,
-             "num_key_value_heads": 8},
-            "full", 2e7, budget_usd=5, deadline_h=0.5,
-        )  # fmt: skip
+            {
+                "model_type": "llama",
+                "vocab_size": 32000,
+                "hidden_size": 8192,
+                "intermediate_size": 28672,
+                "num_hidden_layers": 80,
+                "num_attention_heads": 64,
+                "num_key_value_heads": 8,
+            },
+            "full",
+            2e7,
+            budget_usd=5,
+            deadline_h=0.5,
+        )
 
 
 def test_the_choice_explains_the_exact_sku_mark() -> None:

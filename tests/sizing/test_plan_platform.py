@@ -225,9 +225,14 @@ def test_a_platform_that_places_nothing_of_the_job_says_so() -> None:
     )
     # MIG slices you own: Karpenter has no partition label
     owned = plan(
-        1.5e8, "lora", tokens=1e6, inventory=MIG, where="cluster", history=False,
+        1.5e8,
+        "lora",
+        tokens=1e6,
+        inventory=MIG,
+        where="cluster",
+        history=False,
         platform="karpenter",
-    )  # fmt: skip
+    )
     assert "Karpenter has no label for MIG partitions" in infeasible(owned)
 
 
@@ -256,8 +261,20 @@ def test_the_cli_plans_for_a_platform_and_says_so() -> None:
 def test_an_infeasible_plan_for_a_platform_exits_1_naming_it() -> None:
     result = CliRunner().invoke(
         accelerators.cli.build_app(),
-        ["plan", "--params", "5e8", "--method", "full", "--tokens", "2e7", "--no-history",
-         "--cloud", "runpod", "--platform", "karpenter"],
-    )  # fmt: skip
+        [
+            "plan",
+            "--params",
+            "5e8",
+            "--method",
+            "full",
+            "--tokens",
+            "2e7",
+            "--no-history",
+            "--cloud",
+            "runpod",
+            "--platform",
+            "karpenter",
+        ],
+    )
     assert result.exit_code == 1
     assert "karpenter can place no option that holds the job" in " ".join(result.output.split())

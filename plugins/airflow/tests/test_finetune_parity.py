@@ -38,28 +38,44 @@ pytest.importorskip("flytekit")
 
 #: meta-llama/Meta-Llama-3-8B and -70B config.json (the fields sizing reads).
 LLAMA3_8B = {
-    "model_type": "llama", "vocab_size": 128256, "hidden_size": 4096,
-    "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32,
-    "num_key_value_heads": 8, "_name_or_path": "meta-llama/Meta-Llama-3-8B",
-}  # fmt: skip
+    "model_type": "llama",
+    "vocab_size": 128256,
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "_name_or_path": "meta-llama/Meta-Llama-3-8B",
+}
 LLAMA3_70B = {
-    "model_type": "llama", "vocab_size": 128256, "hidden_size": 8192,
-    "intermediate_size": 28672, "num_hidden_layers": 80, "num_attention_heads": 64,
-    "num_key_value_heads": 8, "_name_or_path": "meta-llama/Meta-Llama-3-70B",
-}  # fmt: skip
+    "model_type": "llama",
+    "vocab_size": 128256,
+    "hidden_size": 8192,
+    "intermediate_size": 28672,
+    "num_hidden_layers": 80,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 8,
+    "_name_or_path": "meta-llama/Meta-Llama-3-70B",
+}
 #: The issue's three jobs (the 0.5B LoRA with the templates' other defaults).
 JOBS = {
     "qwen-0.5b-lora": {"method": "lora"},
     "llama3-8b-lora-200usd-12h": {
-        "model_config": LLAMA3_8B, "method": "lora", "tokens": 5e7, "budget_usd": 200.0,
+        "model_config": LLAMA3_8B,
+        "method": "lora",
+        "tokens": 5e7,
+        "budget_usd": 200.0,
         "deadline_h": 12.0,
     },
     "aws-only-by-time": {"clouds": ["aws"], "rank_by": "time", "budget_usd": None},
-}  # fmt: skip
+}
 #: A 70B full fine-tune for $5 within 30 minutes: nothing holds it (today's nearest costs $60).
 INFEASIBLE = {
-    "model_config": LLAMA3_70B, "method": "full", "budget_usd": 5.0, "deadline_h": 0.5,
-}  # fmt: skip
+    "model_config": LLAMA3_70B,
+    "method": "full",
+    "budget_usd": 5.0,
+    "deadline_h": 0.5,
+}
 
 
 @functools.cache

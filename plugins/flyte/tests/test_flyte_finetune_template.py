@@ -118,9 +118,16 @@ def test_the_workflow_plans_gates_and_trains_locally() -> None:
 
 def test_the_plan_result_matches_the_shared_plan_and_carries_the_device_count() -> None:
     job = flyte_finetune.plan_job(
-        model_config={}, method="lora", tokens=5e7, epochs=1.0, budget_usd=200.0,
-        deadline_h=12.0, clouds=[], rank_by="cost", startup_min=None,
-    )  # fmt: skip
+        model_config={},
+        method="lora",
+        tokens=5e7,
+        epochs=1.0,
+        budget_usd=200.0,
+        deadline_h=12.0,
+        clouds=[],
+        rank_by="cost",
+        startup_min=None,
+    )
     expected = finetune_choice(
         plan_finetune("", "lora", 5e7, 1.0, 200.0, 12.0, [], "cost", None, platform=PLATFORM)
     )
@@ -130,15 +137,26 @@ def test_the_plan_result_matches_the_shared_plan_and_carries_the_device_count() 
 
 def test_a_job_nothing_holds_fails_the_plan_task_naming_the_binding_constraint() -> None:
     config = {
-        "model_type": "llama", "vocab_size": 32000, "hidden_size": 8192,
-        "intermediate_size": 28672, "num_hidden_layers": 80, "num_attention_heads": 64,
+        "model_type": "llama",
+        "vocab_size": 32000,
+        "hidden_size": 8192,
+        "intermediate_size": 28672,
+        "num_hidden_layers": 80,
+        "num_attention_heads": 64,
         "num_key_value_heads": 8,
-    }  # fmt: skip
+    }
     with pytest.raises(InfeasibleJobError, match=r"the cheapest option that fits costs \$"):
         flyte_finetune.plan_job(
-            model_config=config, method="full", tokens=2e7, epochs=1.0, budget_usd=5.0,
-            deadline_h=0.5, clouds=[], rank_by="cost", startup_min=None,
-        )  # fmt: skip
+            model_config=config,
+            method="full",
+            tokens=2e7,
+            epochs=1.0,
+            budget_usd=5.0,
+            deadline_h=0.5,
+            clouds=[],
+            rank_by="cost",
+            startup_min=None,
+        )
 
 
 def _dispatch(dynamic_task: Any, inputs: dict[str, Any], hints: dict[str, type]) -> Any:

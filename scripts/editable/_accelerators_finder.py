@@ -1,7 +1,7 @@
 """An editable install of ``accelerators`` maps the package alone, from this checkout.
 
 hatchling's editable wheel (``pip install -e .``, ``scripts/bootstrap``) puts this folder on
-``sys.path`` and adds ``_accelerators_editable.pth``, whose ``import`` line runs this module at
+``sys.path`` and adds ``_accelerators_finder.pth``, whose ``import`` line runs this module at
 start-up (``scripts/editable_hook.py``). It appends a finder for the one name ``accelerators``
 to ``sys.meta_path``, resolved in the repository root, so that the root's other folders (dags,
 scripts, docs, benchmarks, plugins, tests) are not importable from anywhere, as they were when
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from importlib.machinery import ModuleSpec
     from types import ModuleType
 
-#: The repository root: this file is scripts/editable/_accelerators_editable.py.
+#: The repository root: this file is scripts/editable/_accelerators_finder.py.
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 #: The path-based finder Python starts with (importlib.machinery.PathFinder), without importing
 #: importlib.
