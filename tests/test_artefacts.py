@@ -312,6 +312,7 @@ def test_core_sdist_has_what_its_tests_read(built: dict[str, tuple[Path, Path]])
         "requirements/dev-cpu.lock",
         "scripts/lock",
         "scripts/release-check",
+        "mkdocs.yml",  # tests/test_readme.py and tests/test_docs_site.py read it
     ):
         assert needed in names, f"the core's sdist lacks {needed}"
 

@@ -50,13 +50,17 @@ def test_only_machine_types_are_node_sizes() -> None:
     # a small cloud's line-up bounds its own cloud only
     assert largest_node("GH200", cloud="lambda") == NodeSize(1, "gpu_1x_gh200", "lambda")
     assert largest_node("GH200") is None
+    # OCI's shapes count anywhere: its BM.GPU.A10.4 is the largest A10 node the table has
+    assert largest_node("A10") == NodeSize(4, "BM.GPU.A10.4", "oci")
     # fractions of a device are no node either
     assert largest_node("A10", cloud="azure").devices >= 1  # type: ignore[union-attr]
 
 
 def test_every_answer_is_a_row_of_the_table_and_the_maximum_of_its_rows() -> None:
     rows = [
-        r for r in instances() if r.unit == "machine" and r.cloud in ("aws", "gcp", "azure", "hf")
+        r
+        for r in instances()
+        if r.unit == "machine" and r.cloud in ("aws", "gcp", "azure", "oci", "hf")
     ]
     for acc in catalog.all():
         size = largest_node(acc)

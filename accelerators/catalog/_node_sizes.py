@@ -73,15 +73,16 @@ def _clouds_with_rows() -> frozenset[str | None]:
     return frozenset(c for by in _largest_by_entry().values() for c in by)
 
 
-#: The clouds "anywhere" spans: their machine types cover each accelerator's node sizes. The
-#: table's other clouds list a subset (Lambda's one GH200, Scaleway's one RTX 3070, Paperspace's
-#: single-GPU types, SageMaker's copies of EC2's) and bound nothing beyond their own cloud.
-_ANYWHERE = ("aws", "gcp", "azure", "hf")
+#: The clouds "anywhere" spans: their machine types cover each accelerator's node sizes (OCI's
+#: shapes included: its BM.GPU.A10.4 is the largest A10 node of the table). The table's other
+#: clouds list a subset (Lambda's one GH200, Scaleway's one RTX 3070, Paperspace's single-GPU
+#: types, SageMaker's copies of EC2's) and bound nothing beyond their own cloud.
+_ANYWHERE = ("aws", "gcp", "azure", "oci", "hf")
 
 
 #: Cache name of the table :func:`_largest_by_entry` builds (``_datafiles.read_blob``).
 _CACHE_NAME = "node-sizes"
-_FORMAT = 1
+_FORMAT = 2  # 2: OCI joined _ANYWHERE
 
 
 @functools.cache
