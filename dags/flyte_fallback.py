@@ -30,6 +30,8 @@ class FinetuneResult:
     gate_note: str
     steps: int
     checksum: float
+    #: The verdict in one line, saying first when the accelerator asked for was not checked.
+    gate_headline: str
 
 
 @task(**task_args(FALLBACK))
@@ -56,6 +58,7 @@ def finetune(steps: int, gate_result: GateResult) -> FinetuneResult:
         gate_note=gate_result.note,
         steps=steps,
         checksum=float(loss.detach()),
+        gate_headline=gate_result.headline,
     )
 
 
@@ -77,7 +80,8 @@ def fallback_finetune(steps: int = 50) -> FinetuneResult:
 if __name__ == "__main__":
     started = time.perf_counter()
     result = fallback_finetune()
-    print(f"gate: {result.gate_verdict.upper()}, matched {result.gate_matched or '-'}")
+    print(f"gate: {result.gate_headline}")
+    print(f"      {result.gate_verdict.upper()}, matched {result.gate_matched or '-'}")
     if result.gate_note:
         print(f"      {result.gate_note}")
     print(f"finetune: {result.steps} steps, loss {result.checksum:.4f}")

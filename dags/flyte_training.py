@@ -38,6 +38,8 @@ class TrainResult:
     gate_device: str
     gate_note: str
     gate_reasons: list[str]
+    #: The verdict in one line, saying first when the accelerator asked for was not checked.
+    gate_headline: str
 
 
 @task(**task_args(ACCELERATOR))
@@ -78,6 +80,7 @@ def train(epochs: int, gate_result: GateResult) -> TrainResult:
         gate_device=gate_result.device,
         gate_note=gate_result.note,
         gate_reasons=[r for r in gate_result.reasons if not r.startswith("[info]")],
+        gate_headline=gate_result.headline,
     )
 
 
@@ -99,8 +102,9 @@ def training(epochs: int = 40) -> TrainResult:
 if __name__ == "__main__":
     started = time.perf_counter()
     result = training()
+    print(f"gate: {result.gate_headline}")
     print(
-        f"gate: {result.gate_verdict.upper()} on {result.gate_device} "
+        f"      {result.gate_verdict.upper()} on {result.gate_device} "
         f"(node {result.gate_node or '-'}, host {result.gate_host}); expected {ACCELERATOR}"
     )
     if result.gate_note:

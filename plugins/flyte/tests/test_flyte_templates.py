@@ -43,6 +43,9 @@ def test_training_runs_gate_first_and_its_report_reaches_training() -> None:
     assert gate.local
     assert gate.expected == "H100"
     assert "H100 is not on this machine" in result.gate_note
+    # a local run says first that the accelerator asked for was not checked (issue 33)
+    assert result.gate_headline == gate.headline
+    assert result.gate_headline.startswith("not checked: this machine has no H100")
     assert result.final_loss < result.first_loss
     assert result.device == "cpu"
     # the gate is the workflow's first node and training depends on it
@@ -67,6 +70,8 @@ def test_fallback_runs_with_the_gate_result() -> None:
     assert gate is not None
     assert result.gate_verdict == gate.verdict
     assert result.gate_matched == ""  # locally neither alternative is present
+    assert result.gate_headline == gate.headline
+    assert result.gate_headline.startswith("not checked: this machine has none of H100, A100-80GB")
     assert result.steps == 5
 
 
