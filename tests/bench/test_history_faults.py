@@ -395,15 +395,18 @@ def test_writers_killed_mid_append_lose_no_acknowledged_record(
     template.write_text(json.dumps(healthy))
     path = tmp_path / "history.sqlite"
     writers = [_writer(path, template, 100_000, f"k{n}") for n in range(3)]
-    first = writers[0].stdout
-    assert first is not None
-    line, deadline = "", time.monotonic() + 60
-    while time.monotonic() < deadline and not line.startswith("ok"):
-        line = first.readline()
+    acknowledged: set[str] = set()
+    deadline = time.monotonic() + 60
+    for number, proc in enumerate(writers):  # every writer is appending before the kill
+        assert proc.stdout is not None
+        line = ""
+        while time.monotonic() < deadline and not line.startswith("ok"):
+            line = proc.stdout.readline()
+        assert line.startswith("ok"), f"writer {number} acknowledged nothing within 60 s"
+        acknowledged.add(f"k{number}-{line.split()[1]}")
     time.sleep(0.5)  # let them append for a while, then kill them wherever they are
     for proc in writers:
         os.kill(proc.pid, signal.SIGKILL)
-    acknowledged = {f"k0-{line.split()[1]}"}
     for number, proc in enumerate(writers):
         out, _ = proc.communicate()
         for text in out.splitlines():
@@ -415,7 +418,7 @@ def test_writers_killed_mid_append_lose_no_acknowledged_record(
     connection.close()
     stored = {r["host"] for r in open_store(path).reports()}
     assert acknowledged <= stored
-    assert len(acknowledged) > 3
+    assert len(acknowledged) >= len(writers)  # each appended at least once
     assert _gate(path).verdict.value == "pass"
 
 
