@@ -152,9 +152,15 @@ def test_without_a_task_state_store_the_log_says_retries_cannot_avoid_the_node(
     from accelerators_provider import _gate
 
     _gate._warned_no_store.clear()
-    with caplog.at_level("INFO"):
-        assert _gate.failed_nodes({"params": {}}) == []
-        _gate.record_failed_node({"params": {}}, "gpu-node-3")
+    # caplog's handler on the module's own logger: Airflow's logging set-up may stop it from
+    # propagating to the root logger (it did when this test ran alone)
+    _gate.log.addHandler(caplog.handler)
+    try:
+        with caplog.at_level("INFO", logger=_gate.log.name):
+            assert _gate.failed_nodes({"params": {}}) == []
+            _gate.record_failed_node({"params": {}}, "gpu-node-3")
+    finally:
+        _gate.log.removeHandler(caplog.handler)
     assert "Retry avoidance is unavailable: this Airflow has no task state store" in caplog.text
     assert "Node gpu-node-3 failed the gate, but this Airflow has no task state store" in (
         caplog.text
