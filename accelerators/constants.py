@@ -194,12 +194,11 @@ class Device:
         """
         if context is not None or jinja_env is not None:
             return self
-        from accelerators._factories import constant_spec
+        from accelerators._factories import constant_fields
         from accelerators.spec import AcceleratorSpec
 
-        return constant_spec(
+        fields = constant_fields(
             self.accelerator,
-            AcceleratorSpec,
             version,
             count=count,
             memory=memory,
@@ -208,6 +207,7 @@ class Device:
             topology=topology,
             exact=exact,
         )
+        return AcceleratorSpec(**fields)
 
     def partitioned(self, partition: str) -> Partition:
         """The :class:`Partition` for a MIG profile or TPU topology given as text.
@@ -414,7 +414,7 @@ def constant_for(spec: AcceleratorSpec | str) -> Device | Partition:
     """
     from accelerators.spec import AcceleratorSpec
 
-    spec = AcceleratorSpec.parse(spec)
+    spec = AcceleratorSpec.coerce(spec)
     if spec.fallbacks:
         raise AcceleratorError(
             f"{spec} has fallbacks, and a constant names one accelerator; convert each of "
