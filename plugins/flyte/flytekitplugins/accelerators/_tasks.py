@@ -65,7 +65,7 @@ class Gate:
     profile: str = "quick"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "spec", str(AcceleratorSpec.parse(self.spec)))
+        object.__setattr__(self, "spec", str(AcceleratorSpec.coerce(self.spec)))
         check_gate_options(self.policy, self.profile, where=f"Gate({self.spec!r})")
 
 
@@ -175,7 +175,7 @@ def accelerator_task(
         gate cannot all prove (MPI, Dask, Spark…), or replica resources that contradict the
         spec, when the task is written (not in the pod).
     """
-    parsed = AcceleratorSpec.parse(spec)
+    parsed = AcceleratorSpec.coerce(spec)
     config = Gate(str(parsed), gate_policy, gate_profile) if gate else None
     where = f"accelerator_task({str(parsed)!r})"
     args = task_args(
