@@ -33,17 +33,18 @@ for ``version``. A keyword value no model of the factory has raises
 written as text does.
 
 Factories return fields, as the parser does, and the spec builds itself from them: a
-:class:`Factory` reads its keywords into the keyword arguments of a spec
-(:meth:`Factory.fields`), and ``AcceleratorSpec.NVIDIA`` binds the vendor's factories to
-the class that builds them (:class:`VendorFactories`, :class:`SpecFactory`). So this module
-sits below :mod:`accelerators.spec` and never imports it.
+:class:`Factory` reads its keywords into the keyword arguments of a spec and hands them to
+its ``build``, which is ``dict`` for the catalog's factories (they return the fields) and the
+spec class for those read through ``AcceleratorSpec.NVIDIA`` (:class:`VendorFactories` binds
+them to the class it is read from). So this module sits below :mod:`accelerators.spec` and
+never imports it.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from accelerators import catalog
@@ -54,10 +55,11 @@ from accelerators.errors import AcceleratorError, InvalidSpecError, close_matche
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
 
-__all__ = ["Factory", "SpecFactory", "VendorFactories", "constant_fields"]
+__all__ = ["Factory", "VendorFactories", "constant_fields"]
 
-#: What a bound factory builds (``AcceleratorSpec``).
+#: What a factory builds: its fields (``dict``) or the spec.
 S = TypeVar("S")
+T = TypeVar("T")
 
 #: How each vendor's namespace is spelled on ``AcceleratorSpec``.
 _VENDOR_LABELS = {
@@ -96,10 +98,10 @@ class VendorFactories(Generic[S]):
         self.label = _VENDOR_LABELS.get(vendor, vendor)
         self.build = build
 
-    def _factories(self) -> dict[str, Factory]:
+    def _factories(self) -> dict[str, Factory[_Fields]]:
         return _all_factories(catalog.all()).get(self.vendor, {})
 
-    def __getattr__(self, attribute: str) -> SpecFactory[S]:
+    def __getattr__(self, attribute: str) -> Factory[S]:
         if attribute.startswith("_"):
             raise AttributeError(attribute)
         factories = self._factories()
@@ -112,7 +114,7 @@ class VendorFactories(Generic[S]):
                 f"AcceleratorSpec.{self.label} has no factory {attribute!r}{hint} "
                 f"Available: {', '.join(names) or 'none'}"
             )
-        return SpecFactory(found, self.build)
+        return found.bind(self.build)
 
     def __dir__(self) -> list[str]:
         return [factory.attribute for factory in self._factories().values()]
@@ -121,31 +123,65 @@ class VendorFactories(Generic[S]):
         return f"<AcceleratorSpec.{self.label} factories: {', '.join(self.__dir__())}>"
 
 
+#: The keyword arguments of a spec, what the catalog's factories return.
+_Fields = dict[str, Any]
+
+_cache: list[tuple[tuple[Accelerator, ...], dict[str, dict[str, Factory[_Fields]]]]] = []
+
+
+def _all_factories(entries: tuple[Accelerator, ...]) -> dict[str, dict[str, Factory[_Fields]]]:
+    """Factories per vendor, keyed by case-folded attribute; rebuilt if the catalog changes."""
+    if _cache and _cache[0][0] is entries:
+        return _cache[0][1]
+    out: dict[str, dict[str, Factory[_Fields]]] = {}
+    for vendor in dict.fromkeys(acc.vendor for acc in entries):
+        mine = [acc for acc in entries if acc.vendor == vendor]
+        factories: dict[str, Factory[_Fields]] = {}
+        for family in dict.fromkeys(acc.family for acc in mine):
+            models = tuple(dict.fromkeys(acc.model for acc in mine if acc.family == family))
+            attribute = _identifier(family)
+            factories.setdefault(
+                attribute.casefold(),
+                Factory(_VENDOR_LABELS.get(vendor, vendor), attribute, family, models, dict),
+            )
+        for acc in mine:
+            attribute = _identifier(acc.model)
+            factories.setdefault(
+                attribute.casefold(),
+                Factory(
+                    _VENDOR_LABELS.get(vendor, vendor), attribute, acc.family, (acc.model,), dict
+                ),
+            )
+        out[vendor] = factories
+    _cache[:] = [(entries, out)]
+    return out
+
+
 @dataclass(frozen=True)
-class SpecFactory(Generic[S]):
-    """A :class:`Factory` bound to what it builds: ``AcceleratorSpec.NVIDIA.H100``."""
+class Factory(Generic[S]):
+    """One factory over the models it covers: ``AcceleratorSpec.NVIDIA.H100(...)``.
 
-    factory: Factory
-    build: Callable[..., S]
+    Calling it reads its keywords into the fields of a spec and returns ``build(**fields)``.
+    """
 
-    @property
-    def attribute(self) -> str:
-        return self.factory.attribute
+    vendor_label: str
+    attribute: str
+    family: str
+    models: tuple[str, ...]
+    #: What is made of the fields: ``dict`` (the fields), or the spec class.
+    build: Callable[..., S] = field(compare=False, repr=False)
 
-    @property
-    def family(self) -> str:
-        return self.factory.family
+    def bind(self, build: Callable[..., T]) -> Factory[T]:
+        """This factory, building with ``build``."""
+        return Factory(self.vendor_label, self.attribute, self.family, self.models, build)
 
-    @property
-    def models(self) -> tuple[str, ...]:
-        return self.factory.models
+    def __repr__(self) -> str:
+        models = ", ".join(self.models)
+        return f"<factory AcceleratorSpec.{self.vendor_label}.{self.attribute} ({models})>"
 
     @property
     def skus(self) -> tuple[Accelerator, ...]:
-        return self.factory.skus
-
-    def __repr__(self) -> str:
-        return repr(self.factory)
+        return tuple(acc for acc in catalog.all() if acc.model in self.models)
 
     def __call__(
         self,
@@ -158,77 +194,7 @@ class SpecFactory(Generic[S]):
         topology: str | None = None,
         exact: bool = False,
     ) -> S:
-        """Build the spec; see the module docstring for the keywords."""
-        fields = self.factory.fields(
-            version,
-            count=count,
-            memory=memory,
-            form_factor=form_factor,
-            partition=partition,
-            topology=topology,
-            exact=exact,
-        )
-        return self.build(**fields)
-
-
-_cache: list[tuple[tuple[Accelerator, ...], dict[str, dict[str, Factory]]]] = []
-
-
-def _all_factories(entries: tuple[Accelerator, ...]) -> dict[str, dict[str, Factory]]:
-    """Factories per vendor, keyed by case-folded attribute; rebuilt if the catalog changes."""
-    if _cache and _cache[0][0] is entries:
-        return _cache[0][1]
-    out: dict[str, dict[str, Factory]] = {}
-    for vendor in dict.fromkeys(acc.vendor for acc in entries):
-        mine = [acc for acc in entries if acc.vendor == vendor]
-        factories: dict[str, Factory] = {}
-        for family in dict.fromkeys(acc.family for acc in mine):
-            models = tuple(dict.fromkeys(acc.model for acc in mine if acc.family == family))
-            attribute = _identifier(family)
-            factories.setdefault(
-                attribute.casefold(),
-                Factory(_VENDOR_LABELS.get(vendor, vendor), attribute, family, models),
-            )
-        for acc in mine:
-            attribute = _identifier(acc.model)
-            factories.setdefault(
-                attribute.casefold(),
-                Factory(_VENDOR_LABELS.get(vendor, vendor), attribute, acc.family, (acc.model,)),
-            )
-        out[vendor] = factories
-    _cache[:] = [(entries, out)]
-    return out
-
-
-@dataclass(frozen=True)
-class Factory:
-    """One factory over the models it covers: the fields of ``AcceleratorSpec.NVIDIA.H100(...)``."""
-
-    vendor_label: str
-    attribute: str
-    family: str
-    models: tuple[str, ...]
-
-    def __repr__(self) -> str:
-        models = ", ".join(self.models)
-        return f"<factory AcceleratorSpec.{self.vendor_label}.{self.attribute} ({models})>"
-
-    @property
-    def skus(self) -> tuple[Accelerator, ...]:
-        return tuple(acc for acc in catalog.all() if acc.model in self.models)
-
-    def fields(
-        self,
-        version: str | int | None = None,
-        *,
-        count: float = 1,
-        memory: str | float | None = None,
-        form_factor: str | None = None,
-        partition: str | None = None,
-        topology: str | None = None,
-        exact: bool = False,
-    ) -> dict[str, Any]:
-        """The spec's keyword arguments; see the module docstring for the keywords."""
+        """Build the spec (or its fields); see the module docstring for the keywords."""
         call = f"AcceleratorSpec.{self.vendor_label}.{self.attribute}"
         if not isinstance(exact, bool):
             raise InvalidSpecError(f"{call}: exact must be True or False, got {exact!r}")
@@ -241,7 +207,9 @@ class Factory:
             skus = self._with_form_factor(call, skus, form_factor)
         sku = self._choose(call, skus, pin=form_factor is not None or exact)
         slice_ = self._slice(call, sku, partition, topology)
-        return _spec_fields(sku, count, slice_, exact=form_factor is not None or exact)
+        return self.build(
+            **_spec_fields(sku, count, slice_, exact=form_factor is not None or exact)
+        )
 
     # -- keyword handling ----------------------------------------------------------------
     def _variant(self, model: str) -> str:
@@ -404,7 +372,7 @@ def constant_fields(
     """
     factory = _constant_factory(accelerator)
     if version is not None or memory is not None or form_factor is not None:
-        return factory.fields(
+        return factory(
             version,
             count=count,
             memory=memory,
@@ -422,7 +390,7 @@ def constant_fields(
     )
 
 
-def _constant_factory(accelerator: Accelerator) -> Factory:
+def _constant_factory(accelerator: Accelerator) -> Factory[_Fields]:
     """The factory named like the constant when it covers its model (``A100`` covers both
     A100 memory variants), else its family's (``V100`` for ``V100_PCIE``, ``TPU`` for
     ``V5E``), else the model's own."""

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from accelerators import catalog
-from accelerators._factories import SpecFactory, VendorFactories
+from accelerators._factories import Factory, VendorFactories
 from accelerators.errors import AcceleratorError, UnknownPartitionError
 from accelerators.spec import AcceleratorSpec
 
@@ -211,7 +211,7 @@ def test_every_nvidia_family_has_a_factory(family: str):
 def test_every_model_is_reachable_by_a_factory(model: str):
     acc = catalog.by_model(model)[0]
     namespace = VENDOR_NAMESPACES[acc.vendor]
-    factories: list[SpecFactory[AcceleratorSpec]] = [
+    factories: list[Factory[AcceleratorSpec]] = [
         getattr(namespace, name) for name in dir(namespace)
     ]
     assert any(f.models == (model,) for f in factories) or any(

@@ -36,6 +36,26 @@ def _lint_imports(root: Path, *arguments: str) -> subprocess.CompletedProcess[st
     )
 
 
+def _tree_with(tmp_path: Path, module: str, added: str) -> Path:
+    """A copy of the core in ``tmp_path`` (with ``pyproject.toml``), ``added`` appended to
+    ``module``."""
+    shutil.copytree(
+        ROOT / "accelerators",
+        tmp_path / "accelerators",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    target = tmp_path / "accelerators" / module
+    target.write_text(target.read_text() + added)
+    return tmp_path
+
+
+def _broken(run: subprocess.CompletedProcess[str], contract: str) -> bool:
+    """Whether ``run`` reports the contract named ``contract...`` broken."""
+    contracts = run.stdout.split("Broken contracts")[0]
+    return any(c.startswith(contract) and " BROKEN" in c for c in contracts.splitlines())
+
+
 def test_import_contracts_hold() -> None:
     run = _lint_imports(ROOT)
     assert run.returncode == 0, run.stdout + run.stderr
@@ -64,18 +84,10 @@ def test_import_contracts_hold() -> None:
 def test_a_forbidden_import_of_or_from_sizing_breaks_a_contract(
     tmp_path: Path, module: str, line: str, broken: str
 ) -> None:
-    shutil.copytree(
-        ROOT / "accelerators",
-        tmp_path / "accelerators",
-        ignore=shutil.ignore_patterns("__pycache__"),
-    )
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    target = tmp_path / "accelerators" / module
-    target.write_text(target.read_text() + f"\n\ndef _forbidden() -> None:\n    {line}\n")
-    run = _lint_imports(tmp_path)
+    tree = _tree_with(tmp_path, module, f"\n\ndef _forbidden() -> None:\n    {line}\n")
+    run = _lint_imports(tree)
     assert run.returncode == 1, run.stdout + run.stderr
-    contracts = run.stdout.split("Broken contracts")[0]
-    assert [c for c in contracts.splitlines() if c.startswith(broken) and " BROKEN" in c]
+    assert _broken(run, broken)
 
 
 #: The contracts that must also hold when imports under ``if TYPE_CHECKING:`` count: a
@@ -152,20 +164,12 @@ def test_no_import_cycle_among_the_core_modules_counting_type_only_imports(
 def test_a_type_only_import_that_closes_a_cycle_is_refused(
     tmp_path: Path, module: str, line: str, broken: str
 ) -> None:
-    shutil.copytree(
-        ROOT / "accelerators",
-        tmp_path / "accelerators",
-        ignore=shutil.ignore_patterns("__pycache__"),
-    )
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    target = tmp_path / "accelerators" / module
-    target.write_text(target.read_text() + f"\n\nif TYPE_CHECKING:\n    {line}\n")
-    run = _lint_type_only_imports(tmp_path, tmp_path)
+    tree = _tree_with(tmp_path, module, f"\n\nif TYPE_CHECKING:\n    {line}\n")
+    run = _lint_type_only_imports(tree, tmp_path)
     assert run.returncode == 1, run.stdout + run.stderr
-    contracts = run.stdout.split("Broken contracts")[0]
-    assert [c for c in contracts.splitlines() if c.startswith(broken) and " BROKEN" in c]
+    assert _broken(run, broken)
     # pyproject's own run leaves type-only imports out: only this check sees the cycle
-    assert _lint_imports(tmp_path).returncode == 0
+    assert _lint_imports(tree).returncode == 0
 
 
 def test_concurrent_first_lookups_load_the_catalog_once(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,23 +10,9 @@ from typing import Any
 import pytest
 
 import accelerators
-from accelerators import AcceleratorSpec, InvalidSpecError, SpecSyntaxError, _parser, kubernetes
+from accelerators import AcceleratorSpec, InvalidSpecError, SpecSyntaxError, kubernetes
 from accelerators.constants import constant_for, flyte2_name
 from accelerators.kinds import is_nvidia
-
-
-@pytest.fixture
-def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The source of every spec text parsed while the test runs (the grammar's one entry)."""
-    seen: list[str] = []
-    real = _parser._Parser.parse
-
-    def counting(self: Any) -> Any:
-        seen.append(self.source)
-        return real(self)
-
-    monkeypatch.setattr(_parser._Parser, "parse", counting)
-    return seen
 
 
 # -- coerce ------------------------------------------------------------------------------------
@@ -120,31 +106,31 @@ def test_the_table_names_every_public_kubernetes_function_that_takes_a_spec() ->
 
 
 @pytest.mark.parametrize("name", sorted(PLACING))
-def test_a_coerced_spec_is_never_parsed_again(name: str, parses: list[str]) -> None:
+def test_a_coerced_spec_is_never_parsed_again(name: str, spec_parses: list[str]) -> None:
     spec = AcceleratorSpec.coerce("H100:8")
-    assert parses == ["H100:8"]
+    assert spec_parses == ["H100:8"]
     PLACING[name](spec)
-    assert parses == ["H100:8"], f"{name} parsed {parses[1:]}"
+    assert spec_parses == ["H100:8"], f"{name} parsed {spec_parses[1:]}"
 
 
 @pytest.mark.parametrize("name", sorted(PLACING))
-def test_spec_text_is_parsed_once_at_the_entry(name: str, parses: list[str]) -> None:
+def test_spec_text_is_parsed_once_at_the_entry(name: str, spec_parses: list[str]) -> None:
     PLACING[name]("H100:8")
     # guard_problems takes two specs: each text is parsed once
-    assert parses == ["H100:8"] * (2 if name == "guard_problems" else 1)
+    assert spec_parses == ["H100:8"] * (2 if name == "guard_problems" else 1)
 
 
-def test_the_rest_of_the_core_reads_a_spec_without_parsing_it(parses: list[str]) -> None:
+def test_the_rest_of_the_core_reads_a_spec_without_parsing_it(spec_parses: list[str]) -> None:
     spec = AcceleratorSpec.coerce("H100:8")
     assert is_nvidia(spec)
     assert constant_for(spec) is accelerators.H100
     assert flyte2_name(AcceleratorSpec.coerce("H100")) == "H100"
     assert AcceleratorSpec.coerce(spec) is spec
     assert str(spec) == "H100:8"
-    assert parses == ["H100:8", "H100"]
+    assert spec_parses == ["H100:8", "H100"]
 
 
-def test_explain_parses_its_text_once(parses: list[str]) -> None:
+def test_explain_parses_its_text_once(spec_parses: list[str]) -> None:
     explained = AcceleratorSpec.explain("2x-gpu-nvidia-h100")
     assert explained.spec == "H100:2 | H100-PCIE:2 | H100-NVL:2"
-    assert parses == ["2x-gpu-nvidia-h100"]
+    assert spec_parses == ["2x-gpu-nvidia-h100"]
