@@ -126,13 +126,7 @@ class Profile:
     gpu_stand_ins: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
-        problems = [
-            f"{field} must be a number, got {getattr(self, field)!r}"
-            for field in _NUMBERS
-            if isinstance(getattr(self, field), bool)
-            or not isinstance(getattr(self, field), int | float)
-            or math.isnan(getattr(self, field))
-        ]
+        problems = _not_numbers(self)
         if problems:  # the comparisons below need numbers
             raise AcceleratorError(
                 f"Invalid benchmark profile {self.name!r}: " + "; ".join(problems)
@@ -204,6 +198,17 @@ _NUMBERS = (
     "check_block",
     "sustained_s",
 )
+
+
+def _not_numbers(profile: Profile) -> list[str]:
+    """A sentence for each field of :data:`_NUMBERS` that is not a number."""
+    problems = []
+    for field in _NUMBERS:
+        value: object = getattr(profile, field)
+        if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+            problems.append(f"{field} must be a number, got {value!r}")
+    return problems
+
 
 #: Every GPU dtype: the headline ones, then those run only where the catalog has a figure.
 _GPU_ALL = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp64", "int8", "fp4", "mxfp8")
