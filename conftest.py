@@ -1,5 +1,6 @@
 """Shared by every test folder (tests/, plugins/*/tests/): tests marked ``serial`` run alone,
-and the CLI's consoles read each test's terminal width.
+the CLI's consoles read each test's terminal width, and ``spec_parses`` lists the spec texts
+the grammar parsed during a test (a spec is converted once, where it is given: issue 34).
 
 The suite runs in parallel with pytest-xdist (``-n auto``, the README's test command). A test
 marked ``@pytest.mark.serial`` must not share the machine with other tests: it bounds a wall
@@ -84,3 +85,19 @@ def _consoles_read_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     common = sys.modules.get("accelerators.cli._common")
     for console in getattr(common, "_CONSOLES", {}).values():
         monkeypatch.setattr(console, "_width", None)
+
+
+@pytest.fixture
+def spec_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The source of every spec text parsed while the test runs (the grammar's one entry)."""
+    from accelerators import _parser
+
+    seen: list[str] = []
+    real = _parser._Parser.parse
+
+    def counting(self: Any) -> Any:
+        seen.append(self.source)
+        return real(self)
+
+    monkeypatch.setattr(_parser._Parser, "parse", counting)
+    return seen

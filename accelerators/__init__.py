@@ -29,8 +29,8 @@ __version__ = "0.1.0"
 _EXPORTS = LazyExports(
     __name__,
     {
-        "accelerators.errors": "AcceleratorError CatalogDataError PlacementError "
-        "SpecSyntaxError UnknownAcceleratorError UnknownPartitionError",
+        "accelerators.errors": "AcceleratorError CatalogDataError InvalidSpecError "
+        "PlacementError SpecSyntaxError UnknownAcceleratorError UnknownPartitionError",
         "accelerators.spec": "AcceleratorSpec SpecLike",
         "accelerators.bench": "AcceleratorGateError",
         "accelerators.detect": "current current_accelerator Detected",
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from accelerators.detect import current_accelerator as current_accelerator
     from accelerators.errors import AcceleratorError as AcceleratorError
     from accelerators.errors import CatalogDataError as CatalogDataError
+    from accelerators.errors import InvalidSpecError as InvalidSpecError
     from accelerators.errors import PlacementError as PlacementError
     from accelerators.errors import SpecSyntaxError as SpecSyntaxError
     from accelerators.errors import UnknownAcceleratorError as UnknownAcceleratorError

@@ -8,11 +8,11 @@
 >>> str(AcceleratorSpec.Google.TPU("v5e", topology="2x4"))
 'TPU-V5E@2x4'
 
-``AcceleratorSpec.<Vendor>`` (``NVIDIA``, ``AMD``, ``Intel``, ``Google``, ``AWS``) has one
-factory per catalog ``family`` of that vendor, named after the family without vendor words
-(``Tesla V100`` -> ``V100``, ``Instinct MI300`` -> ``MI300``, ``RTX PRO 6000`` ->
-``RTX_PRO_6000``), and one per model whose name differs from every family's
-(``MI300X``, ``A100_80GB``, ``TRAINIUM2``). Attribute lookup is case-insensitive.
+``AcceleratorSpec.<Vendor>`` (``NVIDIA``, ``AMD``, ``Intel``, ``Google``, ``AWS``,
+``Huawei``, ``Qualcomm``) has one factory per catalog ``family`` of that vendor, named after
+the family without vendor words (``Tesla V100`` -> ``V100``, ``Instinct MI300`` -> ``MI300``,
+``RTX PRO 6000`` -> ``RTX_PRO_6000``), and one per model whose name differs from every
+family's (``MI300X``, ``A100_80GB``, ``TRAINIUM2``). Attribute lookup is case-insensitive.
 Nothing is loaded until a factory is first looked up.
 
 Each factory takes:
@@ -28,30 +28,38 @@ Each factory takes:
 
 Without ``version``, ``memory`` or ``form_factor`` a family means the model its family name
 resolves to (``A100`` is the 40 GB A100); if the name resolves to none, the factory asks
-for ``version``. Bad keywords raise :class:`~accelerators.errors.AcceleratorError` naming
-the valid values.
+for ``version``. A keyword value no model of the factory has raises
+:class:`~accelerators.errors.InvalidSpecError` naming the valid values, as the same request
+written as text does.
 
-This module sits below :mod:`accelerators.spec` and never imports it: ``VendorFactories``
-is a descriptor, so ``AcceleratorSpec.NVIDIA`` hands the factories the class they build.
+Factories return fields, as the parser does, and the spec builds itself from them: a
+:class:`Factory` reads its keywords into the keyword arguments of a spec and hands them to
+its ``build``, which is ``dict`` for the catalog's factories (they return the fields) and the
+spec class for those read through ``AcceleratorSpec.NVIDIA`` (:class:`VendorFactories` binds
+them to the class it is read from). So this module sits below :mod:`accelerators.spec` and
+never imports it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from accelerators import catalog
 from accelerators._text import format_number
 from accelerators.catalog._names import is_vendor_word, loose_key, resolve_name, words
-from accelerators.errors import AcceleratorError, close_matches
+from accelerators.errors import AcceleratorError, InvalidSpecError, close_matches
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
-    from accelerators.spec import AcceleratorSpec
 
-__all__ = ["Factory", "VendorFactories", "constant_spec"]
+__all__ = ["Factory", "VendorFactories", "constant_fields"]
+
+#: What a factory builds: its fields (``dict``) or the spec.
+S = TypeVar("S")
+T = TypeVar("T")
 
 #: How each vendor's namespace is spelled on ``AcceleratorSpec``.
 _VENDOR_LABELS = {
@@ -77,28 +85,27 @@ def _identifier(text: str) -> str:
     return f"_{name}" if name[:1].isdigit() else name
 
 
-class VendorFactories:
-    """``AcceleratorSpec.NVIDIA`` and its siblings: factories looked up by attribute."""
+class VendorFactories(Generic[S]):
+    """``AcceleratorSpec.NVIDIA`` and its siblings: one vendor's factories, looked up by
+    attribute (case-insensitively), each bound to ``build``, which makes a spec of fields.
 
-    def __init__(self, vendor: str, spec_type: Any = None) -> None:
+    :param vendor: the catalog vendor (``"nvidia"``).
+    :param build: called with a factory's fields as keyword arguments (the spec class).
+    """
+
+    def __init__(self, vendor: str, build: Callable[..., S]) -> None:
         self.vendor = vendor
         self.label = _VENDOR_LABELS.get(vendor, vendor)
-        self.spec_type = spec_type
+        self.build = build
 
-    def __get__(self, instance: object, owner: type) -> VendorFactories:
-        """Bound to the class it is read from: its factories build that class."""
-        return VendorFactories(self.vendor, owner)
-
-    def _factories(self) -> dict[str, Factory]:
+    def _factories(self) -> dict[str, Factory[_Fields]]:
         return _all_factories(catalog.all()).get(self.vendor, {})
 
-    def __getattr__(self, attribute: str) -> Factory:
+    def __getattr__(self, attribute: str) -> Factory[S]:
         if attribute.startswith("_"):
             raise AttributeError(attribute)
         factories = self._factories()
         found = factories.get(attribute.casefold())
-        if found is not None and self.spec_type is not None:
-            return replace(found, spec_type=self.spec_type)
         if found is None:
             names = [factory.attribute for factory in factories.values()]
             hints = close_matches(attribute, names)
@@ -107,7 +114,7 @@ class VendorFactories:
                 f"AcceleratorSpec.{self.label} has no factory {attribute!r}{hint} "
                 f"Available: {', '.join(names) or 'none'}"
             )
-        return found
+        return found.bind(self.build)
 
     def __dir__(self) -> list[str]:
         return [factory.attribute for factory in self._factories().values()]
@@ -116,29 +123,34 @@ class VendorFactories:
         return f"<AcceleratorSpec.{self.label} factories: {', '.join(self.__dir__())}>"
 
 
-_cache: list[tuple[tuple[Accelerator, ...], dict[str, dict[str, Factory]]]] = []
+#: The keyword arguments of a spec, what the catalog's factories return.
+_Fields = dict[str, Any]
+
+_cache: list[tuple[tuple[Accelerator, ...], dict[str, dict[str, Factory[_Fields]]]]] = []
 
 
-def _all_factories(entries: tuple[Accelerator, ...]) -> dict[str, dict[str, Factory]]:
+def _all_factories(entries: tuple[Accelerator, ...]) -> dict[str, dict[str, Factory[_Fields]]]:
     """Factories per vendor, keyed by case-folded attribute; rebuilt if the catalog changes."""
     if _cache and _cache[0][0] is entries:
         return _cache[0][1]
-    out: dict[str, dict[str, Factory]] = {}
+    out: dict[str, dict[str, Factory[_Fields]]] = {}
     for vendor in dict.fromkeys(acc.vendor for acc in entries):
         mine = [acc for acc in entries if acc.vendor == vendor]
-        factories: dict[str, Factory] = {}
+        factories: dict[str, Factory[_Fields]] = {}
         for family in dict.fromkeys(acc.family for acc in mine):
             models = tuple(dict.fromkeys(acc.model for acc in mine if acc.family == family))
             attribute = _identifier(family)
             factories.setdefault(
                 attribute.casefold(),
-                Factory(_VENDOR_LABELS.get(vendor, vendor), attribute, family, models),
+                Factory(_VENDOR_LABELS.get(vendor, vendor), attribute, family, models, dict),
             )
         for acc in mine:
             attribute = _identifier(acc.model)
             factories.setdefault(
                 attribute.casefold(),
-                Factory(_VENDOR_LABELS.get(vendor, vendor), attribute, acc.family, (acc.model,)),
+                Factory(
+                    _VENDOR_LABELS.get(vendor, vendor), attribute, acc.family, (acc.model,), dict
+                ),
             )
         out[vendor] = factories
     _cache[:] = [(entries, out)]
@@ -146,15 +158,22 @@ def _all_factories(entries: tuple[Accelerator, ...]) -> dict[str, dict[str, Fact
 
 
 @dataclass(frozen=True)
-class Factory:
-    """One factory: ``AcceleratorSpec.NVIDIA.H100(...)`` over the models it covers."""
+class Factory(Generic[S]):
+    """One factory over the models it covers: ``AcceleratorSpec.NVIDIA.H100(...)``.
+
+    Calling it reads its keywords into the fields of a spec and returns ``build(**fields)``.
+    """
 
     vendor_label: str
     attribute: str
     family: str
     models: tuple[str, ...]
-    #: The class built (``AcceleratorSpec``), set when read through ``AcceleratorSpec.<Vendor>``.
-    spec_type: Any = field(default=None, compare=False, repr=False)
+    #: What is made of the fields: ``dict`` (the fields), or the spec class.
+    build: Callable[..., S] = field(compare=False, repr=False)
+
+    def bind(self, build: Callable[..., T]) -> Factory[T]:
+        """This factory, building with ``build``."""
+        return Factory(self.vendor_label, self.attribute, self.family, self.models, build)
 
     def __repr__(self) -> str:
         models = ", ".join(self.models)
@@ -174,11 +193,11 @@ class Factory:
         partition: str | None = None,
         topology: str | None = None,
         exact: bool = False,
-    ) -> AcceleratorSpec:
-        """Build the spec; see the module docstring for the keywords."""
+    ) -> S:
+        """Build the spec (or its fields); see the module docstring for the keywords."""
         call = f"AcceleratorSpec.{self.vendor_label}.{self.attribute}"
         if not isinstance(exact, bool):
-            raise AcceleratorError(f"{call}: exact must be True or False, got {exact!r}")
+            raise InvalidSpecError(f"{call}: exact must be True or False, got {exact!r}")
         skus = list(self.skus)
         if version is not None:
             skus = self._with_version(call, skus, version)
@@ -188,19 +207,9 @@ class Factory:
             skus = self._with_form_factor(call, skus, form_factor)
         sku = self._choose(call, skus, pin=form_factor is not None or exact)
         slice_ = self._slice(call, sku, partition, topology)
-        if self.spec_type is None:
-            raise AcceleratorError(
-                f"{call}: read the factory through AcceleratorSpec.{self.vendor_label}, which "
-                "tells it what to build"
-            )
-        spec: AcceleratorSpec = self.spec_type(
-            accelerator=sku,
-            count=count,
-            partition=None if slice_ in _WHOLE else slice_,
-            unpartitioned=slice_ in _WHOLE,
-            exact=form_factor is not None or exact,
+        return self.build(
+            **_spec_fields(sku, count, slice_, exact=form_factor is not None or exact)
         )
-        return spec
 
     # -- keyword handling ----------------------------------------------------------------
     def _variant(self, model: str) -> str:
@@ -214,7 +223,7 @@ class Factory:
         self, call: str, skus: list[Accelerator], version: str | int
     ) -> list[Accelerator]:
         if isinstance(version, bool) or not isinstance(version, str | int):
-            raise AcceleratorError(
+            raise InvalidSpecError(
                 f"{call}: version must be a string or an integer, got {version!r}"
             )
         wanted = loose_key(str(version))
@@ -235,7 +244,7 @@ class Factory:
                     break
         if not found:
             versions = _listing(self._variant(model) for model in _models(skus))
-            raise AcceleratorError(f"{call} has no version {version!r}; versions: {versions}")
+            raise InvalidSpecError(f"{call} has no version {version!r}; versions: {versions}")
         return found
 
     def _with_memory(
@@ -251,20 +260,20 @@ class Factory:
             f"{format_number(gb_)}GB" for gb_ in sorted({acc.memory_gb for acc in skus})
         )
         if gb is None:
-            raise AcceleratorError(
+            raise InvalidSpecError(
                 f"{call}: memory must be a size such as '80GB' or a number of GB, got "
                 f"{memory!r}; valid: {valid}"
             )
         found = [acc for acc in skus if abs(acc.memory_gb - gb) <= 0.5]
         if not found:
-            raise AcceleratorError(f"{call} has no {memory!r} memory variant; valid: {valid}")
+            raise InvalidSpecError(f"{call} has no {memory!r} memory variant; valid: {valid}")
         return found
 
     def _with_form_factor(
         self, call: str, skus: list[Accelerator], form_factor: str
     ) -> list[Accelerator]:
         if not isinstance(form_factor, str):
-            raise AcceleratorError(f"{call}: form_factor must be a string, got {form_factor!r}")
+            raise InvalidSpecError(f"{call}: form_factor must be a string, got {form_factor!r}")
         wanted = loose_key(form_factor)
         named = {acc: self._name_form_factors(acc) for acc in skus}
         found = [acc for acc in skus if wanted in named[acc]]
@@ -274,7 +283,7 @@ class Factory:
             labels = [label.upper() for acc in skus for label in sorted(named[acc])]
             if not labels:
                 labels = [acc.form_factor for acc in skus]
-            raise AcceleratorError(
+            raise InvalidSpecError(
                 f"{call} has no form factor {form_factor!r}; valid: {_listing(labels)}"
             )
         return found
@@ -292,7 +301,7 @@ class Factory:
             except AcceleratorError:
                 preferred = None
             if preferred not in models:
-                raise AcceleratorError(
+                raise InvalidSpecError(
                     f"{call} covers several models ({_listing(models)}); choose one with "
                     f"version= ({_listing(self._variant(m) for m in models)}), memory= or "
                     "form_factor="
@@ -308,14 +317,14 @@ class Factory:
         self, call: str, sku: Accelerator, partition: str | None, topology: str | None
     ) -> str | None:
         if partition is not None and topology is not None:
-            raise AcceleratorError(f"{call}: give partition= or topology=, not both")
+            raise InvalidSpecError(f"{call}: give partition= or topology=, not both")
         if topology is not None and sku.device_class != "tpu":
-            raise AcceleratorError(
+            raise InvalidSpecError(
                 f"{call}: topology= is for TPU slices; use partition= for a MIG profile"
             )
         chosen = partition if partition is not None else topology
         if chosen is not None and not isinstance(chosen, str):
-            raise AcceleratorError(
+            raise InvalidSpecError(
                 f"{call}: a partition is a string such as '1g.10gb', '2x4' or 'whole', got "
                 f"{chosen!r}"
             )
@@ -330,9 +339,20 @@ def _listing(items: Iterable[str]) -> str:
     return ", ".join(dict.fromkeys(items))
 
 
-def constant_spec(
+def _spec_fields(
+    accelerator: Accelerator, count: float, slice_: str | None, *, exact: bool
+) -> dict[str, Any]:
+    return {
+        "accelerator": accelerator,
+        "count": count,
+        "partition": None if slice_ in _WHOLE else slice_,
+        "unpartitioned": slice_ in _WHOLE,
+        "exact": exact,
+    }
+
+
+def constant_fields(
     accelerator: Accelerator,
-    spec_type: Any,
     version: str | int | None = None,
     *,
     count: float = 1,
@@ -341,15 +361,16 @@ def constant_spec(
     partition: str | None = None,
     topology: str | None = None,
     exact: bool = False,
-) -> AcceleratorSpec:
-    """What calling a constant builds: ``accelerators.A100(count=4)``, ``A100(memory="80GB")``.
+) -> dict[str, Any]:
+    """The spec's fields when a constant is called: ``accelerators.A100(count=4)``,
+    ``A100(memory="80GB")``.
 
     With ``version``, ``memory`` or ``form_factor`` the call is the factory of the constant's
     family (``AcceleratorSpec.NVIDIA.A100``), so the variant can change; without them it
     keeps the constant's own SKU (exact when the constant names a non-default SKU, as
     ``to_spec()`` does). ``accelerators.A100(count=4) == AcceleratorSpec.NVIDIA.A100(count=4)``.
     """
-    factory = replace(_constant_factory(accelerator), spec_type=spec_type)
+    factory = _constant_factory(accelerator)
     if version is not None or memory is not None or form_factor is not None:
         return factory(
             version,
@@ -362,19 +383,14 @@ def constant_spec(
         )
     call = f"accelerators.{accelerator.constant or accelerator.name}"
     if not isinstance(exact, bool):
-        raise AcceleratorError(f"{call}: exact must be True or False, got {exact!r}")
+        raise InvalidSpecError(f"{call}: exact must be True or False, got {exact!r}")
     slice_ = factory._slice(call, accelerator, partition, topology)
-    spec: AcceleratorSpec = spec_type(
-        accelerator=accelerator,
-        count=count,
-        partition=None if slice_ in _WHOLE else slice_,
-        unpartitioned=slice_ in _WHOLE,
-        exact=exact or not accelerator.default_for_model,
+    return _spec_fields(
+        accelerator, count, slice_, exact=exact or not accelerator.default_for_model
     )
-    return spec
 
 
-def _constant_factory(accelerator: Accelerator) -> Factory:
+def _constant_factory(accelerator: Accelerator) -> Factory[_Fields]:
     """The factory named like the constant when it covers its model (``A100`` covers both
     A100 memory variants), else its family's (``V100`` for ``V100_PCIE``, ``TPU`` for
     ``V5E``), else the model's own."""

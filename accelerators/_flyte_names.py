@@ -83,7 +83,7 @@ def flyte2_name(spec: AcceleratorSpec | str) -> str:
     """
     from accelerators.spec import AcceleratorSpec
 
-    spec = AcceleratorSpec.parse(spec)
+    spec = AcceleratorSpec.coerce(spec)
     acc = spec.accelerator
     if spec.fallbacks or acc is None:
         raise PlacementError(f"{str(spec)!r}: a Flyte 2 device name names one accelerator")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, NoReturn
 
-from accelerators.errors import SpecSyntaxError
+from accelerators.errors import InvalidSpecError, SpecSyntaxError, with_caret
 
 __all__ = ["LsfRequest", "looks_like_request", "read_request"]
 
@@ -93,9 +93,13 @@ def read_request(text: str) -> LsfRequest:
     count = None
     if "num" in pairs:
         value, start = pairs["num"]
-        if not value.isdigit() or int(value) == 0:
+        where = (start, start + len(value))
+        if value.isdigit() and int(value) == 0:  # a count out of range, as 'H100:0' is
+            error = InvalidSpecError(f"LSF's num= is a count of one or more: {value!r}")
+            raise with_caret(error, text, where)
+        if not value.isdigit():
             why = "a per-task or per-host count" if "/" in value else "a count of one or more"
-            _fail(text, f"LSF's num= is {why}: {value!r}", (start, start + len(value)))
+            _fail(text, f"LSF's num= is {why}: {value!r}", where)
         count = int(value)
     vendor = pairs["gvendor"][0].lower() if "gvendor" in pairs else None
     return LsfRequest(name, name_start, count, vendor)

@@ -11,10 +11,13 @@ read (:mod:`accelerators.catalog._names`), so a later error (a MIG profile the m
 can name the valid choices for that accelerator.
 
 Every failure raises an :class:`~accelerators.errors.AcceleratorError` whose message shows
-the input with a caret under the failing span: :class:`SpecSyntaxError` for the grammar and
-for specs that are well-formed but inconsistent, :class:`UnknownAcceleratorError` for a
-name the catalog does not know (or knows for two models), and
-:class:`UnknownPartitionError` for a MIG profile or topology the accelerator lacks.
+the input with a caret under the failing span: :class:`SpecSyntaxError` for text that breaks
+the grammar, :class:`InvalidSpecError` for a spec that follows it but cannot hold (``T4@whole``,
+``H100:0``), :class:`UnknownAcceleratorError` for a name the catalog does not know (or knows
+for two models), and :class:`UnknownPartitionError` for what stands after ``@`` when the
+accelerator does not offer it; the spec's constructor raises the same types for the same
+mistakes. What a name means, and what cannot hold, is decided in
+:mod:`accelerators._parser_fields`.
 
 The parser returns plain parsed data (:class:`ParsedSpec`: per alternative, the fields of a
 spec and the span they came from), as ``packaging``'s parser does; ``AcceleratorSpec.parse``
@@ -25,45 +28,48 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, NamedTuple, cast
+from typing import NamedTuple, cast
 
+from accelerators._parser_fields import (
+    MAX_COUNT,
+    SHARED,
+    WHOLE,
+    Alternative,
+    ParsedAlternative,
+    build,
+    complete_named,
+    count_value,
+    refuse,
+    resolve,
+    share_count,
+)
 from accelerators._text import format_number, quote, shorten
 from accelerators._tokenizer import DESCRIPTIONS as _SAY
 from accelerators._tokenizer import HINTS as _HINTS
 from accelerators._tokenizer import Token, Tokenizer
 from accelerators.catalog._memory import MemoryRequest
-from accelerators.catalog._names import NameMatch, resolve_name, select_by_memory
-from accelerators.catalog._partitions import check_partition
+from accelerators.catalog._names import NameMatch
 from accelerators.catalog._store import group_members
-from accelerators.errors import AcceleratorError, close_matches, with_caret
+from accelerators.errors import (
+    AcceleratorError,
+    InvalidSpecError,
+    UnknownPartitionError,
+    close_matches,
+    with_caret,
+)
 
 __all__ = ["MAX_COUNT", "MAX_LENGTH", "ParsedAlternative", "ParsedSpec", "parse_spec"]
 
 #: The longest spec text read: a fallback chain of a dozen long names fits many times over,
 #: and a megabyte of input is refused at once instead of parsed (2 MB took 5 s and 370 MB).
 MAX_LENGTH = 1000
-
-#: The largest device count a spec accepts (2**53: every integer up to it is exact as a
-#: float, so counts survive JSON and the Kubernetes quantity text unchanged).
-MAX_COUNT = 2**53
 #: GB per memory unit (decimal units, as datasheets and ``nvidia-smi`` quote them).
 _UNITS = {"mb": 0.001, "g": 1.0, "gb": 1.0, "tb": 1000.0}
 
 #: Shapes a partition can take (the catalog schema checks the same shapes).
 _MIG_PROFILE = re.compile(r"[1-7]g\.[0-9]+gb(?:[+\-][a-z.]+)?")
 _TOPOLOGY = re.compile(r"[0-9]+x[0-9]+(?:x[0-9]+)?")
-#: Words after ``@`` that ask for a whole, unpartitioned device; the first is canonical.
-_WHOLE = ("whole", "unpartitioned")
-#: ``@shared`` (or Flyte 2's trailing word, ``T4 shared``): a shared slot of a GPU.
-_SHARED = "shared"
 _EXAMPLES = "such as 'H100:8', 'A100@1g.5gb' or '80GB+'"
-
-
-class ParsedAlternative(NamedTuple):
-    """One alternative: the keyword arguments of a spec and where in the source it stands."""
-
-    fields: dict[str, Any]
-    span: tuple[int, int]
 
 
 class ParsedSpec(NamedTuple):
@@ -88,12 +94,12 @@ def parse_spec(text: str) -> ParsedSpec:
     ('A100-80GB-SXM', '1g.10gb', 2, True)
     """
     if not isinstance(text, str):
-        raise AcceleratorError(
+        raise InvalidSpecError(
             f"Expected an accelerator spec string {_EXAMPLES}, got {type(text).__name__}: "
             f"{shorten(repr(text), 200)}"
         )
     if len(text) > MAX_LENGTH:
-        raise AcceleratorError(
+        raise InvalidSpecError(
             f"Expected an accelerator spec of at most {MAX_LENGTH:,} characters {_EXAMPLES}, "
             f"got {len(text):,}: {quote(text, 60)}"
         )
@@ -102,24 +108,6 @@ def parse_spec(text: str) -> ParsedSpec:
 
 class _VendorThenName(Exception):
     """A vendor followed by a name (``nvidia:B200``): parsed as a named request."""
-
-
-class _Alternative:
-    """One parsed alternative: the spec's fields, its span and what could still follow it."""
-
-    __slots__ = ("count_span", "end", "fields", "follow", "group", "memory_span", "start")
-
-    def __init__(
-        self, fields: dict[str, Any], start: int, *, follow: list[str] | None = None
-    ) -> None:
-        self.fields = fields
-        self.start = start
-        self.end = 0
-        self.follow: list[str] = [] if follow is None else follow
-        self.memory_span: tuple[int, int] | None = None
-        self.count_span: tuple[int, int] | None = None
-        #: Further models a group name means (Modal's ``B200+`` is B200, then B300; ``any``).
-        self.group: tuple[Any, ...] = ()
 
 
 class _Parser:
@@ -144,18 +132,19 @@ class _Parser:
         found = cast("re.Match[str]", re.compile(r"[^:]*").match(self.source, request.name_start))
         name = Token("NAME", request.name, request.name_start, found)
         self.names.append((name.text, name.span))
-        match = self._resolve(name)
+        match = resolve(self.source, name)
         if request.vendor is not None and match.accelerator.vendor != request.vendor:
-            self.tokens.raise_syntax_error(
+            refuse(
                 f"{match.accelerator.name} is made by {match.accelerator.vendor}, not "
                 f"{request.vendor} (gvendor=)",
-                span=name.span,
+                self.source,
+                name.span,
             )
-        alternative = _Alternative({} if request.num is None else {"count": request.num}, 0)
+        alternative = Alternative({} if request.num is None else {"count": request.num}, 0)
         alternative.group = match.family
-        self._complete_named(alternative, match, name, exact=False, partition=None)
+        complete_named(self.source, alternative, match, name, exact=False, partition=None)
         alternative.end = len(self.source)
-        return ParsedSpec(self.source, tuple(self._build(alternative)), tuple(self.names))
+        return ParsedSpec(self.source, tuple(build(alternative)), tuple(self.names))
 
     # -- grammar -------------------------------------------------------------------------
     def _parse_spec(self) -> ParsedSpec:
@@ -173,8 +162,8 @@ class _Parser:
             tokens.skip_ws()
             separator = tokens.consume("PIPE") or tokens.consume("COMMA")
             if separator is None or separator.text == "|":
-                for alternative in _share_count(run):
-                    alternatives.extend(self._build(alternative))
+                for alternative in share_count(run):
+                    alternatives.extend(build(alternative))
                 run = []
             if separator is None:
                 break
@@ -185,7 +174,7 @@ class _Parser:
             self._unexpected(last)
         return ParsedSpec(self.source, tuple(alternatives), tuple(self.names))
 
-    def _parse_alternative(self, *, after: str | None) -> _Alternative:
+    def _parse_alternative(self, *, after: str | None) -> Alternative:
         """alternative = memory_request | vendor_request | named_request ;"""
         tokens = self.tokens
         if tokens.check("MEMORY", peek=True):
@@ -204,38 +193,39 @@ class _Parser:
         alternative.end = tokens.last_end
         return alternative
 
-    def _parse_memory_request(self) -> _Alternative:
+    def _parse_memory_request(self) -> Alternative:
         """memory_request = memory [ ":" count ] ;"""
-        alternative = _Alternative({}, self.tokens.position)
+        alternative = Alternative({}, self.tokens.position)
         memory = alternative.fields["memory"] = self._parse_memory()
         alternative.follow = [_SAY["COLON"]] if memory.at_least else [_SAY["PLUS"], _SAY["COLON"]]
         self._parse_colon_tail(alternative, memory_allowed=False)
         return alternative
 
-    def _parse_vendor_request(self) -> _Alternative:
+    def _parse_vendor_request(self) -> Alternative:
         """vendor_request = VENDOR [ ":" ( named_request | memory [ ":" count ] | count ) ] ;
 
         A vendor before a name (dstack's ``nvidia:B200:8``) must be the name's vendor.
         """
         token = self.tokens.expect("VENDOR", expected="a vendor")
         vendor = token.text.lower()
-        alternative = _Alternative({"vendor": vendor}, token.position, follow=[_SAY["COLON"]])
+        alternative = Alternative({"vendor": vendor}, token.position, follow=[_SAY["COLON"]])
         try:
             self._parse_colon_tail(alternative, memory_allowed=True, after_vendor=True)
         except _VendorThenName:
             named = self._parse_named_request()
             acc = named.fields["accelerator"]
             if acc.vendor != vendor:
-                self.tokens.raise_syntax_error(
+                refuse(
                     f"{acc.name} is made by {acc.vendor}, not {vendor}; write "
                     f"'{acc.vendor}:{acc.model}' or the name alone",
-                    span=(token.position, named.start + len(acc.model)),
+                    self.source,
+                    (token.position, named.start + len(acc.model)),
                 )
             named.start = token.position
             return named
         return alternative
 
-    def _parse_named_request(self) -> _Alternative:
+    def _parse_named_request(self) -> Alternative:
         """named_request = NAME [ "!" ] [ "@" partition ] [ ":" memory ] [ ":" count ] ;"""
         tokens = self.tokens
         name = tokens.expect("NAME", expected="an accelerator name")
@@ -246,7 +236,7 @@ class _Parser:
             tokens.skip_ws()
             name = tokens.expect("NAME", expected="a GPU type after 'gpu:' (Slurm GRES)")
         head = name.text[:-6].rstrip(" \t")  # Flyte 2's "T4 shared": the name, then the word
-        shared_word = name.text[-6:].casefold() == _SHARED and len(head) < len(name.text) - 6
+        shared_word = name.text[-6:].casefold() == SHARED and len(head) < len(name.text) - 6
         if shared_word:
             name = Token(name.name, head, name.position, name.match)
         self.names.append((name.text, name.span))
@@ -256,8 +246,8 @@ class _Parser:
                 f"Unexpected '+' after {quote(name.text[:-1])}; " + _HINTS["+"].strip(" ()"),
                 span=(name.span[1] - 1, name.span[1]),
             )
-        match = NameMatch(group[0], False, source="group") if group else self._resolve(name)
-        alternative = _Alternative({}, start)
+        match = NameMatch(group[0], False, source="group") if group else resolve(self.source, name)
+        alternative = Alternative({}, start)
         # A group name's further models, or those of a name that leaves its model open (the
         # token reader's "gpu-a100-large" is A100-40GB or A100-80GB): fallbacks, in order.
         alternative.group = group[1:] if group else match.family
@@ -275,11 +265,13 @@ class _Parser:
         self._parse_colon_tail(alternative, memory_allowed=True)
         if shared_word:
             alternative.fields["shared"] = True
-        self._complete_named(alternative, match, name, exact=bang is not None, partition=partition)
+        complete_named(
+            self.source, alternative, match, name, exact=bang is not None, partition=partition
+        )
         return alternative
 
     def _parse_colon_tail(
-        self, alternative: _Alternative, *, memory_allowed: bool, after_vendor: bool = False
+        self, alternative: Alternative, *, memory_allowed: bool, after_vendor: bool = False
     ) -> None:
         """colon_tail = [ ":" memory ] [ ":" count ] ;  (memory only where allowed)"""
         tokens = self.tokens
@@ -311,26 +303,26 @@ class _Parser:
             self._parse_count_range(alternative)
             return
         count = self._parse_count(memory_allowed=memory_allowed)
-        alternative.fields["count"] = _count_value(count.text)
+        alternative.fields["count"] = count_value(count.text)
         alternative.count_span = count.span
         alternative.follow = []
 
-    def _parse_count_range(self, alternative: _Alternative) -> None:
+    def _parse_count_range(self, alternative: Alternative) -> None:
         """count_range = [ digits ] ".." [ digits ] ;   (dstack: 1..2, 4.., ..8)"""
         token = self.tokens.read()
         low = int(token.match["low"] or 1)
         high = int(token.match["high"]) if token.match["high"] else None
-        if (token.match["low"] is None and high is None) or not 0 < low <= MAX_COUNT:
+        expected = f"Expected a count range such as 1..2 or 4.. after ':', got {quote(token.text)}"
+        if token.match["low"] is None and high is None:
+            self.tokens.raise_syntax_error(expected, span=token.span)
+        if not 0 < low <= MAX_COUNT:
             zero = "; a spec asks for at least one device (dstack's 0.. also allows none)"
-            self.tokens.raise_syntax_error(
-                f"Expected a count range such as 1..2 or 4.. after ':', got {quote(token.text)}"
-                + (zero if low == 0 else ""),
-                span=token.span,
-            )
+            refuse(expected + (zero if low == 0 else ""), self.source, token.span)
         if high is not None and not low <= high <= MAX_COUNT:
-            self.tokens.raise_syntax_error(
+            refuse(
                 f"Expected a count range from low to high (such as 1..2), got {quote(token.text)}",
-                span=token.span,
+                self.source,
+                token.span,
             )
         alternative.fields["count"] = low
         alternative.fields["count_range"] = (low, high)
@@ -349,10 +341,11 @@ class _Parser:
                 return MemoryRequest(gb=gb, at_least=True)
             high = self._gigabytes(tokens.read())
             if high < gb:
-                tokens.raise_syntax_error(
+                refuse(
                     f"Expected a memory range from low to high, got {format_number(gb)}GB.."
                     f"{format_number(high)}GB",
-                    span=(token.position, tokens.last_end),
+                    self.source,
+                    (token.position, tokens.last_end),
                 )
             return MemoryRequest(gb=gb, at_least=True, at_most=high)
         at_least = tokens.consume("PLUS") is not None
@@ -361,9 +354,10 @@ class _Parser:
     def _gigabytes(self, token: Token) -> float:
         gb = float(token.match["gb"]) * _UNITS[token.match["unit"].lower()]
         if not (math.isfinite(gb) and gb > 0):
-            self.tokens.raise_syntax_error(
+            refuse(
                 f"Expected a positive memory size such as '80GB', got {quote(token.text)}",
-                span=token.span,
+                self.source,
+                token.span,
             )
         return gb
 
@@ -376,19 +370,21 @@ class _Parser:
                 expected += " or a memory size (such as 80GB)"
             tokens.raise_syntax_error(f"Expected {expected}, got {tokens.found()}")
         token = tokens.read()
-        value = _count_value(token.text)
+        value = count_value(token.text)
         if math.isnan(value):
-            tokens.raise_syntax_error(
+            refuse(
                 f"Expected a count a float holds exactly (a whole number, or a fraction such "
                 f"as 0.5) after ':', got {quote(token.text)}, which would round to "
                 f"{float(token.text):.0f}",
-                span=token.span,
+                self.source,
+                token.span,
             )
         if not (math.isfinite(value) and 0 < value <= MAX_COUNT):
-            tokens.raise_syntax_error(
+            refuse(
                 f"Expected a positive count of at most 2**53 ({MAX_COUNT}) after ':', got "
                 f"{quote(token.text)}",
-                span=token.span,
+                self.source,
+                token.span,
             )
         return token
 
@@ -405,104 +401,22 @@ class _Parser:
         token = tokens.read()
         text = token.text.lower()
         shapes = (_MIG_PROFILE.fullmatch(text), _TOPOLOGY.fullmatch(text))
-        if not (text in (*_WHOLE, _SHARED) or any(shapes)):
-            hints = close_matches(text, (*acc.partitions, *_WHOLE, _SHARED))
+        if not (text in (*WHOLE, SHARED) or any(shapes)):
+            # What no accelerator offers, as an unknown partition of this one (the type the
+            # constructor's partition="..." raises).
+            hints = close_matches(text, (*acc.partitions, *WHOLE, SHARED))
             hint = f"; did you mean {' or '.join(repr(h) for h in hints)}?" if hints else ""
-            tokens.raise_syntax_error(
+            unknown = UnknownPartitionError(
                 "Expected a MIG profile (such as 1g.5gb) or TPU topology (such as 2x4) "
                 f"after '@', got {quote(token.text)}{hint} ({acc.name} offers: {offered})",
-                span=token.span,
+                accelerator=acc.name,
+                partition=token.text,
+                valid=acc.partitions,
             )
+            raise with_caret(unknown, self.source, token.span)
         return token
 
-    # -- semantics -------------------------------------------------------------------------
-    def _resolve(self, name: Token) -> NameMatch:
-        try:
-            return resolve_name(name.text)
-        except AcceleratorError as exc:
-            raise self._with_caret(exc, name.span) from None
-
-    def _complete_named(
-        self,
-        alternative: _Alternative,
-        match: NameMatch,
-        name: Token,
-        *,
-        exact: bool,
-        partition: Token | None,
-    ) -> None:
-        """Fold what the name implies (SKU, count, partition) into the explicit fields."""
-        fields = alternative.fields
-        acc = match.accelerator
-        memory: MemoryRequest | None = fields.get("memory")
-        if memory is not None and alternative.group and match.source != "group":
-            # A size picks among the models a name left open ("gpu-a100-large:80GB").
-            fitting = [a for a in (acc, *alternative.group) if memory.matches(a)]
-            if fitting:
-                match = NameMatch(fitting[0], False, match.count, match.partition, match.source)
-                acc, alternative.group = fitting[0], ()
-        if memory is not None:
-            try:
-                acc = select_by_memory(match, memory)
-            except AcceleratorError as exc:
-                span = (name.position, (alternative.memory_span or name.span)[1])
-                raise self._with_caret(exc, span) from None
-        fields["accelerator"] = acc
-        fields["exact"] = exact or match.pinned
-        if match.count is not None:
-            count = fields.setdefault("count", match.count)
-            if count != match.count:
-                self.tokens.raise_syntax_error(
-                    f"{quote(name.text)} already means a count of {match.count}, but the spec "
-                    f"asks for {count}; give the count once",
-                    span=alternative.count_span or name.span,
-                )
-        chosen: str | None = None
-        if partition is not None:
-            chosen = partition.text.lower()
-            if match.partition is not None and chosen != match.partition:
-                self.tokens.raise_syntax_error(
-                    f"{quote(name.text)} already names the partition {match.partition!r}, but the "
-                    f"spec asks for {partition.text!r}; give the partition once",
-                    span=partition.span,
-                )
-        elif match.partition is not None:
-            chosen = match.partition
-        if chosen is not None and fields.get("shared"):
-            self.tokens.raise_syntax_error(
-                f"{quote(name.text + ' shared')} already asks for a shared slot, so '@{chosen}' "
-                "cannot follow it; write 'shared' or '@shared' once, without a partition",
-                span=partition.span if partition is not None else name.span,
-            )
-        if chosen == _SHARED:
-            fields["shared"] = True
-        elif chosen in _WHOLE:
-            fields["unpartitioned"] = True
-            if not acc.partitions:
-                self.tokens.raise_syntax_error(
-                    f"{acc.name} cannot be partitioned, so '@{chosen}' means nothing for it",
-                    span=partition.span if partition is not None else name.span,
-                )
-        elif chosen is not None:
-            try:
-                check_partition(acc, chosen)
-            except AcceleratorError as exc:
-                span = partition.span if partition is not None else name.span
-                raise self._with_caret(exc, span) from None
-            fields["partition"] = chosen
-
-    @staticmethod
-    def _build(alternative: _Alternative) -> list[ParsedAlternative]:
-        span = (alternative.start, alternative.end)
-        built = [ParsedAlternative(alternative.fields, span)]
-        for member in alternative.group:  # a group name: its other models, as fallbacks
-            built.append(ParsedAlternative({**alternative.fields, "accelerator": member}, span))
-        return built
-
-    def _with_caret(self, exc: AcceleratorError, span: tuple[int, int]) -> AcceleratorError:
-        return with_caret(exc, self.source, span)
-
-    def _unexpected(self, alternative: _Alternative) -> None:
+    def _unexpected(self, alternative: Alternative) -> None:
         """Raise for whatever stands after a complete alternative."""
         tokens = self.tokens
         text = self.source[alternative.start : alternative.end].strip()
@@ -519,31 +433,3 @@ def _names_an_instance(text: str) -> bool:
     from accelerators.catalog._instances import get_instance
 
     return get_instance(text) is not None
-
-
-def _share_count(run: list[_Alternative]) -> list[_Alternative]:
-    """dstack's ``A10,A10G:2``: names listed with ',' before the one that carries a count
-    share it (any of them, that many). Only bare names share; ``H100:8, A100`` keeps each."""
-    *head, last = run
-    if "count" not in last.fields or not head:
-        return run
-    if any(set(alt.fields) - {"accelerator", "exact"} or alt.group for alt in head):
-        return run
-    keys = ("count", "count_range")
-    shared: dict[str, Any] = {k: last.fields[k] for k in keys if k in last.fields}
-    for alt in head:
-        alt.fields.update(shared)
-    return run
-
-
-def _count_value(text: str) -> int | float:
-    """``8`` -> 8 (an exact int, however long), ``0.5`` -> 0.5; beyond 2**53 -> inf; a
-    fraction a float cannot hold apart from a whole number (``9007199254740992.5``) -> nan,
-    never the whole number it rounds to."""
-    if "." not in text:
-        return int(text) if len(text) <= 20 else math.inf
-    value = float(text)
-    fraction = text.partition(".")[2]
-    if value.is_integer() and fraction.strip("0"):
-        return math.nan
-    return int(value) if value.is_integer() and value <= MAX_COUNT else value

@@ -4,16 +4,34 @@ Every error the core raises for bad input is an :class:`AcceleratorError`, which
 :class:`ValueError`, so callers can catch either. Messages always name the offending input,
 what was expected and, where there are any, the close matches.
 
+One mistake raises one type, whatever the entry point (``AcceleratorSpec.parse``,
+``AcceleratorSpec.coerce``, the constructor, a factory, a placement function):
+
+* :class:`SpecSyntaxError`: spec text that does not follow the grammar;
+* :class:`InvalidSpecError` (the base of :class:`SpecSyntaxError`): a spec whose parts
+  cannot hold, grammatical text or constructor fields alike (``T4@whole``: a T4 has no
+  MIG; a count of 0; a name and a memory size that disagree), or a value that is no spec;
+* :class:`UnknownAcceleratorError`, :class:`UnknownPartitionError`: a name or a MIG
+  profile / TPU topology the catalog does not have;
+* :class:`PlacementError`: a spec a platform cannot place, an unknown platform, or an
+  option the platform does not take or cannot read;
+* :class:`CatalogDataError`: a catalog data file that fails validation.
+
+An error about spec text shows the text with a caret under the failing span and keeps it
+in ``.source`` and ``.span`` (``None`` otherwise).
+
 This module imports nothing beyond the standard library.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TypeVar
 
 __all__ = [
     "AcceleratorError",
     "CatalogDataError",
+    "InvalidSpecError",
     "PlacementError",
     "SpecSyntaxError",
     "UnknownAcceleratorError",
@@ -26,45 +44,69 @@ __all__ = [
 class AcceleratorError(ValueError):
     """Base class of every error ``accelerators`` raises for bad input."""
 
+    #: The spec text the error is about and the span its caret points at (set by
+    #: :func:`with_caret` and :class:`SpecSyntaxError`); ``None`` for other errors.
+    source: str | None = None
+    span: tuple[int, int] | None = None
 
-class SpecSyntaxError(AcceleratorError):
-    """A spec string that does not follow the grammar.
 
-    ``str()`` renders the source with a caret line under the failing span::
+class InvalidSpecError(AcceleratorError):
+    """A spec that cannot be: its parts do not hold together, or a value is no spec at all.
+
+    Raised the same way for spec text that follows the grammar (with a caret) and for the
+    constructor's fields: a partition of a device that has none (``T4@whole``), a name and a
+    memory size or vendor that disagree (``A100-40GB-PCIE:80GB``), a count stated twice
+    (``8x H100:4``) or out of range (``H100:0``), a share stated twice (``T4@shared:0.5``),
+    and a value that is neither text, a spec, a constant nor a list of those.
+    :class:`SpecSyntaxError`, for text that breaks the grammar, is a subclass.
+    """
+
+
+class SpecSyntaxError(InvalidSpecError):
+    """Spec text that does not follow the grammar (``docs/grammar.md``).
+
+    Only text raises it: a character or word the grammar has no place for, an empty spec, a
+    missing count after ``:``. ``str()`` renders the source with a caret line under the
+    failing span::
 
         Expected a count after ':' in accelerator spec
             H100:x
                  ^
     """
 
+    source: str
+    span: tuple[int, int]
+
     def __init__(self, message: str, *, source: str, span: tuple[int, int]) -> None:
         self.message = message
         self.source = source
         self.span = span
-        super().__init__(self._render())
+        super().__init__(_caret_message(message, source, span))
 
-    #: Characters of the source shown around the failing span (long inputs are cut).
-    WINDOW = 40
 
-    def _render(self) -> str:
-        source = self.source
-        start, end = self.span
-        start = max(0, min(start, len(source)))
-        end = max(start + 1, min(end, len(source) + 1))
-        # Show at most WINDOW characters either side of the span, and at most 2*WINDOW of
-        # the span itself, so a megabyte of input gives a message of one line.
-        end = min(end, start + 2 * self.WINDOW)
-        left = max(0, start - self.WINDOW)
-        right = min(len(source), end + self.WINDOW)
-        head = "..." if left > 0 else ""
-        tail = "..." if right < len(source) else ""
-        # Characters a terminal would act on (ESC, NUL, a tab, a bidi override) are shown
-        # escaped, as repr() writes them, and the caret counts them at that width.
-        shown = head + "".join(map(_visible, source[left:right])) + tail
-        offset = len(head) + sum(len(_visible(ch)) for ch in source[left:start])
-        width = sum(len(_visible(ch)) for ch in source[start:end]) + max(0, end - len(source))
-        marker = " " * offset + "~" * (max(width, 1) - 1) + "^"
-        return f"{self.message}\n    {shown}\n    {marker}"
+#: Characters of the source shown around the failing span (long inputs are cut).
+_CARET_WINDOW = 40
+
+
+def _caret_message(message: str, source: str, span: tuple[int, int]) -> str:
+    """``message``, then ``source`` and a caret line under ``span`` (indented 4 spaces)."""
+    start, end = span
+    start = max(0, min(start, len(source)))
+    end = max(start + 1, min(end, len(source) + 1))
+    # Show at most _CARET_WINDOW characters either side of the span, and at most twice that
+    # of the span itself, so a megabyte of input gives a message of one line.
+    end = min(end, start + 2 * _CARET_WINDOW)
+    left = max(0, start - _CARET_WINDOW)
+    right = min(len(source), end + _CARET_WINDOW)
+    head = "..." if left > 0 else ""
+    tail = "..." if right < len(source) else ""
+    # Characters a terminal would act on (ESC, NUL, a tab, a bidi override) are shown
+    # escaped, as repr() writes them, and the caret counts them at that width.
+    shown = head + "".join(map(_visible, source[left:right])) + tail
+    offset = len(head) + sum(len(_visible(ch)) for ch in source[left:start])
+    width = sum(len(_visible(ch)) for ch in source[start:end]) + max(0, end - len(source))
+    marker = " " * offset + "~" * (max(width, 1) - 1) + "^"
+    return f"{message}\n    {shown}\n    {marker}"
 
 
 def _visible(ch: str) -> str:
@@ -94,7 +136,9 @@ class UnknownPartitionError(AcceleratorError, LookupError):
 
 
 class PlacementError(AcceleratorError):
-    """A valid spec that a given platform cannot place (e.g. a MIG partition on AMD)."""
+    """A valid spec that a given platform cannot place (e.g. a MIG partition on AMD), or a
+    platform that cannot place anything as asked: a platform name that is not registered,
+    an option it does not take, or an option value it cannot read."""
 
 
 class CatalogDataError(AcceleratorError):
@@ -138,15 +182,17 @@ def _has_digit_lookalike(folded: str) -> bool:
     )
 
 
-def with_caret(exc: AcceleratorError, source: str, span: tuple[int, int]) -> AcceleratorError:
-    """``exc`` again (same type), its message followed by ``source`` and a caret at ``span``."""
-    if isinstance(exc, SpecSyntaxError):
+_E = TypeVar("_E", bound=AcceleratorError)
+
+
+def with_caret(exc: _E, source: str, span: tuple[int, int]) -> _E:
+    """``exc`` again, of the same type and with the same attributes, its message followed by
+    ``source`` and a caret at ``span``; an error that already shows its source is returned
+    as it is."""
+    if exc.source is not None:
         return exc
-    rendered = str(SpecSyntaxError(str(exc), source=source, span=span))
-    if isinstance(exc, UnknownPartitionError):
-        return UnknownPartitionError(
-            rendered, accelerator=exc.accelerator, partition=exc.partition, valid=exc.valid
-        )
-    if isinstance(exc, UnknownAcceleratorError):
-        return UnknownAcceleratorError(rendered, name=exc.name, suggestions=exc.suggestions)
-    return SpecSyntaxError(str(exc), source=source, span=span)
+    shown = type(exc).__new__(type(exc))
+    shown.__dict__.update(vars(exc))
+    shown.args = (_caret_message(str(exc), source, span),)
+    shown.source, shown.span = source, span
+    return shown

@@ -6,7 +6,7 @@
 >>> is_trainium("trn2.48xlarge"), is_tpu("tpu-v5p-8"), is_nvidia("MI300X")
 (True, True, False)
 
-Each takes anything :meth:`AcceleratorSpec.parse <accelerators.spec.AcceleratorSpec.parse>`
+Each takes anything :meth:`AcceleratorSpec.coerce <accelerators.spec.AcceleratorSpec.coerce>`
 takes (a name the reader accepts, an instance type, a spec string, a constant, a spec, a list)
 or a catalog entry, and answers for **every** accelerator the spec would accept: a fallback
 chain (``H100 | MI300X``) is NVIDIA only if each alternative is, and a request by memory or
@@ -51,7 +51,7 @@ def accelerators_of(value: Accelerator | SpecLike) -> tuple[Accelerator, ...]:
 
     if isinstance(value, Accelerator):
         return (value,)
-    spec = AcceleratorSpec.parse(value)
+    spec = AcceleratorSpec.coerce(value)
     found: dict[Accelerator, None] = {}
     for alternative in spec.alternatives:
         found.update(dict.fromkeys(alternative.candidates))

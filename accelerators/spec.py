@@ -23,6 +23,13 @@ Semantics (the grammar is in ``docs/grammar.md``):
   (``A100:80GB`` is the 80 GB A100); it stays in ``memory`` but is not printed, since the
   model already says it.
 * ``fallbacks`` are ordered alternatives; each is a spec without fallbacks of its own.
+
+One boundary: :meth:`AcceleratorSpec.coerce` turns anything a user may hand over
+(:data:`SpecLike`: a spec, spec text, a constant, a list of those) into a spec, once, and
+every public function that takes a spec calls it at its entry; :meth:`AcceleratorSpec.parse`
+reads text only. The rules of the fields are in :mod:`accelerators._spec_rules`, the
+canonical text and ``explain`` in :mod:`accelerators._spec_text`, the
+``AcceleratorSpec.NVIDIA...`` factories in :mod:`accelerators._factories`.
 """
 
 from __future__ import annotations
@@ -43,13 +50,14 @@ from pydantic import (
     model_validator,
 )
 
+from accelerators import _spec_rules as rules
 from accelerators import catalog
-from accelerators._parser import MAX_COUNT, parse_spec
-from accelerators._text import format_number, shorten
+from accelerators._parser import MAX_COUNT, ParsedSpec, parse_spec
+from accelerators._spec_text import alternative_text, explain_text
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._partitions import check_partition
 from accelerators.catalog._schema import Accelerator, MigProfile, TpuTopology
-from accelerators.errors import AcceleratorError, close_matches
+from accelerators.errors import AcceleratorError, InvalidSpecError
 
 if TYPE_CHECKING:
     from accelerators._factories import VendorFactories
@@ -65,28 +73,16 @@ __all__ = [
 ]
 
 
-def _to_accelerator(value: Any) -> Any:
-    if value is None or isinstance(value, Accelerator):
-        return value
-    if isinstance(value, str):
-        return catalog.get(value)
-    inner = getattr(value, "accelerator", None)
-    if isinstance(inner, Accelerator):
-        return inner
-    raise AcceleratorError(
-        f"Expected a catalog accelerator or its name, got {type(value).__name__}: {value!r}"
-    )
-
-
 class _Factories:
-    """``AcceleratorSpec.NVIDIA`` and its siblings; :mod:`accelerators._factories` (which
-    builds them from the catalog) is imported the first time one is read, not with this
+    """``AcceleratorSpec.NVIDIA`` and its siblings: the vendor's factories, bound to the class
+    they are read from, which builds itself from the fields they return.
+    :mod:`accelerators._factories` is imported the first time one is read, not with this
     module: parsing a spec does not need it."""
 
     def __init__(self, vendor: str) -> None:
         self.vendor = vendor
 
-    def __get__(self, instance: object, owner: type) -> VendorFactories:
+    def __get__(self, instance: object, owner: type[AcceleratorSpec]) -> VendorFactories[Any]:
         from accelerators._factories import VendorFactories
 
         return VendorFactories(self.vendor, owner)
@@ -95,12 +91,12 @@ class _Factories:
 if TYPE_CHECKING:
     AcceleratorRef = Accelerator
 else:
-    # Validated by _to_accelerator alone, which accepts a catalog entry or a name and nothing
+    # Validated by to_accelerator alone, which accepts a catalog entry or a name and nothing
     # else: the field's schema is then built without the catalog record classes', which a
     # process that reads its catalog from the validated cache never needs (catalog._trusted).
     AcceleratorRef = Annotated[
         Any,
-        PlainValidator(_to_accelerator),
+        PlainValidator(rules.to_accelerator),
         PlainSerializer(lambda acc: acc.name, return_type=str),
         WithJsonSchema({"type": "string", "description": "A catalog accelerator name"}),
     ]
@@ -141,140 +137,114 @@ class AcceleratorSpec(BaseModel):
         try:
             super().__init__(**data)
         except ValidationError as exc:
-            raise _as_accelerator_error(exc, data) from None
+            raise rules.as_spec_error(exc, data) from None
 
     @classmethod
     def model_validate(cls, obj: Any, **kwargs: Any) -> AcceleratorSpec:
         try:
             return super().model_validate(obj, **kwargs)
         except ValidationError as exc:
-            raise _as_accelerator_error(exc, obj) from None
+            raise rules.as_spec_error(exc, obj) from None
 
     @classmethod
     def model_validate_json(cls, json_data: Any, **kwargs: Any) -> AcceleratorSpec:
         try:
             return super().model_validate_json(json_data, **kwargs)
         except ValidationError as exc:
-            raise _as_accelerator_error(exc, json_data) from None
+            raise rules.as_spec_error(exc, json_data) from None
 
-    # -- validation --------------------------------------------------------------------
+    # -- validation (the rules: accelerators._spec_rules) ------------------------------
     @field_validator("count", mode="before")
     @classmethod
     def _normalise_count(cls, value: Any) -> int | float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise AcceleratorError(
-                f"Expected a positive number for count, got {shorten(repr(value), 80)}"
-            )
-        if isinstance(value, float) and not math.isfinite(value):
-            raise AcceleratorError(f"Expected a positive, finite count, got {value!r}")
-        if value <= 0 or value > MAX_COUNT:
-            raise AcceleratorError(
-                f"Expected a positive count of at most 2**53 ({MAX_COUNT}), got "
-                f"{shorten(repr(value), 80)}"
-            )
-        if isinstance(value, int):
-            return value
-        if value.is_integer():
-            return int(value)
-        return value
+        return rules.normalise_count(value)
 
     @field_validator("vendor")
     @classmethod
     def _normalise_vendor(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        vendors = ("nvidia", "amd", "intel", "google", "aws", "huawei", "qualcomm")
-        folded = value.strip().lower()
-        if folded not in vendors:
-            hint = close_matches(folded, vendors)
-            extra = f"; did you mean {hint[0]!r}?" if hint else ""
-            raise AcceleratorError(f"Unknown vendor {value!r}: expected one of {vendors}{extra}")
-        return folded
+        return rules.normalise_vendor(value)
 
     @model_validator(mode="after")
     def _check_consistency(self) -> AcceleratorSpec:
-        acc = self.accelerator
-        if acc is None:
-            if self.memory is None and self.vendor is None:
-                raise AcceleratorError(
-                    "An AcceleratorSpec needs an accelerator, a memory request or a vendor"
-                )
-            if self.partition is not None or self.unpartitioned:
-                raise AcceleratorError(
-                    "A partition needs a named accelerator: MIG profiles and TPU topologies "
-                    "differ per model"
-                )
-            if self.exact:
-                raise AcceleratorError("'!' (exact) needs a named accelerator")
-        else:
-            if self.memory is not None and not self.memory.matches(acc):
-                raise AcceleratorError(
-                    f"{acc.name} has {format_number(acc.device_memory_gb)} GB per device, which "
-                    "does not satisfy "
-                    f"the memory request {self.memory}"
-                )
-            if self.vendor is not None and self.vendor != acc.vendor:
-                raise AcceleratorError(f"{acc.name} is made by {acc.vendor}, not {self.vendor}")
-        if self.partition is not None:
-            if self.unpartitioned:
-                raise AcceleratorError(
-                    f"Spec asks for partition {self.partition!r} and for an unpartitioned device"
-                )
-            check_partition(acc, self.partition)  # type: ignore[arg-type]
-        if self.shared:
-            _check_shared(self)
-        if self.unpartitioned and acc is not None and not acc.partitions:
-            raise AcceleratorError(
-                f"{acc.name} cannot be partitioned, so 'unpartitioned' means nothing for it"
-            )
-        if self.count_range is not None:
-            _check_count_range(self)
-        for fallback in self.fallbacks:
-            if fallback.fallbacks:
-                raise AcceleratorError("A fallback cannot carry fallbacks of its own")
+        rules.check_consistency(self)
         return self
 
     # -- construction ------------------------------------------------------------------
     @classmethod
-    def parse(cls, value: Any) -> AcceleratorSpec:
-        """Read a spec from a string, a constant or partition, a spec, or a list of those
-        (:data:`SpecLike`).
+    def coerce(cls, value: SpecLike | None) -> AcceleratorSpec:
+        """The spec ``value`` stands for: the one conversion of :data:`SpecLike`.
 
-        A list is an ordered fallback chain: the first item is preferred. Anything else
-        raises :class:`AcceleratorError` (so ``value`` is typed ``Any``: it is the check).
+        * an :class:`AcceleratorSpec` is returned as it is;
+        * text is parsed (:meth:`parse`);
+        * a constant or partition (``accelerators.H100``, ``A100.partition_2g_10gb``, any
+          :class:`SupportsToSpec`) gives its ``to_spec()``;
+        * a list or tuple of those is an ordered fallback chain, the first item preferred.
+
+        Every public function that takes a spec calls this once, at its entry, and hands
+        only the spec inward.
+
+        >>> AcceleratorSpec.coerce(["H100:8", "A100-80GB:8"])
+        <AcceleratorSpec('H100:8 | A100-80GB:8')>
+
+        :raises InvalidSpecError: ``value`` is none of those (``None``, a number, an empty
+            list...); the message names what was given.
+        :raises SpecSyntaxError: text that does not follow the grammar (an empty string).
         """
-        if isinstance(value, AcceleratorSpec):
-            return value
-        if isinstance(value, str):
-            return cls._from_parsed(value)
-        to_spec = getattr(value, "to_spec", None)
+        raw: object = value  # typed SpecLike for callers; checked here whatever it is
+        if isinstance(raw, AcceleratorSpec):
+            return raw
+        if isinstance(raw, str):
+            return cls.parse(raw)
+        to_spec = getattr(raw, "to_spec", None)
         if callable(to_spec):
             spec = to_spec()
             if isinstance(spec, AcceleratorSpec):
                 return spec
-        if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
-            nested = [item for item in value if isinstance(item, Sequence | set | dict)]
-            nested = [item for item in nested if not isinstance(item, str)]
-            if nested:
-                raise AcceleratorError(
-                    "Expected a flat fallback list of specs, names or constants, got a nested "
-                    f"{type(nested[0]).__name__}: {reprlib.repr(nested[0])}"
-                )
-            items = [cls.parse(item) for item in value]
-            if not items:
-                raise AcceleratorError(
-                    "Expected at least one accelerator in the fallback list, got []"
-                )
-            flat: list[AcceleratorSpec] = []
-            for item in items:
-                flat.append(item.model_copy(update={"fallbacks": ()}))
-                flat.extend(item.fallbacks)
-            return flat[0].model_copy(update={"fallbacks": tuple(flat[1:])})
-        raise AcceleratorError(
-            "Expected an accelerator spec: a string such as 'H100:8', a constant such as "
-            f"accelerators.A100, or a list of those; got {type(value).__name__}: "
-            f"{reprlib.repr(value)}"
+        if isinstance(raw, Sequence) and not isinstance(raw, bytes | bytearray):
+            return cls._chain(raw)
+        got = "None" if raw is None else f"{type(raw).__name__}: {reprlib.repr(raw)}"
+        raise InvalidSpecError(
+            "Expected an accelerator spec such as 'H100:8' or 'A100@1g.10gb | L4', a constant "
+            f"such as accelerators.H100, an AcceleratorSpec or a list of those; got {got}"
         )
+
+    @classmethod
+    def _chain(cls, value: Sequence[Any]) -> AcceleratorSpec:
+        """A fallback chain from a list of specs, texts or constants (each may carry its own
+        fallbacks, which keep their place)."""
+        nested = [item for item in value if isinstance(item, Sequence | set | dict)]
+        nested = [item for item in nested if not isinstance(item, str)]
+        if nested:
+            raise InvalidSpecError(
+                "Expected a flat fallback list of specs, names or constants, got a nested "
+                f"{type(nested[0]).__name__}: {reprlib.repr(nested[0])}"
+            )
+        if not value:
+            raise InvalidSpecError("Expected at least one accelerator in the fallback list, got []")
+        flat: list[AcceleratorSpec] = []
+        for item in (cls.coerce(item) for item in value):
+            flat.append(item.model_copy(update={"fallbacks": ()}))
+            flat.extend(item.fallbacks)
+        return flat[0].model_copy(update={"fallbacks": tuple(flat[1:])})
+
+    @classmethod
+    def parse(cls, text: str) -> AcceleratorSpec:
+        """Read a spec from its text (``"H100:8"``, ``"A100@1g.10gb | L4"``; the grammar is in
+        ``docs/grammar.md``). For a spec, a constant or a list, use :meth:`coerce`.
+
+        :raises SpecSyntaxError: the text does not follow the grammar.
+        :raises InvalidSpecError: it does, but its parts cannot hold together (``T4@whole``),
+            or ``text`` is not a string.
+        :raises UnknownAcceleratorError: a name the catalog does not know.
+        :raises UnknownPartitionError: a MIG profile or topology the accelerator lacks.
+        """
+        if not isinstance(text, str):
+            raise InvalidSpecError(
+                "AcceleratorSpec.parse reads spec text such as 'H100:8', got "
+                f"{type(text).__name__}: {reprlib.repr(text)}; AcceleratorSpec.coerce(value) "
+                "also reads specs, constants and lists of those"
+            )
+        return cls._from_parsed(parse_spec(text))
 
     @classmethod
     def explain(cls, text: str) -> SpecExplanation:
@@ -289,39 +259,11 @@ class AcceleratorSpec(BaseModel):
         >>> print(AcceleratorSpec.explain("2x-gpu-nvidia-h100").names[0].result)
         H100:2 | H100-PCIE:2 | H100-NVL:2
         """
-        from accelerators._parser import ParsedSpec
-        from accelerators.catalog._explain import explain_name
-        from accelerators.catalog._reading import NameReading, SpecExplanation
-
-        if not isinstance(text, str):
-            raise AcceleratorError(
-                f"Expected an accelerator spec string to explain, got {type(text).__name__}"
-            )
-        names: list[str] = []
-        try:
-            parsed: ParsedSpec | None = parse_spec(text)
-            spec, error = cls._from_parsed(text), None
-        except AcceleratorError as exc:
-            parsed, spec, error = None, None, str(exc).splitlines()[0]
-            name = getattr(exc, "name", None)
-            if isinstance(name, str) and name:
-                names.append(name)
-        if parsed is not None:
-            names = [name for name, _ in parsed.names]
-        readings: list[NameReading] = []
-        for name in dict.fromkeys(names):
-            group = catalog._store.group_members(name)
-            if group is not None:
-                members = " | ".join(acc.model for acc in group)
-                readings.append(NameReading(name, "group name", (), members))
-            else:
-                readings.append(explain_name(name))
-        return SpecExplanation(text, None if spec is None else str(spec), error, tuple(readings))
+        return explain_text(text, cls._from_parsed)
 
     @classmethod
-    def _from_parsed(cls, text: str) -> AcceleratorSpec:
-        """Build the spec from what the grammar read; errors point into ``text``."""
-        parsed = parse_spec(text)
+    def _from_parsed(cls, parsed: ParsedSpec) -> AcceleratorSpec:
+        """Build the spec from what the grammar read; errors point into its source."""
         specs: list[AcceleratorSpec] = []
         for alternative in parsed.alternatives:
             try:
@@ -339,29 +281,28 @@ class AcceleratorSpec(BaseModel):
 
         The parser gives every field its final type (a catalog entry, a count, a
         :class:`MemoryRequest`...), so pydantic's validation of it reduces to this class's
-        own validators; they run here, in the order validation runs them, and the spec is
-        built without validation (``model_construct``: the same values and fields set).
-        Anything else the parser may hand over (a field of another type, an unknown key, a
-        validator that raises something other than our errors) takes ``cls(**fields)``,
-        whose result or error is the one to give. ``tests/test_spec_from_fields.py`` checks
-        that both routes agree on many specs, good and bad.
+        own rules; they run here, in the order validation runs them, and the spec is built
+        without validation (``model_construct``: the same values and fields set). Anything
+        else the parser may hand over (a field of another type, an unknown key, a rule that
+        raises something other than our errors) takes ``cls(**fields)``, whose result or
+        error is the one to give. ``tests/test_spec_from_fields.py`` checks that both routes
+        agree on many specs, good and bad.
         """
-        if not _parsed_types(fields):
+        if not rules.has_parsed_types(fields):
             return cls(**fields)
         values = dict(fields)
         try:
             if "count" in values:
-                values["count"] = cls._normalise_count(values["count"])
+                values["count"] = rules.normalise_count(values["count"])
             if "vendor" in values:
-                values["vendor"] = cls._normalise_vendor(values["vendor"])
+                values["vendor"] = rules.normalise_vendor(values["vendor"])
             spec = cls.model_construct(**values)
-            # The model validator, called as validation calls it (mypy sees pydantic's proxy).
-            checked: AcceleratorSpec = spec._check_consistency()  # type: ignore[operator]
+            rules.check_consistency(spec)
         except AcceleratorError:
             raise
         except Exception:  # validation's own error (or result) is the one to give
             return cls(**fields)
-        return checked
+        return spec
 
     # -- derived views -----------------------------------------------------------------
     @property
@@ -420,36 +361,9 @@ class AcceleratorSpec(BaseModel):
     def _fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in type(self).model_fields}
 
-    # -- canonical text ----------------------------------------------------------------
-    def _single_str(self) -> str:
-        acc = self.accelerator
-        parts: list[str] = []
-        if acc is None:
-            head = ":".join(
-                p for p in (self.vendor, str(self.memory) if self.memory else None) if p
-            )
-            parts.append(head)
-        else:
-            # A memory request next to a name is not printed: it was checked against the
-            # accelerator and says nothing more (all SKUs of a model share their memory), so
-            # "A100:80GB" and "A100-80GB" are the same spec. The vendor is left out likewise.
-            parts.append(f"{acc.name}!" if self.exact else acc.model)
-            if self.partition is not None:
-                parts[-1] += f"@{self.partition}"
-            elif self.unpartitioned:
-                parts[-1] += "@whole"
-            elif self.shared:
-                parts[-1] += "@shared"
-        text = ":".join(parts)
-        if self.count_range is not None:
-            low, high = self.count_range
-            text += f":{low}..{'' if high is None else high}"
-        elif self.count != 1:
-            text += f":{format_number(self.count)}"
-        return text
-
+    # -- canonical text (accelerators._spec_text) ---------------------------------------
     def __str__(self) -> str:
-        return " | ".join(spec._single_str() for spec in self.alternatives)
+        return " | ".join(alternative_text(spec) for spec in (self, *self.fallbacks))
 
     def __repr__(self) -> str:
         return f"<AcceleratorSpec({str(self)!r})>"
@@ -469,95 +383,8 @@ class AcceleratorSpec(BaseModel):
         return hash(str(self))
 
 
-#: The type each field may have in a parser's fields for AcceleratorSpec._from_fields.
-_PARSED_TYPES: dict[str, tuple[type, ...]] = {
-    "accelerator": (Accelerator,),
-    "count": (int, float),
-    "count_range": (tuple,),
-    "partition": (str,),
-    "unpartitioned": (bool,),
-    "shared": (bool,),
-    "exact": (bool,),
-    "memory": (MemoryRequest,),
-    "vendor": (str,),
-}
-
-
-def _parsed_types(fields: dict[str, Any]) -> bool:
-    """Whether every field has a type :meth:`AcceleratorSpec._from_fields` builds without
-    validation (a count range: two ints, the second possibly None)."""
-    for name, value in fields.items():
-        expected = _PARSED_TYPES.get(name)
-        if expected is None or type(value) not in expected:
-            return False
-    count_range = fields.get("count_range")
-    if count_range is not None:
-        if len(count_range) != 2 or type(count_range[0]) is not int:
-            return False
-        if count_range[1] is not None and type(count_range[1]) is not int:
-            return False
-    return True
-
-
-def _check_count_range(spec: AcceleratorSpec) -> None:
-    """A count range is whole devices, low to high, and ``count`` is its low end."""
-    low, high = spec.count_range  # type: ignore[misc]
-    if isinstance(low, bool) or not isinstance(low, int) or low < 1 or low > MAX_COUNT:
-        raise AcceleratorError(
-            f"Expected a count range of whole devices from 1, got {spec.count_range}"
-        )
-    if high is not None and (
-        isinstance(high, bool) or not isinstance(high, int) or not low <= high <= MAX_COUNT
-    ):
-        raise AcceleratorError(f"Expected a count range from low to high, got {spec.count_range}")
-    if spec.count != low:
-        raise AcceleratorError(
-            f"count ({format_number(spec.count)}) must be the low end of count_range "
-            f"{spec.count_range}"
-        )
-    if spec.shared:
-        raise AcceleratorError("A count range asks for whole devices; '@shared' cannot take one")
-
-
-def _check_shared(spec: AcceleratorSpec) -> None:
-    """A shared slot is of one whole GPU, counted in slots, with no share stated twice."""
-    acc = spec.accelerator
-    if acc is None:
-        raise AcceleratorError("A shared slot ('@shared') needs a named GPU, as in 'T4@shared'")
-    if acc.device_class != "gpu":
-        raise AcceleratorError(
-            f"{acc.name} is a {acc.device_class.upper()}, not a GPU: only GPUs are shared "
-            "(time-slicing or MPS), so '@shared' means nothing for it"
-        )
-    if spec.partition is not None or spec.unpartitioned:
-        raise AcceleratorError(
-            f"A spec is either a shared slot ('@shared') or a partition "
-            f"('@{spec.partition or 'whole'}'), not both"
-        )
-    if spec.is_fractional:
-        raise AcceleratorError(
-            f"A fractional count ({spec.count}) already means a shared GPU and says the share; "
-            f"write '{acc.model}:{spec.count}' or '{acc.model}@shared', not both"
-        )
-
-
-def _as_accelerator_error(exc: ValidationError, data: Any) -> AcceleratorError:
-    """Turn pydantic's error into ours, keeping our own error when a validator raised it."""
-    for error in exc.errors():
-        original = (error.get("ctx") or {}).get("error")
-        if isinstance(original, AcceleratorError):
-            return original
-    lines = []
-    for error in exc.errors():
-        where = ".".join(str(p) for p in error.get("loc", ())) or "spec"
-        lines.append(f"{where}: {error.get('msg')} (got {shorten(repr(error.get('input')), 80)})")
-    return AcceleratorError(
-        f"Invalid AcceleratorSpec {shorten(repr(data), 200)}: " + "; ".join(lines)
-    )
-
-
 class SupportsToSpec(Protocol):
-    """Anything :meth:`AcceleratorSpec.parse` reads through its ``to_spec()``: a catalog
+    """Anything :meth:`AcceleratorSpec.coerce` reads through its ``to_spec()``: a catalog
     constant (``accelerators.H100``, a :class:`accelerators.constants.Device`) or one of its
     partitions (``accelerators.A100.partition_2g_10gb``, a
     :class:`accelerators.constants.Partition`)."""
@@ -565,7 +392,7 @@ class SupportsToSpec(Protocol):
     def to_spec(self) -> AcceleratorSpec: ...
 
 
-#: Everything :meth:`AcceleratorSpec.parse` accepts as a spec: an :class:`AcceleratorSpec`,
+#: Everything :meth:`AcceleratorSpec.coerce` accepts as a spec: an :class:`AcceleratorSpec`,
 #: a spec string (``"H100:8"``, ``"A100@1g.10gb | L4"``), a constant or partition, or a list
 #: of those (an ordered fallback chain). The functions that take a spec are typed with it.
 SpecLike: TypeAlias = (

@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from accelerators.catalog import _audit, _formula, _store
-from accelerators.catalog._schema import CatalogFile
+from accelerators.catalog._file import CatalogFile
 from accelerators.cli import build_app
 from accelerators.errors import CatalogDataError
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from accelerators import _datafiles
 from accelerators.catalog import _names, _store, _trusted
-from accelerators.catalog._schema import CatalogFile
+from accelerators.catalog._file import CatalogFile
 from accelerators.errors import CatalogDataError
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from accelerators import AcceleratorSpec
-from accelerators.errors import AcceleratorError, SpecSyntaxError
+from accelerators.errors import AcceleratorError, InvalidSpecError, SpecSyntaxError
 
 typer_testing = pytest.importorskip("typer.testing")
 
@@ -43,7 +43,7 @@ def test_the_caret_counts_escaped_characters() -> None:
     "count", ["9007199254740992.5", "4503599627370496.5", "1.00000000000000001"]
 )
 def test_a_count_a_float_cannot_hold_is_refused(count: str) -> None:
-    with pytest.raises(SpecSyntaxError, match="a count a float holds exactly"):
+    with pytest.raises(InvalidSpecError, match="a count a float holds exactly"):
         AcceleratorSpec.parse(f"H100:{count}")
     assert AcceleratorSpec.parse("H100:9007199254740992").count == 2**53
     assert AcceleratorSpec.parse("H100:0.5").count == 0.5

@@ -236,7 +236,7 @@ def test_device_round_trips_through_its_spec(name: str) -> None:
     assert spec.accelerator == device.accelerator
     assert spec.exact is not device.accelerator.default_for_model
     assert (spec.partition, spec.unpartitioned, spec.count) == (None, False, 1)
-    assert AcceleratorSpec.parse(device) == spec
+    assert AcceleratorSpec.coerce(device) == spec
     assert constant_for(spec) is device
     assert constant_for(device.to_spec(count=4)) is device
     if device.accelerator.default_for_model:
@@ -255,7 +255,7 @@ def test_partition_round_trips_through_its_spec(name: str, attribute: str) -> No
         count=2,
         exact=not part.accelerator.default_for_model,
     )
-    assert AcceleratorSpec.parse(part) == part.to_spec()
+    assert AcceleratorSpec.coerce(part) == part.to_spec()
     assert constant_for(spec) == part
 
 
@@ -273,7 +273,7 @@ def test_unpartitioned_round_trips_through_its_spec(name: str) -> None:
 def test_partition_equals_its_spec_text(name: str, attribute: str) -> None:
     part = getattr(_constant(name), attribute)
     label = part.accelerator.model if part.accelerator.default_for_model else part.accelerator.name
-    assert AcceleratorSpec.parse(part) == AcceleratorSpec.parse(f"{label}@{part.partition}")
+    assert AcceleratorSpec.coerce(part) == AcceleratorSpec.parse(f"{label}@{part.partition}")
     assert constant_for(f"{label}@{part.partition}") == part
 
 
@@ -311,7 +311,7 @@ def test_memory_only_spec_has_no_constant() -> None:
 
 
 def test_spec_with_fallbacks_has_no_single_constant() -> None:
-    spec = AcceleratorSpec.parse([_constant("A100"), _constant("T4")])
+    spec = AcceleratorSpec.coerce([_constant("A100"), _constant("T4")])
     with pytest.raises(AcceleratorError, match="has fallbacks"):
         constant_for(spec)
     assert [constant_for(alt) for alt in spec.alternatives] == [

@@ -211,7 +211,9 @@ def test_every_nvidia_family_has_a_factory(family: str):
 def test_every_model_is_reachable_by_a_factory(model: str):
     acc = catalog.by_model(model)[0]
     namespace = VENDOR_NAMESPACES[acc.vendor]
-    factories: list[Factory] = [getattr(namespace, name) for name in dir(namespace)]
+    factories: list[Factory[AcceleratorSpec]] = [
+        getattr(namespace, name) for name in dir(namespace)
+    ]
     assert any(f.models == (model,) for f in factories) or any(
         str(f(memory=acc.memory_gb)) == model for f in factories if model in f.models
     )

@@ -15,6 +15,7 @@ from accelerators._parser import parse_spec
 from accelerators._tokenizer import Tokenizer
 from accelerators.errors import (
     AcceleratorError,
+    InvalidSpecError,
     SpecSyntaxError,
     UnknownAcceleratorError,
     UnknownPartitionError,
@@ -242,7 +243,7 @@ def test_count_is_an_int_when_whole():
 
 
 def test_list_form_is_the_same_chain():
-    chain = AcceleratorSpec.parse(["H100:8", "A100-80GB:8", "80GB+:8"])
+    chain = AcceleratorSpec.coerce(["H100:8", "A100-80GB:8", "80GB+:8"])
     assert chain == AcceleratorSpec.parse("H100:8 | A100-80GB:8 | 80GB+:8")
     assert [str(alt) for alt in chain.alternatives] == ["H100:8", "A100-80GB:8", "80GB+:8"]
 
@@ -304,7 +305,7 @@ INVALID: list[tuple[str, type[AcceleratorError], str, str]] = [
     ("H100:", SpecSyntaxError, f"{COUNT_OR_MEMORY}, got the end of the spec", "     ^"),
     (
         "H100:0",
-        SpecSyntaxError,
+        InvalidSpecError,
         "Expected a positive count of at most 2**53 (9007199254740992) after ':', got '0'",
         "     ^",
     ),
@@ -327,7 +328,7 @@ INVALID: list[tuple[str, type[AcceleratorError], str, str]] = [
     ),
     (
         "8x H100:4",
-        SpecSyntaxError,
+        InvalidSpecError,
         "'8x H100' already means a count of 8, but the spec asks for 4; give the count once",
         "        ^",
     ),
@@ -388,13 +389,13 @@ INVALID: list[tuple[str, type[AcceleratorError], str, str]] = [
     ),
     (
         "A100@foo",
-        SpecSyntaxError,
+        UnknownPartitionError,
         f"{PARTITION}, got 'foo' (A100-40GB-SXM offers: {A100_PROFILES}, whole)",
         "     ~~^",
     ),
     (
         "A100@1g5gb",
-        SpecSyntaxError,
+        UnknownPartitionError,
         f"{PARTITION}, got '1g5gb'; did you mean '1g.5gb' or "
         f"'1g.5gb+me' or '1g.10gb'? (A100-40GB-SXM offers: {A100_PROFILES}, whole)",
         "     ~~~~^",
@@ -416,7 +417,7 @@ INVALID: list[tuple[str, type[AcceleratorError], str, str]] = [
     ),
     (
         "T4@whole",
-        SpecSyntaxError,
+        InvalidSpecError,
         "T4 cannot be partitioned, so '@whole' means nothing for it",
         "   ~~~~^",
     ),
@@ -436,7 +437,7 @@ INVALID: list[tuple[str, type[AcceleratorError], str, str]] = [
     ),
     (
         "tpu-v5litepod-8@2x2",
-        SpecSyntaxError,
+        InvalidSpecError,
         "'tpu-v5litepod-8' already names the partition "
         "'2x4', but the spec asks for '2x2'; give the partition once",
         "                ~~^",
@@ -473,7 +474,7 @@ INVALID: list[tuple[str, type[AcceleratorError], str, str]] = [
     # dstack's vendor prefix before a name must be the name's vendor
     (
         "amd:H100:8",
-        SpecSyntaxError,
+        InvalidSpecError,
         "H100-SXM is made by nvidia, not amd; write 'nvidia:H100' or the name alone",
         "~~~~~~~^",
     ),
@@ -502,17 +503,17 @@ INVALID: list[tuple[str, type[AcceleratorError], str, str]] = [
         "end of the spec (the partition goes right after the name or '!', as in 'A100@1g.5gb:2')",
         "    ^",
     ),
-    ("0GB", SpecSyntaxError, "Expected a positive memory size such as '80GB', got '0GB'", "~~^"),
+    ("0GB", InvalidSpecError, "Expected a positive memory size such as '80GB', got '0GB'", "~~^"),
     (
         "A100-40GB-PCIE:80GB",
-        SpecSyntaxError,
+        InvalidSpecError,
         "A100-40GB-PCIE has 40 GB, which does not satisfy "
         "the memory request 80GB; A100 models: A100-40GB (40 GB), A100-80GB (80 GB)",
         "~~~~~~~~~~~~~~~~~~^",
     ),
     (
         "H100:8GB",
-        SpecSyntaxError,
+        InvalidSpecError,
         "No H100 model has 8GB of memory; H100 models: H100 (80 GB), "
         "H100-PCIE (80 GB), H100-NVL (94 GB)",
         "~~~~~~~^",
@@ -554,7 +555,10 @@ def test_unknown_partitions_keep_their_fields():
 
 @pytest.mark.parametrize("value", [None, 3.5, 8, {"H100": 8}, b"H100", object()])
 def test_non_string_values(value: Any):
-    with pytest.raises(AcceleratorError, match="Expected an accelerator spec"):
+    with pytest.raises(InvalidSpecError, match="Expected an accelerator spec"):
+        AcceleratorSpec.coerce(value)
+    # parse reads text only, and says where the rest goes
+    with pytest.raises(InvalidSpecError, match=r"AcceleratorSpec.coerce\(value\) also reads"):
         AcceleratorSpec.parse(value)
 
 
@@ -565,8 +569,8 @@ def test_parse_spec_wants_a_string(value: Any):
 
 
 def test_empty_fallback_list():
-    with pytest.raises(AcceleratorError, match="at least one accelerator"):
-        AcceleratorSpec.parse([])
+    with pytest.raises(InvalidSpecError, match="at least one accelerator"):
+        AcceleratorSpec.coerce([])
 
 
 def test_errors_are_value_errors():

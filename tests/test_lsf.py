@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from accelerators import AcceleratorSpec
-from accelerators.errors import SpecSyntaxError
+from accelerators.errors import AcceleratorError, InvalidSpecError, SpecSyntaxError
 
 READ = [
     ("num=4:mode=exclusive_process:gmodel=NVIDIAGeForceGTX1080Ti", "GTX-1080-TI:4"),
@@ -23,24 +23,29 @@ def test_reads(text: str, spec: str) -> None:
 
 
 REFUSED = [
-    ("num=2:gmem=10G:gmodel=NVIDIAA100_SXM4_80GB", "gmem= reserves GPU memory"),
-    ("num=1:mig=1/1:gmodel=NVIDIAA100_SXM4_40GB", "mig= asks for a MIG instance"),
-    ("num=1:mps=yes:gmodel=NVIDIAH200", "mps= shares the GPUs"),
-    ("num=2/task:gmodel=NVIDIAH200", "per-task or per-host count"),
-    ("num=0:gmodel=NVIDIAH200", "a count of one or more"),
-    ("num=2:gvendor=amd:gmodel=NVIDIAH200", "made by nvidia, not amd"),
-    ("num=2:gmodel=8xH100", "already means a count of 8"),
-    ("num=2:foo=bar:gmodel=NVIDIAH200", "foo= is no LSF -gpu key"),
-    ("num=2:mode=exclusive_process", "names its GPU with gmodel="),
-    ("num=2:mode=sometimes:gmodel=NVIDIAH200", "takes shared or exclusive_process"),
-    ("num=2:num=3:gmodel=NVIDIAH200", "num= is given twice"),
+    ("num=2:gmem=10G:gmodel=NVIDIAA100_SXM4_80GB", "gmem= reserves GPU memory", SpecSyntaxError),
+    ("num=1:mig=1/1:gmodel=NVIDIAA100_SXM4_40GB", "mig= asks for a MIG instance", SpecSyntaxError),
+    ("num=1:mps=yes:gmodel=NVIDIAH200", "mps= shares the GPUs", SpecSyntaxError),
+    ("num=2/task:gmodel=NVIDIAH200", "per-task or per-host count", SpecSyntaxError),
+    # what the grammar reads but cannot hold: the type 'H100:0' and 'amd:H100' raise
+    ("num=0:gmodel=NVIDIAH200", "a count of one or more", InvalidSpecError),
+    ("num=2:gvendor=amd:gmodel=NVIDIAH200", "made by nvidia, not amd", InvalidSpecError),
+    ("num=2:gmodel=8xH100", "already means a count of 8", InvalidSpecError),
+    ("num=2:foo=bar:gmodel=NVIDIAH200", "foo= is no LSF -gpu key", SpecSyntaxError),
+    ("num=2:mode=exclusive_process", "names its GPU with gmodel=", SpecSyntaxError),
+    ("num=2:mode=sometimes:gmodel=NVIDIAH200", "takes shared or exclusive", SpecSyntaxError),
+    ("num=2:num=3:gmodel=NVIDIAH200", "num= is given twice", SpecSyntaxError),
 ]
 
 
-@pytest.mark.parametrize(("text", "message"), REFUSED, ids=[r[0] for r in REFUSED])
-def test_refuses_what_a_spec_cannot_carry(text: str, message: str) -> None:
-    with pytest.raises(SpecSyntaxError, match=message):
+@pytest.mark.parametrize(("text", "message", "error"), REFUSED, ids=[r[0] for r in REFUSED])
+def test_refuses_what_a_spec_cannot_carry(
+    text: str, message: str, error: type[AcceleratorError]
+) -> None:
+    with pytest.raises(error, match=message) as raised:
         AcceleratorSpec.parse(text)
+    assert type(raised.value) is error
+    assert raised.value.source == text
 
 
 def test_the_explanation_reads_the_gmodel() -> None:

@@ -62,7 +62,7 @@ def test_importing_the_catalog_reads_no_data_and_imports_no_pydantic() -> None:
     assert after == "True"  # the record classes come with pydantic, on first access
 
 
-def test_spec_like_values_are_what_parse_reads() -> None:
+def test_spec_like_values_are_what_coerce_reads() -> None:
     values: list[accelerators.SpecLike] = [
         "H100:8",
         AcceleratorSpec.parse("L4"),
@@ -71,7 +71,7 @@ def test_spec_like_values_are_what_parse_reads() -> None:
         [constants.H100, "A100-80GB"],
     ]
     for value in values:
-        assert isinstance(AcceleratorSpec.parse(value), AcceleratorSpec)
+        assert isinstance(AcceleratorSpec.coerce(value), AcceleratorSpec)
         assert to_pod_fragment(value, platform="nvidia")["resources"]
 
 
@@ -94,6 +94,7 @@ def test_mypy_accepts_every_kind_of_spec_and_refuses_others(tmp_path: Path) -> N
 
             entry: Accelerator = get("H100")
             wrong: SpecLike = 3
+            text_only = AcceleratorSpec.parse(entry)
             """
         )
     )
@@ -101,6 +102,7 @@ def test_mypy_accepts_every_kind_of_spec_and_refuses_others(tmp_path: Path) -> N
         ["--strict", "--no-incremental", "--cache-dir", str(tmp_path / "cache"), str(snippet)]
     )
     errors = [line for line in out.splitlines() if ": error:" in line]
-    assert len(errors) == 1, out + err
+    assert len(errors) == 2, out + err
     assert "snippet.py:14: error: Incompatible types in assignment" in errors[0], out
+    assert 'snippet.py:15: error: Argument 1 to "parse"' in errors[1], out
     assert status == 1

@@ -120,7 +120,7 @@ def test_json_round_trips(spec: AcceleratorSpec):
 @PROPERTY
 @given(st.lists(single_specs, min_size=1, max_size=5))
 def test_list_form_matches_the_text_form(items: list[AcceleratorSpec]):
-    from_list = AcceleratorSpec.parse([str(item) for item in items])
+    from_list = AcceleratorSpec.coerce([str(item) for item in items])
     from_text = AcceleratorSpec.parse(" | ".join(str(item) for item in items))
     assert from_list == from_text
     assert len(from_list.alternatives) == len(items)
@@ -202,6 +202,8 @@ def _deep_dict(depth: int) -> Any:
     ],
 )
 def test_non_text_values_raise_an_accelerator_error(value: Any):
+    with pytest.raises(AcceleratorError):
+        AcceleratorSpec.coerce(value)
     with pytest.raises(AcceleratorError):
         AcceleratorSpec.parse(value)
 

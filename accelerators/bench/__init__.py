@@ -128,7 +128,7 @@ def gate(
 ) -> BenchReport:
     """Benchmark the visible accelerators and raise unless they pass.
 
-    :param expect: what the pipeline needs: anything :meth:`AcceleratorSpec.parse` accepts
+    :param expect: what the pipeline needs: anything :meth:`AcceleratorSpec.coerce` accepts
         (``"H100:8"``, ``"A100@1g.5gb"``, ``accelerators.A100``, a fallback list), or
         ``None`` to accept whatever is there.
     :param profile: ``"quick"`` (default), ``"standard"``, ``"full"`` or a :class:`Profile`.

@@ -37,7 +37,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
 from accelerators.catalog import _formula, _store
-from accelerators.catalog._schema import Accelerator, CatalogFile, Figure
+from accelerators.catalog._file import CatalogFile
+from accelerators.catalog._schema import Accelerator, Figure
 
 __all__ = ["MAX_UNCONFIRMED_SHARE", "FigureRow", "Finding", "Report", "audit", "main", "render"]
 

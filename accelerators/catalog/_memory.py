@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from accelerators._text import format_number
+from accelerators._text import format_number, shorten
+from accelerators.errors import AcceleratorError, InvalidSpecError
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -30,6 +31,28 @@ class MemoryRequest(BaseModel):
     at_least: bool = False
     #: The upper end of a range (dstack's ``24GB..80GB``); with ``at_least`` set.
     at_most: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:  # ours, as AcceleratorSpec(memory=...) raises
+            for error in exc.errors():
+                original = (error.get("ctx") or {}).get("error")
+                if isinstance(original, AcceleratorError):
+                    raise original from None
+            raise InvalidSpecError(
+                f"Invalid memory request {shorten(repr(data), 200)}: "
+                + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            ) from None
+
+    @model_validator(mode="after")
+    def _check_range(self) -> MemoryRequest:
+        if self.at_most is not None and self.at_most < self.gb:
+            raise InvalidSpecError(
+                f"Expected a memory range from low to high, got {format_number(self.gb)}GB.."
+                f"{format_number(self.at_most)}GB"
+            )
+        return self
 
     def matches(self, accelerator: Accelerator) -> bool:
         memory = accelerator.device_memory_gb

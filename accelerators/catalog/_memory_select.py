@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from accelerators._text import format_number
 from accelerators.catalog import _store as catalog
-from accelerators.errors import AcceleratorError
+from accelerators.errors import InvalidSpecError
 
 if TYPE_CHECKING:
     from accelerators.catalog._memory import MemoryRequest
@@ -34,7 +34,7 @@ def select_by_memory(match: NameMatch, memory: MemoryRequest) -> Accelerator:
 
     The matched entry itself if its memory fits. Otherwise, for a model-level name, the one
     model of the same family whose memory fits (``A100:80GB`` is the 80 GB A100); a pinned
-    name, no fitting model or several fitting models raise :class:`AcceleratorError`.
+    name, no fitting model or several fitting models raise :class:`InvalidSpecError`.
     """
     acc = match.accelerator
     if memory.matches(acc):
@@ -44,7 +44,7 @@ def select_by_memory(match: NameMatch, memory: MemoryRequest) -> Accelerator:
         f"{other.model} ({format_number(other.device_memory_gb)} GB)" for other in family
     )
     if match.pinned:
-        raise AcceleratorError(
+        raise InvalidSpecError(
             f"{acc.name} has {format_number(acc.device_memory_gb)} GB, which does not satisfy the "
             f"memory request {memory}; {acc.family} models: {variants}"
         )
@@ -52,11 +52,11 @@ def select_by_memory(match: NameMatch, memory: MemoryRequest) -> Accelerator:
     if len(found) == 1:
         return found[0]
     if not found:
-        raise AcceleratorError(
+        raise InvalidSpecError(
             f"No {acc.family} model has {memory} of memory; {acc.family} models: {variants}"
         )
     choices = " or ".join(repr(other.model) for other in found)
-    raise AcceleratorError(
+    raise InvalidSpecError(
         f"The memory request {memory} fits several {acc.family} models: {choices}; "
         "name the one you mean"
     )

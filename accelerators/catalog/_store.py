@@ -17,7 +17,8 @@ from accelerators._datafiles import load_toml
 from accelerators.errors import CatalogDataError
 
 if TYPE_CHECKING:
-    from accelerators.catalog._schema import Accelerator, CatalogFile, Source
+    from accelerators.catalog._file import CatalogFile
+    from accelerators.catalog._schema import Accelerator, Source
 
 __all__ = [
     "all",
@@ -156,7 +157,7 @@ def _validate(raw: dict[str, object]) -> CatalogFile:
     """
     from pydantic import ValidationError
 
-    from accelerators.catalog._schema import CatalogFile
+    from accelerators.catalog._file import CatalogFile
 
     try:
         return CatalogFile.model_validate(raw)

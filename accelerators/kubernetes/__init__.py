@@ -39,7 +39,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from accelerators.errors import AcceleratorError, close_matches
+from accelerators.errors import AcceleratorError, PlacementError, close_matches
 from accelerators.kubernetes._base import Placement as Placement
 from accelerators.kubernetes._base import Platform as Platform
 from accelerators.kubernetes._base import PodFragment as PodFragment
@@ -92,7 +92,7 @@ if TYPE_CHECKING:
     from accelerators.kubernetes._pinning import pin_to_node as pin_to_node
     from accelerators.kubernetes._resources import check_resources as check_resources
     from accelerators.kubernetes._resources import resource_problems as resource_problems
-    from accelerators.spec import AcceleratorSpec, SpecLike
+    from accelerators.spec import SpecLike
 
 T = TypeVar("T")
 
@@ -159,10 +159,12 @@ def get_platform(platform: str | Platform, **options: Any) -> Platform:
     :param platform: a registered name (see :func:`platforms`) or a :class:`Platform`.
     :param options: platform options (common: ``labels``, ``label_values``,
         ``tolerations``, ``runtime_class_name``; see ``docs/kubernetes.md``).
+    :raises PlacementError: no platform has that name, or an option is unknown to it or of a
+        value it cannot read.
     """
     if isinstance(platform, Platform):
         if options:
-            raise AcceleratorError(
+            raise PlacementError(
                 f"Options {sorted(options)} were given with a configured platform "
                 f"{platform!r}; pass them to its constructor instead"
             )
@@ -172,16 +174,10 @@ def get_platform(platform: str | Platform, **options: Any) -> Platform:
         known = platforms()
         hints = close_matches(str(platform), known)
         hint = f"; did you mean {hints[0]!r}?" if hints else ""
-        raise AcceleratorError(
+        raise PlacementError(
             f"Unknown platform {platform!r}: expected one of {', '.join(known)}{hint}"
         )
     return cls(**options)
-
-
-def _as_spec(spec: SpecLike) -> AcceleratorSpec:
-    from accelerators.spec import AcceleratorSpec
-
-    return spec if isinstance(spec, AcceleratorSpec) else AcceleratorSpec.parse(spec)
 
 
 def to_pod_fragment(spec: SpecLike, *, platform: str | Platform, **options: Any) -> PodFragment:
@@ -193,9 +189,13 @@ def to_pod_fragment(spec: SpecLike, *, platform: str | Platform, **options: Any)
     :returns: ``resources`` (for the container; limits equal to requests), and for the
         pod ``nodeSelector`` and/or ``affinity``, ``tolerations`` and, where asked,
         ``runtimeClassName``.
-    :raises PlacementError: when the platform cannot place the spec.
+    :raises PlacementError: the platform cannot place the spec, is not registered, or does
+        not take or cannot read an option.
     """
-    fragment = _placing(platform, options).fragment(_as_spec(spec))
+    from accelerators.spec import AcceleratorSpec
+
+    parsed = AcceleratorSpec.coerce(spec)
+    fragment = _placing(platform, options).fragment(parsed)
     validate_fragment(fragment)
     return fragment
 
@@ -245,10 +245,12 @@ def to_dra_fragment(
     :param options: platform options.
     """
     from accelerators.kubernetes._dra import dra_fragment  # DRA: imported when used
+    from accelerators.spec import AcceleratorSpec
 
+    parsed = AcceleratorSpec.coerce(spec)
     configured = get_platform(platform or "generic", **options)
     result = dra_fragment(
-        _as_spec(spec),
+        parsed,
         template_name=claim_template_name,
         claim_name=claim_name,
         gpu_device_class=gpu_device_class,
@@ -286,8 +288,9 @@ def apply_to_pod(
         a resource than its limit (:func:`check_resources`).
     """
     from accelerators.kubernetes import _conflicts
+    from accelerators.spec import AcceleratorSpec
 
-    parsed = _as_spec(spec)
+    parsed = AcceleratorSpec.coerce(spec)
     if dra:
         fragment: PodFragment = to_dra_fragment(parsed, platform=platform, **options).pod
         own = {k: v for k, v in options.items() if k not in _DRA_OPTIONS}
@@ -320,6 +323,9 @@ def build_manifests(
 
     Parameters as for :func:`build_pod`.
     """
+    from accelerators.spec import AcceleratorSpec
+
+    parsed = AcceleratorSpec.coerce(spec)
     if len(name) > 253 or not _DNS_SUBDOMAIN.match(str(name)):
         raise AcceleratorError(
             f"Pod name {name!r} is not valid: use lowercase letters, digits, '-' and '.', "
@@ -351,9 +357,9 @@ def build_manifests(
         dra_only = sorted(set(options) & set(_DRA_OPTIONS))
         if dra_only:
             raise AcceleratorError(f"Option {dra_only[0]!r} applies only with dra=True")
-        return [merge_fragment(pod, to_pod_fragment(spec, platform=platform, **options))]
+        return [merge_fragment(pod, to_pod_fragment(parsed, platform=platform, **options))]
     options.setdefault("claim_template_name", f"{name}-{options.get('claim_name', 'gpu')}")
-    result = to_dra_fragment(spec, platform=platform, **options)
+    result = to_dra_fragment(parsed, platform=platform, **options)
     template = result.claim_template
     if namespace:
         template["metadata"]["namespace"] = namespace

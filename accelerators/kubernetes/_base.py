@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
-from accelerators.errors import AcceleratorError, PlacementError, close_matches
+from accelerators.errors import PlacementError, close_matches
 from accelerators.kubernetes import _options
 
 if TYPE_CHECKING:
@@ -107,14 +107,14 @@ def normalise_toleration(value: Any) -> dict[str, Any]:
     """Accept a camelCase dict or a ``kubernetes.client.V1Toleration``; return a dict.
 
     :param value: the toleration as the user gave it.
-    :raises AcceleratorError: for anything else.
+    :raises PlacementError: for anything else (a platform cannot read it).
     """
     if isinstance(value, Mapping):
         data = dict(value)
     elif callable(getattr(value, "to_dict", None)):
         data = value.to_dict()
     else:
-        raise AcceleratorError(
+        raise PlacementError(
             f"Expected a toleration as a dict or V1Toleration, got {type(value).__name__}: "
             f"{value!r}"
         )
@@ -249,14 +249,14 @@ class Platform(ABC):
             valid = sorted({*COMMON_OPTIONS, *self.options})
             hints = close_matches(unknown[0], valid)
             hint = f"; did you mean {hints[0]!r}?" if hints else ""
-            raise AcceleratorError(
+            raise PlacementError(
                 f"Unknown option {unknown[0]!r} for platform {self.name!r}: valid options "
                 f"are {', '.join(valid)}{hint}"
             )
         roles = _options.label_keys(self.name, labels)
         bad_roles = sorted(set(roles) - set(self.labels))
         if bad_roles:
-            raise AcceleratorError(
+            raise PlacementError(
                 f"Unknown label role {bad_roles[0]!r} for platform {self.name!r}: its roles "
                 f"are {', '.join(sorted(self.labels)) or '(none)'}"
             )

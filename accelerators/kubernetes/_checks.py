@@ -33,10 +33,11 @@ def placement_problems(
     :param options: platform options.
     :raises AcceleratorError: ``spec`` is not a valid spec (bad input is not a "problem").
     """
-    from accelerators.kubernetes import _as_spec, to_pod_fragment
+    from accelerators.kubernetes import to_pod_fragment
     from accelerators.kubernetes._node_count import node_count_problems
+    from accelerators.spec import AcceleratorSpec
 
-    parsed = _as_spec(spec)
+    parsed = AcceleratorSpec.coerce(spec)
     problems: list[str] = []
     for alternative in parsed.alternatives:
         if alternative.mig_profile is not None and alternative.count > 1:

@@ -90,9 +90,10 @@ def placement_conflicts(
     :raises AcceleratorError: the spec or the pod is malformed, or the platform cannot place
         the spec (:func:`~accelerators.kubernetes.to_pod_fragment`).
     """
-    from accelerators.kubernetes import _as_spec, _placing
+    from accelerators.kubernetes import _placing
+    from accelerators.spec import AcceleratorSpec
 
-    parsed = _as_spec(spec)
+    parsed = AcceleratorSpec.coerce(spec)
     configured = _placing(platform, options)
     fragment = configured.fragment(parsed)
     return conflicts(

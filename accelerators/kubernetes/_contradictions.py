@@ -182,10 +182,7 @@ def _value_skus(key: str) -> dict[str, frozenset[str]]:
 
     out: dict[str, set[str]] = {}
     for acc in catalog.all():
-        try:
-            alone = AcceleratorSpec.parse(f"{acc.name}!")
-        except AcceleratorError:
-            continue
+        alone = AcceleratorSpec(accelerator=acc, exact=True)
         for owner in _owners(key):
             for req in _requirements(owner, alone, key) or ():
                 if req.operator == "In":

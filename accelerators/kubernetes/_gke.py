@@ -21,7 +21,7 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from accelerators.errors import AcceleratorError
+from accelerators.errors import PlacementError
 from accelerators.kubernetes._base import (
     Placement,
     Platform,
@@ -166,7 +166,7 @@ class Gke(Platform):
 
     def configure(self, *, sharing: str = "time-sharing", **_: Any) -> None:
         if sharing not in GKE_SHARING_STRATEGIES:
-            raise AcceleratorError(
+            raise PlacementError(
                 f"Unknown GKE sharing strategy {sharing!r}: expected one of "
                 f"{', '.join(GKE_SHARING_STRATEGIES)}"
             )

@@ -14,10 +14,10 @@ task that a node proven by it hosts:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from accelerators.spec import AcceleratorSpec
+    from accelerators.spec import AcceleratorSpec, SpecLike
 
 __all__ = ["guard_problems"]
 
@@ -72,7 +72,7 @@ def _alternatives(spec: AcceleratorSpec) -> tuple[AcceleratorSpec, ...]:
     return spec.alternatives if spec.fallbacks else (spec,)
 
 
-def guard_problems(gate: Any, task: Any) -> tuple[str, ...]:
+def guard_problems(gate: SpecLike, task: SpecLike) -> tuple[str, ...]:
     """Why ``task``, pinned to the node ``gate`` checked, may not run there; empty if it can.
 
     One sentence per alternative of ``gate`` that no alternative of ``task`` fits (the first
@@ -82,9 +82,9 @@ def guard_problems(gate: Any, task: Any) -> tuple[str, ...]:
     :param task: the pinned task's spec.
     :raises AcceleratorError: either is not a valid spec.
     """
-    from accelerators.kubernetes import _as_spec
+    from accelerators.spec import AcceleratorSpec
 
-    gate_spec, task_spec = _as_spec(gate), _as_spec(task)
+    gate_spec, task_spec = AcceleratorSpec.coerce(gate), AcceleratorSpec.coerce(task)
     if gate_spec == task_spec:  # the same canonical spec: every alternative hosts itself
         return ()
     problems: list[str] = []

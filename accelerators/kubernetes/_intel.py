@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from accelerators.errors import AcceleratorError
+from accelerators.errors import PlacementError
 from accelerators.kubernetes._base import Placement, Platform, Requirement, toleration
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ class Intel(Platform):
 
     def configure(self, *, driver: str = "i915", **_: Any) -> None:
         if driver not in _DRIVERS:
-            raise AcceleratorError(f"Unknown Intel GPU driver {driver!r}: expected 'i915' or 'xe'")
+            raise PlacementError(f"Unknown Intel GPU driver {driver!r}: expected 'i915' or 'xe'")
         self.resource = f"gpu.intel.com/{driver}"
 
     def place(self, spec: AcceleratorSpec) -> Placement:

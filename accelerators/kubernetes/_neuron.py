@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from accelerators.errors import AcceleratorError
+from accelerators.errors import PlacementError
 from accelerators.kubernetes._base import Placement, Platform, toleration
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ class Neuron(Platform):
 
     def configure(self, *, unit: str = "device", **_: Any) -> None:
         if unit not in _UNITS:
-            raise AcceleratorError(f"Unknown Neuron unit {unit!r}: expected 'device' or 'core'")
+            raise PlacementError(f"Unknown Neuron unit {unit!r}: expected 'device' or 'core'")
         self.unit = unit
 
     def place(self, spec: AcceleratorSpec) -> Placement:

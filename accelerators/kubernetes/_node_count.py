@@ -78,11 +78,12 @@ def node_count_problems(spec: SpecLike, *, platform: str | Platform) -> tuple[st
     :param spec: an :class:`~accelerators.AcceleratorSpec`, spec text or constant.
     :param platform: a platform name or :class:`~accelerators.kubernetes.Platform`.
     """
-    from accelerators.kubernetes import _as_spec, get_platform
+    from accelerators.kubernetes import get_platform
+    from accelerators.spec import AcceleratorSpec
 
+    parsed = AcceleratorSpec.coerce(spec)
     resolved = get_platform(platform)
     name, cloud = resolved.name, resolved.cloud
-    parsed = _as_spec(spec)
     # A spec without fallbacks is its own only alternative (``alternatives`` copies it).
     alternatives = parsed.alternatives if parsed.fallbacks else (parsed,)
     found = (_problem(a, name, cloud) for a in alternatives)

@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from accelerators.errors import AcceleratorError
+from accelerators.errors import PlacementError
 from accelerators.kubernetes import _options
 from accelerators.kubernetes._base import (
     Placement,
@@ -90,13 +90,13 @@ class Nvidia(Platform):
         **_: Any,
     ) -> None:
         if mig_strategy not in MIG_STRATEGIES:
-            raise AcceleratorError(
+            raise PlacementError(
                 f"Unknown mig_strategy {mig_strategy!r}: expected 'mixed' (resource "
                 "nvidia.com/mig-<profile>) or 'single' (nvidia.com/gpu on "
                 "<product>-MIG-<profile> nodes)"
             )
         if sharing is not None and sharing not in SHARING_STRATEGIES:
-            raise AcceleratorError(
+            raise PlacementError(
                 f"Unknown sharing strategy {sharing!r}: expected one of "
                 f"{', '.join(SHARING_STRATEGIES)}"
             )

@@ -1,5 +1,5 @@
-"""Type checks for platform options: a value of the wrong Python type is an
-:class:`~accelerators.errors.AcceleratorError` naming the platform, the option, what it got and
+"""Type checks for platform options: a value of the wrong Python type is a
+:class:`~accelerators.errors.PlacementError` naming the platform, the option, what it got and
 what it expects, never a ``TypeError`` from deep inside a platform (an Airflow DAG file that
 passes ``labels="gpu"`` fails at parse time with a message, not a traceback).
 
@@ -12,14 +12,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from accelerators._text import shorten
-from accelerators.errors import AcceleratorError
+from accelerators.errors import PlacementError
 
 __all__ = ["flag", "label_keys", "label_values", "requirement", "sequence", "text"]
 
 
-def _bad(platform: str, option: str, value: object, expected: str) -> AcceleratorError:
+def _bad(platform: str, option: str, value: object, expected: str) -> PlacementError:
     shown = shorten(repr(value), 80)
-    return AcceleratorError(
+    return PlacementError(
         f"Option {option!r} for platform {platform!r}: expected {expected}, got "
         f"{type(value).__name__} {shown}"
     )

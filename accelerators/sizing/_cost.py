@@ -133,7 +133,7 @@ def instances(spec: SpecLike, cloud: str | None = None) -> tuple[InstanceOffer, 
     """
     from accelerators.sizing.aws import cached_instances
 
-    parsed = AcceleratorSpec.parse(spec)
+    parsed = AcceleratorSpec.coerce(spec)
     clouds = _clouds(cloud)
     by_instance: dict[tuple[str, str], list[Price]] = {}
     for price in all_prices():
@@ -181,7 +181,7 @@ def estimate_cost(
         raise SizingError(f"Expected a non-negative number of hours, got {hours!r}")
     if kind not in KINDS:
         raise SizingError(f"Unknown price kind {kind!r}: expected one of {KINDS}")
-    parsed = AcceleratorSpec.parse(spec)
+    parsed = AcceleratorSpec.coerce(spec)
     offers = instances(parsed, cloud)
     best: CostEstimate | None = None
     for offer in offers:
@@ -208,7 +208,7 @@ def unit_price(
     spec: SpecLike, dtype: str = "bf16", cloud: str | None = None, *, kind: str = "on-demand"
 ) -> UnitPrice:
     """Cheapest device-hour of ``spec``'s accelerator, and per TFLOP-hour and GB/s-hour."""
-    parsed = AcceleratorSpec.parse(spec)
+    parsed = AcceleratorSpec.coerce(spec)
     cheapest: tuple[float, InstanceOffer, Price] | None = None
     for offer in instances(parsed.model_copy(update={"count": 1, "partition": None}), cloud):
         price = offer.price(kind)

@@ -96,7 +96,7 @@ def _item(item: Any, where: str) -> list[OwnedNodes]:
         unknown = set(map(str, item)) - {"spec", "nodes", "usd_per_hour", "name"}
         if unknown:
             raise SizingError(f"{where}: unknown keys {sorted(unknown)}")
-        spec = _whole_spec(AcceleratorSpec.parse(item["spec"]), where)
+        spec = _whole_spec(AcceleratorSpec.coerce(item["spec"]), where)
         nodes = item.get("nodes", 1)
         if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
             raise SizingError(f"{where}: expected a positive integer for nodes, got {nodes!r}")
@@ -110,7 +110,7 @@ def _item(item: Any, where: str) -> list[OwnedNodes]:
             raise SizingError(f"{where}: expected a positive usd_per_hour, got {rate!r}")
         name = str(item.get("name") or where)
         return [OwnedNodes(spec, nodes, None if rate is None else float(rate), name)]
-    return [OwnedNodes(_whole_spec(AcceleratorSpec.parse(item), where), 1, None, where)]
+    return [OwnedNodes(_whole_spec(AcceleratorSpec.coerce(item), where), 1, None, where)]
 
 
 def _whole_spec(spec: AcceleratorSpec, where: str) -> AcceleratorSpec:

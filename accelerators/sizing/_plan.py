@@ -196,7 +196,7 @@ class Plan:
                 and (self.platform is None or joins(chosen, spec, self.platform))
             ):
                 chosen.append(spec)
-        return AcceleratorSpec.parse(chosen)
+        return AcceleratorSpec.coerce(chosen)
 
     def summary(self) -> str:
         """One line: the job and its best choice (or why there is none)."""

@@ -80,7 +80,7 @@ def joins(chosen: Iterable[AcceleratorSpec], spec: AcceleratorSpec, platform: st
     """Whether one pod on ``platform`` can ask for ``chosen`` then ``spec`` as fallbacks."""
     from accelerators.spec import AcceleratorSpec
 
-    chain = AcceleratorSpec.parse([*chosen, spec])
+    chain = AcceleratorSpec.coerce([*chosen, spec])
     return not _problems(chain, platform)
 
 

@@ -17,6 +17,7 @@ from accelerators.bench.runner._rerun import RERUN_SHARE
 from accelerators.bench.runner._session import Session
 from accelerators.bench.runner._stream_phase import stream_span
 from accelerators.bench.testing import FakeBackend, FakeClock, FakeDevice, fake_detected
+from accelerators.errors import AcceleratorError
 
 
 def _kernel(clock: FakeClock, seconds: float, calls: list[float]) -> object:
@@ -191,7 +192,7 @@ def test_quick_measures_on_a_cpu_only_what_it_judges() -> None:
 
 
 def test_a_profile_names_only_real_stream_kernels() -> None:
-    with pytest.raises(ValueError, match="cpu_stream_kernels"):
+    with pytest.raises(AcceleratorError, match="cpu_stream_kernels"):
         dataclasses.replace(PROFILES["quick"], cpu_stream_kernels=("triad", "memset"))
 
 

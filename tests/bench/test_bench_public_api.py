@@ -63,7 +63,7 @@ def test_profiles() -> None:
     assert scaled.stream_llc_multiple == quick.stream_llc_multiple
     with pytest.raises(AcceleratorError, match="quick, standard, full"):
         get_profile("fast")
-    with pytest.raises(ValueError, match="final_fraction"):
+    with pytest.raises(AcceleratorError, match="final_fraction"):
         Profile(name="broken", final_fraction=1.5)
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(AcceleratorError, match="positive"):
         quick.scaled(0)

@@ -14,7 +14,11 @@ from typing import Any
 import pytest
 
 from accelerators import AcceleratorSpec, PlacementError
-from accelerators.errors import AcceleratorError, SpecSyntaxError
+from accelerators.errors import (
+    AcceleratorError,
+    InvalidSpecError,
+    UnknownPartitionError,
+)
 from accelerators.kubernetes import build_pod, platforms, to_pod_fragment
 
 Requirements = Callable[[dict[str, Any]], dict[str, tuple[str, tuple[str, ...]]]]
@@ -59,19 +63,22 @@ def test_a_fraction_is_shared_but_states_its_share() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "needle"),
+    ("text", "needle", "error"),
     [
-        ("T4@shared:0.5", "already means a shared GPU"),
-        ("A100 shared@1g.5gb", "already asks for a shared slot"),
-        ("T4 shared@shared", "already asks for a shared slot"),
-        ("V5E@shared", "only GPUs are shared"),
-        ("TRAINIUM2@shared", "only GPUs are shared"),
-        ("T4@shard", "did you mean 'shared'"),
+        ("T4@shared:0.5", "already means a shared GPU", InvalidSpecError),
+        ("A100 shared@1g.5gb", "already asks for a shared slot", InvalidSpecError),
+        ("T4 shared@shared", "already asks for a shared slot", InvalidSpecError),
+        ("V5E@shared", "only GPUs are shared", InvalidSpecError),
+        ("TRAINIUM2@shared", "only GPUs are shared", InvalidSpecError),
+        ("T4@shard", "did you mean 'shared'", UnknownPartitionError),
     ],
 )
-def test_inconsistent_shared_specs_are_refused_with_a_caret(text: str, needle: str) -> None:
-    with pytest.raises(SpecSyntaxError, match=needle) as info:
+def test_inconsistent_shared_specs_are_refused_with_a_caret(
+    text: str, needle: str, error: type[AcceleratorError]
+) -> None:
+    with pytest.raises(error, match=needle) as info:
         AcceleratorSpec.parse(text)
+    assert type(info.value) is error
     assert "^" in str(info.value)
 
 

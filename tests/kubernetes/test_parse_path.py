@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 _PLACE = """
 import json, sys
 from accelerators import AcceleratorSpec
-from accelerators.catalog import _schema
+from accelerators.catalog import _file, _schema
 from accelerators.kubernetes import merge_fragment, to_pod_fragment
 spec = AcceleratorSpec.parse("H100:8")
 fragment = to_pod_fragment(spec, platform="gke")
@@ -29,8 +29,8 @@ merge_fragment({"spec": {"containers": [{"name": "base"}]}}, fragment)
 print(json.dumps({
     "modules": sorted(m for m in sys.modules if m.startswith("accelerators")),
     "validators_built": sorted(
-        name for name in _schema.__all__
-        if getattr(getattr(_schema, name), "__pydantic_complete__", None) is True
+        name for module in (_schema, _file) for name in module.__all__
+        if getattr(getattr(module, name), "__pydantic_complete__", None) is True
     ),
 }))
 """

@@ -41,7 +41,7 @@ def alternative_on(spec: SpecLike, device: DeviceSummary) -> AcceleratorSpec:
     """
     from accelerators.spec import AcceleratorSpec
 
-    parsed = AcceleratorSpec.parse(spec)
+    parsed = AcceleratorSpec.coerce(spec)
     if device.accelerator is None:
         raise AcceleratorError(
             f"The gate identified no accelerator ({device.count} x {device.name}), so it "

@@ -48,11 +48,13 @@ CPU it runs only the stream kernels a CPU's verdict reads (:attr:`Profile.cpu_st
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Literal
 
 from accelerators.bench.measure._profile_names import profile_name
 from accelerators.bench.measure._stream import KERNELS
+from accelerators.errors import AcceleratorError
 
 __all__ = ["PROFILES", "Profile", "ProfileName", "get_profile"]
 
@@ -98,6 +100,8 @@ class Profile:
         second is measured and the catalog gives the device the same dense rate for both
         (fp16 and bf16 on every NVIDIA part since Ampere and on AMD's MI200/MI300): the same
         matrix units at the same rate, measured once.
+    :raises AcceleratorError: a field is not a number where one is expected, or out of its
+        range (the message lists every such field).
     """
 
     name: str
@@ -122,7 +126,11 @@ class Profile:
     gpu_stand_ins: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
-        problems = []
+        problems = _not_numbers(self)
+        if problems:  # the comparisons below need numbers
+            raise AcceleratorError(
+                f"Invalid benchmark profile {self.name!r}: " + "; ".join(problems)
+            )
         for field in ("gpu_warmup_s", "sustained_s"):
             if getattr(self, field) < 0:
                 problems.append(f"{field} must be >= 0, got {getattr(self, field)!r}")
@@ -139,8 +147,10 @@ class Profile:
                 f"{self.stream_min_reps!r} and {self.stream_max_reps!r}"
             )
         names = tuple(k.name for k in KERNELS)
-        unknown = [k for k in self.cpu_stream_kernels if k not in names]
-        if unknown or not self.cpu_stream_kernels:
+        kernels = self.cpu_stream_kernels
+        listed = isinstance(kernels, tuple | list)
+        unknown = [k for k in kernels if k not in names] if listed else [kernels]
+        if unknown or not kernels:
             problems.append(
                 f"cpu_stream_kernels must be a non-empty subset of {names}, got "
                 f"{self.cpu_stream_kernels!r}"
@@ -148,7 +158,9 @@ class Profile:
         if self.check_blocks < 1 or self.check_block < 1:
             problems.append("check_blocks and check_block must be >= 1")
         if problems:
-            raise ValueError(f"Invalid benchmark profile {self.name!r}: " + "; ".join(problems))
+            raise AcceleratorError(
+                f"Invalid benchmark profile {self.name!r}: " + "; ".join(problems)
+            )
 
     def scaled(self, factor: float) -> Profile:
         """This profile with every time budget multiplied by ``factor`` (sizes unchanged).
@@ -157,8 +169,9 @@ class Profile:
 
         :param factor: a positive multiplier.
         """
-        if factor <= 0:
-            raise ValueError(f"Expected a positive budget scale factor, got {factor!r}")
+        raw: object = factor  # typed float; a string or a bool is refused here, by name
+        if isinstance(raw, bool) or not isinstance(raw, int | float) or not raw > 0:
+            raise AcceleratorError(f"Expected a positive budget scale factor, got {factor!r}")
         return dataclasses.replace(
             self,
             gpu_warmup_s=self.gpu_warmup_s * factor,
@@ -167,6 +180,34 @@ class Profile:
             stream_budget_s=self.stream_budget_s * factor,
             sustained_s=self.sustained_s * factor,
         )
+
+
+#: The fields that are numbers (checked first: a string among them is refused by name).
+_NUMBERS = (
+    "gpu_warmup_s",
+    "gpu_gemm_budget_s",
+    "cpu_gemm_budget_s",
+    "final_fraction",
+    "stream_llc_multiple",
+    "gpu_stream_min_bytes",
+    "cpu_stream_min_bytes",
+    "stream_budget_s",
+    "stream_min_reps",
+    "stream_max_reps",
+    "check_blocks",
+    "check_block",
+    "sustained_s",
+)
+
+
+def _not_numbers(profile: Profile) -> list[str]:
+    """A sentence for each field of :data:`_NUMBERS` that is not a number."""
+    problems = []
+    for field in _NUMBERS:
+        value: object = getattr(profile, field)
+        if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+            problems.append(f"{field} must be a number, got {value!r}")
+    return problems
 
 
 #: Every GPU dtype: the headline ones, then those run only where the catalog has a figure.

@@ -80,7 +80,7 @@ def run(
 ) -> BenchReport:
     """Benchmark every visible device and judge it; never raises for a failing device.
 
-    :param expect: anything :meth:`AcceleratorSpec.parse` accepts (``"H100:8"``,
+    :param expect: anything :meth:`AcceleratorSpec.coerce` accepts (``"H100:8"``,
         ``accelerators.A100.partition_1g_5gb``, a fallback list), or ``None`` to accept
         whatever is there.
     :param profile: ``"quick"`` (the gate), ``"standard"``, ``"full"`` or a

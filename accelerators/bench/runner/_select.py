@@ -31,7 +31,7 @@ def parse_expect(expect: SpecLike | None) -> AcceleratorSpec | None:
         return None
     from accelerators.spec import AcceleratorSpec
 
-    return AcceleratorSpec.parse(expect)
+    return AcceleratorSpec.coerce(expect)
 
 
 def select_backend(

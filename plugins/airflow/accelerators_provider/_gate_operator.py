@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from kubernetes.client import models as k8s
 
-from accelerators import AcceleratorError
+from accelerators import AcceleratorError, AcceleratorSpec
 from accelerators_provider import _pods
 from accelerators_provider._errors import (
     annotate,
@@ -143,7 +143,7 @@ class AcceleratorGateOperator(AcceleratorPodOperator):
         if isinstance(self.expect, str) and self.expect.strip().lower() in ("none", ""):
             return None
         # A constant or a spec as given: str() of a constant is its repr, not a spec.
-        return str(_pods.resolve_spec(self.expect, what="expect"))
+        return str(AcceleratorSpec.coerce(self.expect))
 
     # -- the pod -----------------------------------------------------------------------
     def _command(

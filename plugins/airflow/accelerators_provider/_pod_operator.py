@@ -143,7 +143,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
                 self.accelerator: str = accelerator  # rendered by Airflow, then read
                 return
             site = ("accelerator", accelerator)
-            spec = _pods.resolve_spec(accelerator)
+            spec = AcceleratorSpec.coerce(accelerator)
             self.accelerator = str(spec)
             self._accelerator_spec = spec
             if not _pods.is_template(platform):
@@ -260,7 +260,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         """
         with failing_fast(), step(self.task_id, where=False):
             _pods.check_platform(self.platform)
-            spec = _pods.resolve_spec(self.accelerator)
+            spec = AcceleratorSpec.coerce(self.accelerator)
             check_node_count(spec, platform=self.platform)
             template = self._template()
             placed = self._placed(spec, template)

@@ -46,7 +46,6 @@ __all__ = [
     "put_back",
     "read_template",
     "refuse_template",
-    "resolve_spec",
     "to_dict",
     "to_pod",
 ]
@@ -55,22 +54,6 @@ __all__ = [
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
-
-
-def resolve_spec(value: Any, *, what: str = "") -> AcceleratorSpec:
-    """``value`` (a spec string, constant, :class:`AcceleratorSpec` or list) as a spec.
-
-    :raises AcceleratorError: ``value`` is empty or not a valid spec; the message names ``what``.
-    """
-    if value is None or (isinstance(value, str) and not value.strip()):
-        raise AcceleratorError(
-            (f"{what}: " if what else "")
-            + "expected an accelerator spec such as 'H100:8', 'A100@1g.10gb' or "
-            f"accelerators.H100, got {value!r}"
-        )
-    if isinstance(value, AcceleratorSpec):
-        return value
-    return AcceleratorSpec.parse(value)
 
 
 def is_template(value: Any) -> TypeGuard[str]:
@@ -116,10 +99,10 @@ def airflow_platforms() -> tuple[str, ...]:
 
 
 def check_platform(platform: Any) -> None:
-    """Raise :class:`AcceleratorError` unless ``platform`` names a platform for Airflow tasks
+    """Raise :class:`PlacementError` unless ``platform`` names a platform for Airflow tasks
     (a Jinja template or a ``Platform`` instance passes); a missing one is named as such."""
     if platform is None or (isinstance(platform, str) and not platform.strip()):
-        raise AcceleratorError(
+        raise PlacementError(
             f"platform= is required: the cluster's platform, one of "
             f"{', '.join(airflow_platforms())} (it picks the node labels, resources and "
             "tolerations of the pod; docs/kubernetes.md)"
@@ -133,15 +116,13 @@ def check_platform(platform: Any) -> None:
     if name in known:
         return
     if name == "flyte":
-        raise AcceleratorError(
+        raise PlacementError(
             "platform 'flyte' places pods as flytepropeller does and is for Flyte tasks; on "
             f"Airflow name your cluster's platform: one of {', '.join(known)}"
         )
     hints = close_matches(name, known)
     hint = f"; did you mean {hints[0]!r}?" if hints else ""
-    raise AcceleratorError(
-        f"Unknown platform {platform!r}: expected one of {', '.join(known)}{hint}"
-    )
+    raise PlacementError(f"Unknown platform {platform!r}: expected one of {', '.join(known)}{hint}")
 
 
 def check_profile(profile: Any) -> None:

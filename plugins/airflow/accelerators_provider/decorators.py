@@ -29,7 +29,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from accelerators import AcceleratorError
+from accelerators import AcceleratorError, AcceleratorSpec
 from accelerators.kubernetes import apply_to_pod, check_node_count, reconcile_placement
 from accelerators_provider import _pods
 from accelerators_provider._errors import AcceleratorTaskError, require_cluster, step
@@ -129,7 +129,7 @@ def pod_kwargs(
     _pods.check_requests(
         pod, arguments=resources, template=name or "container_resources", container=container
     )
-    spec = _pods.resolve_spec(accelerator)
+    spec = AcceleratorSpec.coerce(accelerator)
     check_node_count(spec, platform=platform)
     _pods.check_conflicts(
         spec,
@@ -242,7 +242,7 @@ def accelerator_task(
             _pods.check_platform(platform)
         placed_on = str(platform)  # check_platform refused a missing one
         with step(task_id, "accelerator", accelerator):
-            spec = str(_pods.resolve_spec(accelerator))
+            spec = str(AcceleratorSpec.coerce(accelerator))
         gate_id = None if gate is None else (gate if isinstance(gate, str) else gate.task_id)
         gate_spec = getattr(gate, "_accelerator_spec", None) or getattr(gate, "accelerator", None)
         if gate_spec is not None and not _pods.is_template(gate_spec):
@@ -338,7 +338,7 @@ def accelerator_gate_task(
         with step(task_id, "profile", profile):
             _pods.check_profile(profile)
         with step(task_id, "accelerator", accelerator):
-            expect = None if accelerator is None else str(_pods.resolve_spec(accelerator))
+            expect = None if accelerator is None else str(AcceleratorSpec.coerce(accelerator))
         options = dict(kwargs)
         if platform is not None:
             with step(task_id, "platform", platform):

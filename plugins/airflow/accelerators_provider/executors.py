@@ -100,7 +100,7 @@ def executor_config(
     """
     _pods.check_platform(platform)
     platform = str(platform)  # check_platform refused a missing one
-    resolved = _pods.resolve_spec(spec)
+    resolved = AcceleratorSpec.coerce(spec)
     check_node_count(resolved, platform=platform)
     pod = _pods.to_dict(pod_override) or {"apiVersion": "v1", "kind": "Pod", "metadata": {}}
     pod_spec = pod.setdefault("spec", {})
@@ -139,7 +139,7 @@ def executor_config(
 
 
 def _name(spec: SpecLike, what: str) -> tuple[str, AcceleratorSpec]:
-    resolved = _pods.resolve_spec(spec, what=what)
+    resolved = AcceleratorSpec.coerce(spec)
     alternatives = resolved.alternatives
     if len(alternatives) > 1:
         choices = ", ".join(repr(str(a)) for a in alternatives)

@@ -129,7 +129,7 @@ def test_a_missing_platform_is_named(where: str) -> None:
 
 
 def test_a_missing_accelerator_is_named() -> None:
-    with pytest.raises(AcceleratorError, match="expected an accelerator spec such as 'H100:8'"):
+    with pytest.raises(AcceleratorError, match="Expected an accelerator spec such as 'H100:8'"):
         AcceleratorPodOperator(task_id="t", platform="gke", image="i")
 
 

@@ -152,7 +152,7 @@ def task_args(
         TPU chips, label values…), a ``gpu`` in your resources, or a ``task`` whose own
         flytekit resources would replace the override's device.
     """
-    parsed = AcceleratorSpec.parse(spec)
+    parsed = AcceleratorSpec.coerce(spec)
     problems = placement_problems(parsed, platform=platform, **platform_options)
     if problems:
         raise PlacementError(

@@ -88,7 +88,7 @@ def last_gate_deck(spec: Any = None) -> str | None:
         return _DECKS.get("")
     from accelerators import AcceleratorSpec
 
-    return _DECKS.get(str(AcceleratorSpec.parse(spec)))
+    return _DECKS.get(str(AcceleratorSpec.coerce(spec)))
 
 
 def _newest_gate_deck(sandbox: Path, since: float) -> Path | None:

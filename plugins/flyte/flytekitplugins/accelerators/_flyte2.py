@@ -74,7 +74,7 @@ def flyte2_device(spec: SpecLike) -> Any:
     """
     import flyte
 
-    parsed = AcceleratorSpec.parse(spec)
+    parsed = AcceleratorSpec.coerce(spec)
     acc = parsed.accelerator
     if parsed.fallbacks or acc is None:
         raise PlacementError(
@@ -151,7 +151,7 @@ def flyte2_args(
     import flyte
     from kubernetes.client import V1EnvVar, V1EnvVarSource, V1ObjectFieldSelector
 
-    parsed = AcceleratorSpec.parse(spec)
+    parsed = AcceleratorSpec.coerce(spec)
     placed = str(parsed)
     given = dict(env_vars or {})
     if given.get(PLACED_SPEC_ENV, placed) != placed:

@@ -171,7 +171,7 @@ def placed_spec(declared: Any, *, local: bool) -> tuple[AcceleratorSpec, str]:
 
     :raises AcceleratorError: the variable holds no valid spec (named in the message).
     """
-    spec = AcceleratorSpec.parse(declared)
+    spec = AcceleratorSpec.coerce(declared)
     placed = "" if local else os.environ.get(PLACED_SPEC_ENV, "").strip()
     if not placed:
         return spec, ""
@@ -319,7 +319,7 @@ def chosen_alternative(spec: SpecLike, result: GateResult) -> AcceleratorSpec:
     """
     from accelerators.bench import alternative_on
 
-    parsed = AcceleratorSpec.parse(spec)
+    parsed = AcceleratorSpec.coerce(spec)
     device = result.report().device if result.report_json else _device_of(result)
     if device.accelerator is None and result.local:
         return parsed
@@ -347,7 +347,7 @@ def last_gate_result(spec: SpecLike | None = None) -> GateResult | None:
 
     :param spec: the spec the gate checked; ``None`` for the latest of all.
     """
-    key = "" if spec is None else str(AcceleratorSpec.parse(spec))
+    key = "" if spec is None else str(AcceleratorSpec.coerce(spec))
     return _LAST.get(key)
 
 

@@ -179,7 +179,7 @@ def gate_task(
     **platform_options: Any,
 ) -> GateTask:
     """The :class:`GateTask` placed on ``spec`` (one object per placement)."""
-    parsed = AcceleratorSpec.parse(spec)
+    parsed = AcceleratorSpec.coerce(spec)
     args = task_args(
         parsed,
         platform=platform,
@@ -233,7 +233,7 @@ def gate(
         placement.
     :raises AcceleratorError: a policy, profile, retries or spec that cannot work.
     """
-    parsed = AcceleratorSpec.parse(spec)
+    parsed = AcceleratorSpec.coerce(spec)
     where = f"gate({str(parsed)!r})"
     check_literal_options(policy, profile, where=where)
     node: dict[str, Any] = {"retries": retries} if retries is not None else {}

@@ -50,12 +50,13 @@ __all__ = ["AcceleratorTask", "Gate", "accelerator_task"]
 _GATE_PROCESS_CACHE: dict[tuple[str, str], GateResult] = {}
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, init=False)
 class Gate:
     """``task_config`` of a task whose pod runs the benchmark gate before its function.
 
-    :param spec: the spec the task is declared with (a node override that places it elsewhere
-        with ``task_args`` moves the gate's expectation along: ``$ACCELERATORS_PLACED_SPEC``).
+    :param spec: the spec the task is declared with, kept as its canonical text (a spec is
+        not parsed again; a node override that places it elsewhere with ``task_args`` moves
+        the gate's expectation along: ``$ACCELERATORS_PLACED_SPEC``).
     :param policy: ``fail`` or ``retry``.
     :param profile: the bench profile (``quick``).
     """
@@ -64,9 +65,12 @@ class Gate:
     policy: str = "fail"
     profile: str = "quick"
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "spec", str(AcceleratorSpec.parse(self.spec)))
-        check_gate_options(self.policy, self.profile, where=f"Gate({self.spec!r})")
+    def __init__(self, spec: SpecLike, policy: str = "fail", profile: str = "quick") -> None:
+        canonical = str(AcceleratorSpec.coerce(spec))
+        object.__setattr__(self, "spec", canonical)
+        object.__setattr__(self, "policy", policy)
+        object.__setattr__(self, "profile", profile)
+        check_gate_options(policy, profile, where=f"Gate({canonical!r})")
 
 
 class AcceleratorTask(PythonFunctionTask[Gate]):  # type: ignore[misc]  # flytekit: untyped
@@ -175,8 +179,8 @@ def accelerator_task(
         gate cannot all prove (MPI, Dask, Spark…), or replica resources that contradict the
         spec, when the task is written (not in the pod).
     """
-    parsed = AcceleratorSpec.parse(spec)
-    config = Gate(str(parsed), gate_policy, gate_profile) if gate else None
+    parsed = AcceleratorSpec.coerce(spec)
+    config = Gate(parsed, gate_policy, gate_profile) if gate else None
     where = f"accelerator_task({str(parsed)!r})"
     args = task_args(
         parsed,

@@ -1,0 +1,202 @@
+"""What the parser's alternatives mean: a name folded into the fields of a spec.
+
+The grammar (:mod:`accelerators._parser`) reads tokens; this module turns what it read into
+the keyword arguments of a spec: it resolves names (:mod:`accelerators.catalog._names`),
+folds what a name implies (a SKU, a count, a partition) into the explicit fields, and
+refuses what cannot hold together. Those refusals are not grammar mistakes: each raises
+the type the same mistake raises through the spec's constructor
+(:class:`~accelerators.errors.InvalidSpecError`, :class:`UnknownPartitionError`...), with
+a caret under the span of the text that says it (:func:`~accelerators.errors.with_caret`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
+
+from accelerators._text import quote
+from accelerators.catalog._memory import MemoryRequest
+from accelerators.catalog._names import NameMatch, resolve_name, select_by_memory
+from accelerators.catalog._partitions import check_partition
+from accelerators.errors import AcceleratorError, InvalidSpecError, with_caret
+
+if TYPE_CHECKING:
+    from accelerators._tokenizer import Token
+
+__all__ = [
+    "MAX_COUNT",
+    "SHARED",
+    "WHOLE",
+    "Alternative",
+    "ParsedAlternative",
+    "build",
+    "complete_named",
+    "count_value",
+    "refuse",
+    "resolve",
+    "share_count",
+]
+
+#: The largest device count a spec accepts (2**53: every integer up to it is exact as a
+#: float, so counts survive JSON and the Kubernetes quantity text unchanged).
+MAX_COUNT = 2**53
+#: Words after ``@`` that ask for a whole, unpartitioned device; the first is canonical.
+WHOLE = ("whole", "unpartitioned")
+#: ``@shared`` (or Flyte 2's trailing word, ``T4 shared``): a shared slot of a GPU.
+SHARED = "shared"
+
+
+class ParsedAlternative(NamedTuple):
+    """One alternative: the keyword arguments of a spec and where in the source it stands."""
+
+    fields: dict[str, Any]
+    span: tuple[int, int]
+
+
+class Alternative:
+    """One alternative being parsed: the spec's fields, its span and what could follow it."""
+
+    __slots__ = ("count_span", "end", "fields", "follow", "group", "memory_span", "start")
+
+    def __init__(
+        self, fields: dict[str, Any], start: int, *, follow: list[str] | None = None
+    ) -> None:
+        self.fields = fields
+        self.start = start
+        self.end = 0
+        self.follow: list[str] = [] if follow is None else follow
+        self.memory_span: tuple[int, int] | None = None
+        self.count_span: tuple[int, int] | None = None
+        #: Further models a group name means (Modal's ``B200+`` is B200, then B300; ``any``).
+        self.group: tuple[Any, ...] = ()
+
+
+def refuse(message: str, source: str, span: tuple[int, int]) -> NoReturn:
+    """Raise :class:`InvalidSpecError`: text that follows the grammar but cannot hold."""
+    raise with_caret(InvalidSpecError(message), source, span)
+
+
+def resolve(source: str, name: Token) -> NameMatch:
+    """The catalog entry ``name`` stands for (its errors point at it)."""
+    try:
+        return resolve_name(name.text)
+    except AcceleratorError as exc:
+        raise with_caret(exc, source, name.span) from None
+
+
+def complete_named(
+    source: str,
+    alternative: Alternative,
+    match: NameMatch,
+    name: Token,
+    *,
+    exact: bool,
+    partition: Token | None,
+) -> None:
+    """Fold what the name implies (SKU, count, partition) into the explicit fields."""
+    fields = alternative.fields
+    acc = match.accelerator
+    memory: MemoryRequest | None = fields.get("memory")
+    if memory is not None and alternative.group and match.source != "group":
+        # A size picks among the models a name left open ("gpu-a100-large:80GB").
+        fitting = [a for a in (acc, *alternative.group) if memory.matches(a)]
+        if fitting:
+            match = NameMatch(fitting[0], False, match.count, match.partition, match.source)
+            acc, alternative.group = fitting[0], ()
+    if memory is not None:
+        try:
+            acc = select_by_memory(match, memory)
+        except AcceleratorError as exc:
+            span = (name.position, (alternative.memory_span or name.span)[1])
+            raise with_caret(exc, source, span) from None
+    fields["accelerator"] = acc
+    fields["exact"] = exact or match.pinned
+    if match.count is not None:
+        count = fields.setdefault("count", match.count)
+        if count != match.count:
+            refuse(
+                f"{quote(name.text)} already means a count of {match.count}, but the spec "
+                f"asks for {count}; give the count once",
+                source,
+                alternative.count_span or name.span,
+            )
+    chosen = _chosen_partition(source, match, name, partition)
+    where = partition.span if partition is not None else name.span
+    if chosen is not None and fields.get("shared"):
+        refuse(
+            f"{quote(name.text + ' shared')} already asks for a shared slot, so '@{chosen}' "
+            "cannot follow it; write 'shared' or '@shared' once, without a partition",
+            source,
+            where,
+        )
+    if chosen == SHARED:
+        fields["shared"] = True
+    elif chosen in WHOLE:
+        fields["unpartitioned"] = True
+        if not acc.partitions:
+            refuse(
+                f"{acc.name} cannot be partitioned, so '@{chosen}' means nothing for it",
+                source,
+                where,
+            )
+    elif chosen is not None:
+        try:
+            check_partition(acc, chosen)
+        except AcceleratorError as exc:
+            raise with_caret(exc, source, where) from None
+        fields["partition"] = chosen
+
+
+def _chosen_partition(
+    source: str, match: NameMatch, name: Token, partition: Token | None
+) -> str | None:
+    """The partition the spec asks for: after ``@``, or in the name itself (once)."""
+    if partition is None:
+        return match.partition
+    chosen = partition.text.lower()
+    if match.partition is not None and chosen != match.partition:
+        refuse(
+            f"{quote(name.text)} already names the partition {match.partition!r}, but the "
+            f"spec asks for {partition.text!r}; give the partition once",
+            source,
+            partition.span,
+        )
+    return chosen
+
+
+def build(alternative: Alternative) -> list[ParsedAlternative]:
+    """The parsed alternative, then, for a group name, each further model of the group as a
+    fallback with the same fields."""
+    span = (alternative.start, alternative.end)
+    built = [ParsedAlternative(alternative.fields, span)]
+    for member in alternative.group:
+        built.append(ParsedAlternative({**alternative.fields, "accelerator": member}, span))
+    return built
+
+
+def share_count(run: list[Alternative]) -> list[Alternative]:
+    """dstack's ``A10,A10G:2``: names listed with ',' before the one that carries a count
+    share it (any of them, that many). Only bare names share; ``H100:8, A100`` keeps each."""
+    *head, last = run
+    if "count" not in last.fields or not head:
+        return run
+    if any(set(alt.fields) - {"accelerator", "exact"} or alt.group for alt in head):
+        return run
+    keys = ("count", "count_range")
+    shared: dict[str, Any] = {k: last.fields[k] for k in keys if k in last.fields}
+    for alt in head:
+        alt.fields.update(shared)
+    return run
+
+
+def count_value(text: str) -> int | float:
+    """``8`` -> 8 (an exact int, however long), ``0.5`` -> 0.5; beyond 2**53 -> inf; a
+    fraction a float cannot hold apart from a whole number (``9007199254740992.5``) -> nan,
+    never the whole number it rounds to."""
+    if "." not in text:
+        return int(text) if len(text) <= 20 else math.inf
+    value = float(text)
+    fraction = text.partition(".")[2]
+    if value.is_integer() and fraction.strip("0"):
+        return math.nan
+    return int(value) if value.is_integer() and value <= MAX_COUNT else value
