@@ -183,7 +183,9 @@ class AcceleratorSpec(BaseModel):
     def _normalise_vendor(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        vendors = ("nvidia", "amd", "intel", "google", "aws", "huawei", "qualcomm")
+        from accelerators._vendors import vendor_names
+
+        vendors = vendor_names()
         folded = value.strip().lower()
         if folded not in vendors:
             hint = close_matches(folded, vendors)

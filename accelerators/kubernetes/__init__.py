@@ -40,13 +40,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from accelerators.errors import AcceleratorError, close_matches
-from accelerators.kubernetes._base import Placement as Placement
-from accelerators.kubernetes._base import Platform as Platform
-from accelerators.kubernetes._base import PodFragment as PodFragment
-from accelerators.kubernetes._base import Requirement as Requirement
-from accelerators.kubernetes._base import wants_whole_devices as wants_whole_devices
+from accelerators.kubernetes._devices import wants_whole_devices as wants_whole_devices
+from accelerators.kubernetes._fragment import Placement as Placement
+from accelerators.kubernetes._fragment import PodFragment as PodFragment
+from accelerators.kubernetes._fragment import Requirement as Requirement
 from accelerators.kubernetes._merge import merge_fragment as merge_fragment
 from accelerators.kubernetes._merge import reconcile_placement as reconcile_placement
+from accelerators.kubernetes._platform import Platform as Platform
 from accelerators.kubernetes._validate import validate_claim_template as validate_claim_template
 from accelerators.kubernetes._validate import validate_fragment as validate_fragment
 from accelerators.lazy import lazy_exports
@@ -63,7 +63,8 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "._resources": "check_resources resource_problems",
         "._node_count": "check_node_count node_count_problems",
         "._guard": "guard_problems",
-        "._conflicts": "check_placement_conflicts is_device_resource placement_conflicts",
+        "._conflicts": "check_placement_conflicts placement_conflicts",
+        "._devices": "is_device_resource",
         "._kept": "dropped_settings",
     },
     own="DEFAULT_COMMAND DEFAULT_IMAGE Placement Platform PodFragment Requirement apply_to_pod "
@@ -78,8 +79,8 @@ if TYPE_CHECKING:
     from accelerators.kubernetes._conflicts import (
         check_placement_conflicts as check_placement_conflicts,
     )
-    from accelerators.kubernetes._conflicts import is_device_resource as is_device_resource
     from accelerators.kubernetes._conflicts import placement_conflicts as placement_conflicts
+    from accelerators.kubernetes._devices import is_device_resource as is_device_resource
     from accelerators.kubernetes._dra import DraFragment as DraFragment
     from accelerators.kubernetes._guard import guard_problems as guard_problems
     from accelerators.kubernetes._kept import dropped_settings as dropped_settings

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from accelerators.errors import AcceleratorError
 
 if TYPE_CHECKING:
-    from accelerators.kubernetes._base import Platform
+    from accelerators.kubernetes._platform import Platform
     from accelerators.spec import SpecLike
 
 __all__ = ["placement_problems"]

@@ -31,39 +31,14 @@ from typing import TYPE_CHECKING, Any
 
 from accelerators.errors import AcceleratorError, PlacementError
 from accelerators.kubernetes._contradictions import contradiction
+from accelerators.kubernetes._devices import is_device_resource
 from accelerators.kubernetes._podcheck import REQUIRED, NodeRequirement, check_pod_shape
 
 if TYPE_CHECKING:
-    from accelerators.kubernetes._base import Platform
+    from accelerators.kubernetes._platform import Platform
     from accelerators.spec import AcceleratorSpec, SpecLike
 
-__all__ = ["check_placement_conflicts", "is_device_resource", "placement_conflicts"]
-
-#: Extended resources that count accelerator devices (device plugins' names; ``amd.com/`` and
-#: ``nvidia.com/mig-`` are families). Intel's ``millicores``/``memory.max`` and the
-#: ``*_monitoring`` resources count no device and are not listed.
-DEVICE_RESOURCES = frozenset(
-    (
-        "nvidia.com/gpu",
-        "nvidia.com/gpu.shared",
-        "google.com/tpu",
-        "aws.amazon.com/neuron",
-        "aws.amazon.com/neuroncore",
-        "aws.amazon.com/neurondevice",
-        "habana.ai/gaudi",
-        "gpu.intel.com/i915",
-        "gpu.intel.com/xe",
-        "huawei.com/Ascend910",
-        "qualcomm.com/qaic",
-    )
-)
-_DEVICE_PREFIXES = ("nvidia.com/mig-", "amd.com/")
-
-
-def is_device_resource(name: str) -> bool:
-    """Whether the extended resource ``name`` counts accelerator devices (``nvidia.com/gpu``,
-    ``nvidia.com/mig-1g.10gb``, ``amd.com/gpu``, ``google.com/tpu``...)."""
-    return name in DEVICE_RESOURCES or name.startswith(_DEVICE_PREFIXES)
+__all__ = ["check_placement_conflicts", "placement_conflicts"]
 
 
 def placement_conflicts(

@@ -25,7 +25,7 @@ from accelerators.kubernetes._podcheck import NodeRequirement, unsatisfiable
 
 if TYPE_CHECKING:
     from accelerators.catalog._instances import Instance
-    from accelerators.kubernetes._base import Platform
+    from accelerators.kubernetes._platform import Platform
     from accelerators.spec import AcceleratorSpec
 
 __all__ = ["COUNT_KEYS", "FAMILY_KEYS", "INSTANCE_TYPE_KEYS", "contradiction"]
