@@ -180,6 +180,8 @@ def _value_skus(key: str) -> dict[str, frozenset[str]]:
     from accelerators import catalog
     from accelerators.spec import AcceleratorSpec
 
+    if not _owners(key):  # a site's own key (``pool``): no platform gives it a value
+        return {}
     out: dict[str, set[str]] = {}
     for acc in catalog.all():
         try:

@@ -298,7 +298,16 @@ def test_a_template_dict_is_read_as_the_operator_builds_it() -> None:
 
 # -- placed once -----------------------------------------------------------------------------
 @pytest.fixture
-def placements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def warm() -> None:
+    """A warm process: what the DAG processor's preload loads, as its forked children have it
+    (the catalog's own names, parsed once per process, are not the task's spec)."""
+    from accelerators_provider import preload
+
+    preload._load()  # preload() itself runs in the DAG processor only
+
+
+@pytest.fixture
+def placements(monkeypatch: pytest.MonkeyPatch, warm: None) -> list[str]:
     """Every call of ``Platform.fragment`` (the one place a spec is placed), by spec."""
     calls: list[str] = []
     original: Callable[..., Any] = Platform.fragment
@@ -312,7 +321,7 @@ def placements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 @pytest.fixture
-def parses(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+def parses(monkeypatch: pytest.MonkeyPatch, warm: None) -> list[Any]:
     """Every ``AcceleratorSpec.parse`` of something that is not already a spec."""
     calls: list[Any] = []
     original = AcceleratorSpec.parse.__func__  # type: ignore[attr-defined]
