@@ -62,9 +62,9 @@ class PlacedPod:
     :param platform: the configured platform that placed it.
     :param fragment: the accelerator's pod fragment (``{}`` when the platform cannot place
         the spec: then the reason is the only problem).
-    :param pod: the layers with the fragment merged in, a camelCase dict in the shape of
-        ``arguments`` (else ``base``, else a one-container Pod); ``None`` when there are
-        problems.
+    :param pod: the layers with the fragment merged in, a camelCase dict: a PodSpec when
+        ``arguments`` (else ``base``) is one, else a Pod (a one-container Pod when neither is
+        given); ``None`` when there are problems.
     :param problems: one sentence per problem, in the order of the steps.
     """
 
@@ -194,10 +194,21 @@ def place(
     if problems or layered is None:
         return PlacedPod(parsed, configured, fragment, None, tuple(problems))
     merged, late = _applied(layered, fragment, container)
+    shape = arguments if arguments is not None else base
+    if merged is not None and _is_pod_spec(shape):  # a PodSpec in, a PodSpec out
+        merged = merged["spec"]
     return PlacedPod(parsed, configured, fragment, merged, late)
 
 
 # -- the steps ------------------------------------------------------------------------------
+def _is_pod_spec(value: Any) -> bool:
+    if value is None:
+        return False
+    if isinstance(value, Mapping):
+        return "containers" in value
+    return type(value).__name__ == "V1PodSpec"
+
+
 def _as_pod(value: Any, what: str) -> dict[str, Any] | None:
     """``value`` (a Pod or PodSpec, dict or model) as a Pod dict; ``None`` for nothing."""
     if value is None:
