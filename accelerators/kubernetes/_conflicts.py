@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from accelerators.errors import AcceleratorError, PlacementError
+from accelerators.errors import PlacementError
 from accelerators.kubernetes._contradictions import contradiction
 from accelerators.kubernetes._devices import is_device_resource
 from accelerators.kubernetes._podcheck import REQUIRED, NodeRequirement, check_pod_shape
@@ -128,16 +128,9 @@ def refuse(
 def pod_spec_of(pod: Any) -> Mapping[str, Any]:
     """The pod spec inside ``pod`` (a dict or ``kubernetes.client`` model), as a dict."""
     from accelerators.kubernetes._merge import _pod_spec
+    from accelerators.kubernetes._models import as_mapping
 
-    if not isinstance(pod, Mapping):
-        from accelerators.kubernetes import _models
-
-        if not _models.is_model(pod):
-            raise AcceleratorError(
-                f"Expected a pod, pod template or pod spec as a dict or kubernetes.client model, "
-                f"got {type(pod).__name__}"
-            )
-        pod = _models.to_dict(pod)
+    pod = as_mapping(pod, "a pod, pod template or pod spec")
     spec, path = _pod_spec(dict(pod), "pod")
     check_pod_shape(spec, path)  # a malformed part is our error, naming its path
     return spec

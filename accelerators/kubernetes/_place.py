@@ -211,18 +211,11 @@ def _is_pod_spec(value: Any) -> bool:
 
 def _as_pod(value: Any, what: str) -> dict[str, Any] | None:
     """``value`` (a Pod or PodSpec, dict or model) as a Pod dict; ``None`` for nothing."""
+    from accelerators.kubernetes._models import as_mapping
+
     if value is None:
         return None
-    if not isinstance(value, Mapping):
-        from accelerators.kubernetes import _models
-
-        if not _models.is_model(value):
-            raise AcceleratorError(
-                f"place(): {what} should be a Pod or PodSpec as a dict or kubernetes.client "
-                f"model, got {type(value).__name__}"
-            )
-        value = _models.to_dict(value)
-    pod = dict(value)
+    pod = dict(as_mapping(value, f"place()'s {what} as a Pod or PodSpec"))
     return {"spec": pod} if "containers" in pod else pod
 
 

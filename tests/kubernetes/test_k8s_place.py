@@ -149,7 +149,7 @@ def test_bad_input_raises_rather_than_being_a_problem() -> None:
         place("L4", "gkee")
     with pytest.raises(AcceleratorError, match="Unknown option 'lables'"):
         place("L4", "gke", lables={})
-    with pytest.raises(AcceleratorError, match="base should be a Pod or PodSpec"):
+    with pytest.raises(AcceleratorError, match=r"place\(\)'s base as a Pod or PodSpec"):
         place("L4", "gke", base="pod.yaml")
     with pytest.raises(AcceleratorError, match="Malformed pod"):
         place("L4", "gke", base={"spec": {"containers": {"name": "main"}}}, arguments=_pod())
