@@ -28,6 +28,7 @@ Flyte plugin's ``task_args`` all place through it.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -180,13 +181,17 @@ def place(
         validate_fragment(fragment)
     except AcceleratorError as exc:
         return PlacedPod(parsed, configured, {}, None, (str(exc),))
+    from accelerators.kubernetes._node_count import node_count_problems
+
     lower, upper = _as_pod(base, "base"), _as_pod(arguments, "arguments")
+    if lower is None and upper is None:  # nothing of the user's to judge or keep
+        alone = tuple(node_count_problems(parsed, platform=configured))
+        pod = None if alone else _fragment_pod(fragment, container)
+        return PlacedPod(parsed, configured, fragment, pod, alone)
     problems: list[str] = []
     layered = _layered(lower, upper, container, problems)
     if layered is not None:
         problems += _requests(layered, upper, container, base_source, resources_source)
-    from accelerators.kubernetes._node_count import node_count_problems
-
     problems += node_count_problems(parsed, platform=configured)
     if layered is not None:
         layers = ((upper, arguments_source), (lower, base_source))
@@ -219,18 +224,25 @@ def _as_pod(value: Any, what: str) -> dict[str, Any] | None:
     return {"spec": pod} if "containers" in pod else pod
 
 
+def _fragment_pod(fragment: PodFragment, container: str | None) -> dict[str, Any]:
+    """The fragment in a Pod of one container (``container``, else ``main``): what merging it
+    into an empty pod gives, without the merge."""
+    from accelerators.kubernetes._merge import fragment_spec
+
+    spec = fragment_spec(copy.deepcopy(dict(fragment)))
+    spec["containers"] = [{"name": container or "main", **spec.get("containers", [{}])[0]}]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {}, "spec": spec}
+
+
 def _layered(
     lower: dict[str, Any] | None,
     upper: dict[str, Any] | None,
     container: str | None,
     problems: list[str],
 ) -> dict[str, Any] | None:
-    """``upper`` over ``lower``; a pod of one container when neither is given."""
+    """``upper`` over ``lower`` (one of them at least is given)."""
     from accelerators.kubernetes._merge import reconcile_placement
 
-    if upper is None and lower is None:
-        main = {"name": container or "main"}
-        return {"apiVersion": "v1", "kind": "Pod", "metadata": {}, "spec": {"containers": [main]}}
     if upper is None or lower is None:
         return dict(upper if upper is not None else lower)  # type: ignore[arg-type]
     try:

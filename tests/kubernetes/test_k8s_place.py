@@ -195,3 +195,28 @@ def test_placed_pod_is_a_small_typed_result() -> None:
     assert isinstance(placed, PlacedPod)
     with pytest.raises(AttributeError):
         placed.pod = None  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "spec", ["H100:8", "A100@1g.10gb", "H100:8 | A100-80GB:8", "MI300X:8", "TPU-V5E@2x4", "T4:0.5"]
+)
+def test_without_layers_the_pod_is_the_fragment_merged_into_an_empty_pod(spec: str) -> None:
+    """No layers: the pod is built from the fragment alone, as the merge would build it."""
+    from accelerators.kubernetes import merge_fragment
+
+    for platform in platforms():
+        try:
+            placed = place(spec, platform)
+        except AcceleratorError:  # a platform that needs options
+            continue
+        if not placed.ok:
+            continue
+        empty = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {},
+            "spec": {"containers": [{"name": "c"}]},
+        }
+        assert place(spec, platform, container="c").check() == merge_fragment(
+            empty, placed.fragment
+        )

@@ -198,7 +198,8 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         self, spec: AcceleratorSpec, template: tuple[dict[str, Any] | None, str]
     ) -> dict[str, Any]:
         """The template, the arguments and the accelerator, merged and checked: placed once
-        for what they are now (:func:`accelerators.kubernetes.place`)."""
+        for what they are now (:func:`accelerators.kubernetes.place`). The pod is this
+        operator's (kept for the next call): read it, do not change it."""
         arguments = _pods.arguments_pod(
             self.base_container_name,
             container_resources=self.container_resources,
@@ -216,7 +217,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             self.base_container_name,
         )
         if self._placement is not None and self._placement[0] == read:
-            return copy.deepcopy(self._placement[1])
+            return self._placement[1]
         pod = _pods.place_task(
             spec,
             self.platform,
@@ -227,7 +228,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         )
         # The options are the user's (a later change must not match): kept as a copy.
         self._placement = ((*read[:2], copy.deepcopy(read[2]), *read[3:]), pod)
-        return copy.deepcopy(pod)
+        return pod
 
     def build_pod_request_obj(
         self, context: Context | None = None, *, dry_run: bool = False

@@ -242,8 +242,12 @@ def arguments_pod(
     tolerations: Sequence[Any] | None = None,
     affinity: Any = None,
     runtime_class_name: str | None = None,
-) -> dict[str, Any]:
-    """The placement a task's own ``KubernetesPodOperator`` arguments give, as a Pod."""
+) -> dict[str, Any] | None:
+    """The placement a task's own ``KubernetesPodOperator`` arguments give, as a Pod
+    (``None``: they give none)."""
+    given = (container_resources, node_selector, tolerations, affinity, runtime_class_name)
+    if not any(given):
+        return None
     spec: dict[str, Any] = {
         "containers": [{"name": container, "resources": to_dict(container_resources)}],
         "nodeSelector": dict(node_selector or {}),
@@ -261,7 +265,7 @@ def place_task(
     options: Mapping[str, Any],
     *,
     base: tuple[dict[str, Any] | None, str],
-    arguments: tuple[dict[str, Any], str, str],
+    arguments: tuple[dict[str, Any] | None, str, str],
     container: str,
 ) -> dict[str, Any]:
     """The task's pod: ``spec`` placed into its layers by the core
