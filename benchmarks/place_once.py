@@ -5,9 +5,10 @@ Issue 34 made the Airflow provider and the Flyte plugin place a spec once, throu
 (and parsed it twice). This measures what a user pays per task, in a warm process (one
 operator built first, so imports and the catalog's caches are not counted):
 
-* ``operator``: ``AcceleratorPodOperator(accelerator="H100:8", platform="gke", ...)`` with a
-  pod template dict and its own tolerations and resources (the DAG processor's cost per
-  task, at every parse);
+* ``bare operator``: ``AcceleratorPodOperator(accelerator="H100:8", platform="gke")`` with
+  no template and no placement arguments of its own;
+* ``operator``: the same with a pod template dict and its own tolerations and resources (the
+  DAG processor's cost per task, at every parse);
 * ``operator+build``: the same, then ``build_pod_request_obj(dry_run=True)`` (the worker's);
 * ``task_args``: ``flytekitplugins.accelerators.task_args("H100:8")`` with a pod template.
 
@@ -38,7 +39,7 @@ from pathlib import Path
 from _host import describe_host
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES = ("operator", "operator+build", "task_args")
+CASES = ("bare operator", "operator", "operator+build", "task_args")
 
 CHILD = r"""
 import copy, json, sys, time, warnings
@@ -53,6 +54,10 @@ TEMPLATE = {"apiVersion": "v1", "kind": "Pod", "metadata": {}, "spec": {
     "containers": [{"name": "base", "resources": {"limits": {"memory": "64Gi"}}}],
     "nodeSelector": {"pool": "train"},
     "tolerations": [{"key": "spot", "operator": "Exists"}]}}
+
+def bare(i):
+    return AcceleratorPodOperator(task_id=f"t{i}", accelerator="H100:8", platform="gke",
+                                  image="trainer:1")
 
 def operator(i):
     return AcceleratorPodOperator(
@@ -74,7 +79,9 @@ import logging
 logging.disable(logging.CRITICAL)
 tasks = int(sys.argv[1])
 out = {}
-for name, fn in (("operator", operator), ("operator+build", build), ("task_args", flyte)):
+cases = (("bare operator", bare), ("operator", operator), ("operator+build", build),
+         ("task_args", flyte))
+for name, fn in cases:
     fn(0)  # warm: imports, the catalog, the caches a DAG processor's preload fills
     start = time.perf_counter()
     for i in range(tasks):
