@@ -1,10 +1,10 @@
-"""Node affinity rendered from :class:`~accelerators.kubernetes._fragment.Requirement` s.
+"""Node affinity rendered from node requirements (:class:`~accelerators.kubernetes.Requirement`).
 
 One alternative's requirements become one required ``nodeSelectorTerm``; a fallback chain
 (``H100 | A100-80GB``) becomes a required part that allows every alternative and a preferred
 part that weighs earlier alternatives more (:data:`WEIGHTS`).
 
-Standard library only.
+Standard library and the fragment types (:mod:`._fragment`) only.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The types a platform speaks: a :class:`Placement` of one alternative, made of resources,
-:class:`Requirement` s and tolerations, and the camelCase :class:`PodFragment` rendered from
-the placements of all alternatives (:meth:`Platform.fragment
+node requirements (:class:`Requirement`) and tolerations, and the camelCase
+:class:`PodFragment` rendered from the placements of all alternatives (:meth:`Platform.fragment
 <accelerators.kubernetes.Platform.fragment>`).
 
 Standard library only.
