@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from accelerators import catalog
 from accelerators._text import format_number
+from accelerators._vendors import VENDORS
 from accelerators.catalog._names import is_vendor_word, loose_key, resolve_name, words
 from accelerators.errors import AcceleratorError, InvalidSpecError, close_matches
 
@@ -62,15 +63,7 @@ S = TypeVar("S")
 T = TypeVar("T")
 
 #: How each vendor's namespace is spelled on ``AcceleratorSpec``.
-_VENDOR_LABELS = {
-    "nvidia": "NVIDIA",
-    "amd": "AMD",
-    "intel": "Intel",
-    "google": "Google",
-    "aws": "AWS",
-    "huawei": "Huawei",
-    "qualcomm": "Qualcomm",
-}
+_VENDOR_LABELS = {v.name: v.display for v in VENDORS}
 _NON_IDENTIFIER = re.compile(r"[^A-Za-z0-9]+")
 _MEMORY_TEXT = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(?:gb|g)?\s*", re.IGNORECASE)
 _DIGIT = re.compile(r"[0-9]")

@@ -12,6 +12,7 @@ import re
 from typing import TYPE_CHECKING
 
 from accelerators import catalog
+from accelerators._vendors import device_records
 from accelerators.errors import AcceleratorError, PlacementError, close_matches
 
 if TYPE_CHECKING:
@@ -22,16 +23,9 @@ __all__ = ["flyte2_name", "flyte_device"]
 
 _MAX_LISTED = 6  # constants named in an error message before "and N more"
 
-#: Prefix of a derived device string, per (vendor, device class).
+#: Prefix of a derived device string, per (vendor, device class): the vendor registry's.
 _DEVICE_PREFIX: dict[tuple[str, str], str] = {
-    ("nvidia", "gpu"): "nvidia-",
-    ("amd", "gpu"): "amd-",
-    ("intel", "hpu"): "habana-",
-    ("intel", "gpu"): "intel-",
-    ("google", "tpu"): "tpu-",
-    ("aws", "neuron"): "aws-neuron-",
-    ("huawei", "npu"): "huawei-",
-    ("qualcomm", "npu"): "qualcomm-",
+    (vendor.name, device.device_class): device.flyte_prefix for vendor, device in device_records()
 }
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from accelerators import catalog
 from accelerators._parser import MAX_COUNT
 from accelerators._text import format_number, shorten
+from accelerators._vendors import vendor_names
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._partitions import check_partition
 from accelerators.catalog._schema import Accelerator
@@ -37,7 +38,8 @@ __all__ = [
 ]
 
 #: The vendors a spec may name (``nvidia:24GB``, ``vendor="amd"``).
-VENDORS = ("nvidia", "amd", "intel", "google", "aws", "huawei", "qualcomm")
+#: The vendors a spec may name: the vendor registry's (:mod:`accelerators._vendors`), in order.
+VENDORS = vendor_names()
 
 
 class SpecFields(Protocol):
@@ -100,7 +102,7 @@ def normalise_count(value: Any) -> int | float:
 
 
 def normalise_vendor(value: str | None) -> str | None:
-    """The ``vendor`` field: one of :data:`VENDORS`, case-folded."""
+    """The ``vendor`` field: one of the vendor registry's names (:data:`VENDORS`), case-folded."""
     if value is None:
         return None
     folded = value.strip().lower()

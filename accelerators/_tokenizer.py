@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import NamedTuple, NoReturn
 
+from accelerators._vendors import vendor_names
 from accelerators.errors import SpecSyntaxError
 
 __all__ = ["DEFAULT_RULES", "DESCRIPTIONS", "HINTS", "Token", "Tokenizer"]
@@ -55,9 +56,7 @@ DEFAULT_RULES: Mapping[str, re.Pattern[str]] = {
     # A device count: ``8``, ``0.5``.
     "COUNT": re.compile(rf"{_NUMBER}{_BOUNDARY}"),
     # A vendor standing alone as a request (``nvidia``, ``amd:192GB+``), not a name's first word.
-    "VENDOR": re.compile(
-        rf"(?:nvidia|amd|intel|google|aws|huawei|qualcomm)(?={_WS}*(?:[:|,]|\Z))", re.IGNORECASE
-    ),
+    "VENDOR": re.compile(rf"(?:{'|'.join(vendor_names())})(?={_WS}*(?:[:|,]|\Z))", re.IGNORECASE),
     # Whatever follows ``@``; the parser checks its shape and gives close matches.
     "PARTITION": re.compile(r"[A-Za-z0-9_.+\-]+"),
     # An accelerator name: words separated by blanks, so ``NVIDIA H100 80GB HBM3`` is one name.

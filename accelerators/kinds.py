@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from accelerators._vendors import vendor_record
+
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
     from accelerators.spec import SpecLike
@@ -69,15 +71,24 @@ def _every(
     return check
 
 
-is_nvidia = _every(lambda acc: acc.vendor == "nvidia", "NVIDIA's")
-is_amd = _every(lambda acc: acc.vendor == "amd", "AMD's (Instinct, Radeon)")
-is_intel = _every(lambda acc: acc.vendor == "intel", "Intel's (Gaudi, Max, Flex, Arc)")
-is_google = _every(lambda acc: acc.vendor == "google", "Google's")
-is_qualcomm = _every(lambda acc: acc.vendor == "qualcomm", "Qualcomm's (Cloud AI 100)")
+def _made_by(name: str) -> Callable[[Accelerator | SpecLike], bool]:
+    """The check for vendor ``name``, described from the vendor registry."""
+    record = vendor_record(name)
+    if record is None:  # pragma: no cover - the names below are the registry's
+        raise KeyError(name)
+    products = f" ({record.products})" if record.products else ""
+    return _every(lambda acc: acc.vendor == record.name, f"{record.display}'s{products}")
+
+
+is_nvidia = _made_by("nvidia")
+is_amd = _made_by("amd")
+is_intel = _made_by("intel")
+is_google = _made_by("google")
+is_qualcomm = _made_by("qualcomm")
 is_gpu = _every(lambda acc: acc.device_class == "gpu", "a GPU (of any vendor)")
 is_tpu = _every(lambda acc: acc.device_class == "tpu", "a TPU")
 is_neuron = _every(lambda acc: acc.device_class == "neuron", "an AWS Neuron device")
 is_trainium = _every(lambda acc: acc.family == "Trainium", "an AWS Trainium chip")
 is_inferentia = _every(lambda acc: acc.family == "Inferentia", "an AWS Inferentia chip")
 is_gaudi = _every(lambda acc: acc.device_class == "hpu", "an Intel Gaudi HPU")
-is_ascend = _every(lambda acc: acc.vendor == "huawei", "a Huawei Ascend NPU")
+is_ascend = _made_by("huawei")

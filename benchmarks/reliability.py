@@ -993,7 +993,7 @@ def check_pods(row: Row, count: int, seed: int) -> None:
 
 def check_options(row: Row) -> None:
     from accelerators.kubernetes import get_platform, platforms, to_dra_fragment, to_pod_fragment
-    from accelerators.kubernetes._base import COMMON_OPTIONS
+    from accelerators.kubernetes._platform import COMMON_OPTIONS
 
     values: list[Any] = [
         None,

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from accelerators import AcceleratorSpec
 from accelerators.errors import AcceleratorError
 from accelerators.kubernetes import apply_to_pod, get_platform, platforms, to_pod_fragment
-from accelerators.kubernetes._base import COMMON_OPTIONS
+from accelerators.kubernetes._platform import COMMON_OPTIONS
 
 QUICK = settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -89,6 +89,7 @@ PLACING: dict[str, Callable[[Any], object]] = {
         s, POD, platform="gke"
     ),
     "guard_problems": lambda s: kubernetes.guard_problems(s, s),
+    "place": lambda s: kubernetes.place(s, "gke", base=POD),
 }
 
 

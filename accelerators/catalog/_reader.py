@@ -42,6 +42,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from accelerators._text import quote
+from accelerators._vendors import VENDORS
 from accelerators.catalog._modelwords import model_words
 from accelerators.catalog._narrow import Read, Token, narrow, refuse, result, without_model
 from accelerators.catalog._numbers import read_numbers
@@ -85,8 +86,7 @@ _KIND_ROLE = {
 }
 
 
-_VENDORS = {"nvidia": "NVIDIA", "amd": "AMD", "aws": "AWS", "intel": "Intel", "google": "Google"}
-_VENDORS.update({"huawei": "Huawei", "qualcomm": "Qualcomm"})
+_VENDORS = {v.name: v.display for v in VENDORS}
 #: What each group of noise words (data/name_words.toml [noise]) is.
 _NOISE_MEANINGS = {
     "frameworks": "a framework",

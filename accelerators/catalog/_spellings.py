@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from accelerators._text import format_number, quote
+from accelerators._vendors import VENDORS
 from accelerators.catalog import _store as catalog
 from accelerators.errors import UnknownAcceleratorError
 
@@ -42,23 +43,7 @@ __all__ = [
 
 # -- generic vocabulary (no per-accelerator facts here) ----------------------------------
 #: Words that name a vendor or a product line rather than the accelerator itself.
-_VENDOR_WORDS = frozenset(
-    {
-        "nvidia",
-        "amd",
-        "intel",
-        "google",
-        "aws",
-        "amazon",
-        "habana",
-        "huawei",
-        "qualcomm",
-        "tesla",
-        "instinct",
-        "radeon",
-        "geforce",
-    }
-)
+_VENDOR_WORDS = frozenset(word for v in VENDORS for word in (v.name, *v.words))
 #: Catalog sources that are the catalog's own identity spellings, tried first in each tier.
 IDENTITY = ("name", "model", "constant", "alias")
 #: ``names.*`` systems whose values the device itself reports: they name the exact board.

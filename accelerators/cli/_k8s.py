@@ -69,19 +69,16 @@ def k8s_manifest(
     ] = False,
 ) -> None:
     """Print a Pod manifest (YAML or JSON) that places SPEC on a Kubernetes platform."""
-    from accelerators.kubernetes import build_manifests, platforms
+    from accelerators.errors import AcceleratorError
+    from accelerators.kubernetes import build_manifests, platform_name
 
     fmt = output_format.strip().lower()
     if fmt not in _FORMATS:
         fail(f"Unknown format {output_format!r}: expected yaml or json")
-    if platform.strip().lower() not in platforms():
-        from accelerators.errors import close_matches
-
-        hints = close_matches(platform, platforms())
-        fail(
-            f"Unknown platform {platform!r}: expected one of {', '.join(platforms())}"
-            + (f"; did you mean {hints[0]!r}?" if hints else "")
-        )
+    try:
+        platform_name(platform)
+    except AcceleratorError as exc:
+        fail(str(exc))
     options: dict[str, Any] = {}
     if mig_strategy is not None:
         if platform.strip().lower() != "nvidia":

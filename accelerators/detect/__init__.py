@@ -7,12 +7,12 @@ True
 >>> found.cpu.logical_cpus >= 1
 True
 
-One small probe per vendor (NVML, torch.cuda, ROCm, TPU environment, Neuron sysfs, Habana)
-runs in that order; the first that finds devices answers. A probe never raises: a failure
-is recorded and the next probe runs. With no accelerator the answer is ``kind="cpu"``, with
-``reason`` saying what each probe found; when a probe *failed* and none answered, the answer
-is ``kind="unknown"``. A device whose name is not in the catalog keeps its kind, with
-``accelerator=None`` and a ``reason``.
+One small probe per vendor (NVML, torch.cuda, ROCm, Habana, TPU environment, Neuron sysfs)
+runs in that order (the vendor registry's, :mod:`accelerators._vendors`); the first that
+finds devices answers. A probe never raises: a failure is recorded and the next probe runs.
+With no accelerator the answer is ``kind="cpu"``, with ``reason`` saying what each probe
+found; when a probe *failed* and none answered, the answer is ``kind="unknown"``. A device
+whose name is not in the catalog keeps its kind, with ``accelerator=None`` and a ``reason``.
 
 Importing this module is cheap: no torch, no vendor SDK, no pydantic; the catalog is loaded
 only to match a device name. :func:`current` caches its answer per process.
@@ -127,14 +127,21 @@ class Detected:
 
 @functools.cache
 def _probe_types() -> tuple[type[Probe], ...]:
-    """The registry, in probe order (vendor modules are imported on first use)."""
-    from accelerators.detect._gaudi import GaudiProbe
-    from accelerators.detect._neuron import NeuronProbe
-    from accelerators.detect._nvidia import NvmlProbe, TorchCudaProbe
-    from accelerators.detect._rocm import RocmProbe
-    from accelerators.detect._tpu import TpuProbe
+    """Every vendor's probes (``VendorRecord.probes``), in the vendor registry's order; a
+    vendor's probe module is imported here, on first use."""
+    import importlib
 
-    return (NvmlProbe, TorchCudaProbe, RocmProbe, TpuProbe, NeuronProbe, GaudiProbe)
+    from accelerators._vendors import VENDORS
+
+    found: list[type[Probe]] = []
+    for vendor in VENDORS:
+        for path in vendor.probes:
+            module, _, name = path.partition(":")
+            cls = getattr(importlib.import_module(module), name)
+            if not (isinstance(cls, type) and issubclass(cls, Probe)):
+                raise TypeError(f"vendor {vendor.name!r}: probe {path!r} is not a Probe subclass")
+            found.append(cls)
+    return tuple(found)
 
 
 def default_probes() -> tuple[Probe, ...]:

@@ -13,20 +13,27 @@ extra) without losing what it had. Platforms (:func:`platforms`): ``gke``, ``nvi
 ``karpenter``, ``eks``, ``flyte``, ``amd``, ``neuron``, ``gaudi``, ``intel``, ``generic``.
 See ``docs/kubernetes.md`` for what each emits and its options.
 
-Public names: building blocks :class:`Platform`, :class:`Placement`,
-:class:`Requirement`, :class:`PodFragment`, :class:`DraFragment`, :class:`FragmentModels`;
-functions :func:`to_pod_fragment`, :func:`to_dra_fragment`, :func:`apply_to_pod`,
-:func:`merge_fragment`, :func:`reconcile_placement`, :func:`build_pod`, :func:`build_manifests`,
-:func:`validate_fragment`, :func:`validate_claim_template`, :func:`get_platform`,
-:func:`platforms`, :func:`register_platform`, :func:`fragment_models`, :func:`pod_model`;
-defaults :data:`DEFAULT_IMAGE`, :data:`DEFAULT_COMMAND`; node pinning :func:`pin_to_node`,
-:func:`node_name_env`; linting :func:`placement_problems`; a user's selector, affinity or
-device resource that contradicts the spec :func:`placement_conflicts`,
-:func:`check_placement_conflicts`, :func:`is_device_resource`; the whole-GPU rule
-:func:`wants_whole_devices`; ``requests <= limits`` :func:`check_resources`,
-:func:`resource_problems`; counts no node has :func:`check_node_count`,
-:func:`node_count_problems`; a task pinned behind a gate :func:`guard_problems`; what a
-pod spec that replaces another loses of it :func:`dropped_settings`.
+:func:`place` is what a task's pod needs: the spec placed once into the layers the user
+wrote (a pod template, the task's own arguments), with every check (requests within limits,
+counts no node has, selectors that contradict the spec) and the fragment applied; it returns
+a :class:`PlacedPod` (the pod, or every problem). The Airflow provider and the Flyte plugin
+place through it.
+
+Public names: building blocks :class:`Platform`, :class:`Placement`, :class:`Requirement`,
+:class:`PodFragment`, :class:`DraFragment`, :class:`FragmentModels`; placing into a task's pod
+:func:`place`, :class:`PlacedPod`; functions :func:`to_pod_fragment`, :func:`to_dra_fragment`,
+:func:`apply_to_pod`, :func:`merge_fragment`, :func:`reconcile_placement`, :func:`build_pod`,
+:func:`build_manifests`, :func:`validate_fragment`, :func:`validate_claim_template`,
+:func:`get_platform`, :func:`platform_name`, :func:`platforms`, :func:`register_platform`,
+:func:`fragment_models`, :func:`pod_model`; defaults :data:`DEFAULT_IMAGE`,
+:data:`DEFAULT_COMMAND`; node pinning :func:`pin_to_node`, :func:`node_name_env`; linting
+:func:`placement_problems`; a user's selector, affinity or device resource that contradicts
+the spec :func:`placement_conflicts`, :func:`check_placement_conflicts`,
+:func:`is_device_resource`; the whole-GPU rule :func:`wants_whole_devices`;
+``requests <= limits`` :func:`check_resources`, :func:`resource_problems`; counts no node has
+:func:`check_node_count`, :func:`node_count_problems`; a task pinned behind a gate
+:func:`guard_problems`; what a pod spec that replaces another loses of it
+:func:`dropped_settings`.
 
 Importing this module imports neither ``kubernetes`` nor ``pydantic``, and no platform
 adapter: each is imported the first time its platform is used.
@@ -35,18 +42,17 @@ adapter: each is imported the first time its platform is used.
 from __future__ import annotations
 
 import importlib
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from accelerators.errors import AcceleratorError, PlacementError, close_matches
-from accelerators.kubernetes._base import Placement as Placement
-from accelerators.kubernetes._base import Platform as Platform
-from accelerators.kubernetes._base import PodFragment as PodFragment
-from accelerators.kubernetes._base import Requirement as Requirement
-from accelerators.kubernetes._base import wants_whole_devices as wants_whole_devices
+from accelerators.kubernetes._devices import wants_whole_devices as wants_whole_devices
+from accelerators.kubernetes._fragment import Placement as Placement
+from accelerators.kubernetes._fragment import PodFragment as PodFragment
+from accelerators.kubernetes._fragment import Requirement as Requirement
 from accelerators.kubernetes._merge import merge_fragment as merge_fragment
 from accelerators.kubernetes._merge import reconcile_placement as reconcile_placement
+from accelerators.kubernetes._platform import Platform as Platform
 from accelerators.kubernetes._validate import validate_claim_template as validate_claim_template
 from accelerators.kubernetes._validate import validate_fragment as validate_fragment
 from accelerators.lazy import lazy_exports
@@ -63,12 +69,14 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "._resources": "check_resources resource_problems",
         "._node_count": "check_node_count node_count_problems",
         "._guard": "guard_problems",
-        "._conflicts": "check_placement_conflicts is_device_resource placement_conflicts",
+        "._conflicts": "check_placement_conflicts placement_conflicts",
+        "._devices": "is_device_resource",
         "._kept": "dropped_settings",
+        "._place": "PlacedPod place",
+        "._manifests": "DEFAULT_COMMAND DEFAULT_IMAGE build_manifests build_pod",
     },
-    own="DEFAULT_COMMAND DEFAULT_IMAGE Placement Platform PodFragment Requirement apply_to_pod "
-    "build_manifests build_pod get_platform merge_fragment platforms reconcile_placement "
-    "register_platform "
+    own="Placement Platform PodFragment Requirement apply_to_pod get_platform merge_fragment "
+    "platform_name platforms reconcile_placement register_platform "
     "to_dra_fragment to_pod_fragment validate_claim_template validate_fragment "
     "wants_whole_devices",
 )
@@ -78,11 +86,15 @@ if TYPE_CHECKING:
     from accelerators.kubernetes._conflicts import (
         check_placement_conflicts as check_placement_conflicts,
     )
-    from accelerators.kubernetes._conflicts import is_device_resource as is_device_resource
     from accelerators.kubernetes._conflicts import placement_conflicts as placement_conflicts
+    from accelerators.kubernetes._devices import is_device_resource as is_device_resource
     from accelerators.kubernetes._dra import DraFragment as DraFragment
     from accelerators.kubernetes._guard import guard_problems as guard_problems
     from accelerators.kubernetes._kept import dropped_settings as dropped_settings
+    from accelerators.kubernetes._manifests import DEFAULT_COMMAND as DEFAULT_COMMAND
+    from accelerators.kubernetes._manifests import DEFAULT_IMAGE as DEFAULT_IMAGE
+    from accelerators.kubernetes._manifests import build_manifests as build_manifests
+    from accelerators.kubernetes._manifests import build_pod as build_pod
     from accelerators.kubernetes._models import FragmentModels as FragmentModels
     from accelerators.kubernetes._models import fragment_models as fragment_models
     from accelerators.kubernetes._models import pod_model as pod_model
@@ -90,15 +102,13 @@ if TYPE_CHECKING:
     from accelerators.kubernetes._node_count import node_count_problems as node_count_problems
     from accelerators.kubernetes._pinning import node_name_env as node_name_env
     from accelerators.kubernetes._pinning import pin_to_node as pin_to_node
+    from accelerators.kubernetes._place import PlacedPod as PlacedPod
+    from accelerators.kubernetes._place import place as place
     from accelerators.kubernetes._resources import check_resources as check_resources
     from accelerators.kubernetes._resources import resource_problems as resource_problems
     from accelerators.spec import SpecLike
 
 T = TypeVar("T")
-
-#: Container image and command of :func:`build_pod` when none are given.
-DEFAULT_IMAGE = "ubuntu:24.04"
-DEFAULT_COMMAND: tuple[str, ...] = ("sleep", "infinity")
 
 #: The built-in platforms, in registration order: name -> (module, class). Each adapter is
 #: imported the first time its platform is asked for, so a DAG file that places specs on one
@@ -120,8 +130,6 @@ _BUILTIN: dict[str, tuple[str, str]] = {
 _REGISTRY: dict[str, type[Platform]] = {}
 
 _DRA_OPTIONS = ("claim_name", "claim_template_name", "gpu_device_class", "mig_device_class")
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 def platforms() -> tuple[str, ...]:
@@ -169,15 +177,30 @@ def get_platform(platform: str | Platform, **options: Any) -> Platform:
                 f"{platform!r}; pass them to its constructor instead"
             )
         return platform
-    cls = _platform_class(str(platform).strip().lower())
-    if cls is None:
-        known = platforms()
-        hints = close_matches(str(platform), known)
-        hint = f"; did you mean {hints[0]!r}?" if hints else ""
-        raise PlacementError(
-            f"Unknown platform {platform!r}: expected one of {', '.join(known)}{hint}"
-        )
+    cls = _platform_class(platform_name(platform))
+    if cls is None:  # pragma: no cover - platform_name() refused what is not registered
+        raise PlacementError(f"Unknown platform {platform!r}")
     return cls(**options)
+
+
+def platform_name(platform: object, *, among: Sequence[str] | None = None) -> str:
+    """The registered platform that ``platform`` names (case and blanks ignored).
+
+    >>> platform_name(" GKE ")
+    'gke'
+
+    :param platform: what the user wrote.
+    :param among: the platforms this caller accepts (default: every registered one).
+    :raises PlacementError: it names none of them; the message lists them, with the
+        closest as a did-you-mean.
+    """
+    known = tuple(among) if among is not None else platforms()
+    name = platform.strip().lower() if isinstance(platform, str) else None
+    if name is not None and name in known and _platform_class(name) is not None:
+        return name
+    hints = close_matches(str(platform), known)
+    hint = f"; did you mean {hints[0]!r}?" if hints else ""
+    raise PlacementError(f"Unknown platform {platform!r}: expected one of {', '.join(known)}{hint}")
 
 
 def to_pod_fragment(spec: SpecLike, *, platform: str | Platform, **options: Any) -> PodFragment:
@@ -305,100 +328,3 @@ def apply_to_pod(
 
     check_resources(merged)
     return merged
-
-
-def build_manifests(
-    spec: SpecLike,
-    *,
-    platform: str | Platform,
-    name: str = "accelerator-pod",
-    image: str = DEFAULT_IMAGE,
-    command: Sequence[str] | None = None,
-    namespace: str | None = None,
-    container_name: str = "main",
-    dra: bool = False,
-    **options: Any,
-) -> list[dict[str, Any]]:
-    """The manifests to apply, in order: with ``dra`` the ResourceClaimTemplate, then the Pod.
-
-    Parameters as for :func:`build_pod`.
-    """
-    from accelerators.spec import AcceleratorSpec
-
-    parsed = AcceleratorSpec.coerce(spec)
-    if len(name) > 253 or not _DNS_SUBDOMAIN.match(str(name)):
-        raise AcceleratorError(
-            f"Pod name {name!r} is not valid: use lowercase letters, digits, '-' and '.', "
-            "starting and ending with a letter or digit"
-        )
-    for what, value in (("Namespace", namespace), ("Container name", container_name)):
-        if value is not None and not _DNS_LABEL.match(str(value)):
-            raise AcceleratorError(
-                f"{what} {value!r} is not valid: use at most 63 lowercase letters, digits and "
-                "'-', starting and ending with a letter or digit"
-            )
-    if not str(image).strip() or str(image) != str(image).strip():
-        raise AcceleratorError(f"Expected a container image name, got {image!r}")
-    metadata: dict[str, Any] = {"name": name}
-    if namespace:
-        metadata["namespace"] = namespace
-    main: dict[str, Any] = {
-        "name": container_name,
-        "image": image,
-        "command": list(DEFAULT_COMMAND if command is None else command),
-    }
-    pod: dict[str, Any] = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": metadata,
-        "spec": {"restartPolicy": "Never", "containers": [main]},
-    }
-    if not dra:
-        dra_only = sorted(set(options) & set(_DRA_OPTIONS))
-        if dra_only:
-            raise AcceleratorError(f"Option {dra_only[0]!r} applies only with dra=True")
-        return [merge_fragment(pod, to_pod_fragment(parsed, platform=platform, **options))]
-    options.setdefault("claim_template_name", f"{name}-{options.get('claim_name', 'gpu')}")
-    result = to_dra_fragment(parsed, platform=platform, **options)
-    template = result.claim_template
-    if namespace:
-        template["metadata"]["namespace"] = namespace
-    return [template, merge_fragment(pod, result.pod)]
-
-
-def build_pod(
-    spec: SpecLike,
-    *,
-    platform: str | Platform,
-    name: str = "accelerator-pod",
-    image: str = DEFAULT_IMAGE,
-    command: Sequence[str] | None = None,
-    namespace: str | None = None,
-    container_name: str = "main",
-    dra: bool = False,
-    **options: Any,
-) -> dict[str, Any]:
-    """A complete ``v1`` Pod manifest for ``spec``, ready for ``kubectl apply --dry-run``.
-
-    :param spec: the accelerator spec.
-    :param platform: a platform name or :class:`Platform`.
-    :param name: ``metadata.name``.
-    :param image: the container image.
-    :param command: the container command (default ``sleep infinity``).
-    :param namespace: ``metadata.namespace``, if any.
-    :param container_name: the container's name.
-    :param dra: request the accelerator through a DRA claim; the pod refers to the
-        ResourceClaimTemplate ``<name>-<claim_name>`` (:func:`build_manifests` returns it).
-    :param options: platform options (and, with ``dra``, :func:`to_dra_fragment`'s).
-    """
-    return build_manifests(
-        spec,
-        platform=platform,
-        name=name,
-        image=image,
-        command=command,
-        namespace=namespace,
-        container_name=container_name,
-        dra=dra,
-        **options,
-    )[-1]

@@ -19,7 +19,10 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, ClassVar
 
-from accelerators.kubernetes._base import Placement, Platform, Requirement, describe, toleration
+from accelerators.kubernetes._devices import describe
+from accelerators.kubernetes._fragment import Placement, Requirement
+from accelerators.kubernetes._platform import Platform
+from accelerators.kubernetes._tolerations import toleration
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from accelerators.errors import AcceleratorError
 
 if TYPE_CHECKING:
-    from accelerators.kubernetes._base import Platform
+    from accelerators.kubernetes._platform import Platform
     from accelerators.spec import SpecLike
 
 __all__ = ["placement_problems"]
@@ -33,23 +33,11 @@ def placement_problems(
     :param options: platform options.
     :raises AcceleratorError: ``spec`` is not a valid spec (bad input is not a "problem").
     """
-    from accelerators.kubernetes import to_pod_fragment
-    from accelerators.kubernetes._node_count import node_count_problems
-    from accelerators.spec import AcceleratorSpec
+    from accelerators.kubernetes._place import _coerce, place, single_process_problems
 
-    parsed = AcceleratorSpec.coerce(spec)
-    problems: list[str] = []
-    for alternative in parsed.alternatives:
-        if alternative.mig_profile is not None and alternative.count > 1:
-            problems.append(
-                f"{str(alternative)!r} asks for {alternative.count} MIG slices in one "
-                "container, but a CUDA process can use only one MIG device (NVIDIA MIG user "
-                "guide); run one container per slice (a map task) or ask for whole GPUs"
-            )
+    parsed = _coerce(spec)  # a bad spec raises: bad input is not a "problem"
     try:
-        to_pod_fragment(parsed, platform=platform, **options)
-    except AcceleratorError as exc:
-        problems.append(str(exc))
-    else:
-        problems.extend(node_count_problems(parsed, platform=platform))
-    return tuple(problems)
+        placed = place(parsed, platform, **options)
+    except AcceleratorError as exc:  # an unknown platform or option, a bad option value
+        return (*single_process_problems(parsed), str(exc))
+    return (*placed.single_process_problems, *placed.problems)

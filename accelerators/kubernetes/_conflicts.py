@@ -29,41 +29,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from accelerators.errors import AcceleratorError, PlacementError
+from accelerators.errors import PlacementError
 from accelerators.kubernetes._contradictions import contradiction
+from accelerators.kubernetes._devices import is_device_resource
 from accelerators.kubernetes._podcheck import REQUIRED, NodeRequirement, check_pod_shape
 
 if TYPE_CHECKING:
-    from accelerators.kubernetes._base import Platform
+    from accelerators.kubernetes._platform import Platform
     from accelerators.spec import AcceleratorSpec, SpecLike
 
-__all__ = ["check_placement_conflicts", "is_device_resource", "placement_conflicts"]
-
-#: Extended resources that count accelerator devices (device plugins' names; ``amd.com/`` and
-#: ``nvidia.com/mig-`` are families). Intel's ``millicores``/``memory.max`` and the
-#: ``*_monitoring`` resources count no device and are not listed.
-DEVICE_RESOURCES = frozenset(
-    (
-        "nvidia.com/gpu",
-        "nvidia.com/gpu.shared",
-        "google.com/tpu",
-        "aws.amazon.com/neuron",
-        "aws.amazon.com/neuroncore",
-        "aws.amazon.com/neurondevice",
-        "habana.ai/gaudi",
-        "gpu.intel.com/i915",
-        "gpu.intel.com/xe",
-        "huawei.com/Ascend910",
-        "qualcomm.com/qaic",
-    )
-)
-_DEVICE_PREFIXES = ("nvidia.com/mig-", "amd.com/")
-
-
-def is_device_resource(name: str) -> bool:
-    """Whether the extended resource ``name`` counts accelerator devices (``nvidia.com/gpu``,
-    ``nvidia.com/mig-1g.10gb``, ``amd.com/gpu``, ``google.com/tpu``...)."""
-    return name in DEVICE_RESOURCES or name.startswith(_DEVICE_PREFIXES)
+__all__ = ["check_placement_conflicts", "placement_conflicts"]
 
 
 def placement_conflicts(
@@ -154,16 +129,9 @@ def refuse(
 def pod_spec_of(pod: Any) -> Mapping[str, Any]:
     """The pod spec inside ``pod`` (a dict or ``kubernetes.client`` model), as a dict."""
     from accelerators.kubernetes._merge import _pod_spec
+    from accelerators.kubernetes._models import as_mapping
 
-    if not isinstance(pod, Mapping):
-        from accelerators.kubernetes import _models
-
-        if not _models.is_model(pod):
-            raise AcceleratorError(
-                f"Expected a pod, pod template or pod spec as a dict or kubernetes.client model, "
-                f"got {type(pod).__name__}"
-            )
-        pod = _models.to_dict(pod)
+    pod = as_mapping(pod, "a pod, pod template or pod spec")
     spec, path = _pod_spec(dict(pod), "pod")
     check_pod_shape(spec, path)  # a malformed part is our error, naming its path
     return spec

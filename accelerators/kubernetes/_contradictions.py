@@ -25,7 +25,7 @@ from accelerators.kubernetes._podcheck import NodeRequirement, unsatisfiable
 
 if TYPE_CHECKING:
     from accelerators.catalog._instances import Instance
-    from accelerators.kubernetes._base import Platform
+    from accelerators.kubernetes._platform import Platform
     from accelerators.spec import AcceleratorSpec
 
 __all__ = ["COUNT_KEYS", "FAMILY_KEYS", "INSTANCE_TYPE_KEYS", "contradiction"]
@@ -180,6 +180,8 @@ def _value_skus(key: str) -> dict[str, frozenset[str]]:
     from accelerators import catalog
     from accelerators.spec import AcceleratorSpec
 
+    if not _owners(key):  # a site's own key (``pool``): no platform gives it a value
+        return {}
     out: dict[str, set[str]] = {}
     for acc in catalog.all():
         alone = AcceleratorSpec(accelerator=acc, exact=True)

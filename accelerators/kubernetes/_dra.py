@@ -22,12 +22,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from accelerators.errors import PlacementError
-from accelerators.kubernetes._base import (
-    PodFragment,
-    describe,
-    normalise_toleration,
-    toleration,
-)
+from accelerators.kubernetes._devices import describe
+from accelerators.kubernetes._fragment import PodFragment
+from accelerators.kubernetes._tolerations import normalise_toleration, toleration
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -15,13 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, ClassVar
 
-from accelerators.kubernetes._base import (
-    Placement,
-    Platform,
-    Requirement,
-    taint_key,
-    toleration,
-)
+from accelerators.kubernetes._devices import taint_key
+from accelerators.kubernetes._fragment import Placement, Requirement
+from accelerators.kubernetes._platform import Platform
+from accelerators.kubernetes._tolerations import toleration
 
 if TYPE_CHECKING:
     from accelerators.spec import AcceleratorSpec

@@ -13,7 +13,7 @@ flytepropeller's ``ApplyGPUNodeSelectors`` (``pod_helper.go``) adds, with the de
 * for ``@whole`` (``unpartitioned``), ``<partition label> DoesNotExist`` (or the configured
   ``unpartitioned_requirement``) and only a configured ``unpartitioned_toleration``; a spec
   without a partition on a device MIG can split means whole devices too
-  (:func:`~accelerators.kubernetes._base.wants_whole_devices`), as the Flyte plugin sends it
+  (:func:`~accelerators.kubernetes.wants_whole_devices`), as the Flyte plugin sends it
   (``unpartitioned: true``), so it gets the same requirement;
 * no ``<resource> Exists`` toleration: propeller adds one only for resources listed in
   ``add-tolerations-for-extended-resources`` (option ``extended_resource_tolerations``).
@@ -36,15 +36,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from accelerators import catalog
 from accelerators.constants import flyte_device
 from accelerators.kubernetes import _options
-from accelerators.kubernetes._base import (
-    Placement,
-    Platform,
-    Requirement,
-    normalise_toleration,
-    toleration,
-    wants_whole_devices,
-)
+from accelerators.kubernetes._devices import wants_whole_devices
+from accelerators.kubernetes._fragment import Placement, Requirement
 from accelerators.kubernetes._gke import tpu_chips
+from accelerators.kubernetes._platform import Platform
+from accelerators.kubernetes._tolerations import normalise_toleration, toleration
 
 if TYPE_CHECKING:
     from accelerators.spec import AcceleratorSpec

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from accelerators.kubernetes._base import Placement, Platform, toleration
+from accelerators.kubernetes._fragment import Placement
+from accelerators.kubernetes._platform import Platform
+from accelerators.kubernetes._tolerations import toleration
 
 if TYPE_CHECKING:
     from accelerators.spec import AcceleratorSpec

@@ -14,14 +14,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from accelerators.kubernetes import _options
-from accelerators.kubernetes._base import (
-    Placement,
-    Platform,
-    device_resource,
-    taint_key,
-    toleration,
-)
+from accelerators.kubernetes._devices import device_resource, taint_key
+from accelerators.kubernetes._fragment import Placement
 from accelerators.kubernetes._nvidia import mig_resource
+from accelerators.kubernetes._platform import Platform
+from accelerators.kubernetes._tolerations import toleration
 
 if TYPE_CHECKING:
     from accelerators.spec import AcceleratorSpec

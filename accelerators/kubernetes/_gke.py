@@ -22,14 +22,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from accelerators.errors import PlacementError
-from accelerators.kubernetes._base import (
-    Placement,
-    Platform,
-    Requirement,
-    describe,
-    toleration,
-    wants_whole_devices,
-)
+from accelerators.kubernetes._devices import describe, wants_whole_devices
+from accelerators.kubernetes._fragment import Placement, Requirement
+from accelerators.kubernetes._platform import Platform
+from accelerators.kubernetes._tolerations import toleration
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator

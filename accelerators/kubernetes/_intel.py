@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from accelerators.errors import PlacementError
-from accelerators.kubernetes._base import Placement, Platform, Requirement, toleration
+from accelerators.kubernetes._fragment import Placement, Requirement
+from accelerators.kubernetes._platform import Platform
+from accelerators.kubernetes._tolerations import toleration
 
 if TYPE_CHECKING:
     from accelerators.spec import AcceleratorSpec

@@ -20,15 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
-from accelerators.kubernetes._base import (
-    Placement,
-    Platform,
-    Requirement,
-    device_resource,
-    mib_threshold,
-    taint_key,
-    toleration,
-)
+from accelerators.kubernetes._devices import device_resource, mib_threshold, taint_key
+from accelerators.kubernetes._fragment import Placement, Requirement
+from accelerators.kubernetes._platform import Platform
+from accelerators.kubernetes._tolerations import toleration
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator

@@ -14,7 +14,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["FragmentModels", "fragment_models", "from_dict", "is_model", "pod_model", "to_dict"]
+__all__ = [
+    "FragmentModels",
+    "as_mapping",
+    "fragment_models",
+    "from_dict",
+    "is_model",
+    "pod_model",
+    "to_dict",
+]
 
 _IMPORT_ERROR = (
     "kubernetes.client models need the 'kubernetes' package: pip install 'accelerators[k8s]'"
@@ -40,6 +48,20 @@ def to_dict(obj: Any) -> dict[str, Any]:
     """A model as a camelCase dict (``ApiClient().sanitize_for_serialization``)."""
     result: dict[str, Any] = _client().ApiClient().sanitize_for_serialization(obj)
     return result
+
+
+def as_mapping(value: Any, expected: str) -> Mapping[str, Any]:
+    """``value`` as given when it is a mapping, a model as its camelCase dict; anything else
+    is an :class:`~accelerators.errors.AcceleratorError` saying what was ``expected``."""
+    if isinstance(value, Mapping):
+        return value
+    if not is_model(value):
+        from accelerators.errors import AcceleratorError
+
+        raise AcceleratorError(
+            f"Expected {expected} as a dict or kubernetes.client model, got {type(value).__name__}"
+        )
+    return to_dict(value)
 
 
 class _Response:

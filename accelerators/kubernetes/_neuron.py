@@ -17,7 +17,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from accelerators.errors import PlacementError
-from accelerators.kubernetes._base import Placement, Platform, toleration
+from accelerators.kubernetes._fragment import Placement
+from accelerators.kubernetes._platform import Platform
+from accelerators.kubernetes._tolerations import toleration
 
 if TYPE_CHECKING:
     from accelerators.spec import AcceleratorSpec

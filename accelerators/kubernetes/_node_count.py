@@ -20,7 +20,7 @@ from accelerators.errors import PlacementError
 
 if TYPE_CHECKING:
     from accelerators.catalog import NodeSize
-    from accelerators.kubernetes._base import Platform
+    from accelerators.kubernetes._platform import Platform
     from accelerators.spec import AcceleratorSpec, SpecLike
 
 __all__ = ["check_node_count", "node_count_problems"]

@@ -28,14 +28,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from accelerators.errors import PlacementError
 from accelerators.kubernetes import _options
-from accelerators.kubernetes._base import (
-    Placement,
-    Platform,
-    Requirement,
-    describe,
-    mib_threshold,
-    toleration,
-)
+from accelerators.kubernetes._devices import describe, mib_threshold
+from accelerators.kubernetes._fragment import Placement, Requirement
+from accelerators.kubernetes._platform import Platform
+from accelerators.kubernetes._tolerations import toleration
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator

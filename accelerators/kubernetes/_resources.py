@@ -22,7 +22,13 @@ from typing import Any, NamedTuple
 
 from accelerators.errors import AcceleratorError, PlacementError
 
-__all__ = ["ResourceProblem", "check_resources", "parse_quantity", "resource_problems"]
+__all__ = [
+    "ResourceProblem",
+    "check_resources",
+    "invalid_pod",
+    "parse_quantity",
+    "resource_problems",
+]
 
 _QUANTITY = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(.*)$")
 _BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
@@ -140,8 +146,13 @@ def check_resources(pod: Any) -> None:
     """
     problems = resource_problems(pod)
     if problems:
-        raise PlacementError(
-            "Invalid pod: "
-            + "; ".join(str(p) for p in problems)
-            + ". The API server rejects requests above limits: raise the limit or lower the request"
-        )
+        raise PlacementError(invalid_pod(problems))
+
+
+def invalid_pod(problems: tuple[ResourceProblem, ...]) -> str:
+    """The message of :func:`check_resources` for ``problems``."""
+    return (
+        "Invalid pod: "
+        + "; ".join(str(p) for p in problems)
+        + ". The API server rejects requests above limits: raise the limit or lower the request"
+    )

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from accelerators import catalog
+from accelerators._vendors import vendor_names
 from accelerators.catalog._instances import Price
 from accelerators.catalog._schema import DTYPES, Accelerator
 from accelerators.errors import close_matches
@@ -36,7 +37,7 @@ __all__ = ["Recommendation", "recommend"]
 
 #: Device counts tried for whole devices; above 8, tensor x8 times pipeline stages.
 _COUNTS = (1, 2, 4, 8, 16, 32, 64)
-_VENDORS = ("nvidia", "amd", "intel", "google", "aws", "huawei", "qualcomm")
+_VENDORS = vendor_names()
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,9 +49,9 @@ def test_default_probes_order() -> None:
         "nvml",
         "torch.cuda",
         "rocm",
+        "habana",
         "tpu-env",
         "neuron-sysfs",
-        "habana",
     ]
 
 

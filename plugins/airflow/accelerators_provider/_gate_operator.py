@@ -43,7 +43,7 @@ from accelerators_provider._pod_operator import AcceleratorPodOperator
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
-    from accelerators import SpecLike
+    from accelerators import AcceleratorSpec, SpecLike
     from accelerators.bench import BenchReport
 
 __all__ = ["AcceleratorGateOperator"]
@@ -153,7 +153,12 @@ class AcceleratorGateOperator(AcceleratorPodOperator):
         return (command[:2], command[2:]), None  # accelerators bench | --profile ...
 
     def _guard(
-        self, data: dict[str, Any], context: Context | None, *, dry_run: bool
+        self,
+        data: dict[str, Any],
+        spec: AcceleratorSpec,
+        context: Context | None,
+        *,
+        dry_run: bool,
     ) -> dict[str, Any]:
         """The gate pod is kept off the nodes earlier tries failed on."""
         avoid = failed_nodes(context, log=self.log)

@@ -2,32 +2,31 @@
 
 ``KubernetesPodOperator`` replaces a pod template's ``nodeSelector``, ``tolerations``,
 ``affinity`` and container ``resources`` with its own arguments. These operators merge the
-template's values, the arguments and the accelerator's fragment (from
-:func:`accelerators.kubernetes.apply_to_pod`) first, so nothing the user wrote is lost and a
+template's values, the arguments and the accelerator's fragment first (the core's one
+placement, :func:`accelerators.kubernetes.place`), so nothing the user wrote is lost and a
 real conflict (the template pins ``nvidia-l4``, the spec asks for H100) is an error, and then
 hand the complete values to ``KubernetesPodOperator``'s own pod build, so that the cluster
 policy (``pod_mutation_hook``) runs last and has the last word, as with a plain
 ``KubernetesPodOperator``.
+
+The spec is parsed once, in ``__init__``, and placed once there (the parse-time check); the
+pod build reuses both while nothing it reads has changed since (a rendered template field,
+another argument), and parses or places again only for what has.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import shlex
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from airflow.providers.cncf.kubernetes.operators.pod import KubernetesPodOperator
-from airflow.providers.cncf.kubernetes.pod_generator import PodGenerator
 
 from accelerators import AcceleratorError, AcceleratorSpec
 from accelerators.errors import close_matches
-from accelerators.kubernetes import (
-    apply_to_pod,
-    check_node_count,
-    reconcile_placement,
-    to_pod_fragment,
-)
+from accelerators.kubernetes import place
 from accelerators_provider import _pods
 from accelerators_provider._errors import (
     AcceleratorTaskError,
@@ -114,6 +113,8 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         self.gate_profile = gate_profile
         self.gate_task_id: str | None = None
         self._accelerator_spec: AcceleratorSpec | None = None  # parsed, when known at parse time
+        # The last placement: what it read, and the pod (reused while they are the same).
+        self._placement: tuple[tuple[Any, ...], dict[str, Any]] | None = None
         gate_spec: SpecLike | None = None
         if gate is not None:
             self.gate_task_id = gate if isinstance(gate, str) else gate.task_id
@@ -155,12 +156,14 @@ class AcceleratorPodOperator(KubernetesPodOperator):
     def _check_at_parse_time(self, spec: AcceleratorSpec, gate_spec: SpecLike | None) -> None:
         """Raise now, not at run time, for what is wrong with the task as written."""
         task = self.task_id
-        check_node_count(spec, platform=self.platform)  # `accelerator`, as the caller says
         if self.gate_mode == "pin" and gate_spec is not None and not _pods.is_template(gate_spec):
             with step(task, "gate", self.gate_task_id):
                 check_guard(task, spec, gate_spec, gate=self.gate_task_id, ran=False)
         if _pods.is_template(self.pod_template_file) or _pods.has_template(self.pod_template_dict):
-            return  # rendered at run time: checked when the pod is built
+            # The template is rendered at run time and checked with the pod then; the spec
+            # alone is placed now (`accelerator`, as the caller says).
+            place(spec, self.platform, **self.platform_options).check()
+            return
         if self.pod_template_file:
             with step(task, "pod_template_file", self.pod_template_file):
                 template = self._template()  # read now: a missing file is refused now
@@ -169,85 +172,63 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         if self.gate_mode == "inline" and template[0] is not None:
             with step(task, "cmds", self.cmds):
                 self._inline_command(template[0])
-        if template[0] is None and not self._has_placement_arguments():
-            to_pod_fragment(spec, platform=self.platform, **self.platform_options)
-            return  # placing it was the check
         self._placed(spec, template)
 
-    def _has_placement_arguments(self) -> bool:
-        """Whether the user gave anything the accelerator's fragment could conflict with."""
-        return bool(
-            self.container_resources
-            or self.node_selector
-            or self.tolerations
-            or self.affinity
-            or self.runtime_class_name
-        )
+    def _spec(self) -> AcceleratorSpec:
+        """The spec of ``accelerator`` as it reads now: the one parsed in ``__init__`` unless
+        rendering changed the text."""
+        parsed = self._accelerator_spec
+        if parsed is not None and str(parsed) == self.accelerator:
+            return parsed
+        parsed = AcceleratorSpec.coerce(self.accelerator)
+        self._accelerator_spec = parsed
+        return parsed
 
     # -- the pod -----------------------------------------------------------------------
     def _template(self) -> tuple[dict[str, Any] | None, str]:
         """The base pod ``KubernetesPodOperator`` starts from, and how to name it."""
-        base: dict[str, Any] | None = None
-        name = ""
-        if self.pod_template_file:
-            base = _pods.read_template(self.pod_template_file)
-            name = f"pod_template_file {self.pod_template_file!r}"
-        elif self.pod_template_dict:
-            base = _pods.to_dict(PodGenerator.deserialize_model_dict(self.pod_template_dict))
-            name = "pod_template_dict"
-        if self.full_pod_spec is not None:
-            full = _pods.to_dict(self.full_pod_spec)
-            container = self.base_container_name
-            base = full if base is None else reconcile_placement(base, full, container=container)
-            name = f"{name} and full_pod_spec" if name else "full_pod_spec"
-        return base, name
-
-    def _arguments_pod(self) -> dict[str, Any]:
-        """The placement this operator's own arguments give, as a pod."""
-        spec: dict[str, Any] = {
-            "containers": [
-                {
-                    "name": self.base_container_name,
-                    "resources": _pods.to_dict(self.container_resources),
-                }
-            ],
-            "nodeSelector": dict(self.node_selector or {}),
-            "tolerations": [_pods.to_dict(t) for t in self.tolerations or []],
-            "affinity": _pods.to_dict(self.affinity),
-        }
-        if self.runtime_class_name:
-            spec["runtimeClassName"] = self.runtime_class_name
-        return {"apiVersion": "v1", "kind": "Pod", "metadata": {}, "spec": spec}
+        return _pods.template_pod(
+            pod_template_file=self.pod_template_file,
+            pod_template_dict=self.pod_template_dict,
+            full_pod_spec=self.full_pod_spec,
+            container=self.base_container_name,
+        )
 
     def _placed(
         self, spec: AcceleratorSpec, template: tuple[dict[str, Any] | None, str]
     ) -> dict[str, Any]:
-        """The template, the arguments and the accelerator, merged and checked."""
-        arguments = pod = self._arguments_pod()
-        own = dict(pod["spec"]["containers"][0].get("resources") or {})
-        base, name = template
-        if base:
-            pod = reconcile_placement(base, pod, container=self.base_container_name)
-        _pods.check_requests(
-            pod,
-            arguments=own,
-            template=name or "container_resources",
+        """The template, the arguments and the accelerator, merged and checked: placed once
+        for what they are now (:func:`accelerators.kubernetes.place`). The pod is this
+        operator's (kept for the next call): read it, do not change it."""
+        arguments = _pods.arguments_pod(
+            self.base_container_name,
+            container_resources=self.container_resources,
+            node_selector=self.node_selector,
+            tolerations=self.tolerations,
+            affinity=self.affinity,
+            runtime_class_name=self.runtime_class_name,
+        )
+        read = (
+            str(spec),
+            self.platform,
+            self.platform_options,
+            template,
+            arguments,
+            self.base_container_name,
+        )
+        if self._placement is not None and self._placement[0] == read:
+            return self._placement[1]
+        pod = _pods.place_task(
+            spec,
+            self.platform,
+            self.platform_options,
+            base=template,
+            arguments=(arguments, "the operator's arguments", "container_resources"),
             container=self.base_container_name,
         )
-        _pods.check_conflicts(
-            spec,
-            pod,
-            layers=((arguments, "the operator's arguments"), (base, name)),
-            platform=self.platform,
-            options=self.platform_options,
-        )
-        return apply_to_pod(
-            pod,
-            spec,
-            platform=self.platform,
-            container=self.base_container_name,
-            **self.platform_options,
-        )
+        # The options are the user's (a later change must not match): kept as a copy.
+        self._placement = ((*read[:2], copy.deepcopy(read[2]), *read[3:]), pod)
+        return pod
 
     def build_pod_request_obj(
         self, context: Context | None = None, *, dry_run: bool = False
@@ -259,13 +240,12 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         ``dry_run`` without a context leaves the pin out and says so in the log.
         """
         with failing_fast(), step(self.task_id, where=False):
-            _pods.check_platform(self.platform)
-            spec = AcceleratorSpec.coerce(self.accelerator)
-            check_node_count(spec, platform=self.platform)
+            _pods.check_platform(self.platform)  # as rendered; place() reads the same name
+            spec = self._spec()
             template = self._template()
             placed = self._placed(spec, template)
             command, env = self._command(template[0])
-            placed = self._guard(placed, context, dry_run=dry_run)
+            placed = self._guard(placed, spec, context, dry_run=dry_run)
         templates, index = self._base_first()
         with self._handing_over(placed, command, env, templates):
             pod = super().build_pod_request_obj(context, dry_run=dry_run)
@@ -325,7 +305,12 @@ class AcceleratorPodOperator(KubernetesPodOperator):
         return command, list(self.arguments or main.get("args") or [])
 
     def _guard(
-        self, data: dict[str, Any], context: Context | None, *, dry_run: bool
+        self,
+        data: dict[str, Any],
+        spec: AcceleratorSpec,
+        context: Context | None,
+        *,
+        dry_run: bool,
     ) -> dict[str, Any]:
         if self.gate_mode == "inline" or self.gate_task_id is None:
             return data
@@ -348,7 +333,7 @@ class AcceleratorPodOperator(KubernetesPodOperator):
             )
         matched = matched_spec(ti.xcom_pull(task_ids=self.gate_task_id, key="report"))
         if matched is not None:
-            check_guard(self.task_id, self.accelerator, matched, gate=self.gate_task_id, ran=True)
+            check_guard(self.task_id, spec, matched, gate=self.gate_task_id, ran=True)
         self.log.info("Pinned to node %s, checked by gate %r", node, self.gate_task_id)
         return _pods.pin_to_node(data, node)
 

@@ -3,13 +3,14 @@
 ``KubernetesPodOperator`` and the KubernetesExecutor build a pod from a base (a pod template
 file, a template dict or ``full_pod_spec``) and the operator's own arguments, and for
 ``nodeSelector``, ``tolerations``, ``affinity`` and the container's ``resources`` the
-argument *replaces* the base's value. The callers choose the layers and the core merges them
-with its one engine, in its one order (the template's entries, then the task's arguments',
-then the accelerator's): :func:`accelerators.kubernetes.reconcile_placement` puts back what
-the base had under the arguments, so that nothing the user wrote is lost, and
-:func:`accelerators.kubernetes.apply_to_pod` merges the accelerator in, raising
-:class:`~accelerators.PlacementError` on a real conflict. The deployment's cluster policy
-(``pod_mutation_hook``) still runs last, when Airflow builds the pod.
+argument *replaces* the base's value. The callers read the layers here, the same way
+(:func:`template_pod`, :func:`arguments_pod`), and hand them to the core's one placement,
+:func:`accelerators.kubernetes.place`: it puts back what the base had under the arguments, so
+that nothing the user wrote is lost, checks requests against limits, the node count and the
+layers' selectors against the spec, and merges the accelerator in, raising
+:class:`~accelerators.PlacementError` on a real conflict (:func:`place_task`). The
+deployment's cluster policy (``pod_mutation_hook``) still runs last, when Airflow builds the
+pod.
 
 Everything here works on camelCase dicts; :func:`to_dict` and :func:`to_pod` convert
 ``kubernetes.client`` models.
@@ -23,29 +24,31 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeGuard
 
 from accelerators import AcceleratorError, AcceleratorSpec, PlacementError
-from accelerators.errors import close_matches
 from accelerators.kubernetes import (
     merge_fragment,
-    placement_conflicts,
+    place,
+    platform_name,
     platforms,
-    resource_problems,
+    reconcile_placement,
 )
 
 __all__ = [
     "HOSTNAME_LABEL",
     "airflow_platforms",
+    "arguments_pod",
     "avoid_nodes",
     "base_first",
-    "check_conflicts",
     "check_platform",
     "check_profile",
-    "check_requests",
     "has_template",
     "main_container",
     "pin_to_node",
+    "place_task",
     "put_back",
     "read_template",
+    "read_template_dict",
     "refuse_template",
+    "template_pod",
     "to_dict",
     "to_pod",
 ]
@@ -87,12 +90,6 @@ def refuse_template(value: Any, argument: str, *, decorator: str, operator: str)
         )
 
 
-#: The built-in platforms an Airflow task can name (checked first, without a registry walk).
-_BUILTIN_FOR_AIRFLOW = frozenset(
-    ("gke", "nvidia", "karpenter", "eks", "amd", "neuron", "gaudi", "intel", "generic")
-)
-
-
 def airflow_platforms() -> tuple[str, ...]:
     """The platforms an Airflow task can name: all but ``flyte`` (flytepropeller's)."""
     return tuple(name for name in platforms() if name != "flyte")
@@ -100,7 +97,8 @@ def airflow_platforms() -> tuple[str, ...]:
 
 def check_platform(platform: Any) -> None:
     """Raise :class:`PlacementError` unless ``platform`` names a platform for Airflow tasks
-    (a Jinja template or a ``Platform`` instance passes); a missing one is named as such."""
+    (a Jinja template or a ``Platform`` instance passes); a missing one is named as such, and
+    an unknown one as the core names it (:func:`accelerators.kubernetes.platform_name`)."""
     if platform is None or (isinstance(platform, str) and not platform.strip()):
         raise PlacementError(
             f"platform= is required: the cluster's platform, one of "
@@ -109,20 +107,12 @@ def check_platform(platform: Any) -> None:
         )
     if not isinstance(platform, str) or is_template(platform):
         return
-    name = platform.strip().lower()
-    if name in _BUILTIN_FOR_AIRFLOW:
-        return
-    known = airflow_platforms()
-    if name in known:
-        return
-    if name == "flyte":
+    if platform.strip().lower() == "flyte":
         raise PlacementError(
             "platform 'flyte' places pods as flytepropeller does and is for Flyte tasks; on "
-            f"Airflow name your cluster's platform: one of {', '.join(known)}"
+            f"Airflow name your cluster's platform: one of {', '.join(airflow_platforms())}"
         )
-    hints = close_matches(name, known)
-    hint = f"; did you mean {hints[0]!r}?" if hints else ""
-    raise PlacementError(f"Unknown platform {platform!r}: expected one of {', '.join(known)}{hint}")
+    platform_name(platform, among=airflow_platforms())
 
 
 def check_profile(profile: Any) -> None:
@@ -157,74 +147,131 @@ def read_template(path: str, *, argument: str = "pod_template_file") -> dict[str
     return to_dict(PodGenerator.deserialize_model_file(path))
 
 
-def check_requests(
-    pod: Mapping[str, Any],
-    *,
-    arguments: Mapping[str, Any],
-    template: str,
-    container: str,
-    argument: str = "container_resources",
-) -> None:
-    """Raise :class:`PlacementError` when the layered pod requests more than a limit, naming
-    where the request and the limit come from: the task's own argument or the template.
+def read_template_dict(value: Any, *, argument: str = "pod_template_dict") -> dict[str, Any]:
+    """A ``pod_template_dict`` as ``KubernetesPodOperator`` reads it: deserialised into a
+    ``V1Pod`` (its build does the same), as a camelCase dict.
 
-    :param pod: the pod of the task's arguments layered over its template.
-    :param arguments: the resources the task's arguments give (``limits``, ``requests``).
-    :param template: how to name the template in the message (``pod_template_file 'x.yaml'``).
-    :param container: the main container's name.
-    :param argument: how to name the task's own argument.
+    :raises AcceleratorError: a key that deserialising would drop (``node_selector`` for
+        ``nodeSelector``, a misspelt field): the pod would lose it silently.
     """
-    problems = resource_problems(pod)
-    if not problems:
-        return
+    from airflow.providers.cncf.kubernetes.pod_generator import PodGenerator
 
-    def origin(section: str, resource: str, name: str) -> str:
-        own = arguments.get(section) or {}
-        return argument if name == container and resource in own else template
-
-    lines = [
-        f"container {p.container!r} requests {p.resource} {p.request} "
-        f"({origin('requests', p.resource, p.container)}) above its limit {p.limit} "
-        f"({origin('limits', p.resource, p.container)})"
-        for p in problems
-    ]
-    raise PlacementError(
-        "; ".join(lines) + ". The API server rejects a pod whose requests exceed its limits: "
-        "raise the limit (limits in the same argument as the request) or lower the request"
-    )
+    raw = to_dict(value)
+    read = to_dict(PodGenerator.deserialize_model_dict(raw))
+    lost = _lost_keys(raw, read, "")
+    if lost:
+        raise AcceleratorError(
+            f"{argument}: KubernetesPodOperator reads it as a V1Pod, which has no "
+            f"{', '.join(lost[:5])}{' ...' if len(lost) > 5 else ''}: the pod would lose "
+            "them. Write the Kubernetes API's camelCase fields (nodeSelector, not "
+            "node_selector), or pass a kubernetes.client model"
+        )
+    return read
 
 
-def check_conflicts(
-    spec: AcceleratorSpec,
-    pod: Mapping[str, Any],
+def _lost_keys(raw: Any, read: Any, path: str) -> list[str]:
+    """The paths of ``raw``'s keys (with a value) that ``read`` lacks."""
+    if isinstance(raw, Mapping) and isinstance(read, Mapping):
+        lost = []
+        for key, value in raw.items():
+            where = f"{path}.{key}" if path else str(key)
+            if value is None:
+                continue
+            if key not in read:
+                lost.append(where)
+            else:
+                lost += _lost_keys(value, read[key], where)
+        return lost
+    if isinstance(raw, list) and isinstance(read, list):
+        return [
+            lost
+            for i, (item, kept) in enumerate(zip(raw, read, strict=False))
+            for lost in _lost_keys(item, kept, f"{path}[{i}]")
+        ]
+    return []
+
+
+def template_pod(
     *,
-    layers: Sequence[tuple[Mapping[str, Any] | None, str]],
+    pod_template_file: str | None,
+    pod_template_dict: Any,
+    full_pod_spec: Any,
+    container: str,
+) -> tuple[dict[str, Any] | None, str]:
+    """The pod ``KubernetesPodOperator`` starts from (``None``: none) and how messages name
+    it: the template file or dict, with ``full_pod_spec`` reconciled over it, as the operator
+    and ``@task.accelerator`` both read them. A Jinja-templated path is the caller's to skip.
+    """
+    base: dict[str, Any] | None = None
+    name = ""
+    if pod_template_file:
+        base = read_template(pod_template_file)
+        name = f"pod_template_file {pod_template_file!r}"
+    elif pod_template_dict:
+        base = read_template_dict(pod_template_dict)
+        name = "pod_template_dict"
+    if full_pod_spec is not None:
+        full = to_dict(full_pod_spec)
+        base = full if base is None else reconcile_placement(base, full, container=container)
+        name = f"{name} and full_pod_spec" if name else "full_pod_spec"
+    return base, name
+
+
+def arguments_pod(
+    container: str,
+    *,
+    container_resources: Any = None,
+    node_selector: Mapping[str, str] | None = None,
+    tolerations: Sequence[Any] | None = None,
+    affinity: Any = None,
+    runtime_class_name: str | None = None,
+) -> dict[str, Any] | None:
+    """The placement a task's own ``KubernetesPodOperator`` arguments give, as a Pod
+    (``None``: they give none)."""
+    given = (container_resources, node_selector, tolerations, affinity, runtime_class_name)
+    if not any(given):
+        return None
+    spec: dict[str, Any] = {
+        "containers": [{"name": container, "resources": to_dict(container_resources)}],
+        "nodeSelector": dict(node_selector or {}),
+        "tolerations": [to_dict(t) for t in tolerations or []],
+        "affinity": to_dict(affinity),
+    }
+    if runtime_class_name:
+        spec["runtimeClassName"] = runtime_class_name
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {}, "spec": spec}
+
+
+def place_task(
+    spec: AcceleratorSpec,
     platform: str,
     options: Mapping[str, Any],
-) -> None:
-    """Raise :class:`PlacementError` when the task's own placement contradicts ``spec``: a
-    selector, affinity or device resource no node can meet with it (the core's
-    :func:`~accelerators.kubernetes.placement_conflicts`, on every platform), naming both
-    sides and the layer that says it (``the task's arguments``, ``pod_template_file 'x'``).
+    *,
+    base: tuple[dict[str, Any] | None, str],
+    arguments: tuple[dict[str, Any] | None, str, str],
+    container: str,
+) -> dict[str, Any]:
+    """The task's pod: ``spec`` placed into its layers by the core
+    (:func:`accelerators.kubernetes.place`), the one placement of every entry point.
 
-    :param pod: the task's layers merged (its template under its arguments), as built.
-    :param layers: each layer as given and how to name it, the task's arguments first; a
-        layer that contradicts the spec on its own is named, else all of them together.
+    :param base: the template pod and how to name it (:func:`template_pod`).
+    :param arguments: the task's own layer, how to name it, and how to name the argument
+        that gives its container's resources (``container_resources``, ``pod_override``).
+    :raises PlacementError: every problem :func:`~accelerators.kubernetes.place` found.
     """
-    together = " and ".join(name for layer, name in layers if layer) or "the task"
-    found = placement_conflicts(
-        spec, pod, platform=platform, source=together, own_keys=False, **options
-    )
-    if not found:
-        return
-    for layer, name in layers:
-        if layer:
-            alone = placement_conflicts(
-                spec, layer, platform=platform, source=name, own_keys=False, **options
-            )
-            if alone:
-                raise PlacementError("; ".join(alone))
-    raise PlacementError("; ".join(found))
+    pod, source, resources = arguments
+    template, name = base
+    return place(
+        spec,
+        platform,
+        base=template,
+        arguments=pod,
+        container=container,
+        base_source=name or resources,
+        arguments_source=source,
+        resources_source=resources,
+        **options,
+    ).check()
 
 
 def to_dict(obj: Any) -> dict[str, Any]:

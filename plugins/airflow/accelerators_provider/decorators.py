@@ -30,7 +30,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from accelerators import AcceleratorError, AcceleratorSpec
-from accelerators.kubernetes import apply_to_pod, check_node_count, reconcile_placement
 from accelerators_provider import _pods
 from accelerators_provider._errors import AcceleratorTaskError, require_cluster, step
 from accelerators_provider._gate import (
@@ -63,17 +62,21 @@ def gate_node_template(gate: Any) -> str:
 
 
 def _template_pod(kwargs: dict[str, Any], container: str) -> tuple[dict[str, Any] | None, str]:
-    """The template the task's pod is built from (reconciled as ``KubernetesPodOperator``
-    does) and how to name it. ``kwargs`` gets each template with ``container`` first:
-    ``KubernetesPodOperator`` pairs containers by position, so a sidecar first would get the
-    accelerator (a template file whose main container is not first is refused)."""
-    base: dict[str, Any] | None = None
-    name = ""
+    """The template the task's pod is built from, read as :class:`AcceleratorPodOperator`
+    reads it (:func:`~accelerators_provider._pods.template_pod`), and how to name it.
+    ``kwargs`` gets each template with ``container`` first: ``KubernetesPodOperator`` pairs
+    containers by position, so a sidecar first would get the accelerator (a template file
+    whose main container is not first is refused)."""
     path = kwargs.get("pod_template_file")
-    if path and not _pods.is_template(path):
-        base = _pods.read_template(path)
-        name = f"pod_template_file {path!r}"
-        if _pods.base_first(base, container)[1]:
+    rendered_later = _pods.is_template(path)  # the file (which wins over the dict) is unknown
+    base, name = _pods.template_pod(
+        pod_template_file=None if rendered_later else path,
+        pod_template_dict=None if path else kwargs.get("pod_template_dict"),
+        full_pod_spec=kwargs.get("full_pod_spec"),
+        container=container,
+    )
+    if path and not rendered_later:
+        if _pods.base_first(_pods.read_template(path), container)[1]:
             raise AcceleratorError(
                 f"container {container!r} is not the first container of the pod template "
                 "file, and KubernetesPodOperator pairs a template's containers with its own "
@@ -81,65 +84,52 @@ def _template_pod(kwargs: dict[str, Any], container: str) -> tuple[dict[str, Any
                 f"{container!r} first in the file, or use AcceleratorPodOperator, which finds "
                 "it by name"
             )
-    elif kwargs.get("pod_template_dict"):
-        base, _ = _pods.base_first(_pods.to_dict(kwargs["pod_template_dict"]), container)
-        kwargs["pod_template_dict"] = base
-        name = "pod_template_dict"
+    elif not path and kwargs.get("pod_template_dict"):
+        kwargs["pod_template_dict"] = _pods.base_first(
+            _pods.read_template_dict(kwargs["pod_template_dict"]), container
+        )[0]
     if kwargs.get("full_pod_spec") is not None:
         full, moved = _pods.base_first(_pods.to_dict(kwargs["full_pod_spec"]), container)
         if moved:
             kwargs["full_pod_spec"] = _pods.to_pod(full)
-        base = full if base is None else reconcile_placement(base, full, container=container)
-        name = f"{name} and full_pod_spec" if name else "full_pod_spec"
     return base, name
 
 
 def pod_kwargs(
-    accelerator: SpecLike,
+    accelerator: AcceleratorSpec,
     *,
     platform: str,
     platform_options: dict[str, Any] | None = None,
     gate: Any = None,
     **kwargs: Any,
 ) -> dict[str, Any]:
-    """``kwargs`` with complete placement arguments for a ``KubernetesPodOperator``.
+    """``kwargs`` with complete placement arguments for a ``KubernetesPodOperator``: the
+    accelerator placed into the task's template and arguments by the core's one placement
+    (:func:`~accelerators_provider._pods.place_task`), as :class:`AcceleratorPodOperator`
+    places it.
 
     :raises PlacementError: the spec cannot be placed, no node has its count, it conflicts
         with ``kwargs`` or its template, a container would request more than its limit, or
         it does not fit the gate's node.
     """
     container = kwargs.get("base_container_name") or "base"
-    resources = _pods.to_dict(kwargs.get("container_resources"))
-    pod: dict[str, Any] = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {},
-        "spec": {
-            "containers": [{"name": container, "resources": resources}],
-            "nodeSelector": dict(kwargs.get("node_selector") or {}),
-            "tolerations": [_pods.to_dict(t) for t in kwargs.get("tolerations") or []],
-            "affinity": _pods.to_dict(kwargs.get("affinity")),
-        },
-    }
-    arguments = pod
+    arguments = _pods.arguments_pod(
+        container,
+        container_resources=kwargs.get("container_resources"),
+        node_selector=kwargs.get("node_selector"),
+        tolerations=kwargs.get("tolerations"),
+        affinity=kwargs.get("affinity"),
+        runtime_class_name=kwargs.get("runtime_class_name"),
+    )
     kwargs = dict(kwargs)  # the templates, with the main container first
-    base, name = _template_pod(kwargs, container)
-    if base:
-        pod = reconcile_placement(base, pod, container=container)
-    _pods.check_requests(
-        pod, arguments=resources, template=name or "container_resources", container=container
-    )
-    spec = AcceleratorSpec.coerce(accelerator)
-    check_node_count(spec, platform=platform)
-    _pods.check_conflicts(
-        spec,
-        pod,
-        layers=((arguments, "the task's arguments"), (base, name)),
-        platform=platform,
-        options=platform_options or {},
-    )
-    pod = apply_to_pod(
-        pod, spec, platform=platform, container=container, **(platform_options or {})
+    template = _template_pod(kwargs, container)
+    pod = _pods.place_task(
+        accelerator,
+        platform,
+        platform_options or {},
+        base=template,
+        arguments=(arguments, "the task's arguments", "container_resources"),
+        container=container,
     )
     pod_spec = pod["spec"]
     selector = dict(pod_spec.get("nodeSelector") or {})
@@ -159,7 +149,8 @@ def pod_kwargs(
         out["runtime_class_name"] = pod_spec["runtimeClassName"]
     from kubernetes.client import models as k8s
 
-    merged = pod_spec["containers"][0]["resources"]
+    main = _pods.main_container(pod, container)
+    merged = main.get("resources") or {}
     out["container_resources"] = k8s.V1ResourceRequirements(
         limits=merged.get("limits"), requests=merged.get("requests")
     )
@@ -167,7 +158,7 @@ def pod_kwargs(
 
 
 def _before_the_pod(
-    accelerator: str, gate_id: str | None, user_hook: Callable[..., Any] | None
+    accelerator: AcceleratorSpec, gate_id: str | None, user_hook: Callable[..., Any] | None
 ) -> Callable[[Any], None]:
     """The ``pre_execute`` of an ``@task.accelerator`` task: checks that need the run."""
 
@@ -242,7 +233,7 @@ def accelerator_task(
             _pods.check_platform(platform)
         placed_on = str(platform)  # check_platform refused a missing one
         with step(task_id, "accelerator", accelerator):
-            spec = str(AcceleratorSpec.coerce(accelerator))
+            spec = AcceleratorSpec.coerce(accelerator)  # parsed once: everything below reads it
         gate_id = None if gate is None else (gate if isinstance(gate, str) else gate.task_id)
         gate_spec = getattr(gate, "_accelerator_spec", None) or getattr(gate, "accelerator", None)
         if gate_spec is not None and not _pods.is_template(gate_spec):
@@ -338,19 +329,20 @@ def accelerator_gate_task(
         with step(task_id, "profile", profile):
             _pods.check_profile(profile)
         with step(task_id, "accelerator", accelerator):
-            expect = None if accelerator is None else str(AcceleratorSpec.coerce(accelerator))
+            parsed = None if accelerator is None else AcceleratorSpec.coerce(accelerator)
+        expect = None if parsed is None else str(parsed)
         options = dict(kwargs)
         if platform is not None:
             with step(task_id, "platform", platform):
-                if expect is None:
+                if parsed is None:
                     raise AcceleratorError("@task.accelerator_gate: platform= needs accelerator=")
                 _pods.check_platform(platform)
-            from accelerators_provider.executors import executor_config
+            from accelerators_provider.executors import _placed_config
 
             config = dict(options.get("executor_config") or {})
             with step(task_id, "executor_config", config or None):
-                placed = executor_config(
-                    expect,
+                placed = _placed_config(
+                    parsed,
                     platform=platform,
                     pod_override=_with_node_name(config.get("pod_override")),
                     pod_template_file=config.get("pod_template_file"),

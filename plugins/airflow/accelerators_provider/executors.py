@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from accelerators import AcceleratorError, AcceleratorSpec
-from accelerators.kubernetes import apply_to_pod, check_node_count, reconcile_placement
 from accelerators_provider import _pods
 from accelerators_provider._errors import warn_at_user_line
 
@@ -99,9 +98,27 @@ def executor_config(
     :raises AcceleratorError: ``pod_template_file`` does not exist.
     """
     _pods.check_platform(platform)
-    platform = str(platform)  # check_platform refused a missing one
-    resolved = AcceleratorSpec.coerce(spec)
-    check_node_count(resolved, platform=platform)
+    return _placed_config(
+        AcceleratorSpec.coerce(spec),
+        platform=str(platform),  # check_platform refused a missing one
+        pod_override=pod_override,
+        pod_template_file=pod_template_file,
+        container=container,
+        **options,
+    )
+
+
+def _placed_config(
+    spec: AcceleratorSpec,
+    *,
+    platform: str,
+    pod_override: Any = None,
+    pod_template_file: str | None = None,
+    container: str = "base",
+    **options: Any,
+) -> dict[str, Any]:
+    """:func:`executor_config` for a parsed spec and a platform already checked (the
+    ``@task.accelerator_gate`` decorator checks both where it names its arguments)."""
     pod = _pods.to_dict(pod_override) or {"apiVersion": "v1", "kind": "Pod", "metadata": {}}
     pod_spec = pod.setdefault("spec", {})
     containers = pod_spec.setdefault("containers", [])
@@ -112,26 +129,21 @@ def executor_config(
                 f"got {[c.get('name') for c in containers]}"
             )
         containers.insert(0, {"name": container})
-    own = dict(containers[0].get("resources") or {})
     template = pod_template_file or _default_worker_template()
-    override, base = pod, None
+    base: tuple[dict[str, Any] | None, str] = (None, "executor_config")
     if template:
-        base = _pods.read_template(template, argument="pod_template_file")
-        pod = reconcile_placement(base, pod, container=container)
-        named = f"the worker pod_template_file {template!r}"
-    else:
-        named = "executor_config"
-    _pods.check_requests(
-        pod, arguments=own, template=named, container=container, argument="pod_override"
+        base = (
+            _pods.read_template(template, argument="pod_template_file"),
+            f"the worker pod_template_file {template!r}",
+        )
+    merged = _pods.place_task(
+        spec,
+        platform,
+        options,
+        base=base,
+        arguments=(pod, "pod_override", "pod_override"),
+        container=container,
     )
-    _pods.check_conflicts(
-        resolved,
-        pod,
-        layers=((override, "pod_override"), (base, named)),
-        platform=platform,
-        options=options,
-    )
-    merged = apply_to_pod(pod, resolved, platform=platform, container=container, **options)
     config: dict[str, Any] = {"pod_override": _pods.to_pod(merged)}
     if pod_template_file:
         config["pod_template_file"] = pod_template_file

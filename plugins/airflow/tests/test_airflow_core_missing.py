@@ -142,13 +142,14 @@ def test_with_a_core_older_than_its_lazy_module(tmp_path: Path) -> None:
 
 def test_with_a_core_older_than_what_the_policy_needs(tmp_path: Path) -> None:
     """The package imports (the core has ``accelerators.lazy``), but the provider's pod
-    plumbing needs ``placement_conflicts``, which that core lacks: the policy says so once
-    and leaves pods as built."""
+    plumbing needs ``place`` (issue 34; ``placement_conflicts`` before it), which that core
+    lacks: the policy says so once and leaves pods as built."""
     core = _core_from_history(BEFORE_CONFLICTS, tmp_path)
     assert not (core / "accelerators" / "kubernetes" / "_conflicts.py").exists()
+    assert not (core / "accelerators" / "kubernetes" / "_place.py").exists()
     done = _run(tmp_path, core=core)
     _check(done, "the cluster policy leaves pods as built: the accelerators core installed")
-    assert "placement_conflicts" in done.stdout + done.stderr
+    assert "cannot import name 'place'" in done.stdout + done.stderr
 
 
 def test_the_checkouts_core_is_really_out_of_reach(tmp_path: Path) -> None:

@@ -48,13 +48,13 @@ from kubernetes.client import (
     V1PodSpec,
 )
 
-from accelerators import AcceleratorSpec, PlacementError
+from accelerators import AcceleratorError, AcceleratorSpec, PlacementError
 from accelerators.constants import constant_for
 from accelerators.kubernetes import (
-    check_placement_conflicts,
+    PlacedPod,
     merge_fragment,
     pin_to_node,
-    placement_problems,
+    place,
     to_pod_fragment,
     wants_whole_devices,
 )
@@ -152,8 +152,43 @@ def task_args(
         TPU chips, label values…), a ``gpu`` in your resources, or a ``task`` whose own
         flytekit resources would replace the override's device.
     """
-    parsed = AcceleratorSpec.coerce(spec)
-    problems = placement_problems(parsed, platform=platform, **platform_options)
+    return _task_args(
+        spec,
+        platform=platform,
+        requests=requests,
+        limits=limits,
+        resources=resources,
+        pod_template=pod_template,
+        node_name_env=node_name_env,
+        pin_node=pin_node,
+        task=task,
+        **platform_options,
+    )[0]
+
+
+def _task_args(
+    spec: SpecLike,
+    *,
+    platform: str = "flyte",
+    requests: Resources | None = None,
+    limits: Resources | None = None,
+    resources: Resources | None = None,
+    pod_template: PodTemplate | None = None,
+    node_name_env: bool = True,
+    pin_node: str | None = None,
+    task: Any = None,
+    **platform_options: Any,
+) -> tuple[dict[str, Any], PlacedPod]:
+    """:func:`task_args`, and the placement it made (for ``accelerator_task``, which reads
+    the device count from it rather than placing the spec again)."""
+    parsed = AcceleratorSpec.coerce(spec)  # the one parse
+    try:
+        placed = place(parsed, platform, **platform_options)  # the one placement
+    except AcceleratorError as exc:  # an unknown platform or option: listed as before
+        raise PlacementError(
+            f"Cannot use {str(parsed)!r} as a Flyte task's accelerator: {exc}"
+        ) from None
+    problems = (*placed.single_process_problems, *placed.problems)
     if problems:
         raise PlacementError(
             f"Cannot use {str(parsed)!r} as a Flyte task's accelerator: " + "; ".join(problems)
@@ -161,15 +196,11 @@ def task_args(
     if pod_template is not None and pod_template.pod_spec is not None:
         # A selector, affinity or device resource of the template that no node can meet
         # together with the spec (propeller adds the accelerator's own labels on top).
-        check_placement_conflicts(
-            parsed,
-            pod_template.pod_spec,
-            platform=platform,
-            source="pod_template",
-            **platform_options,
-        )
+        found = placed.conflicts(pod_template.pod_spec, source="pod_template")
+        if found:
+            raise PlacementError("; ".join(found))
     user_requests, user_limits = _user_resources(requests, limits, resources)
-    fragment: dict[str, Any] = dict(to_pod_fragment(parsed, platform=platform, **platform_options))
+    fragment: dict[str, Any] = dict(placed.fragment)
     [(resource, count)] = fragment["resources"]["limits"].items()
     if task is not None:
         pod_template, user_requests, user_limits = carried(
@@ -188,7 +219,7 @@ def task_args(
         if parsed.partition is None and wants_whole_devices(parsed):
             constant = constant.unpartitioned
         accelerator = constant
-        placement = _beyond_propeller(parsed, fragment)
+        placement = _beyond_propeller(parsed, fragment, placed_with_options=bool(platform_options))
     else:
         if resource != _GPU:
             _warn_device_class(parsed, resource)
@@ -204,12 +235,13 @@ def task_args(
     )
     _set_user_resources(template, user_requests, user_limits)
     remember(template, Inputs(pod_template, user_requests, user_limits))
-    return {
+    args = {
         "accelerator": accelerator,
         "requests": Resources(),
         "limits": Resources(),
         "pod_template": template,
     }
+    return args, placed
 
 
 def pod_template_for(
@@ -324,8 +356,14 @@ def _set_user_resources(
         setattr(container.resources, side, values)
 
 
-def _beyond_propeller(spec: AcceleratorSpec, fragment: Mapping[str, Any]) -> dict[str, Any]:
-    """What the configured fragment has that propeller, placing the IDL, does not add."""
+def _beyond_propeller(
+    spec: AcceleratorSpec, fragment: Mapping[str, Any], *, placed_with_options: bool
+) -> dict[str, Any]:
+    """What the configured fragment has that propeller, placing the IDL, does not add: what
+    the platform options add to propeller's default placement (with no options, nothing;
+    with some, the default configuration's placement is what propeller adds)."""
+    if not placed_with_options:
+        return {}
     default = to_pod_fragment(spec, platform="flyte")
     extra: dict[str, Any] = {}
     tolerations = [t for t in fragment.get("tolerations", []) if t not in default["tolerations"]]

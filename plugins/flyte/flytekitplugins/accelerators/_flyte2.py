@@ -33,8 +33,7 @@ from accelerators.kubernetes import (
     merge_fragment,
     node_name_env,
     pin_to_node,
-    placement_problems,
-    to_pod_fragment,
+    place,
     wants_whole_devices,
 )
 
@@ -93,10 +92,11 @@ def flyte2_device(spec: SpecLike) -> Any:
         raise PlacementError(
             f"{acc.name}: Flyte 2 has no device class for {acc.vendor} {acc.device_class}"
         )
-    problems = placement_problems(parsed, platform="flyte")
+    placed = place(parsed, "flyte")  # placed once: the problems and the count
+    problems = (*placed.single_process_problems, *placed.problems)
     if problems:
         raise PlacementError(f"Cannot use {str(parsed)!r} in Flyte 2: " + "; ".join(problems))
-    [count] = to_pod_fragment(parsed, platform="flyte")["resources"]["limits"].values()
+    [count] = placed.fragment["resources"]["limits"].values()
     return flyte.Device(
         quantity=int(count),
         device_class=cast(Any, device_class),  # one of the SDK's Literal values (_DEVICE_CLASS)

@@ -24,21 +24,14 @@ from flytekitplugins.accelerators._gate import PLACED_SPEC_ENV
 
 from accelerators import AcceleratorError, AcceleratorSpec
 from accelerators.constants import from_flyte_device
+from accelerators.kubernetes import is_device_resource
 
-__all__ = ["DEVICE_RESOURCES", "Effective", "effective", "spec_of_idl", "task_resources"]
+__all__ = ["FLYTEKIT_GPU", "Effective", "effective", "spec_of_idl", "task_resources"]
 
-#: Extended resources that are a device (``gpu`` is flytekit's name for propeller's GPU).
-DEVICE_RESOURCES = (
-    "gpu",
-    "nvidia.com/gpu",
-    "amd.com/gpu",
-    "google.com/tpu",
-    "aws.amazon.com/neuron",
-    "aws.amazon.com/neuroncore",
-    "habana.ai/gaudi",
-    "gpu.intel.com/i915",
-)
-_NVIDIA = ("gpu", "nvidia.com/gpu")
+#: flytekit's name for propeller's GPU resource; every other device resource is the core's
+#: (:func:`accelerators.kubernetes.is_device_resource`, from the vendor registry).
+FLYTEKIT_GPU = "gpu"
+_NVIDIA = (FLYTEKIT_GPU, "nvidia.com/gpu")
 _FIELDS = (
     ("cpu", "cpu"),
     ("mem", "memory"),
@@ -151,7 +144,7 @@ def _devices(values: Any) -> dict[str, str]:
     return {
         str(k): str(v)
         for k, v in dict(values).items()
-        if str(k) in DEVICE_RESOURCES or str(k).startswith("nvidia.com/mig-")
+        if str(k) == FLYTEKIT_GPU or is_device_resource(str(k))
     }
 
 

@@ -25,7 +25,7 @@ from flytekit import PodTemplate, Resources, task
 from flytekit.configuration import SerializationSettings
 from flytekit.core.python_function_task import PythonFunctionTask
 from flytekit.extend import TaskPlugins
-from flytekitplugins.accelerators._args import task_args
+from flytekitplugins.accelerators._args import _task_args
 from flytekitplugins.accelerators._deck import writing_decks
 from flytekitplugins.accelerators._gate import (
     RETRY_POLICY_RETRIES,
@@ -40,7 +40,6 @@ from flytekitplugins.accelerators._gate import (
 from flytekitplugins.accelerators._plugins import GatedPlugin, check_plugin_config
 
 from accelerators import AcceleratorError, AcceleratorSpec
-from accelerators.kubernetes import to_pod_fragment
 
 if TYPE_CHECKING:
     from accelerators import SpecLike
@@ -71,6 +70,12 @@ class Gate:
         object.__setattr__(self, "policy", policy)
         object.__setattr__(self, "profile", profile)
         check_gate_options(policy, profile, where=f"Gate({canonical!r})")
+
+    @classmethod
+    def of(cls, spec: AcceleratorSpec, policy: str = "fail", profile: str = "quick") -> Gate:
+        """The gate of a spec already parsed (``Gate(spec)`` does the same: a spec is not
+        parsed again)."""
+        return cls(spec, policy, profile)
 
 
 class AcceleratorTask(PythonFunctionTask[Gate]):  # type: ignore[misc]  # flytekit: untyped
@@ -179,11 +184,8 @@ def accelerator_task(
         gate cannot all prove (MPI, Dask, Spark…), or replica resources that contradict the
         spec, when the task is written (not in the pod).
     """
-    parsed = AcceleratorSpec.coerce(spec)
-    config = Gate(parsed, gate_policy, gate_profile) if gate else None
-    where = f"accelerator_task({str(parsed)!r})"
-    args = task_args(
-        parsed,
+    args, placed = _task_args(  # the spec is parsed and placed there, once
+        spec,
         platform=platform,
         requests=requests,
         limits=limits,
@@ -191,6 +193,9 @@ def accelerator_task(
         pod_template=pod_template,
         **(platform_options or {}),
     )
+    parsed = placed.spec
+    config = Gate.of(parsed, gate_policy, gate_profile) if gate else None
+    where = f"accelerator_task({str(parsed)!r})"
     plugin = task_kwargs.pop("task_config", None)
     clash = sorted(set(args) & set(task_kwargs))
     if clash:
@@ -204,9 +209,7 @@ def accelerator_task(
             "gate_policy= and gate_profile= instead"
         )
     if plugin is not None:
-        [count] = to_pod_fragment(parsed, platform=platform, **(platform_options or {}))[
-            "resources"
-        ]["limits"].values()
+        [count] = placed.fragment["resources"]["limits"].values()
         check_plugin_config(plugin, parsed, count)
     if config is not None:
         task_kwargs.setdefault("enable_deck", True)

@@ -1,216 +1,36 @@
-"""The :class:`Platform` ABC, the fragment types and the rules every platform shares.
+"""The :class:`Platform` ABC: one Kubernetes flavour, one adapter.
 
 A platform turns one alternative of an :class:`~accelerators.AcceleratorSpec` (a spec
-without fallbacks) into a :class:`Placement`: the extended resources to request, the node
-requirements and the tolerations. :meth:`Platform.fragment` then combines the placements
-of all alternatives into one camelCase pod fragment (see ``docs/kubernetes.md``).
-
-This module imports only the standard library and :mod:`accelerators.errors`.
+without fallbacks) into a :class:`~accelerators.kubernetes.Placement`: the extended resources
+to request, the node requirements and the tolerations. :meth:`Platform.fragment` then
+combines the placements of all alternatives into one camelCase pod fragment (node affinity
+rendered by :mod:`._affinity`; see ``docs/kubernetes.md``). Adapters are in ``_<name>.py``
+and registered in :mod:`accelerators.kubernetes` (``CONTRIBUTING.md``, "Adding a platform").
 """
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from accelerators.errors import PlacementError, close_matches
 from accelerators.kubernetes import _options
+from accelerators.kubernetes._affinity import fallback_affinity, node_affinity
+from accelerators.kubernetes._devices import device_resource
+from accelerators.kubernetes._fragment import Placement, PodFragment, Requirement
+from accelerators.kubernetes._tolerations import normalise_toleration
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
     from accelerators.spec import AcceleratorSpec
 
-__all__ = [
-    "COMMON_OPTIONS",
-    "Placement",
-    "Platform",
-    "PodFragment",
-    "Requirement",
-    "describe",
-    "device_resource",
-    "mib_threshold",
-    "normalise_toleration",
-    "taint_key",
-    "toleration",
-    "wants_whole_devices",
-]
+__all__ = ["COMMON_OPTIONS", "Platform"]
 
 #: Options every platform accepts (documented in ``docs/kubernetes.md``).
 COMMON_OPTIONS: tuple[str, ...] = ("labels", "label_values", "tolerations", "runtime_class_name")
 
-#: ``preferredDuringScheduling`` weights for the 1st, 2nd, … alternative of a fallback chain.
-_WEIGHTS: tuple[int, ...] = (100, 50, 25, 12, 6, 3)
 
-
-class PodFragment(TypedDict, total=False):
-    """The pod-spec pieces a spec needs, in Kubernetes camelCase.
-
-    ``resources`` belongs to the target container; everything else to the pod spec.
-    """
-
-    resources: dict[str, Any]
-    nodeSelector: dict[str, str]
-    affinity: dict[str, Any]
-    tolerations: list[dict[str, Any]]
-    runtimeClassName: str
-    resourceClaims: list[dict[str, str]]
-
-
-@dataclass(frozen=True)
-class Requirement:
-    """One ``nodeSelectorRequirement`` (``key``, ``operator``, ``values``)."""
-
-    key: str
-    operator: str
-    values: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"key": self.key, "operator": self.operator}
-        if self.values:
-            out["values"] = list(self.values)
-        return out
-
-
-@dataclass(frozen=True)
-class Placement:
-    """How one alternative lands on one platform, before rendering.
-
-    :param resources: extended resource name -> whole count, for the target container.
-    :param requirements: node requirements, ANDed.
-    :param tolerations: tolerations the alternative needs (plain camelCase dicts).
-    :param affinity_only: render single-value ``In`` requirements as node affinity, never
-        as ``nodeSelector`` (Flyte does this).
-    """
-
-    resources: Mapping[str, int]
-    requirements: tuple[Requirement, ...] = ()
-    tolerations: tuple[Mapping[str, Any], ...] = ()
-    affinity_only: bool = False
-
-
-def toleration(
-    key: str, operator: str = "Exists", value: str | None = None, effect: str | None = "NoSchedule"
-) -> dict[str, Any]:
-    """A toleration dict with keys in Kubernetes order, ``None`` fields left out."""
-    out: dict[str, Any] = {"key": key, "operator": operator}
-    if value is not None:
-        out["value"] = value
-    if effect is not None:
-        out["effect"] = effect
-    return out
-
-
-def normalise_toleration(value: Any) -> dict[str, Any]:
-    """Accept a camelCase dict or a ``kubernetes.client.V1Toleration``; return a dict.
-
-    :param value: the toleration as the user gave it.
-    :raises PlacementError: for anything else (a platform cannot read it).
-    """
-    if isinstance(value, Mapping):
-        data = dict(value)
-    elif callable(getattr(value, "to_dict", None)):
-        data = value.to_dict()
-    else:
-        raise PlacementError(
-            f"Expected a toleration as a dict or V1Toleration, got {type(value).__name__}: "
-            f"{value!r}"
-        )
-    if "toleration_seconds" in data:
-        data["tolerationSeconds"] = data.pop("toleration_seconds")
-    order = ("key", "operator", "value", "effect", "tolerationSeconds")
-    out = {k: data[k] for k in order if data.get(k) is not None}
-    out.update({k: v for k, v in data.items() if k not in order and v is not None})
-    return out
-
-
-# -- vendor conventions ------------------------------------------------------------------
-_DEVICE_RESOURCES: dict[tuple[str, str], str] = {
-    ("nvidia", "gpu"): "nvidia.com/gpu",
-    ("amd", "gpu"): "amd.com/gpu",
-    ("intel", "gpu"): "gpu.intel.com/i915",
-    ("google", "tpu"): "google.com/tpu",
-    ("aws", "neuron"): "aws.amazon.com/neuron",
-    ("intel", "hpu"): "habana.ai/gaudi",
-    # Ascend device plugin (mind-cluster): one resource for the Ascend 910 family
-    ("huawei", "npu"): "huawei.com/Ascend910",
-    # Qualcomm's Cloud AI device plugin: one resource per AI 100 SoC
-    ("qualcomm", "npu"): "qualcomm.com/qaic",
-}
-
-
-def device_resource(vendor: str, device_class: str) -> str | None:
-    """The device plugin's extended resource for a whole device, or ``None`` if unknown."""
-    found = _DEVICE_RESOURCES.get((vendor, device_class))
-    if found is None and device_class == "hpu":
-        return "habana.ai/gaudi"
-    return found
-
-
-def wants_whole_devices(spec: AcceleratorSpec) -> bool:
-    """Whether ``spec`` asks for whole devices of an accelerator that MIG can split.
-
-    ``@whole``, or no partition at all on a device with MIG profiles: a spec without a
-    partition means whole devices (the benchmark gate fails a MIG slice for it,
-    ``mig_slice``), so a platform that labels MIG nodes must keep such a pod off them
-    (``<partition label> DoesNotExist``). A shared slot or a fraction is not a whole device.
-
-    :param spec: one alternative (no fallbacks).
-    """
-    if spec.unpartitioned:
-        return True
-    if spec.partition is not None or spec.is_shared:
-        return False
-    return any(acc.mig_profiles for acc in spec.candidates)
-
-
-def taint_key(resource: str) -> str:
-    """The conventional taint key for an extended resource (MIG and shared ones included)."""
-    if resource.startswith("nvidia.com/"):
-        return "nvidia.com/gpu"
-    if resource.startswith("amd.com/"):
-        return "amd.com/gpu"
-    if resource.startswith("aws.amazon.com/neuron"):
-        return "aws.amazon.com/neuron"
-    return resource
-
-
-_VENDOR_WORDS = {
-    "nvidia": "an NVIDIA",
-    "amd": "an AMD",
-    "intel": "an Intel",
-    "google": "a Google",
-    "aws": "an AWS",
-    "huawei": "a Huawei",
-    "qualcomm": "a Qualcomm",
-}
-_CLASS_WORDS = {
-    "gpu": "GPU",
-    "tpu": "TPU",
-    "neuron": "Neuron device",
-    "hpu": "Gaudi HPU",
-    "npu": "Ascend NPU",
-}
-
-
-def describe(acc: Accelerator) -> str:
-    """``"H100-SXM is an NVIDIA GPU"``, for error messages."""
-    vendor = _VENDOR_WORDS.get(acc.vendor, f"a {acc.vendor}")
-    return f"{acc.name} is {vendor} {_CLASS_WORDS.get(acc.device_class, acc.device_class)}"
-
-
-def mib_threshold(gb: float) -> int:
-    """Decimal GB -> whole MiB (``gb·10⁹ / 2²⁰``, rounded down): the node-label unit.
-
-    Decimal GB is what datasheets and EC2 ``MemoryInfo.SizeInMiB`` use (a 24 GB L4 is
-    22888 MiB on Karpenter), so a datasheet-sized device clears its own threshold.
-    """
-    return math.floor(gb * 1e9 / 2**20)
-
-
-# -- the ABC -----------------------------------------------------------------------------
 class Platform(ABC):
     """One Kubernetes flavour: which resource names, node labels and tolerations it uses.
 
@@ -398,9 +218,9 @@ class Platform(ABC):
             if selector:
                 out["nodeSelector"] = selector
             if rest:
-                out["affinity"] = _node_affinity([tuple(rest)], [])
+                out["affinity"] = node_affinity([tuple(rest)], [])
         else:
-            out_affinity = _fallback_affinity([p.requirements for p in placements])
+            out_affinity = fallback_affinity([p.requirements for p in placements])
             if out_affinity:
                 out["affinity"] = out_affinity
         tolerations: list[dict[str, Any]] = []
@@ -415,57 +235,3 @@ class Platform(ABC):
 
 def _show(resources: Mapping[str, int]) -> str:
     return ", ".join(f"{k}: {v}" for k, v in resources.items()) or "no resources"
-
-
-def _node_affinity(
-    required: Sequence[tuple[Requirement, ...]],
-    preferred: Sequence[tuple[int, tuple[Requirement, ...]]],
-) -> dict[str, Any]:
-    node: dict[str, Any] = {}
-    if required:
-        node["requiredDuringSchedulingIgnoredDuringExecution"] = {
-            "nodeSelectorTerms": [
-                {"matchExpressions": [r.to_dict() for r in term]} for term in required
-            ]
-        }
-    if preferred:
-        node["preferredDuringSchedulingIgnoredDuringExecution"] = [
-            {"weight": weight, "preference": {"matchExpressions": [r.to_dict() for r in term]}}
-            for weight, term in preferred
-        ]
-    return {"nodeAffinity": node} if node else {}
-
-
-def _fallback_affinity(terms: Sequence[tuple[Requirement, ...]]) -> dict[str, Any]:
-    """Required: every alternative allowed; preferred: earlier alternatives weigh more.
-
-    When the alternatives differ only in the values of one ``In`` requirement the
-    required part is one term with the values united (``In [a, b, c]``); otherwise it is
-    one term per alternative (terms are ORed). An alternative with no requirements allows
-    every node, so then nothing is required.
-    """
-    preferred = [
-        (_WEIGHTS[i] if i < len(_WEIGHTS) else 1, term) for i, term in enumerate(terms) if term
-    ]
-    distinct = list(dict.fromkeys(terms))
-    if len(distinct) == 1:
-        # Same node requirements for every alternative: nothing to prefer.
-        return _node_affinity([distinct[0]] if distinct[0] else [], [])
-    if any(not term for term in terms):
-        return _node_affinity([], preferred)
-    return _node_affinity(_merge_terms(distinct), preferred)
-
-
-def _merge_terms(terms: Sequence[tuple[Requirement, ...]]) -> list[tuple[Requirement, ...]]:
-    shapes = {tuple((r.key, r.operator) for r in term) for term in terms}
-    if len(shapes) == 1:
-        shape = next(iter(shapes))
-        columns = list(zip(*terms, strict=True))
-        differing = [i for i, column in enumerate(columns) if len(set(column)) > 1]
-        if len(differing) == 1 and shape[differing[0]][1] == "In":
-            i = differing[0]
-            values = tuple(dict.fromkeys(v for req in columns[i] for v in req.values))
-            merged = list(terms[0])
-            merged[i] = Requirement(merged[i].key, "In", values)
-            return [tuple(merged)]
-    return list(terms)
