@@ -24,8 +24,8 @@ from rich.table import Table
 
 from accelerators.cli._common import console, err_console, guarded, print_json
 from accelerators.sizing import TRAINING_EFFICIENCY, Plan, SizingError, plan
-from accelerators.sizing._plan_explain import infeasible, legend
 from accelerators.sizing._plan_report import clouds_note, platform_note, startup_note
+from accelerators.sizing._plan_types import legend
 from accelerators.sizing._prices import best_per_cloud
 from accelerators.sizing._prices import origin as price_origin
 
@@ -183,7 +183,7 @@ def plan_command(
         _print_job(result)
         _print_ranking(result, top)
     if not result.options:
-        err_console.print(f"No option for this job: {infeasible(result)}", markup=False)
+        err_console.print(f"No option for this job: {result.infeasible}", markup=False)
         raise typer.Exit(code=EXIT_INFEASIBLE)
 
 

@@ -22,6 +22,7 @@ from accelerators.sizing import (
     fleet_baseline,
     job_flops,
     plan,
+    plan_html,
 )
 from accelerators.spec import AcceleratorSpec
 
@@ -409,7 +410,7 @@ def test_callable_constants_and_plan_agree() -> None:
 
 def test_the_plan_as_html() -> None:
     job = plan(QWEN, "full", tokens=5e7, budget_usd=5, history=False)
-    page = job.to_html(top=3)
+    page = plan_html(job, top=3)
     assert page.startswith("<h3>Plan: ")
     assert page.count("<tr>") == 1 + 3  # header and the first three choices
     best = job.best
