@@ -32,16 +32,16 @@ from accelerators.sizing._inventory import owned_nodes
 from accelerators.sizing._memory import estimate_memory
 from accelerators.sizing._plan_explain import infeasible
 from accelerators.sizing._plan_inputs import (
-    WHERE,
+    SCOPES,
     check_fractions,
     clouds_of,
     instance_names,
     one_of,
     optional_positive,
     region_of,
+    scope_of,
     shape_of,
     vendors_of,
-    where_of,
 )
 from accelerators.sizing._plan_platform import platform_of, unplaceable
 from accelerators.sizing._plan_rank import RANKINGS, outside, ranking, with_rank
@@ -49,7 +49,7 @@ from accelerators.sizing._plan_types import Plan, PlanOption
 from accelerators.sizing._startup import Startup, check_startup_min, startup_of
 from accelerators.sizing._throughput import fleet_baseline
 
-__all__ = ["RANKINGS", "TRAINING_EFFICIENCY", "WHERE", "plan"]
+__all__ = ["RANKINGS", "SCOPES", "TRAINING_EFFICIENCY", "plan"]
 
 #: Share of the achievable matmul rate that a training step sustains over a whole job
 #: (attention, norms, optimizer, data loading, communication): Megatron-LM trained at 52 % of
@@ -66,7 +66,7 @@ def plan(
     epochs: float = 1,
     budget_usd: float | None = None,
     deadline_h: float | None = None,
-    where: str | None = None,
+    scope: str | None = None,
     rank_by: str = "cost",
     inventory: Iterable[Any] | None = None,
     clouds: Iterable[str] | None = None,
@@ -88,6 +88,7 @@ def plan(
     top: int | None = None,
     startup_min: float | None = None,
     platform: str | None = None,
+    where: str | None = None,
 ) -> Plan:
     """Plan fine-tuning ``model`` with ``method`` (``full``, ``lora``, ``qlora``) on ``tokens``.
 
@@ -96,8 +97,8 @@ def plan(
     :param tokens: tokens in the dataset; ``epochs`` passes over it.
     :param budget_usd: drop choices whose total cost is above it.
     :param deadline_h: drop choices that take longer.
-    :param where: ``cloud`` (rentable instances), ``cluster`` (your ``inventory`` only) or
-        ``all``; default ``all`` with an inventory, else ``cloud``.
+    :param scope: what to search: ``cloud`` (rentable instances), ``cluster`` (your
+        ``inventory`` only) or ``all``; default ``all`` with an inventory, else ``cloud``.
     :param rank_by: ``cost`` (total USD) or ``time`` (hours).
     :param inventory: nodes you run (:func:`owned_nodes`: specs or node labels).
     :param clouds: rentable clouds (``aws``, ``gcp``, ``azure``, ``oci``, ``lambda``,
@@ -115,12 +116,14 @@ def plan(
         (:func:`accelerators.kubernetes.platforms`: ``karpenter``, ``gke``, ``nvidia``...):
         leave out what it cannot place, and offers of another cloud than its nodes'
         (:mod:`._plan_platform`); default ``None``: every option, wherever it runs.
+    :param where: the old name of ``scope`` (deprecated, removed in 0.2.0: ``where`` is an
+        option's location, :attr:`PlanOption.where`); it warns and does the same.
     :raises SizingError: bad input, named with what was expected.
     """
     shape = shape_of(model)
     rank_by = one_of(rank_by, RANKINGS, "rank_by")
     kind = one_of(kind, KINDS, "kind")
-    place = where_of(where, inventory)
+    place = scope_of(scope, inventory, where)
     budget = optional_positive(budget_usd, "budget_usd")
     deadline = optional_positive(deadline_h, "deadline_h")
     given_startup = check_startup_min(startup_min)
@@ -186,7 +189,7 @@ def plan(
             work,
             efficiency,
             startup_of(
-                choice.kind, choice.cloud, choice.instances, memory, given_min=given_startup
+                choice.ownership, choice.cloud, choice.instances, memory, given_min=given_startup
             ),
         )
         off = unplaceable(choice, target) if target else None
@@ -231,7 +234,7 @@ def _priced(choice: Choice, work: JobFlops, efficiency: float, startup: Startup)
     usd = hours * choice.usd_per_hour if choice.usd_per_hour is not None else None
     return PlanOption(
         rank=0,
-        kind=choice.kind,
+        ownership=choice.ownership,
         spec=choice.spec,
         where=choice.where,
         cloud=choice.cloud,

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from accelerators._deprecated import renamed
 from accelerators.catalog._instances import Price
 from accelerators.sizing._choices import Exclusion
 from accelerators.sizing._flops import JobFlops
@@ -33,10 +34,13 @@ class PlanOption:
     """One ranked way to run the job: where, on what, how long, for how much."""
 
     rank: int
-    kind: str
-    """``rent``: an instance offering; ``own``: a share of a cluster you run."""
+    ownership: str
+    """``rent``: an instance offering; ``own``: a share of a cluster you run (was ``kind``,
+    which names the price kind, on-demand or spot, everywhere else)."""
     spec: AcceleratorSpec
     where: str
+    """Where it runs: ``"hf l40sx1"``, ``"2 x aws g7e.48xlarge"``, ``"inventory[0] (1 of 8
+    devices)"``."""
     cloud: str | None
     instance: str | None
     instances: int
@@ -61,6 +65,12 @@ class PlanOption:
     """Training tokens (dataset x epochs) per second of the training steps, all devices."""
 
     @property
+    def kind(self) -> str:
+        """Deprecated (removed in 0.2.0): :attr:`ownership`."""
+        renamed("PlanOption.kind", "PlanOption.ownership")
+        return self.ownership
+
+    @property
     def tokens_per_s_per_device(self) -> float:
         return self.tokens_per_s / self.devices
 
@@ -69,7 +79,7 @@ class PlanOption:
         t = self.throughput
         return {
             "rank": self.rank,
-            "kind": self.kind,
+            "ownership": self.ownership,
             "spec": str(self.spec),
             "where": self.where,
             "cloud": self.cloud,

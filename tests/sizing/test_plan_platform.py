@@ -110,9 +110,9 @@ def test_fallbacks_join_only_alternatives_the_platform_places_in_one_pod() -> No
     )
     # MIG slices of different profiles are each placeable on the GPU Operator (mixed
     # strategy), but not as one pod: each profile is its own resource
-    free = plan(1.5e8, "lora", tokens=1e6, inventory=MIG, where="cluster", history=False)
+    free = plan(1.5e8, "lora", tokens=1e6, inventory=MIG, scope="cluster", history=False)
     operator = plan(
-        1.5e8, "lora", tokens=1e6, inventory=MIG, where="cluster", history=False, platform="nvidia"
+        1.5e8, "lora", tokens=1e6, inventory=MIG, scope="cluster", history=False, platform="nvidia"
     )
     assert _keys(free.options) == _keys(operator.options)
     assert len(free.fallbacks(3).alternatives) == 3
@@ -228,7 +228,7 @@ def test_a_platform_that_places_nothing_of_the_job_says_so() -> None:
         "lora",
         tokens=1e6,
         inventory=MIG,
-        where="cluster",
+        scope="cluster",
         history=False,
         platform="karpenter",
     )

@@ -88,7 +88,7 @@ def test_a_bad_start_up_is_named(bad: object) -> None:
 
 
 def test_a_share_of_your_own_node_is_not_provisioned() -> None:
-    job = plan(QWEN, "lora", tokens=1e7, where="cluster", inventory=["L4:4"], history=False)
+    job = plan(QWEN, "lora", tokens=1e7, scope="cluster", inventory=["L4:4"], history=False)
     assert job.best is not None
     parts = dict(job.best.startup.parts)
     assert job.best.startup.offer == "node share"
