@@ -94,7 +94,14 @@ def test_current_with_the_default_probes_is_cached_per_process() -> None:
     assert "tpu-env:" in first.reason
     assert current() is first
     assert accelerators.current() is first
-    assert detect.current_accelerator is detect.current
+    with pytest.warns(
+        DeprecationWarning, match=r"current_accelerator\(\) is deprecated.*current\(\)"
+    ):
+        assert detect.current_accelerator() is first
+    with pytest.warns(DeprecationWarning, match="current_accelerator"):
+        assert accelerators.current_accelerator() is first
+    assert "current_accelerator" not in accelerators.__all__
+    assert "current_accelerator" not in detect.__all__
     assert current(refresh=True) is not first
 
 
