@@ -6,9 +6,8 @@ from __future__ import annotations
 import pytest
 
 import accelerators
-from accelerators import AcceleratorSpec, catalog
+from accelerators import AcceleratorSpec, catalog, kinds
 from accelerators.errors import UnknownAcceleratorError
-from accelerators import kinds
 from accelerators.kinds import (
     accelerators_of,
     is_amd,
