@@ -36,8 +36,8 @@ CLAIMS = (
 UNTRUE = {
     "accelerators/constants.py": "imports catalog, _datafiles, _flyte_names and errors "
     "(i34-boundary splits constants.py)",
-    "accelerators/kubernetes/_base.py": "imports _options, and catalog._schema and spec for types "
-    "and fixes its docstring)",
+    "accelerators/kubernetes/_base.py": "imports _options, and catalog._schema and spec for "
+    "types (i34-place splits _base.py and fixes its docstring)",
 }
 
 
