@@ -33,12 +33,15 @@ _EXPORTS = LazyExports(
         "PlacementError SpecSyntaxError UnknownAcceleratorError UnknownPartitionError",
         "accelerators.spec": "AcceleratorSpec SpecLike",
         "accelerators.bench": "AcceleratorGateError",
-        "accelerators.detect": "current current_accelerator Detected",
+        "accelerators.detect": "current Detected",
         ".": "catalog kinds",
-        "accelerators.kinds": "is_nvidia is_amd is_intel is_tpu is_trainium is_inferentia "
-        "is_neuron is_gaudi is_gpu",
+        "accelerators.kinds": "is_nvidia is_amd is_intel is_google is_qualcomm is_ascend is_gpu "
+        "is_tpu is_neuron is_npu is_gaudi is_trainium is_inferentia",
     },
 )
+
+#: Old names kept importable until 0.2.0 (CHANGELOG.md), outside ``__all__`` and ``dir()``.
+_DEPRECATED = {"current_accelerator": "accelerators.detect"}
 
 if TYPE_CHECKING:
     from typing import Any
@@ -48,7 +51,6 @@ if TYPE_CHECKING:
     from accelerators.bench import AcceleratorGateError as AcceleratorGateError
     from accelerators.detect import Detected as Detected
     from accelerators.detect import current as current
-    from accelerators.detect import current_accelerator as current_accelerator
     from accelerators.errors import AcceleratorError as AcceleratorError
     from accelerators.errors import CatalogDataError as CatalogDataError
     from accelerators.errors import InvalidSpecError as InvalidSpecError
@@ -57,12 +59,16 @@ if TYPE_CHECKING:
     from accelerators.errors import UnknownAcceleratorError as UnknownAcceleratorError
     from accelerators.errors import UnknownPartitionError as UnknownPartitionError
     from accelerators.kinds import is_amd as is_amd
+    from accelerators.kinds import is_ascend as is_ascend
     from accelerators.kinds import is_gaudi as is_gaudi
+    from accelerators.kinds import is_google as is_google
     from accelerators.kinds import is_gpu as is_gpu
     from accelerators.kinds import is_inferentia as is_inferentia
     from accelerators.kinds import is_intel as is_intel
     from accelerators.kinds import is_neuron as is_neuron
+    from accelerators.kinds import is_npu as is_npu
     from accelerators.kinds import is_nvidia as is_nvidia
+    from accelerators.kinds import is_qualcomm as is_qualcomm
     from accelerators.kinds import is_tpu as is_tpu
     from accelerators.kinds import is_trainium as is_trainium
     from accelerators.spec import AcceleratorSpec as AcceleratorSpec
@@ -87,11 +93,15 @@ def _public_names() -> list[str]:
 def __getattr__(name: str) -> Any:
     if name in _EXPORTS.where:
         return _EXPORTS.load(name)
+    if name in _DEPRECATED:  # importable, not listed: each warns when called
+        value: Any = getattr(_import(_DEPRECATED[name]), name)
+        globals()[name] = value
+        return value
     if name == "__all__":
         # Computed on first use, like the constants it lists: they come from the catalog's data
         # file, so a static list here would repeat the data. `from accelerators import *` and
         # dir() read it; tests/test_public_api.py checks that every name resolves.
-        value: Any = _public_names()
+        value = _public_names()
     elif _is_constant_name(name):
         constants = _import("accelerators.constants")
         try:

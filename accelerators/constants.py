@@ -21,8 +21,9 @@ flytekit's constant of the same name, so these values can be passed to
 calls ``to_flyte_idl()`` on them (flytekit 1.16 has no ``isinstance`` check against its
 ``BaseAccelerator``), so no registration with flytekit is needed.
 
-Laziness: importing this module reads nothing and imports nothing beyond the standard
-library. ``__all__`` and ``dir()`` list the constant names by scanning the data file's
+Laziness: importing this module reads nothing and imports only the package's light modules
+(``catalog``, ``_datafiles``, ``_flyte_names``, ``_constant_types``, ``errors``: no pydantic, no
+data file). ``__all__`` and ``dir()`` list the constant names by scanning the data file's
 ``constant = "…"`` lines (a regular expression over the text, no TOML parse and no
 pydantic); the first access to a constant loads and validates the catalog.
 ``tests/test_constants.py`` checks that the scan and the validated catalog agree.

@@ -39,6 +39,7 @@ __all__ = [
     "is_inferentia",
     "is_intel",
     "is_neuron",
+    "is_npu",
     "is_nvidia",
     "is_qualcomm",
     "is_tpu",
@@ -92,3 +93,4 @@ is_trainium = _every(lambda acc: acc.family == "Trainium", "an AWS Trainium chip
 is_inferentia = _every(lambda acc: acc.family == "Inferentia", "an AWS Inferentia chip")
 is_gaudi = _every(lambda acc: acc.device_class == "hpu", "an Intel Gaudi HPU")
 is_ascend = _made_by("huawei")
+is_npu = _every(lambda acc: acc.device_class == "npu", "an NPU (Huawei Ascend, Qualcomm Cloud AI)")

@@ -30,8 +30,10 @@ Type checkers do not run ``__getattr__``: a package that uses this helper also i
 same names under ``if TYPE_CHECKING:`` (``tests/test_lazy.py`` checks that every package's
 imports there and its table agree, and that its docstring names each public name).
 
-The Airflow provider and the Flyte plugin use this module too; it imports nothing but the
-standard library's ``sys``, so importing it costs next to nothing.
+The Airflow provider and the Flyte plugin use this module too. Importing it imports only the
+standard library's ``sys`` (already loaded), so it costs next to nothing; an unknown name
+imports :mod:`accelerators.errors` (for the close matches) and :mod:`importlib.util`, and a
+name listed twice :mod:`accelerators.errors`, when they happen.
 """
 
 from __future__ import annotations

@@ -82,13 +82,13 @@ with DAG(
     @task(multiple_outputs=False, retries=0)  # a job nothing holds fails at once: no retries
     def plan_job(**context: Any) -> dict[str, Any]:
         """Rank the choices; the best with its fallbacks, and the ranking in XCom."""
-        from accelerators.sizing import finetune_choice, plan_finetune
+        from accelerators.sizing import finetune_choice, plan_finetune, plan_html
 
         params = context["params"]
         job = plan_finetune(
             **{shared.name: params[shared.name] for shared in FINETUNE_PARAMS}, platform=PLATFORM
         )
-        context["ti"].xcom_push(key="plan_html", value=job.to_html())
+        context["ti"].xcom_push(key="plan_html", value=plan_html(job))
         return finetune_choice(job)
 
     gate = AcceleratorGateOperator(

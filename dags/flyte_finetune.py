@@ -40,7 +40,13 @@ from dataclasses import dataclass
 from flytekit import Deck, current_context, dynamic, task, workflow
 from flytekitplugins.accelerators import GateResult, gate, last_gate_deck, pinned
 
-from accelerators.sizing import finetune_choice, finetune_defaults, model_config_of, plan_finetune
+from accelerators.sizing import (
+    finetune_choice,
+    finetune_defaults,
+    model_config_of,
+    plan_finetune,
+    plan_html,
+)
 
 #: Where the pods run: EKS with Karpenter. The plan keeps what this platform can place, and
 #: the gate and the training task are placed on it (accelerators.kubernetes.platforms()).
@@ -118,7 +124,7 @@ def plan_job(
         startup_min,
         platform=PLATFORM,
     )
-    Deck("Plan", job.to_html(top=10))
+    Deck("Plan", plan_html(job, top=10))
     return FinetunePlan(**finetune_choice(job), plan_json=json.dumps(job.to_dict()))
 
 

@@ -195,7 +195,7 @@ _INFEASIBLE = (
 )
 _INVENTORY = (
     "accelerators plan --config tests/data/qwen2.5-0.5b-config.json --method lora \\\n"
-    '      --tokens 1e7 --where cluster --inventory "A100-80GB@1g.10gb:7" --inventory "L4:4"'
+    '      --tokens 1e7 --scope cluster --inventory "A100-80GB@1g.10gb:7" --inventory "L4:4"'
 )
 _PLATFORM = (
     "accelerators plan --config tests/data/qwen2.5-0.5b-config.json --method full \\\n"

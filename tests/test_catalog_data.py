@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from accelerators import catalog
-from accelerators.catalog import _store
-from accelerators.catalog._schema import DTYPES, Accelerator
+from accelerators.catalog import Accelerator, _store
+from accelerators.catalog._schema import DTYPES
 from accelerators.errors import CatalogDataError, UnknownAcceleratorError
 
 DATA_FILE = Path(catalog.__file__).resolve().parents[1] / "data" / "catalog.toml"
@@ -589,7 +589,7 @@ def test_group_names_read_as_fallback_chains():
         "B200",
     )
     # Ray's "aws-neuron-core": every Neuron device, each a Neuron accelerator of AWS's
-    neuron = [_store.by_model(m)[0] for m in groups["aws-neuron-core"].members]
+    neuron = [catalog.by_model(m)[0] for m in groups["aws-neuron-core"].members]
     assert {(a.vendor, a.device_class) for a in neuron} == {("aws", "neuron")}
     assert {a.model for a in neuron} == {
         a.model for a in catalog.all() if a.device_class == "neuron"

@@ -6,15 +6,19 @@ from __future__ import annotations
 import pytest
 
 import accelerators
-from accelerators import AcceleratorSpec, catalog
+from accelerators import AcceleratorSpec, catalog, kinds
 from accelerators.errors import UnknownAcceleratorError
 from accelerators.kinds import (
     accelerators_of,
     is_amd,
+    is_ascend,
     is_gaudi,
+    is_google,
     is_gpu,
     is_inferentia,
+    is_intel,
     is_neuron,
+    is_npu,
     is_nvidia,
     is_qualcomm,
     is_tpu,
@@ -41,6 +45,10 @@ YES = [
     (is_gaudi, "dl1.24xlarge"),
     (is_qualcomm, "dl2q.24xlarge"),
     (is_gpu, "T4 | MI300X"),
+    (is_google, "tpu-v5p-8"),
+    (is_ascend, "Ascend910B"),
+    (is_npu, "Ascend910B | AI100"),  # Huawei's and Qualcomm's
+    (is_intel, "Gaudi2"),
 ]
 NO = [
     (is_nvidia, "MI300X"),
@@ -51,6 +59,10 @@ NO = [
     (is_trainium, "inf2.xlarge"),
     (is_trainium, "aws-neuron-core"),  # Inferentia too
     (is_gpu, "tpu-v5e-8"),
+    (is_google, "H100"),
+    (is_ascend, "AI100"),
+    (is_npu, "Gaudi2"),
+    (is_qualcomm, "Ascend910B"),
 ]
 
 
@@ -79,6 +91,34 @@ def test_a_name_that_names_nothing_is_an_error_not_false() -> None:
         is_amd("NVIDIA GeForce RTX 5090 D")
 
 
-def test_exported_from_the_package() -> None:
+def test_every_check_is_exported_from_the_package() -> None:
+    checks = [name for name in kinds.__all__ if name.startswith("is_")]
+    assert checks, "accelerators.kinds has no is_* check"
+    for name in checks:
+        assert name in accelerators.__all__, name
+        assert getattr(accelerators, name) is getattr(kinds, name), name
     assert accelerators.is_trainium("Trainium2")
-    assert "is_nvidia" in accelerators.__all__
+
+
+#: The check of each vendor (AWS's devices are its Neuron ones) and of each device class.
+VENDOR_CHECKS = {
+    "nvidia": is_nvidia,
+    "amd": is_amd,
+    "intel": is_intel,
+    "google": is_google,
+    "qualcomm": is_qualcomm,
+    "huawei": is_ascend,
+    "aws": is_neuron,
+}
+CLASS_CHECKS = {"gpu": is_gpu, "tpu": is_tpu, "neuron": is_neuron, "hpu": is_gaudi, "npu": is_npu}
+
+
+def test_every_vendor_and_device_class_has_a_check() -> None:
+    """A new vendor or device class in the catalog fails here until it has its check."""
+    for acc in catalog.all():
+        assert acc.vendor in VENDOR_CHECKS, f"{acc.name}: no is_* check for {acc.vendor!r}"
+        assert acc.device_class in CLASS_CHECKS, f"{acc.name}: no check for {acc.device_class!r}"
+        assert VENDOR_CHECKS[acc.vendor](acc), acc.name
+        assert CLASS_CHECKS[acc.device_class](acc), acc.name
+        others = [v for v, check in VENDOR_CHECKS.items() if v != acc.vendor and check(acc)]
+        assert others == [], acc.name

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from accelerators import catalog
-from accelerators.catalog import _store
+from accelerators.catalog import Accelerator, _store
 from accelerators.catalog._names import NameMatch, cache_clear, known_spellings, resolve_name
-from accelerators.catalog._schema import Accelerator, Names
+from accelerators.catalog._schema import Names
 from accelerators.errors import AcceleratorError, UnknownAcceleratorError, UnknownPartitionError
 
 ENTRIES = catalog.all()

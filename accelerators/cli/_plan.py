@@ -22,10 +22,11 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from accelerators._deprecated import REMOVED_IN
 from accelerators.cli._common import console, err_console, guarded, print_json
 from accelerators.sizing import TRAINING_EFFICIENCY, Plan, SizingError, plan
-from accelerators.sizing._plan_explain import infeasible, legend
 from accelerators.sizing._plan_report import clouds_note, platform_note, startup_note
+from accelerators.sizing._plan_types import legend
 from accelerators.sizing._prices import best_per_cloud
 from accelerators.sizing._prices import origin as price_origin
 
@@ -66,8 +67,14 @@ def plan_command(
         float | None, typer.Option("--deadline", help="Hours the job may take.")
     ] = None,
     rank: Annotated[str, typer.Option("--rank", help="cost or time.")] = "cost",
+    scope: Annotated[
+        str | None,
+        typer.Option(
+            "--scope", help="What to search: cloud, cluster or all (default: by inventory)."
+        ),
+    ] = None,
     where: Annotated[
-        str | None, typer.Option("--where", help="cloud, cluster or all (default: by inventory).")
+        str | None, typer.Option("--where", hidden=True, help="The old name of --scope.")
     ] = None,
     inventory: Annotated[
         list[str] | None,
@@ -148,6 +155,7 @@ def plan_command(
     if (params is None) == (config is None):
         raise SizingError("Give the model as --params 7e9 or --config config.json (one of them)")
     items = _inventory(inventory, inventory_file)
+    scope = _scope(scope, where)
     result = plan(
         config if config is not None else params,
         method,
@@ -155,7 +163,7 @@ def plan_command(
         epochs=epochs,
         budget_usd=budget,
         deadline_h=deadline,
-        where=where,
+        scope=scope,
         rank_by=rank,
         inventory=items,
         clouds=cloud or None,
@@ -183,8 +191,21 @@ def plan_command(
         _print_job(result)
         _print_ranking(result, top)
     if not result.options:
-        err_console.print(f"No option for this job: {infeasible(result)}", markup=False)
+        err_console.print(f"No option for this job: {result.infeasible}", markup=False)
         raise typer.Exit(code=EXIT_INFEASIBLE)
+
+
+def _scope(scope: str | None, where: str | None) -> str | None:
+    """``--scope``, or ``--where``, its old name: deprecated (it also names an option's place)."""
+    if where is None:
+        return scope
+    if scope is not None:
+        raise SizingError("Give --scope only: --where is its old name")
+    err_console.print(
+        f"--where is deprecated and will be removed in accelerators {REMOVED_IN}: use --scope",
+        markup=False,
+    )
+    return where
 
 
 def _inventory(specs: list[str] | None, path: str | None) -> list[Any] | None:

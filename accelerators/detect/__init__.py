@@ -18,7 +18,8 @@ Importing this module is cheap: no torch, no vendor SDK, no pydantic; the catalo
 only to match a device name. :func:`current` caches its answer per process.
 
 Public names: :class:`CpuInfo`, :class:`Detected`, :class:`DeviceInfo`, :class:`Probe`,
-:func:`cpu_info`, :func:`current`, :func:`current_accelerator`, :func:`default_probes`.
+:func:`cpu_info`, :func:`current`, :func:`default_probes`. ``current_accelerator``, the same
+function under a second name, is deprecated (it warns; removed in 0.2.0).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from accelerators._deprecated import renamed
 from accelerators.detect._base import DeviceInfo, Probe
 from accelerators.detect._cpu import CpuInfo, cpu_info, memory_bytes
 
@@ -44,7 +46,6 @@ __all__ = [
     "Probe",
     "cpu_info",
     "current",
-    "current_accelerator",
     "default_probes",
 ]
 
@@ -169,8 +170,12 @@ def current(*, probes: Sequence[Probe] | None = None, refresh: bool = False) -> 
         return _cached[1]
 
 
-#: Alias of :func:`current`.
-current_accelerator = current
+def current_accelerator(
+    *, probes: Sequence[Probe] | None = None, refresh: bool = False
+) -> Detected:
+    """Deprecated (removed in 0.2.0): :func:`current`, under the one name it keeps."""
+    renamed("current_accelerator()", "current()")
+    return current(probes=probes, refresh=refresh)
 
 
 def _run(probes: Sequence[Probe]) -> Detected:

@@ -68,7 +68,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "._pinning": "node_name_env pin_to_node",
         "._resources": "check_resources resource_problems",
         "._node_count": "check_node_count node_count_problems",
-        "._guard": "guard_problems",
+        "._gate_fit": "guard_problems",
         "._conflicts": "check_placement_conflicts placement_conflicts",
         "._devices": "is_device_resource",
         "._kept": "dropped_settings",
@@ -89,7 +89,7 @@ if TYPE_CHECKING:
     from accelerators.kubernetes._conflicts import placement_conflicts as placement_conflicts
     from accelerators.kubernetes._devices import is_device_resource as is_device_resource
     from accelerators.kubernetes._dra import DraFragment as DraFragment
-    from accelerators.kubernetes._guard import guard_problems as guard_problems
+    from accelerators.kubernetes._gate_fit import guard_problems as guard_problems
     from accelerators.kubernetes._kept import dropped_settings as dropped_settings
     from accelerators.kubernetes._manifests import DEFAULT_COMMAND as DEFAULT_COMMAND
     from accelerators.kubernetes._manifests import DEFAULT_IMAGE as DEFAULT_IMAGE

@@ -3,7 +3,8 @@
 what it expects, never a ``TypeError`` from deep inside a platform (an Airflow DAG file that
 passes ``labels="gpu"`` fails at parse time with a message, not a traceback).
 
-Standard library and :mod:`accelerators.errors` only.
+Imports the standard library, :mod:`accelerators.errors` and :mod:`accelerators._text` (to
+shorten a long value in the message).
 """
 
 from __future__ import annotations

@@ -15,7 +15,9 @@
   sourced default), ranked by total cost, time, or cost within a deadline; rentable
   instances apart from shares of nodes you own (:func:`owned_nodes`); each option with its
   start-up (:class:`Startup`) and tokens/s; a job nothing holds raises
-  :class:`InfeasibleJobError` naming the binding constraint.
+  :class:`InfeasibleJobError` naming the binding constraint. :meth:`Plan.to_dict` is the plan
+  as JSON-ready data, :func:`plan_html` as an HTML page (as :func:`accelerators.bench.html_report`
+  is a bench report's).
 * :func:`plan_finetune`, :data:`FINETUNE_PARAMS`, :func:`finetune_choice`: the one parameter
   set and plan of the fine-tune templates in ``dags/`` (Flyte and Airflow alike), with the
   example model's config shipped in the package (:func:`example_model_config`).
@@ -62,8 +64,9 @@ from accelerators.sizing._memory import (
     lora_params,
 )
 from accelerators.sizing._model import ModelShape, SizingError, count_params
-from accelerators.sizing._plan import TRAINING_EFFICIENCY, Plan, PlanOption, plan
-from accelerators.sizing._plan_explain import InfeasibleJobError
+from accelerators.sizing._plan import TRAINING_EFFICIENCY, plan
+from accelerators.sizing._plan_report import plan_html
+from accelerators.sizing._plan_types import InfeasibleJobError, Plan, PlanOption
 from accelerators.sizing._recommend import Recommendation, recommend
 from accelerators.sizing._startup import Startup
 from accelerators.sizing._throughput import FleetBaseline, Throughput, achievable, fleet_baseline
@@ -110,6 +113,7 @@ __all__ = [
     "owned_nodes",
     "plan",
     "plan_finetune",
+    "plan_html",
     "recommend",
     "unit_price",
 ]

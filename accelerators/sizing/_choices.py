@@ -43,7 +43,7 @@ class Layout:
 class Choice:
     """One way to run the job, before its time and cost are worked out."""
 
-    kind: str
+    ownership: str
     """``rent`` (an instance offering) or ``own`` (a share of your cluster)."""
     spec: AcceleratorSpec
     where: str
@@ -182,7 +182,7 @@ def rented_choices(
         basis = price_basis(price)
         choices.append(
             Choice(
-                kind="rent",
+                ownership="rent",
                 spec=spec,
                 where=where if count == 1 else f"{count} x {where}",
                 cloud=row.cloud,
@@ -309,7 +309,7 @@ def _slice_choice(
     share = max(profile.sm_fraction, profile.memory_slices / 8)
     rate, basis, price = _owned_rate(owned, acc, share, spec.count, kind)
     return Choice(
-        kind="own",
+        ownership="own",
         spec=AcceleratorSpec(accelerator=acc, partition=profile.profile),
         where=f"{owned.name} (1 of {spec.count * owned.nodes} slices)",
         cloud=None,
@@ -358,7 +358,7 @@ def _device_choice(
     rate, basis, price = _owned_rate(owned, acc, float(devices), per_node, kind)
     notes = (f"{nodes} nodes: needs a cluster fabric between them",) if nodes > 1 else ()
     return Choice(
-        kind="own",
+        ownership="own",
         spec=AcceleratorSpec(accelerator=acc, count=devices, exact=owned.spec.exact),
         where=f"{owned.name} ({devices} of {total} devices)",
         cloud=None,

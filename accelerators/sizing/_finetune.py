@@ -24,9 +24,9 @@ from typing import Any
 
 from accelerators._datafiles import data_bytes
 from accelerators.sizing._model import SizingError
-from accelerators.sizing._plan import Plan, plan
-from accelerators.sizing._plan_explain import InfeasibleJobError, legend
+from accelerators.sizing._plan import plan
 from accelerators.sizing._plan_report import clouds_note, platform_note
+from accelerators.sizing._plan_types import InfeasibleJobError, Plan, legend
 from accelerators.templates import (
     EXAMPLE_MODEL,
     FINETUNE_PARAMS,

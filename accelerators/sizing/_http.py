@@ -1,4 +1,5 @@
-"""JSON over HTTPS for the price refreshers, with bounded retries on throttling (stdlib only).
+"""JSON over HTTPS for the price refreshers, with bounded retries on throttling (urllib: no HTTP
+client package).
 
 The Azure and GCP refreshers page through public price APIs. :func:`get_json` retries a
 request answered 429 or 5xx (honouring ``Retry-After`` up to :data:`MAX_WAIT_S`) a bounded

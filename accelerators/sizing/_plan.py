@@ -22,212 +22,40 @@ says where it came from; ``docs/planning.md`` cites each factor.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
-from accelerators.catalog._instances import Price
 from accelerators.sizing._choices import Choice, Exclusion, owned_choices, rented_choices
 from accelerators.sizing._cost import KINDS
 from accelerators.sizing._flops import JobFlops, job_flops
 from accelerators.sizing._inventory import owned_nodes
-from accelerators.sizing._memory import MemoryEstimate, estimate_memory
-from accelerators.sizing._model import ModelShape
-from accelerators.sizing._plan_explain import InfeasibleJobError, infeasible
+from accelerators.sizing._memory import estimate_memory
+from accelerators.sizing._plan_explain import infeasible
 from accelerators.sizing._plan_inputs import (
-    WHERE,
+    SCOPES,
     check_fractions,
     clouds_of,
     instance_names,
     one_of,
     optional_positive,
     region_of,
+    scope_of,
     shape_of,
     vendors_of,
-    where_of,
 )
-from accelerators.sizing._plan_platform import joins, platform_of, unplaceable
+from accelerators.sizing._plan_platform import platform_of, unplaceable
 from accelerators.sizing._plan_rank import RANKINGS, outside, ranking, with_rank
+from accelerators.sizing._plan_types import Plan, PlanOption
 from accelerators.sizing._startup import Startup, check_startup_min, startup_of
-from accelerators.sizing._throughput import Throughput, fleet_baseline
-from accelerators.spec import AcceleratorSpec
+from accelerators.sizing._throughput import fleet_baseline
 
-__all__ = ["RANKINGS", "TRAINING_EFFICIENCY", "WHERE", "Plan", "PlanOption", "plan"]
+__all__ = ["RANKINGS", "SCOPES", "TRAINING_EFFICIENCY", "plan"]
 
 #: Share of the achievable matmul rate that a training step sustains over a whole job
 #: (attention, norms, optimizer, data loading, communication): Megatron-LM trained at 52 % of
 #: the A100's peak (Narayanan et al. 2021, counting recomputation), and the A100 SXM's
 #: measured MAMF is 86.9 % of it (bench_bands.toml, mamf-finder): 0.52 / 0.869 = 0.60.
 TRAINING_EFFICIENCY = 0.52 / 0.869
-
-
-@dataclass(frozen=True, slots=True)
-class PlanOption:
-    """One ranked way to run the job: where, on what, how long, for how much."""
-
-    rank: int
-    kind: str
-    """``rent``: an instance offering; ``own``: a share of a cluster you run."""
-    spec: AcceleratorSpec
-    where: str
-    cloud: str | None
-    instance: str | None
-    instances: int
-    devices: int
-    layout: str
-    sharded: bool
-    """The job's state must be split over the devices (FSDP / ZeRO-3)."""
-    memory_per_device_gb: float
-    capacity_gb: float
-    throughput: Throughput
-    hours: float
-    """Wall time: the start-up plus the training steps."""
-    usd: float | None
-    """Cost of ``hours``: an instance is paid from boot."""
-    usd_per_hour: float | None
-    price: Price | None
-    cost_basis: str
-    notes: tuple[str, ...]
-    train_hours: float
-    startup: Startup
-    tokens_per_s: float
-    """Training tokens (dataset x epochs) per second of the training steps, all devices."""
-
-    @property
-    def tokens_per_s_per_device(self) -> float:
-        return self.tokens_per_s / self.devices
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (Flyte Decks, Airflow XCom, ``accelerators plan --json``)."""
-        t = self.throughput
-        return {
-            "rank": self.rank,
-            "kind": self.kind,
-            "spec": str(self.spec),
-            "where": self.where,
-            "cloud": self.cloud,
-            "instance": self.instance,
-            "instances": self.instances,
-            "devices": self.devices,
-            "layout": self.layout,
-            "sharded": self.sharded,
-            "memory_per_device_gb": round(self.memory_per_device_gb, 3),
-            "capacity_gb": self.capacity_gb,
-            "hours": self.hours,
-            "train_hours": self.train_hours,
-            "startup": self.startup.to_dict(),
-            "tokens_per_s": round(self.tokens_per_s, 1),
-            "tokens_per_s_per_device": round(self.tokens_per_s_per_device, 1),
-            "usd": self.usd,
-            "usd_per_hour": self.usd_per_hour,
-            "cost_basis": self.cost_basis,
-            "price_date": str(self.price.date) if self.price else None,
-            "price_source": self.price.source if self.price else None,
-            "price_region": self.price.region if self.price else None,
-            "throughput": {
-                "accelerator": t.accelerator,
-                "partition": t.partition,
-                "dtype": t.dtype,
-                "peak_tflops": t.peak_tflops,
-                "achievable_tflops": t.achievable_tflops,
-                "fraction": t.fraction,
-                "source": t.source,
-                "detail": t.detail,
-                "confidence": t.confidence,
-            },
-            "notes": list(self.notes),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """A job's work, memory and ranked choices, with what was left out and why."""
-
-    model: ModelShape
-    method: str
-    dtype: str
-    flops: JobFlops
-    memory: MemoryEstimate
-    efficiency: float
-    rank_by: str
-    budget_usd: float | None
-    deadline_h: float | None
-    options: tuple[PlanOption, ...]
-    excluded: tuple[Exclusion, ...]
-    fleet: str | None
-    """Where the fleet baseline came from (``None``: no bench history was read)."""
-    clouds: tuple[str, ...] = ()
-    """The clouds whose instances were considered (none when only an inventory was)."""
-    rejected: tuple[PlanOption, ...] = ()
-    """Options that hold the job but miss the budget or the deadline, cheapest first."""
-    startup_min: float | None = None
-    """The start-up the plan was given (``None``: each offer's default)."""
-    platform: str | None = None
-    """The Kubernetes platform the job's pods run on (``None``: options are not judged)."""
-    unplaceable: tuple[PlanOption, ...] = ()
-    """Options that hold the job but ``platform`` cannot place, cheapest first."""
-
-    @property
-    def best(self) -> PlanOption | None:
-        return self.options[0] if self.options else None
-
-    def fallbacks(self, count: int = 3) -> AcceleratorSpec:
-        """The best choice and up to ``count - 1`` next ones as an ordered fallback spec.
-
-        The alternatives are the next distinct specs in rank order that one pod can ask for
-        the same way as the best: the same number of devices of the same vendor, whole
-        devices or MIG slices alike (``L40S | H200 | RTX-PRO-6000``), and, with a
-        ``platform``, that it can place as one pod together.
-
-        :raises InfeasibleJobError: no choice holds the job within the constraints (the
-            message names the binding constraint).
-        """
-        if not self.options:
-            raise InfeasibleJobError(self)
-        first = self.options[0].spec
-        chosen = [first]
-        for option in self.options[1:]:
-            spec = option.spec
-            if len(chosen) >= max(count, 1) or spec in chosen:
-                continue
-            if (
-                spec.count == first.count
-                and _vendor(spec) == _vendor(first)
-                and (spec.partition is None) == (first.partition is None)
-                and (self.platform is None or joins(chosen, spec, self.platform))
-            ):
-                chosen.append(spec)
-        return AcceleratorSpec.coerce(chosen)
-
-    def summary(self) -> str:
-        """One line: the job and its best choice (or why there is none)."""
-        job = (
-            f"{self.method} of {self.model.params / 1e9:.3g}B params on "
-            f"{self.flops.tokens:.3g} tokens: {self.flops.hardware_flops:.3g} FLOPs, "
-            f"{self.memory.total_gb:.1f} GB"
-        )
-        if self.platform is not None:
-            job += f", on {self.platform}"
-        best = self.best
-        if best is None:
-            return f"{job}; {infeasible(self)}"
-        cost = f"${best.usd:,.2f}" if best.usd is not None else "cost unknown"
-        return (
-            f"{job}; best: {best.spec} on {best.where}, {best.hours:.3g} h "
-            f"({best.startup.minutes:.0f} min start-up), {cost}, "
-            f"{best.tokens_per_s:,.0f} tokens/s"
-        )
-
-    def to_html(self, top: int = 10) -> str:
-        """A self-contained HTML page of the plan (Flyte Decks, Airflow XCom)."""
-        from accelerators.sizing._plan_report import plan_html
-
-        return plan_html(self, top=top)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of the whole plan (``accelerators plan --json``, XCom)."""
-        from accelerators.sizing._plan_report import plan_dict
-
-        return plan_dict(self)
 
 
 def plan(
@@ -238,7 +66,7 @@ def plan(
     epochs: float = 1,
     budget_usd: float | None = None,
     deadline_h: float | None = None,
-    where: str | None = None,
+    scope: str | None = None,
     rank_by: str = "cost",
     inventory: Iterable[Any] | None = None,
     clouds: Iterable[str] | None = None,
@@ -260,6 +88,7 @@ def plan(
     top: int | None = None,
     startup_min: float | None = None,
     platform: str | None = None,
+    where: str | None = None,
 ) -> Plan:
     """Plan fine-tuning ``model`` with ``method`` (``full``, ``lora``, ``qlora``) on ``tokens``.
 
@@ -268,8 +97,8 @@ def plan(
     :param tokens: tokens in the dataset; ``epochs`` passes over it.
     :param budget_usd: drop choices whose total cost is above it.
     :param deadline_h: drop choices that take longer.
-    :param where: ``cloud`` (rentable instances), ``cluster`` (your ``inventory`` only) or
-        ``all``; default ``all`` with an inventory, else ``cloud``.
+    :param scope: what to search: ``cloud`` (rentable instances), ``cluster`` (your
+        ``inventory`` only) or ``all``; default ``all`` with an inventory, else ``cloud``.
     :param rank_by: ``cost`` (total USD) or ``time`` (hours).
     :param inventory: nodes you run (:func:`owned_nodes`: specs or node labels).
     :param clouds: rentable clouds (``aws``, ``gcp``, ``azure``, ``oci``, ``lambda``,
@@ -287,12 +116,14 @@ def plan(
         (:func:`accelerators.kubernetes.platforms`: ``karpenter``, ``gke``, ``nvidia``...):
         leave out what it cannot place, and offers of another cloud than its nodes'
         (:mod:`._plan_platform`); default ``None``: every option, wherever it runs.
+    :param where: the old name of ``scope`` (deprecated, removed in 0.2.0: ``where`` is an
+        option's location, :attr:`PlanOption.where`); it warns and does the same.
     :raises SizingError: bad input, named with what was expected.
     """
     shape = shape_of(model)
     rank_by = one_of(rank_by, RANKINGS, "rank_by")
     kind = one_of(kind, KINDS, "kind")
-    place = where_of(where, inventory)
+    place = scope_of(scope, inventory, where)
     budget = optional_positive(budget_usd, "budget_usd")
     deadline = optional_positive(deadline_h, "deadline_h")
     given_startup = check_startup_min(startup_min)
@@ -358,7 +189,7 @@ def plan(
             work,
             efficiency,
             startup_of(
-                choice.kind, choice.cloud, choice.instances, memory, given_min=given_startup
+                choice.ownership, choice.cloud, choice.instances, memory, given_min=given_startup
             ),
         )
         off = unplaceable(choice, target) if target else None
@@ -372,7 +203,7 @@ def plan(
     misplaced.sort(key=ranking("cost"))
     options.sort(key=ranking(rank_by))
     ranked = tuple(with_rank(o, i) for i, o in enumerate(options[:top] if top else options, 1))
-    return Plan(
+    result = Plan(
         model=shape,
         method=method,
         dtype=dtype,
@@ -391,6 +222,7 @@ def plan(
         platform=target,
         unplaceable=tuple(misplaced),
     )
+    return result if ranked else replace(result, infeasible=infeasible(result))
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -402,7 +234,7 @@ def _priced(choice: Choice, work: JobFlops, efficiency: float, startup: Startup)
     usd = hours * choice.usd_per_hour if choice.usd_per_hour is not None else None
     return PlanOption(
         rank=0,
-        kind=choice.kind,
+        ownership=choice.ownership,
         spec=choice.spec,
         where=choice.where,
         cloud=choice.cloud,
@@ -424,7 +256,3 @@ def _priced(choice: Choice, work: JobFlops, efficiency: float, startup: Startup)
         startup=startup,
         tokens_per_s=work.tokens / (train_hours * 3600),
     )
-
-
-def _vendor(spec: AcceleratorSpec) -> str | None:
-    return spec.accelerator.vendor if spec.accelerator is not None else spec.vendor

@@ -10,7 +10,9 @@ a platform (``plan(platform=...)``) and options it cannot place would have met t
 the deadline, the platform binds, and the sentence says so first, with the cheapest of them
 and why the platform cannot place it.
 
-Also the legend of the ``!`` that pinned specs carry where plans print them (:func:`legend`).
+:func:`~accelerators.sizing.plan` keeps the sentence in :attr:`Plan.infeasible
+<accelerators.sizing.Plan.infeasible>`, which :exc:`~accelerators.sizing.InfeasibleJobError`,
+the summary, the JSON and the HTML say.
 """
 
 from __future__ import annotations
@@ -18,33 +20,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from accelerators.sizing._model import SizingError
 from accelerators.sizing._plan_rank import outside
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from accelerators.sizing._plan_types import Plan, PlanOption
 
-    from accelerators.sizing._plan import Plan, PlanOption
-
-__all__ = ["EXACT_SKU", "InfeasibleJobError", "infeasible", "legend"]
-
-#: What ``!`` after a name means in a plan (docs/grammar.md, "Model or SKU").
-EXACT_SKU = (
-    "`!` pins the exact SKU: A100-80GB-PCIE! is the PCIe card only, where A100-80GB would "
-    "accept any A100 80GB (the instance carries that SKU)"
-)
-
-
-class InfeasibleJobError(SizingError):
-    """No option holds the job within its budget and deadline; the message says which binds.
-
-    :ivar plan: the plan, with every choice left out (``excluded``) and the near misses
-        (``rejected``).
-    """
-
-    def __init__(self, plan: Plan) -> None:
-        self.plan = plan
-        super().__init__(f"No option for this job: {infeasible(plan)}")
+__all__ = ["infeasible"]
 
 
 def infeasible(plan: Plan) -> str:
@@ -166,8 +147,3 @@ def _relief(plan: Plan, over_budget: bool, too_slow: bool) -> str:
 
 def _who(option: PlanOption) -> str:
     return f"{option.spec} on {option.where}"
-
-
-def legend(specs: Iterable[object]) -> str | None:
-    """The ``!`` legend when any of ``specs`` is printed with one, else ``None``."""
-    return EXACT_SKU if any("!" in str(s) for s in specs) else None

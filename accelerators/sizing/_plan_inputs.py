@@ -8,23 +8,25 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from accelerators._deprecated import renamed
 from accelerators.catalog._instances import CLOUDS
 from accelerators.errors import close_matches
 from accelerators.sizing._model import ModelShape, SizingError
 
 __all__ = [
-    "WHERE",
+    "SCOPES",
     "check_fractions",
     "clouds_of",
     "instance_names",
     "one_of",
     "optional_positive",
+    "scope_of",
     "shape_of",
     "vendors_of",
-    "where_of",
 ]
 
-WHERE: tuple[str, ...] = ("cloud", "cluster", "all")
+#: What ``plan(scope=...)`` searches: rentable instances, your own nodes, or both.
+SCOPES: tuple[str, ...] = ("cloud", "cluster", "all")
 
 
 def shape_of(model: Any) -> ModelShape:
@@ -45,17 +47,26 @@ def shape_of(model: Any) -> ModelShape:
     )
 
 
-def where_of(where: str | None, inventory: Iterable[Any] | None) -> str:
-    if where is None:
+def scope_of(scope: str | None, inventory: Iterable[Any] | None, where: str | None = None) -> str:
+    """``plan()``'s ``scope``; ``where`` is its old name (deprecated: it also names an option's
+    location, :attr:`PlanOption.where <accelerators.sizing.PlanOption.where>`)."""
+    if where is not None:
+        if scope is not None:
+            raise SizingError(
+                f"plan() got scope={scope!r} and where={where!r}, its old name: give scope= only"
+            )
+        renamed("plan(where=...)", "plan(scope=...)", stacklevel=4)
+        scope = where
+    if scope is None:
         return "all" if inventory is not None else "cloud"
-    place = one_of(where, WHERE, "where")
+    place = one_of(scope, SCOPES, "scope")
     if place in ("cluster", "all") and inventory is None:
         raise SizingError(
-            f"where={place!r} plans on nodes you own: give inventory= (specs such as "
+            f"scope={place!r} plans on nodes you own: give inventory= (specs such as "
             "'A100-80GB@1g.10gb:7' or your nodes' Kubernetes labels)"
         )
     if place == "cloud" and inventory is not None:
-        raise SizingError("inventory= was given with where='cloud': use where='all' or 'cluster'")
+        raise SizingError("inventory= was given with scope='cloud': use scope='all' or 'cluster'")
     return place
 
 

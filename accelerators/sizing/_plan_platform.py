@@ -70,7 +70,7 @@ def unplaceable(choice: Choice, platform: str) -> str | None:
     ``None``."""
     head = REASON.format(platform=platform)
     cloud = platform_cloud(platform)
-    if choice.kind == "rent" and cloud is not None and choice.cloud != cloud:
+    if choice.ownership == "rent" and cloud is not None and choice.cloud != cloud:
         return f"{head}: its nodes are {cloud} instances, this offer is on {choice.cloud}"
     problems = _problems(_per_pod(choice.spec, choice.instances), platform)
     return f"{head}: {_CANNOT.sub('', problems[0])}" if problems else None

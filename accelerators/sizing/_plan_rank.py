@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from accelerators.sizing._plan import PlanOption
+    from accelerators.sizing._plan_types import PlanOption
 
 __all__ = ["RANKINGS", "outside", "ranking", "with_rank"]
 

@@ -1,27 +1,35 @@
 """A plan as a self-contained HTML fragment: the job, the ranking, the sources, what was left out.
 
-Shown in a Flyte Deck by ``dags/flyte_finetune.py`` and pushed to XCom by
-``dags/airflow_finetune.py``; plain HTML with inline styles, no script, no external file.
+:func:`plan_html` (public as :func:`accelerators.sizing.plan_html`) is to a
+:class:`~accelerators.sizing.Plan` what :func:`~accelerators.bench.html_report` is to a bench
+report: a view above the data, which never imports it back. Shown in a Flyte Deck by
+``dags/flyte_finetune.py`` and pushed to XCom by ``dags/airflow_finetune.py``; plain HTML with
+inline styles, no script, no external file. The notes (:func:`clouds_note`,
+:func:`platform_note`, :func:`startup_note`) are the lines the CLI and the templates print too.
 """
 
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING, Any
 
-from accelerators.sizing._plan_explain import infeasible, legend
+from accelerators.sizing._plan_platform import platform_cloud
+from accelerators.sizing._plan_types import Plan, legend
 
-if TYPE_CHECKING:
-    from accelerators.sizing._plan import Plan
-
-__all__ = ["clouds_note", "plan_dict", "plan_html", "platform_note", "startup_note"]
+__all__ = ["clouds_note", "plan_html", "platform_note", "startup_note"]
 
 _STYLE = "font-family:sans-serif;font-size:13px;border-collapse:collapse"
 _CELL = "padding:2px 8px;border-bottom:1px solid #ddd"
 
 
 def plan_html(plan: Plan, *, top: int = 10) -> str:
-    """The plan: summary, work and memory, the first ``top`` choices, sources and exclusions."""
+    """``plan`` as a self-contained HTML fragment (Flyte Decks, Airflow XCom): its summary,
+    work and memory, the first ``top`` options with their sources, and what was left out.
+
+    >>> from accelerators.sizing import plan, plan_html
+    >>> page = plan_html(plan(7e9, "lora", tokens=1e8, clouds=["hf"], history=False), top=3)
+    >>> page.startswith("<h3>Plan: lora of 7B params"), "<script" in page
+    (True, False)
+    """
     e = html.escape
     shape, work, memory = plan.model, plan.flops, plan.memory
     limits = []
@@ -106,37 +114,6 @@ def plan_html(plan: Plan, *, top: int = 10) -> str:
     return "\n".join(parts)
 
 
-def plan_dict(plan: Plan) -> dict[str, Any]:
-    """A JSON-ready dict of the whole plan: :meth:`Plan.to_dict`."""
-    return {
-        "model": {"name": plan.model.name, "params": plan.model.params},
-        "method": plan.method,
-        "dtype": plan.dtype,
-        "rank_by": plan.rank_by,
-        "budget_usd": plan.budget_usd,
-        "deadline_h": plan.deadline_h,
-        "tokens": plan.flops.tokens,
-        "model_flops": plan.flops.model_flops,
-        "hardware_flops": plan.flops.hardware_flops,
-        "time_factor": plan.flops.time_factor,
-        "flops_notes": list(plan.flops.notes),
-        "memory_gb": plan.memory.total_gb,
-        "memory": dict(plan.memory.components()),
-        "memory_notes": list(plan.memory.notes),
-        "efficiency": plan.efficiency,
-        "fleet": plan.fleet,
-        "clouds": list(plan.clouds),
-        "platform": plan.platform,
-        "startup_min": plan.startup_min,
-        "infeasible": None if plan.options else infeasible(plan),
-        "legend": legend(o.spec for o in plan.options),
-        "best": plan.best.to_dict() if plan.best else None,
-        "options": [o.to_dict() for o in plan.options],
-        "excluded": [{"where": e.where, "spec": e.spec, "reason": e.reason} for e in plan.excluded],
-        "summary": plan.summary(),
-    }
-
-
 def startup_note(plan: Plan) -> str:
     """How start-up is counted in ``plan``: given, or each offer's sourced default."""
     if plan.startup_min is not None:
@@ -148,8 +125,6 @@ def platform_note(plan: Plan) -> str:
     """The platform the plan was made for, its nodes' cloud, and what it could not place."""
     if plan.platform is None:
         return "any: options not judged by where their pods run"
-    from accelerators.sizing._plan_platform import platform_cloud
-
     cloud = platform_cloud(plan.platform)
     nodes = f" (its nodes are {cloud} instances)" if cloud else ""
     left = len(plan.unplaceable)

@@ -148,14 +148,14 @@ def check_startup_min(value: object) -> float | None:
 
 
 def startup_of(
-    kind: str,
+    ownership: str,
     cloud: str | None,
     instances: int,
     memory: MemoryEstimate,
     *,
     given_min: float | None = None,
 ) -> Startup:
-    """The start-up of an option: ``kind`` ``rent`` or ``own``, on ``instances`` instances.
+    """The start-up of an option (``ownership`` ``rent`` or ``own``) on ``instances`` instances.
 
     :param memory: the job's memory estimate: the base weights (its parameters in its dtype)
         are loaded, the trainable state (gradients' size of weights plus optimizer state) is
@@ -164,7 +164,9 @@ def startup_of(
     """
     if given_min is not None:
         return Startup("given", (("given", given_min * 60),), "startup_min", "given")
-    offer = OFFERS["node share" if kind == "own" else "hf job" if cloud == "hf" else "cloud node"]
+    offer = OFFERS[
+        "node share" if ownership == "own" else "hf job" if cloud == "hf" else "cloud node"
+    ]
     weights_gb = memory.params * DTYPE_BYTES.get(memory.dtype, 2.0) / 1e9
     state_gb = memory.gradients_gb + memory.optimizer_gb
     parts = (

@@ -11,7 +11,7 @@ query, following ``NextPageLink`` (on the same host only, at most :data:`MAX_PAG
 retrying throttled answers (:mod:`._http`). Linux prices only: ``Windows`` products and ``Low
 Priority`` meters are skipped; a ``Spot`` meter is the spot price. The rows go to
 ``azure-<region>.json`` in the user cache (:mod:`._price_cache`), which plans read before the
-shipped table. Only the standard library is used.
+shipped table. No Azure SDK: HTTP through the standard library's urllib (:mod:`._http`).
 """
 
 from __future__ import annotations

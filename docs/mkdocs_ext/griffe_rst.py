@@ -92,7 +92,7 @@ def _document_made_functions(module: griffe.Module) -> None:
         if not inspect.isfunction(value) or not value.__doc__:
             continue
         if value.__name__ != attribute.name and value.__name__ in module.members:
-            text = f"Another name for :func:`{value.__name__}`."  # current_accelerator = current
+            text = f"Another name for :func:`{value.__name__}`."  # an alias: `name = function`
         else:
             text = inspect.cleandoc(value.__doc__)
         attribute.docstring = griffe.Docstring(text, parent=attribute, parser=parser)

@@ -171,8 +171,8 @@ def test_a_band_from_a_floor_clock_gives_way_to_the_nodes_own_history(
 
 
 def test_a_rate_above_a_floor_peak_quotes_the_peak_in_the_tables_unit() -> None:
+    from accelerators.bench import GemmResult
     from accelerators.bench.expect._cpu_peak import peak_reasons
-    from accelerators.bench.report._models import GemmResult
 
     result = GemmResult(
         dtype="fp32",

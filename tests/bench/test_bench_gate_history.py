@@ -7,13 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from accelerators.bench import AcceleratorGateError, ReasonCode, Severity, gate, run
-from accelerators.bench.history._open import (
+from accelerators.bench import (
     HISTORY_ENV,
-    default_history_path,
-    history_store,
+    AcceleratorGateError,
+    ReasonCode,
+    Severity,
+    gate,
     open_store,
+    run,
 )
+from accelerators.bench.history._open import default_history_path, history_store
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 from accelerators.errors import AcceleratorError
 

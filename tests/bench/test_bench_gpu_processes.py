@@ -5,9 +5,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from accelerators.bench import ReasonCode, Severity, Verdict
+from accelerators.bench import ReasonCode, Severity, Verdict, run
 from accelerators.bench.device._gpu_processes import Occupancy, gpu_occupancy, occupancy_reasons
-from accelerators.bench.runner._run import run
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
 _UUID = "GPU-11111111-2222-3333-4444-555555555555"

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from accelerators.bench import BenchReport, run
+from accelerators.bench import BenchReport, open_store, run
 from accelerators.bench.history._fleet import sparkline, trends
-from accelerators.bench.history._open import default_history_path, open_store
+from accelerators.bench.history._open import default_history_path
 from accelerators.bench.history._sqlite import SqliteStore
 from accelerators.bench.history._store import Figure, figures_of
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected

@@ -10,10 +10,10 @@ import pytest
 from bench_helpers import catalog_device
 
 from accelerators import catalog
-from accelerators.bench import ReasonCode, Severity, Verdict, run
+from accelerators.bench import PROFILES, ReasonCode, Severity, Verdict, run
 from accelerators.bench.expect._bands import bands, compute_partition
 from accelerators.bench.expect._peaks import device_gemm_peak, device_memory_peak, partition_mode
-from accelerators.bench.measure._profiles import PROFILES, get_profile
+from accelerators.bench.measure._profiles import get_profile
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
 STANDARD = dataclasses.replace(get_profile("standard").scaled(0.25), gpu_warmup_s=0.2)

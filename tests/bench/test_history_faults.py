@@ -24,9 +24,16 @@ from typing import Any
 
 import pytest
 
-from accelerators.bench import AcceleratorGateError, BenchReport, ReasonCode, Severity, gate, run
+from accelerators.bench import (
+    AcceleratorGateError,
+    BenchReport,
+    ReasonCode,
+    Severity,
+    gate,
+    open_store,
+    run,
+)
 from accelerators.bench.history._fleet import fleet_medians
-from accelerators.bench.history._open import open_store
 from accelerators.bench.history._sqlite import SqliteStore
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 from accelerators.bench.testing._fault_servers import FaultServer, refused_url

@@ -22,9 +22,16 @@ from typing import Any
 
 import pytest
 
-from accelerators.bench import AcceleratorGateError, BenchReport, ReasonCode, gate, run
-from accelerators.bench.history._open import open_store
-from accelerators.bench.history._store import HistoryStore, Limits
+from accelerators.bench import (
+    AcceleratorGateError,
+    BenchReport,
+    HistoryStore,
+    ReasonCode,
+    gate,
+    open_store,
+    run,
+)
+from accelerators.bench.history._store import Limits
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
 

@@ -15,10 +15,16 @@ from typing import Any
 
 import pytest
 
-from accelerators.bench import AcceleratorGateError, BenchReport, ReasonCode, gate, run
-from accelerators.bench.history._open import open_store
+from accelerators.bench import (
+    AcceleratorGateError,
+    BenchReport,
+    Query,
+    ReasonCode,
+    gate,
+    open_store,
+    run,
+)
 from accelerators.bench.history._postgres import PostgresStore
-from accelerators.bench.history._store import Query
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 from accelerators.bench.testing._fault_servers import FaultServer
 from accelerators.errors import AcceleratorError

@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from accelerators.bench import run
+from accelerators.bench import Query, run
 from accelerators.bench.history._s3 import S3Store
-from accelerators.bench.history._store import Query
 from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
 

@@ -3,6 +3,7 @@ the public surface, and the probes against the packaged catalog."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +23,7 @@ from detect_fakes import (
 
 import accelerators
 import accelerators.detect as detect
-from accelerators.catalog._schema import Accelerator
+from accelerators.catalog import Accelerator
 from accelerators.detect import Detected, Probe, current
 from accelerators.detect._gaudi import GaudiProbe
 from accelerators.detect._neuron import NeuronProbe
@@ -31,6 +32,8 @@ from accelerators.detect._nvidia import (
 )
 from accelerators.detect._rocm import RocmProbe
 from accelerators.detect._tpu import TpuProbe
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_first_probe_with_devices_answers() -> None:
@@ -44,15 +47,14 @@ def test_first_probe_with_devices_answers() -> None:
     assert found.source == "nvml"
 
 
-def test_default_probes_order() -> None:
-    assert [p.name for p in detect.default_probes()] == [
-        "nvml",
-        "torch.cuda",
-        "rocm",
-        "habana",
-        "tpu-env",
-        "neuron-sysfs",
-    ]
+def test_default_probes_run_in_the_documented_order() -> None:
+    """docs/detect.md's table of probes is the order users rely on (NVML before torch.cuda,
+    torch.cuda before ROCm...): the code and the page agree."""
+    page = (ROOT / "docs" / "detect.md").read_text(encoding="utf-8")
+    table = page.split("## Probes, in order", 1)[1].split("\n## ", 1)[0]
+    documented = re.findall(r"^\| `([\w.-]+)`", table, flags=re.MULTILINE)
+    assert documented, "docs/detect.md lists no probe"
+    assert [p.name for p in detect.default_probes()] == documented
 
 
 # -- the CPU on this machine -----------------------------------------------------------------
@@ -94,7 +96,14 @@ def test_current_with_the_default_probes_is_cached_per_process() -> None:
     assert "tpu-env:" in first.reason
     assert current() is first
     assert accelerators.current() is first
-    assert detect.current_accelerator is detect.current
+    with pytest.warns(
+        DeprecationWarning, match=r"current_accelerator\(\) is deprecated.*current\(\)"
+    ):
+        assert detect.current_accelerator() is first
+    with pytest.warns(DeprecationWarning, match="current_accelerator"):
+        assert accelerators.current_accelerator() is first
+    assert "current_accelerator" not in accelerators.__all__
+    assert "current_accelerator" not in detect.__all__
     assert current(refresh=True) is not first
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from accelerators import catalog
-from accelerators.catalog._schema import Accelerator
+from accelerators.catalog import Accelerator
 from accelerators.errors import AcceleratorError, PlacementError
 from accelerators.kubernetes import apply_to_pod, build_manifests, build_pod, to_dra_fragment
 from accelerators.spec import AcceleratorSpec

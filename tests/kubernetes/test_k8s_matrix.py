@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from accelerators import catalog
-from accelerators.catalog._schema import Accelerator
+from accelerators.catalog import Accelerator
 from accelerators.constants import flyte_device
 from accelerators.errors import PlacementError
 from accelerators.kubernetes import build_pod, platforms

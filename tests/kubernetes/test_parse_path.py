@@ -8,6 +8,7 @@ without building any validator.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -71,6 +72,12 @@ def test_placing_a_spec_loads_only_what_it_needs(tmp_path: Path) -> None:
     assert "accelerators.catalog._trusted" in second["modules"]
     for module in NOT_NEEDED:
         assert module not in second["modules"], module
+
+
+def test_every_module_not_needed_exists() -> None:
+    """A renamed module would pass the check above without being checked."""
+    for module in NOT_NEEDED:
+        assert importlib.util.find_spec(module) is not None, f"{module}: renamed or removed?"
 
 
 def test_dra_defaults_are_the_dra_module_s() -> None:

@@ -18,7 +18,6 @@ from accelerators.sizing import (
     plan,
     plan_finetune,
 )
-from accelerators.sizing._plan_explain import EXACT_SKU
 from accelerators.templates import FINETUNE_PARAMS, finetune_defaults
 
 QWEN = Path(__file__).resolve().parents[1] / "data" / "qwen2.5-0.5b-config.json"
@@ -91,7 +90,8 @@ def test_the_choice_explains_the_exact_sku_mark() -> None:
     )
     choice = finetune_choice(pinned)
     assert choice["spec"] == "A100-80GB-PCIE!"
-    assert choice["legend"] == EXACT_SKU
+    assert choice["legend"] == pinned.to_dict()["legend"]
+    assert choice["legend"].startswith("`!` pins the exact SKU: A100-80GB-PCIE! is the PCIe card")
     assert (
         finetune_choice(plan(example_model_config(), "lora", tokens=1e7, clouds=["hf"]))["legend"]
         == ""

@@ -22,6 +22,7 @@ from accelerators.sizing import (
     fleet_baseline,
     job_flops,
     plan,
+    plan_html,
 )
 from accelerators.spec import AcceleratorSpec
 
@@ -175,7 +176,7 @@ def test_time_and_cost_are_flops_over_rate_and_hours_times_price() -> None:
 
 def test_rented_choices_are_whole_instances_with_a_price() -> None:
     job = plan(7e9, "lora", tokens=1e8, history=False)
-    assert {o.kind for o in job.options} == {"rent"}
+    assert {o.ownership for o in job.options} == {"rent"}
     for option in job.options:
         # clouds may share a name in other casing (Paperspace A100x8, Hugging Face a100x8)
         [row] = [r for r in _instances.instances_named(option.instance) if r.cloud == option.cloud]
@@ -280,7 +281,7 @@ def test_mig_slices_come_only_from_an_inventory() -> None:
     cloud = plan(QWEN, "lora", tokens=1e7, history=False)
     assert all(o.spec.partition is None or o.spec.tpu_topology for o in cloud.options)
     owned = plan(QWEN, "lora", tokens=1e7, inventory=["A100-80GB@1g.10gb:7"], history=False)
-    slices = [o for o in owned.options if o.kind == "own"]
+    slices = [o for o in owned.options if o.ownership == "own"]
     assert len(slices) == 1
     [mine] = slices
     assert str(mine.spec) == "A100-80GB@1g.10gb"
@@ -289,9 +290,26 @@ def test_mig_slices_come_only_from_an_inventory() -> None:
     assert mine.throughput.partition == "1g.10gb"
     assert mine.cost_basis.startswith("opportunity cost")
     assert "1 of 7 slices" in mine.where
-    assert {o.kind for o in owned.options} == {"rent", "own"}
-    only = plan(QWEN, "lora", tokens=1e7, where="cluster", inventory=["A100-80GB@1g.10gb:7"])
-    assert {o.kind for o in only.options} == {"own"}
+    assert {o.ownership for o in owned.options} == {"rent", "own"}
+    only = plan(QWEN, "lora", tokens=1e7, scope="cluster", inventory=["A100-80GB@1g.10gb:7"])
+    assert {o.ownership for o in only.options} == {"own"}
+
+
+def test_the_old_names_where_and_kind_still_work_with_a_deprecation_warning() -> None:
+    """Issue 34: ``plan(where=)`` was a scope while ``PlanOption.where`` is a place, and
+    ``PlanOption.kind`` was rent/own while ``plan(kind=)`` is the price kind."""
+    mig = ["A100-80GB@1g.10gb:7"]
+    new = plan(QWEN, "lora", tokens=1e7, scope="cluster", inventory=mig, history=False)
+    with pytest.warns(DeprecationWarning, match=r"plan\(where=\.\.\.\) is deprecated.*scope="):
+        old = plan(QWEN, "lora", tokens=1e7, where="cluster", inventory=mig, history=False)
+    assert old == new
+    with pytest.raises(SizingError, match="give scope= only"):
+        plan(QWEN, "lora", tokens=1e7, scope="cluster", where="cluster", inventory=mig)
+    [option] = new.options
+    with pytest.warns(DeprecationWarning, match=r"PlanOption\.kind is deprecated.*ownership"):
+        assert option.kind == option.ownership == "own"
+    assert "kind" not in option.to_dict()
+    assert option.to_dict()["ownership"] == "own"
 
 
 def test_your_own_rate_is_charged_pro_rata() -> None:
@@ -299,7 +317,7 @@ def test_your_own_rate_is_charged_pro_rata() -> None:
         7e9,
         "lora",
         tokens=1e8,
-        where="cluster",
+        scope="cluster",
         history=False,
         inventory=[{"spec": "H100:8", "nodes": 2, "usd_per_hour": 16.0, "name": "pool-a"}],
     )
@@ -310,7 +328,7 @@ def test_your_own_rate_is_charged_pro_rata() -> None:
 
 
 def test_a_slice_too_small_is_left_out_with_the_reason() -> None:
-    job = plan(7e9, "full", tokens=1e7, where="cluster", inventory=["A100@1g.5gb:7"])
+    job = plan(7e9, "full", tokens=1e7, scope="cluster", inventory=["A100@1g.5gb:7"])
     assert not job.options
     assert "a job cannot span MIG slices" in job.excluded[0].reason
     with pytest.raises(SizingError, match="No option for this job: nothing holds the job's"):
@@ -372,10 +390,10 @@ def test_node_labels_are_an_inventory(labels: dict[str, str], spec: str) -> None
     ("kwargs", "message"),
     [
         ({"rank_by": "fastest"}, r"Unknown rank_by 'fastest'"),
-        ({"where": "cluster"}, r"where='cluster' plans on nodes you own: give inventory="),
-        ({"where": "all"}, r"where='all' plans on nodes you own: give inventory="),
-        ({"where": "clod"}, r"Unknown where 'clod'.*did you mean 'cloud'"),
-        ({"where": "cloud", "inventory": ["H100:8"]}, r"inventory= was given with where='cloud'"),
+        ({"scope": "cluster"}, r"scope='cluster' plans on nodes you own: give inventory="),
+        ({"scope": "all"}, r"scope='all' plans on nodes you own: give inventory="),
+        ({"scope": "clod"}, r"Unknown scope 'clod'.*did you mean 'cloud'"),
+        ({"scope": "cloud", "inventory": ["H100:8"]}, r"inventory= was given with scope='cloud'"),
         ({"clouds": ["awz"]}, r"Unknown cloud 'awz'.*did you mean 'aws'"),
         ({"budget_usd": -5}, r"positive budget_usd"),
         ({"deadline_h": float("inf")}, r"positive deadline_h"),
@@ -409,7 +427,7 @@ def test_callable_constants_and_plan_agree() -> None:
 
 def test_the_plan_as_html() -> None:
     job = plan(QWEN, "full", tokens=5e7, budget_usd=5, history=False)
-    page = job.to_html(top=3)
+    page = plan_html(job, top=3)
     assert page.startswith("<h3>Plan: ")
     assert page.count("<tr>") == 1 + 3  # header and the first three choices
     best = job.best

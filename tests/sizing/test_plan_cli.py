@@ -150,7 +150,7 @@ def test_plan_reads_an_inventory_from_kubectl_json(tmp_path: Path) -> None:
         "lora",
         "--tokens",
         "1e7",
-        "--where",
+        "--scope",
         "cluster",
         "--inventory-file",
         str(path),
@@ -159,10 +159,26 @@ def test_plan_reads_an_inventory_from_kubectl_json(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    found = {(o["kind"], o["spec"], o["layout"]) for o in data["options"]}
+    found = {(o["ownership"], o["spec"], o["layout"]) for o in data["options"]}
     assert ("own", "A100-80GB@1g.10gb", "MIG slice 1g.10gb") in found
     assert ("own", "L4", "single device") in found
     assert all(o["where"].startswith(("mig-node", "l4-node")) for o in data["options"])
+
+
+def test_the_old_where_flag_still_works_and_says_it_is_deprecated() -> None:
+    args = ["plan", "--params", "7e9", "--tokens", "1e7", "--no-history", "--json"]
+    args += ["--inventory", "L4:4"]
+    new = _run(*args, "--scope", "cluster")
+    old = _run(*args, "--where", "cluster")
+    assert new.exit_code == old.exit_code == 0, old.output
+    assert old.stdout == new.stdout
+    assert "--where is deprecated and will be removed in accelerators 0.2.0: use --scope" in (
+        old.stderr
+    )
+    assert "deprecated" not in new.stderr
+    both = _run(*args, "--scope", "cluster", "--where", "cluster")
+    assert both.exit_code == 2
+    assert "Give --scope only: --where is its old name" in both.output
 
 
 @pytest.mark.parametrize(
@@ -171,7 +187,7 @@ def test_plan_reads_an_inventory_from_kubectl_json(tmp_path: Path) -> None:
         (["--tokens", "1e8"], "Give the model as --params 7e9 or --config config.json"),
         (["--params", "7e9", "--rank", "fastest"], "Unknown rank_by 'fastest'"),
         (["--params", "7e9", "--method", "inference"], "not a training job"),
-        (["--params", "7e9", "--where", "cluster"], "give inventory="),
+        (["--params", "7e9", "--scope", "cluster"], "give inventory="),
         (
             ["--params", "7e9", "--inventory-file", "/nonexistent.json"],
             "Cannot read the inventory file",

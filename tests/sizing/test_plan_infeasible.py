@@ -14,8 +14,10 @@ import pytest
 from typer.testing import CliRunner
 
 import accelerators.cli
-from accelerators.sizing import SizingError, plan
-from accelerators.sizing._plan_explain import EXACT_SKU, InfeasibleJobError, infeasible, legend
+from accelerators.sizing import InfeasibleJobError, SizingError, plan, plan_html
+
+#: The start of the ``!`` legend plans print with a pinned SKU (docs/grammar.md).
+PINS = "`!` pins the exact SKU: A100-80GB-PCIE! is the PCIe card only"
 
 
 def _free() -> tuple[float, float, float]:
@@ -34,7 +36,7 @@ def test_both_binding_constraints_are_named_with_the_nearest_options_figures() -
     job = plan(70e9, "full", tokens=2e7, budget_usd=budget, deadline_h=deadline, history=False)
     assert not job.options
     assert job.rejected  # options that hold 1126 GB, left out by the budget or the deadline
-    text = infeasible(job)
+    text = str(job.infeasible)
     assert f"the cheapest option that fits costs ${cheapest:,.2f} > ${budget:,.2f}" in text
     assert f"; the fastest takes {fastest:.3g} h > {deadline:g} h" in text
     assert "GB per device" not in text  # memory is not what binds here
@@ -49,7 +51,7 @@ def test_a_budget_that_binds_alone_says_what_budget_the_deadline_needs() -> None
     budget, deadline = round(cheapest * 0.8, 2), round(fastest * 1.5, 3)
     job = plan(70e9, "full", tokens=2e7, budget_usd=budget, deadline_h=deadline, history=False)
     assert not job.options
-    text = infeasible(job)
+    text = str(job.infeasible)
     assert f"the cheapest option that fits costs ${cheapest:,.2f} > ${budget:,.2f}" in text
     assert "the fastest" not in text  # the deadline leaves options: it does not bind
     within = min(o.usd for o in job.rejected if o.usd is not None and o.hours <= deadline)
@@ -64,7 +66,7 @@ def test_a_deadline_that_binds_alone_names_the_fastest_and_the_deadline_it_needs
     job = plan(70e9, "full", tokens=2e7, budget_usd=1e6, deadline_h=deadline, history=False)
     assert not job.options
     best = min(job.rejected, key=lambda o: o.hours)
-    text = infeasible(job)
+    text = str(job.infeasible)
     assert f"the fastest takes {best.hours:.3g} h > {deadline:g} h ({best.spec} on" in text
     assert "cheapest" not in text
     assert f"It needs a deadline of {best.hours:.3g} h" in text
@@ -85,7 +87,7 @@ def test_each_alone_leaves_options_but_not_both() -> None:
     if both:
         pytest.skip("an option meets both here")
     job = plan(70e9, "full", tokens=2e7, budget_usd=budget, deadline_h=deadline, history=False)
-    text = infeasible(job)
+    text = str(job.infeasible)
     assert "none meets both" in text
     assert f"within ${budget:,.2f} the fastest takes" in text
 
@@ -96,7 +98,7 @@ def test_memory_that_nothing_holds_names_the_nearest_misfit_once() -> None:
     job = plan(3e12, "full", tokens=2e7, history=False)
     assert not job.options
     assert not job.rejected
-    text = infeasible(job)
+    text = str(job.infeasible)
     assert text.startswith(f"nothing holds the job's {job.memory.total_gb:.1f} GB: the nearest is")
     assert "GB per device" in text
     assert "sharded over 1 devices" not in text
@@ -117,14 +119,14 @@ def test_the_cli_says_it_once_on_stderr_and_exits_1() -> None:
     result = runner.invoke(accelerators.cli.build_app(), args, env={"COLUMNS": "200"})
     assert result.exit_code == 1, result.output
     job = plan(70e9, "full", tokens=2e7, budget_usd=budget, deadline_h=deadline, history=False)
-    expected = f"No option for this job: {infeasible(job)}"
+    expected = f"No option for this job: {job.infeasible}"
     flat = re.sub(r"\s+", " ", result.stderr)
     assert flat.strip() == expected
     assert result.stdout.count("cheapest") == 0  # said once, on stderr
     as_json = runner.invoke(accelerators.cli.build_app(), [*args, "--json"])
     assert as_json.exit_code == 1
     data = json.loads(as_json.stdout)
-    assert data["infeasible"] == infeasible(job)
+    assert data["infeasible"] == job.infeasible
     assert data["options"] == []
     assert data["best"] is None
 
@@ -133,9 +135,9 @@ def test_the_exact_sku_mark_is_explained_where_plans_print_it() -> None:
     job = plan(7e9, "lora", tokens=1e7, history=False, clouds=["azure"], top=40)
     pinned = [o for o in job.options if "!" in str(o.spec)]
     assert pinned, "Azure's NC A100 v4 instances carry A100-80GB-PCIE!"
-    assert legend(o.spec for o in job.options) == EXACT_SKU
-    assert EXACT_SKU in job.to_html(top=40).replace("&#x27;", "'")
-    assert job.to_dict()["legend"] == EXACT_SKU
+    exact = job.to_dict()["legend"]
+    assert exact.startswith(PINS)
+    assert exact in plan_html(job, top=40).replace("&#x27;", "'")
     result = CliRunner().invoke(
         accelerators.cli.build_app(),
         [
@@ -156,4 +158,6 @@ def test_the_exact_sku_mark_is_explained_where_plans_print_it() -> None:
     )
     assert result.exit_code == 0, result.output
     assert "`!` pins the exact SKU" in result.output
-    assert legend(["H100:8", "L40S"]) is None
+    unpinned = plan(7e9, "lora", tokens=1e7, history=False, clouds=["hf"])
+    assert not [o for o in unpinned.options if "!" in str(o.spec)]
+    assert unpinned.to_dict()["legend"] is None

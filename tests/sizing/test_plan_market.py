@@ -128,10 +128,9 @@ def test_the_plan_command_counts_inference_only_parts_among_what_it_left_out() -
 
 
 def test_inference_sizing_still_offers_inference_only_parts() -> None:
-    from accelerators.sizing import estimate_memory, recommend
-    from accelerators.sizing._plan_inputs import shape_of
+    from accelerators.sizing import ModelShape, estimate_memory, recommend
 
-    shape = shape_of(7e9)
+    shape = ModelShape.like(7e9)
     serving = [str(r.spec) for r in recommend(shape, vendors=["aws"], top=None)]
     assert any(s.startswith("INFERENTIA") for s in serving)
     tuning = recommend(estimate_memory(shape, method="lora"), vendors=["aws"], top=None)

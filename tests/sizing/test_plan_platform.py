@@ -19,8 +19,7 @@ import accelerators.cli
 import accelerators.kubernetes
 from accelerators import AcceleratorSpec
 from accelerators.kubernetes import placement_problems, to_pod_fragment
-from accelerators.sizing import InfeasibleJobError, SizingError, _plan_platform, plan
-from accelerators.sizing._plan_explain import infeasible
+from accelerators.sizing import InfeasibleJobError, SizingError, _plan_platform, plan, plan_html
 
 JOB = {"model": 5e8, "method": "full", "tokens": 2e7, "history": False}
 MIG = ["A100-40GB@1g.5gb:7", "A100-80GB@1g.10gb:7", "H100@1g.10gb:7"]
@@ -111,9 +110,9 @@ def test_fallbacks_join_only_alternatives_the_platform_places_in_one_pod() -> No
     )
     # MIG slices of different profiles are each placeable on the GPU Operator (mixed
     # strategy), but not as one pod: each profile is its own resource
-    free = plan(1.5e8, "lora", tokens=1e6, inventory=MIG, where="cluster", history=False)
+    free = plan(1.5e8, "lora", tokens=1e6, inventory=MIG, scope="cluster", history=False)
     operator = plan(
-        1.5e8, "lora", tokens=1e6, inventory=MIG, where="cluster", history=False, platform="nvidia"
+        1.5e8, "lora", tokens=1e6, inventory=MIG, scope="cluster", history=False, platform="nvidia"
     )
     assert _keys(free.options) == _keys(operator.options)
     assert len(free.fallbacks(3).alternatives) == 3
@@ -155,9 +154,9 @@ def test_the_platform_is_said_in_the_summary_json_and_html() -> None:
     assert data["platform"] == "karpenter"
     excluded = [e for e in data["excluded"] if e["reason"].startswith("not placeable on karpenter")]
     assert len(excluded) == left
-    page = job.to_html()
+    page = plan_html(job)
     assert f"<li>platform: {note}</li>" in page
-    free = plan(**JOB).to_html()
+    free = plan_html(plan(**JOB))
     assert "<li>platform: any: options not judged by where their pods run</li>" in free
 
 
@@ -179,7 +178,7 @@ def test_the_platform_binds_when_what_it_cannot_place_meets_the_budget() -> None
     budget = round((anywhere.best.usd + placed.best.usd) / 2, 2)
     job = plan(**JOB, budget_usd=budget, platform="karpenter")
     assert not job.options
-    text = infeasible(job)
+    text = str(job.infeasible)
     within = [o for o in job.unplaceable if o.usd is not None and o.usd <= budget]
     cheapest = job.unplaceable[0]
     assert text.startswith(
@@ -201,7 +200,7 @@ def test_the_platform_does_not_bind_when_nothing_meets_the_budget_anyway() -> No
     assert anywhere.best.usd is not None
     budget = round(anywhere.best.usd / 2, 2)
     job = plan(**JOB, budget_usd=budget, platform="karpenter")
-    text = infeasible(job)
+    text = str(job.infeasible)
     assert "cannot place" not in text
     assert text.startswith(f"{len(job.rejected)} options hold the job on karpenter, but the ")
 
@@ -210,14 +209,14 @@ def test_a_platform_that_places_nothing_of_the_job_says_so() -> None:
     job = plan(**JOB, clouds=["runpod"], platform="karpenter")
     assert not job.options
     assert not job.rejected
-    text = infeasible(job)
+    text = str(job.infeasible)
     assert "but karpenter cannot place them" in text
     assert text.endswith("; karpenter can place no option that holds the job")
     # ... and when what it cannot place misses the budget too, it says both
     cheapest = job.unplaceable[0]
     assert cheapest.usd is not None
     poor = plan(**JOB, clouds=["runpod"], budget_usd=cheapest.usd / 2, platform="karpenter")
-    assert infeasible(poor) == (
+    assert str(poor.infeasible) == (
         f"the {len(poor.unplaceable)} options that hold the job are not placeable on "
         f"karpenter, and miss the budget too: the cheapest, {cheapest.spec} on "
         f"{cheapest.where} (${cheapest.usd:,.2f}, {cheapest.hours:.3g} h); karpenter can "
@@ -229,11 +228,11 @@ def test_a_platform_that_places_nothing_of_the_job_says_so() -> None:
         "lora",
         tokens=1e6,
         inventory=MIG,
-        where="cluster",
+        scope="cluster",
         history=False,
         platform="karpenter",
     )
-    assert "Karpenter has no label for MIG partitions" in infeasible(owned)
+    assert "Karpenter has no label for MIG partitions" in str(owned.infeasible)
 
 
 def test_the_cli_plans_for_a_platform_and_says_so() -> None:

@@ -10,7 +10,7 @@ Sources, read for these tests (facts carried over, not text):
   Its choices are judged on its own flavor list (``GUIDE_FLAVORS``) and on every HF flavor.
 * **Skyward**, ``docs/accelerators.md`` of gabfssilva/skyward@0f02081eabd9, "Selection guide":
   by model size (minimum, recommended) and by workload (LoRA: A100-40GB; full: A100-80GB,
-  H100). Judged as nodes you own (``where="cluster"``): Skyward rents on many clouds whose
+  H100). Judged as nodes you own (``scope="cluster"``): Skyward rents on many clouds whose
   prices our table does not hold, so each device is priced at its cheapest known rented rate.
 * **Modal**, "How much VRAM do I need for LLM model fine-tuning?" (modal.com/blog,
   2024-09-01): full fine-tuning in half precision needs ~16 GB per billion parameters; a 7B
@@ -147,7 +147,7 @@ def _owned(model: object, method: str, rank_by: str = "cost") -> Plan:
         model,
         method,
         tokens=3e7,
-        where="cluster",
+        scope="cluster",
         inventory=OWNED,
         rank_by=rank_by,
         history=False,
@@ -227,14 +227,14 @@ MODAL = ["T4:8", "L4:8", "A10:4", "L40S:8", "A100-40GB:8", "A100-80GB:8", "H100:
 
 
 def test_modal_7b_full_needs_more_than_one_80gb_gpu_unless_8bit() -> None:
-    full = plan(7e9, "full", tokens=3e7, where="cluster", inventory=MODAL, history=False)
+    full = plan(7e9, "full", tokens=3e7, scope="cluster", inventory=MODAL, history=False)
     assert full.best is not None
     assert all(o.devices > 1 or o.capacity_gb > 112 for o in full.options)
     eight_bit = plan(
         7e9,
         "full",
         tokens=3e7,
-        where="cluster",
+        scope="cluster",
         inventory=MODAL,
         optimizer="adamw-8bit",
         history=False,

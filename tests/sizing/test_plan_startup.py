@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 import accelerators.cli
-from accelerators.sizing import SizingError, plan
+from accelerators.sizing import SizingError, plan, plan_html
 from accelerators.sizing._startup import CHECKPOINT_GB_PER_S, LOAD_GB_PER_S, OFFERS
 
 QWEN = Path(__file__).resolve().parents[1] / "data" / "qwen2.5-0.5b-config.json"
@@ -88,7 +88,7 @@ def test_a_bad_start_up_is_named(bad: object) -> None:
 
 
 def test_a_share_of_your_own_node_is_not_provisioned() -> None:
-    job = plan(QWEN, "lora", tokens=1e7, where="cluster", inventory=["L4:4"], history=False)
+    job = plan(QWEN, "lora", tokens=1e7, scope="cluster", inventory=["L4:4"], history=False)
     assert job.best is not None
     parts = dict(job.best.startup.parts)
     assert job.best.startup.offer == "node share"
@@ -117,7 +117,7 @@ def test_json_and_html_carry_start_up_and_tokens_per_second() -> None:
     assert data["clouds"] == list(job.clouds)
     assert "hf" in data["clouds"]
     json.dumps(data)
-    page = job.to_html()
+    page = plan_html(job)
     for header in ("Tokens/s", "per device", "Start-up min"):
         assert f">{header}</th>" in page
     assert f"{job.options[0].tokens_per_s:,.0f}" in page

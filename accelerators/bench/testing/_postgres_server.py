@@ -3,7 +3,9 @@ directory, on a free port of 127.0.0.1, as the ``postgres`` user when run as roo
 
 Debian's ``postgresql`` package provides the binaries (on ``PATH``, or under
 ``/usr/lib/postgresql/<version>/bin``); :func:`binaries` says whether they are there.
-Standard library only. The server trusts local connections (a throw-away cluster):
+The server itself needs only the standard library; :meth:`PostgresServer.database` imports
+psycopg (the ``[postgres]`` extra) to create a database. The server trusts local connections
+(a throw-away cluster):
 
     with PostgresServer() as server:
         url = server.database("case1")  # postgresql://postgres@127.0.0.1:PORT/case1
