@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from accelerators.lazy import LazyExports
+from accelerators._lazy import LazyExports
 
 # Not `from typing import TYPE_CHECKING`: importing typing costs ~20 ms in a fresh
 # interpreter, most of the import budget. Type checkers treat this name as true.

@@ -1,4 +1,4 @@
-"""One table of public names per package (``accelerators.lazy``), and what type checkers see.
+"""One table of public names per package (``accelerators._lazy``), and what type checkers see.
 
 Every package with lazily imported public names builds ``__getattr__``, ``__dir__`` and
 ``__all__`` from one table. Type checkers cannot run ``__getattr__``, so the package also
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from accelerators._lazy import LazyExports, lazy_exports
 from accelerators.errors import AcceleratorError
-from accelerators.lazy import LazyExports, lazy_exports
 
 ROOT = Path(__file__).resolve().parent.parent
 

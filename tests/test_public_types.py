@@ -52,11 +52,11 @@ def test_importing_the_catalog_reads_no_data_and_imports_no_pydantic() -> None:
         [
             "accelerators",
             "accelerators._datafiles",
+            "accelerators._lazy",
             "accelerators.catalog",
             "accelerators.catalog._node_sizes",
             "accelerators.catalog._store",
             "accelerators.errors",
-            "accelerators.lazy",
         ]
     )
     assert after == "True"  # the record classes come with pydantic, on first access

@@ -53,7 +53,7 @@ contract in ``pyproject.toml``; ``tests/bench/test_bench_layering.py`` checks la
 
 from __future__ import annotations
 
-from accelerators.lazy import lazy_exports
+from accelerators._lazy import lazy_exports
 
 # Not `from typing import TYPE_CHECKING`: typing costs milliseconds the package need not pay.
 TYPE_CHECKING = False

@@ -24,9 +24,9 @@ datasheet figure) and :class:`Source` (where figures come from), and :class:`Nod
 
 Importing this package reads no data file and imports neither pydantic nor any other
 third-party package: the record classes are imported on first access (PEP 562, the table
-of :mod:`accelerators.lazy`).
+of :mod:`accelerators._lazy`).
 
-This package is a low layer of the core, above :mod:`accelerators.lazy`,
+This package is a low layer of the core, above :mod:`accelerators._lazy`,
 :mod:`accelerators.errors`, :mod:`accelerators._text` and :mod:`accelerators._datafiles`, the
 only modules of the core it imports (the contracts are in ``pyproject.toml``).
 """
@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from accelerators._lazy import lazy_exports
 from accelerators.catalog._node_sizes import NodeSize as NodeSize
 from accelerators.catalog._node_sizes import largest_node as largest_node
 from accelerators.catalog._store import _DATA_FILE as _DATA_FILE  # constants read it raw
@@ -47,7 +48,6 @@ from accelerators.catalog._store import models as models
 from accelerators.catalog._store import select as select
 from accelerators.catalog._store import sources as sources
 from accelerators.errors import UnknownAcceleratorError
-from accelerators.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator as Accelerator

@@ -45,6 +45,7 @@ import importlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from accelerators._lazy import lazy_exports
 from accelerators.errors import AcceleratorError, PlacementError, close_matches
 from accelerators.kubernetes._devices import wants_whole_devices as wants_whole_devices
 from accelerators.kubernetes._fragment import Placement as Placement
@@ -55,7 +56,6 @@ from accelerators.kubernetes._merge import reconcile_placement as reconcile_plac
 from accelerators.kubernetes._platform import Platform as Platform
 from accelerators.kubernetes._validate import validate_claim_template as validate_claim_template
 from accelerators.kubernetes._validate import validate_fragment as validate_fragment
-from accelerators.lazy import lazy_exports
 
 # The public names: this module's own, then those of submodules imported on first access
 # (PEP 562). Type checkers read the same imports below.

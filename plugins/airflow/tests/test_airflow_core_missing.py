@@ -29,7 +29,8 @@ from airflow_testenv import REPO
 PROVIDER = REPO / "plugins" / "airflow"
 
 #: The last commit before ``accelerators/lazy.py`` existed, and the commit this branch started
-#: from (a core with ``accelerators.lazy`` but without ``placement_conflicts``).
+#: from (a core with ``accelerators.lazy``, today ``accelerators._lazy``, but without
+#: ``placement_conflicts``).
 BEFORE_LAZY = "e9bad5f^"
 BEFORE_CONFLICTS = "dfbacad"
 
@@ -137,11 +138,11 @@ def test_with_a_core_older_than_its_lazy_module(tmp_path: Path) -> None:
     assert not (core / "accelerators" / "lazy.py").exists()
     done = _run(tmp_path, core=core)
     _check(done, "cannot use the accelerators core installed here")
-    assert "No module named 'accelerators.lazy'" in done.stderr
+    assert "No module named 'accelerators._lazy'" in done.stderr
 
 
 def test_with_a_core_older_than_what_the_policy_needs(tmp_path: Path) -> None:
-    """The package imports (the core has ``accelerators.lazy``), but the provider's pod
+    """The package imports (the core has ``accelerators._lazy``), but the provider's pod
     plumbing needs ``place`` (issue 34; ``placement_conflicts`` before it), which that core
     lacks: the policy says so once and leaves pods as built."""
     core = _core_from_history(BEFORE_CONFLICTS, tmp_path)

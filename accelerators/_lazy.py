@@ -1,6 +1,6 @@
 """A package's public names in one table, each imported on first use (PEP 562).
 
->>> from accelerators.lazy import lazy_exports
+>>> from accelerators._lazy import lazy_exports
 >>> __getattr__, __dir__, __all__ = lazy_exports(
 ...     "accelerators.bench",
 ...     {".report._errors": "AcceleratorGateError", ".report._models": "BenchReport Verdict"},
