@@ -68,7 +68,9 @@ def test_every_template_has_a_run_command_and_names_no_repository_path() -> None
 
 
 def _environment(**extra: str) -> dict[str, str]:
-    env = dict(os.environ)
+    # a user's shell, not this test process: other test modules set Airflow's configuration
+    # (its DAGs folder, a WARNING log level that hides the run's state) when imported
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AIRFLOW")}
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env.pop("FINETUNE_MODEL_CONFIG", None)
     env.pop("KUBERNETES_SERVICE_HOST", None)

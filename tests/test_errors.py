@@ -14,6 +14,7 @@ from accelerators import AcceleratorSpec, bench, errors, kubernetes, sizing
 from accelerators.errors import (
     AcceleratorError,
     CatalogDataError,
+    InvalidSpecError,
     PlacementError,
     SpecSyntaxError,
     UnknownAcceleratorError,
@@ -40,11 +41,14 @@ def test_the_errors_module_lists_each_type() -> None:
     assert set(PUBLIC["accelerators.errors"]) == {
         AcceleratorError,
         CatalogDataError,
+        InvalidSpecError,
         PlacementError,
         SpecSyntaxError,
         UnknownAcceleratorError,
         UnknownPartitionError,
     }
+    # catching InvalidSpecError catches every spec that cannot be, grammar breaks included
+    assert issubclass(SpecSyntaxError, InvalidSpecError)
 
 
 def test_the_top_level_exports_the_same_types() -> None:

@@ -148,22 +148,29 @@ class SqlStore(HistoryStore):
     def entries(self) -> Iterator[tuple[str, object]]:
         """Every full report, oldest first, read :data:`_PAGE` at a time (a short session
         each, within the store's deadline each)."""
-        last: tuple[Any, int] | None = None
+        last: int | None = None  # the id of the last row read: its own started_at is
+        # compared in the database (a row's TEXT comes back as bytes from SQLite, and a
+        # bytes parameter would be a BLOB, which sorts after every TEXT)
         while True:
             with self._session(self.limits.deadline(), write=False) as db:
                 if db is None:
                     return
-                after = "" if last is None else "WHERE (started_at, id) > (?, ?) "
+                after = (
+                    ""
+                    if last is None
+                    else f"WHERE (started_at, id) > ((SELECT started_at FROM {REPORTS} "
+                    "WHERE id = ?), ?) "
+                )
                 rows = db.rows(
                     f"SELECT id, started_at, report FROM {REPORTS} {after}"
                     "ORDER BY started_at, id LIMIT ?",
-                    [*(last or ()), _PAGE],
+                    [*(() if last is None else (last, last)), _PAGE],
                 )
             for report_id, _, report in rows:
                 yield f"row {report_id}", decode(report)
             if len(rows) < _PAGE:
                 return
-            last = (rows[-1][1], rows[-1][0])
+            last = rows[-1][0]
 
     def migrate(self, deadline: Deadline | None = None) -> int:
         """Summarise every report that has no summary yet (an older layout's, or a row
