@@ -23,7 +23,16 @@ from pydantic import ValidationError
 from accelerators import _datafiles
 from accelerators.catalog._instances import Price
 
-__all__ = ["VERSION", "PriceRefresh", "cache_dir", "cached_rows", "clear", "payloads", "write"]
+__all__ = [
+    "VERSION",
+    "PriceRefresh",
+    "cache_dir",
+    "cached_rows",
+    "clear",
+    "payloads",
+    "write",
+    "write_json",
+]
 
 VERSION = 1
 #: A region or zone name: it becomes part of a file name, so nothing else is accepted.
@@ -64,12 +73,14 @@ def write(cloud: str, region: str, prices: list[Price], **extra: Any) -> tuple[P
         **extra,
     }
     folder = cache_dir()
-    path = None if folder is None else _write(folder / f"{cloud}-{region}.json", payload)
+    path = None if folder is None else write_json(folder / f"{cloud}-{region}.json", payload)
     clear()
     return path, fetched_at
 
 
-def _write(path: Path, payload: dict[str, Any]) -> Path | None:
+def write_json(path: Path, payload: dict[str, Any]) -> Path | None:
+    """Write ``payload`` to ``path`` through a fresh temporary file (never a fixed name a link
+    could sit on), then :func:`os.replace`; ``None`` when it cannot be written."""
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError:

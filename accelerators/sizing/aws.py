@@ -21,9 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,6 +34,7 @@ from accelerators.catalog._instances import Instance, Price
 from accelerators.errors import AcceleratorError
 from accelerators.sizing._aws_pricing import on_demand_prices
 from accelerators.sizing._model import SizingError
+from accelerators.sizing._price_cache import write_json
 
 __all__ = [
     "FAMILIES",
@@ -161,7 +160,7 @@ def refresh(
         "spot": [p.model_dump(mode="json") for p in spot],
         "on_demand": [p.model_dump(mode="json") for p in listed],
     }
-    path = None if folder is None else _write_cache(folder / f"aws-{region}.json", payload)
+    path = None if folder is None else write_json(folder / f"aws-{region}.json", payload)
     _read_cache_at.cache_clear()
     where = f"cached in {path}" if path is not None else "not cached (the cache is off or unsafe)"
     return AwsRefresh(
@@ -182,23 +181,6 @@ def _shipped_aws() -> tuple[Instance, ...]:
     from accelerators.catalog import _instances
 
     return _instances.instances("aws")
-
-
-def _write_cache(path: Path, payload: dict[str, Any]) -> Path | None:
-    """Write ``path`` through a fresh temporary file (never a fixed name a link could sit on),
-    then :func:`os.replace`; ``None`` when it cannot be written."""
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError:
-        return None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(payload, indent=1))
-        os.replace(tmp, path)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)
-        return None
-    return path
 
 
 def cached_instances() -> tuple[Instance, ...]:
