@@ -265,8 +265,8 @@ BLOCKS: dict[str, Block] = {
         ),
     ),
     "bench-history-scale": Captured(
-        host="the shared 2-vCPU development VM, AMD EPYC family 26 (Zen 5), busy: load 5-11 from"
-        " other work, up to 64 with the writers",
+        host="the 2-vCPU development VM, AMD EPYC family 26 (Zen 5), quiet: load 0.6-1.6 before"
+        " the writers (its own), up to 51 with them",
         date="2026-11-28",
     ),
     "bench-fault-detection": Captured(
