@@ -112,3 +112,23 @@ def test_precision_is_a_no_op_on_the_cpu(backend: TorchBackend) -> None:
         inside = settings()
     assert inside == before
     assert settings() == before
+
+
+def test_cpu_inputs_never_repeat_a_row_of_a_as_a_column_of_b(backend: TorchBackend) -> None:
+    """The CPU pool repeats its fresh random values (drawing them all costs more than a call).
+    With a period of 8 Mi values, ``A``'s row ``r`` equalled ``B``'s column ``r + 1024`` at
+    1024 x 1280 x 4096: those outputs were sums of squares (~k, not ~sqrt(k)), whose bf16
+    rounding alone (up to 16) read as a miscompare of 0.25 on a healthy CPU when a checked
+    block met them. Every output of that shape is within the tolerance."""
+    device = backend.devices()[0]
+    m, n, k = 1024, 1280, 4096
+    session = backend.open_gemm(device, "bf16", pool_elements=2 * (m + n) * k + (1 << 16))
+    case = session.case(Shape(m, n, k))
+    case.run()
+    a, b = case.views[case._last]  # type: ignore[attr-defined]
+    reference = a.to(torch.float64) @ b.to(torch.float64)
+    out = case.out.to(torch.float64)  # type: ignore[attr-defined]
+    worst = float((out - reference).abs().max()) / k**0.5
+    _, tolerance = gemm_check_passes(case.check(blocks=0, block=64, seed=1), "bf16")
+    assert worst < tolerance / 4, worst  # bf16 output rounding alone: ~0.02
+    case.close()

@@ -40,8 +40,11 @@ _MIB = 1 << 20
 _MIN_FLUSH_BYTES = 256 * _MIB
 #: Most input sets a CPU case rotates through.
 _MAX_ROTATIONS = 64
-#: Fresh random values generated on the CPU per pool; the rest of the pool repeats them.
-_CPU_FRESH_ELEMENTS = 8 * _MIB
+#: Fresh random values generated on the CPU per pool; the rest of the pool repeats them. A
+#: prime, so that no row of ``A`` can repeat a row of ``B`` (offsets ``k x (m + c - r)`` apart:
+#: with a period of 8 Mi values, row ``r`` of ``A`` was column ``r + 1024`` of ``B`` at
+#: 1024 x 1280 x 4096, and those outputs, sums of squares, read as a bf16 miscompare).
+_CPU_FRESH_ELEMENTS = 8_388_593  # the largest prime below 8 Mi
 #: GPU pools are drawn in chunks of this many values.
 _GPU_CHUNK_ELEMENTS = 64 * _MIB
 #: Views start on multiples of this many elements (keeps vector and tensor-core alignment).
@@ -107,8 +110,9 @@ class TorchGemmSession(GemmSession):
                 stop = min(elements, start + _GPU_CHUNK_ELEMENTS)
                 self.pool[start:stop].copy_(fp4_codes(torch, stop - start, generator, self.where))
         elif backend.kind == "cpu":
-            # Page faults and randn cost more than a call on a VM: draw 8 Mi values and repeat
-            # them; rotation is about addresses (cache), the values stay random normal.
+            # Page faults and randn cost more than a call on a VM: draw ~8 Mi values and repeat
+            # them (a prime period); rotation is about addresses (cache), the values stay
+            # random normal.
             fresh = min(elements, _CPU_FRESH_ELEMENTS)
             block = _integral(
                 torch, torch.randn(fresh, dtype=gen_dtype, generator=generator), dtype
