@@ -457,7 +457,6 @@ def test_aliases_are_unique_across_the_catalog():
         ("A100-PCIE-40GB", "A100-40GB-PCIE"),
         ("A100-SXM4-80GB", "A100-80GB-SXM"),
         ("H100", "H100-SXM"),
-        ("H100-80GB", "H100-SXM"),
         ("H100-SXM5", "H100-SXM"),
         ("V100", "V100-16GB-SXM2"),
         ("H200", "H200-SXM"),

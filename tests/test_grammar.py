@@ -172,7 +172,8 @@ VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
     ("H100 NVL", "H100-NVL", ("H100-NVL",)),
     ("Gaudi 2", "GAUDI2", ("GAUDI2",)),
     ("Intel(R) Gaudi 2", "GAUDI2", ("GAUDI2",)),
-    ("NVIDIA H100 (80GB):8", "H100:8", ("H100-SXM",)),
+    # 80 GB does not say SXM or PCIe (both carry 80 GB; the NVL 94): the family
+    ("NVIDIA H100 (80GB):8", "H100:8 | H100-PCIE:8", ("H100-SXM", "H100-PCIE")),
     # a group name (Modal's "B200+": a B200 or a B300) reads as a fallback chain
     ("B200+", "B200 | B300", ("B200", "B300")),
     ("b200+:8", "B200:8 | B300:8", ("B200", "B300")),

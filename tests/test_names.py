@@ -436,3 +436,33 @@ def test_tpu_slice_sizes_come_from_the_topologies(edited_catalog: Callable[..., 
 
 def test_resolution_errors_are_accelerator_errors():
     assert issubclass(UnknownAcceleratorError, AcceleratorError)
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        # a looser match that leaves the model open is the family the words allow
+        ("nvidia_a100", "A100-40GB | A100-80GB"),
+        ("NVIDIA A100", "A100-40GB | A100-80GB"),
+        ("nvidia_v100", "V100-16GB | V100-32GB"),
+        ("H100 80GB", "H100 | H100-PCIE"),
+        ("H100-80GB", "H100 | H100-PCIE"),
+        ("H200 141GB", "H200 | H200-NVL"),
+        ("8x nvidia_a100", "A100-40GB:8 | A100-80GB:8"),
+        # the words decide, or the catalog's own name has its documented default
+        ("NVIDIA A100 80GB", "A100-80GB"),
+        ("A100", "A100-40GB"),
+        ("V100", "V100-16GB"),
+        ("H100", "H100"),
+        # a platform's label keeps its platform's meaning (flytekit's H100 constant)
+        ("nvidia-h100", "H100"),
+        ("nvidia-tesla-a100", "A100-40GB"),
+        ("NVIDIA_H200_141GB", "H200"),
+        # a count a system glues to its own spelling stays that spelling (Hugging Face)
+        ("a100x4", "A100-80GB:4"),
+    ],
+)
+def test_a_name_that_leaves_the_model_open_reads_as_the_family(text: str, canonical: str) -> None:
+    from accelerators import AcceleratorSpec
+
+    assert str(AcceleratorSpec.parse(text)) == canonical

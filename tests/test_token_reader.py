@@ -66,7 +66,7 @@ READ = [
     ("TURING_T4", "T4"),
     ("BLACKWELL_B200", "B200"),
     ("HOPPER_H100", H100),
-    ("H100_NVIDIA", "H100"),
+    ("H100_NVIDIA", H100),  # as HOPPER_H100: no form factor said
     ("TPU_V5E", "TPU-V5E"),
     ("V5E_TPU", "TPU-V5E"),
     ("v5e-tpu", "TPU-V5E"),

@@ -19,9 +19,14 @@ that matches:
    family with that memory (``H100 94GB`` is the 94 GB H100).
 
 Within each tier the catalog's own names (SKU, model, constant, alias) are tried before
-other systems' names. If no tier matches, decorated forms are tried: a count prefix or
-suffix (``8x H100``, ``H100 x8``, ``l40sx4``), a MIG suffix (GFD's
-``NVIDIA-A100-SXM4-40GB-MIG-1g.5gb``) and a TPU slice size (SkyPilot's ``tpu-v5litepod-8``).
+other systems' names. A model-level match of tiers 2-4 whose words leave the model open
+(``nvidia_a100``, ``H100 80GB``) reads as the family the token reader finds
+(``A100-40GB | A100-80GB``); the catalog's own short names (``A100``) and the platforms'
+labels (``nvidia-h100``) are exact, and keep their one meaning.
+
+If no tier matches, decorated forms are tried: a count prefix or suffix (``8x H100``,
+``H100 x8``, ``l40sx4``), a MIG suffix (GFD's ``NVIDIA-A100-SXM4-40GB-MIG-1g.5gb``) and a
+TPU slice size (SkyPilot's ``tpu-v5litepod-8``).
 Nothing is passed through: a string that matches nothing raises
 :class:`~accelerators.errors.UnknownAcceleratorError` with close matches, and a string that
 matches SKUs of two different models raises it listing both.
@@ -261,7 +266,14 @@ def _with_count(index: Index, text: str, decoration: re.Match[str] | None) -> Na
     rest = _resolve_decorated(index, _without(text, decoration))
     if count <= 0 or rest is None or rest.count is not None:
         return None
-    return NameMatch(rest.accelerator, rest.pinned, _as_count(count), rest.partition, rest.source)
+    return NameMatch(
+        rest.accelerator,
+        rest.pinned,
+        _as_count(count),
+        rest.partition,
+        rest.source,
+        family=rest.family,
+    )
 
 
 def _resolve_decorated(index: Index, text: str) -> NameMatch | None:
@@ -286,21 +298,32 @@ def _resolve_decorated(index: Index, text: str) -> NameMatch | None:
 
 def _lookup(index: Index, text: str) -> NameMatch | None:
     """Tiers 1-4 of the module docstring."""
+    found = _in_tables(index, text, (index.exact, exact_key(text)))
+    if found is not None:
+        return found
     found = _in_tables(
-        index,
-        text,
-        (index.exact, exact_key(text)),
-        (index.loose, loose_key(text)),
-        (index.words, words_key(text)),
+        index, text, (index.loose, loose_key(text)), (index.words, words_key(text)), first=1
     )
-    return found if found is not None else _lookup_with_memory(index, text)
+    found = found if found is not None else _lookup_with_memory(index, text)
+    return found if found is None else _left_open(index, text, found)
+
+
+def _left_open(index: Index, text: str, found: NameMatch) -> NameMatch:
+    """A looser match whose words leave the model open reads as the family
+    (:func:`~accelerators.catalog._reader.read_left_open`)."""
+    if found.count is not None or found.partition is not None or found.pinned:
+        return found
+    from accelerators.catalog._reader import read_left_open
+
+    return read_left_open(index, text, found, lambda name: _device_reported(index, name))
 
 
 def _in_tables(
-    index: Index, text: str, *tiers: tuple[tuple[Table, Table], str]
+    index: Index, text: str, *tiers: tuple[tuple[Table, Table], str], first: int = 0
 ) -> NameMatch | None:
-    """The first tier whose identity (then other systems') table has the key."""
-    for number, (tables, key) in enumerate(tiers):
+    """The first tier whose identity (then other systems') table has the key (``first``: the
+    number of the first tier given, 0 the exact one)."""
+    for number, (tables, key) in enumerate(tiers, first):
         for table in tables:
             spellings = table.get(key) if key else None
             if spellings and number:  # a count a system glues to its own spelling ("a100x4",

@@ -50,13 +50,13 @@ from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._segment import segment
 from accelerators.catalog._spellings import NameMatch
 from accelerators.catalog._words import vocabulary
-from accelerators.errors import close_matches
+from accelerators.errors import UnknownAcceleratorError, close_matches
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
     from accelerators.catalog._spellings import Index
 
-__all__ = ["read"]
+__all__ = ["read", "read_left_open"]
 
 #: Roles the pieces' kinds have before their neighbours are looked at.
 _KIND_ROLE = {
@@ -119,6 +119,32 @@ def read(
     finally:
         if trace is not None:
             trace.extend(state.trace())
+
+
+def read_left_open(
+    index: Index, text: str, found: NameMatch, reported: Callable[[str], NameMatch | None]
+) -> NameMatch:
+    """``found`` (a looser tier's model-level match of ``text``), or the family the reader
+    finds when the words leave the model open.
+
+    The catalog's own short names have their defaults (``A100`` is the 40 GB part, as
+    flytekit's and GKE's ``nvidia-tesla-a100``; ``H100`` the SXM), but a foreign spelling that
+    only matched them once its vendor words or its one memory size were set aside
+    (``nvidia_a100``, ``H100 80GB``, ``H200 141GB``) says no more than the family: what one
+    system rents as ``nvidia_a100`` is 80 GB. When the reader reads ``text`` as a family that
+    holds ``found``'s model, that family is the answer.
+    """
+    acc = found.accelerator
+    if len({a.model for a in index.entries if a.family == acc.family}) < 2:
+        return found
+    try:
+        read_as = read(index, text, reported=reported)
+    except UnknownAcceleratorError:
+        return found
+    if read_as is None or not read_as.family or read_as.count not in (None, 1):
+        return found
+    models = {read_as.accelerator.model, *(a.model for a in read_as.family)}
+    return read_as if acc.model in models else found
 
 
 def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> NameMatch | None:
