@@ -178,3 +178,33 @@ def test_importing_a_lazy_package_imports_none_of_its_names() -> None:
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert proc.stdout.strip() == "[]"
+
+
+def test_plugins_and_templates_reach_only_the_cores_public_modules() -> None:
+    """The Flyte plugin, the Airflow provider and the templates import the core through its
+    public modules (``accelerators.extend`` holds what packages built on it need)."""
+    import accelerators.extend
+
+    assert accelerators.extend.lazy_exports is lazy_exports
+    root = Path(__file__).resolve().parents[1]
+    sources = [
+        *(root / "plugins" / "flyte" / "flytekitplugins").rglob("*.py"),
+        *(root / "plugins" / "airflow" / "accelerators_provider").rglob("*.py"),
+        *(root / "dags").glob("*.py"),
+    ]
+    assert len(sources) > 20
+    private = []
+    for path in sources:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and node.level == 0
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
+            for name in names:
+                parts = name.split(".")
+                if parts[0] == "accelerators" and any(p.startswith("_") for p in parts[1:]):
+                    private.append(f"{path.relative_to(root)}:{node.lineno}: {name}")
+    assert not private, private

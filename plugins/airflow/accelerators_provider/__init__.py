@@ -38,7 +38,7 @@ TYPE_CHECKING = False
 CORE_PROBLEM: str | None = None
 
 try:
-    from accelerators._lazy import lazy_exports
+    from accelerators.extend import lazy_exports
 except Exception as exc:  # whatever an older core raises, Airflow must start
     CORE_PROBLEM = (
         "airflow-provider-accelerators cannot use the accelerators core installed here "

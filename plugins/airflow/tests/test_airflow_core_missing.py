@@ -29,8 +29,8 @@ from airflow_testenv import REPO
 PROVIDER = REPO / "plugins" / "airflow"
 
 #: The last commit before ``accelerators/lazy.py`` existed, and the commit this branch started
-#: from (a core with ``accelerators.lazy``, today ``accelerators._lazy``, but without
-#: ``placement_conflicts``).
+#: from (a core with ``accelerators.lazy``, today ``accelerators.extend.lazy_exports``, but
+#: without ``placement_conflicts``).
 BEFORE_LAZY = "e9bad5f^"
 BEFORE_CONFLICTS = "dfbacad"
 
@@ -138,7 +138,7 @@ def test_with_a_core_older_than_its_lazy_module(tmp_path: Path) -> None:
     assert not (core / "accelerators" / "lazy.py").exists()
     done = _run(tmp_path, core=core)
     _check(done, "cannot use the accelerators core installed here")
-    assert "No module named 'accelerators._lazy'" in done.stderr
+    assert "No module named 'accelerators.extend'" in done.stderr
 
 
 def test_with_a_core_older_than_what_the_policy_needs(tmp_path: Path) -> None:
@@ -148,11 +148,12 @@ def test_with_a_core_older_than_what_the_policy_needs(tmp_path: Path) -> None:
     core = _core_from_history(BEFORE_CONFLICTS, tmp_path)
     assert not (core / "accelerators" / "kubernetes" / "_conflicts.py").exists()
     assert not (core / "accelerators" / "kubernetes" / "_place.py").exists()
-    # Issue 34 renamed the lazy table to ``accelerators._lazy``: that old core gets it under
-    # today's name too, so that the package imports and only the policy's need is missing.
-    table = core / "accelerators" / "_lazy.py"
-    if not table.exists():
-        shutil.copy(core / "accelerators" / "lazy.py", table)
+    # Plugins read the lazy table as ``accelerators.extend.lazy_exports`` since issue 34 made
+    # ``accelerators.lazy`` private: that old core gets the public name too, so that the
+    # package imports and only the policy's need is missing.
+    public = core / "accelerators" / "extend.py"
+    if not public.exists():
+        public.write_text("from accelerators.lazy import lazy_exports\n", encoding="utf-8")
     done = _run(tmp_path, core=core)
     _check(done, "the cluster policy leaves pods as built: the accelerators core installed")
     assert "cannot import name 'place'" in done.stdout + done.stderr

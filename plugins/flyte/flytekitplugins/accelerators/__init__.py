@@ -28,7 +28,7 @@ registers our constants as virtual subclasses of flytekit's ``BaseAccelerator`` 
 
 from __future__ import annotations
 
-from accelerators._lazy import lazy_exports
+from accelerators.extend import lazy_exports
 
 __version__ = "0.1.0"
 
