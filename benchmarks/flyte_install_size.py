@@ -31,30 +31,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from install_size import build_wheel, dir_size  # noqa: E402  (the same helpers)
+
 LOCK = ROOT / "requirements" / "dev-cpu.lock"
 _HEAVY = re.compile(r"^(torch|triton|nvidia-(?!ml-py$)[a-z0-9-]+|cuda-[a-z0-9-]+)$")
-_BUILD = "import sys, hatchling.build as b; print(b.build_wheel(sys.argv[1]))"
-
-
-def _size(path: Path) -> int:
-    total = 0
-    for folder, _, files in os.walk(path):
-        for name in files:
-            file = Path(folder, name)
-            if not file.is_symlink():
-                total += file.stat().st_size
-    return total
-
-
-def _wheel(project: Path, out: Path) -> Path:
-    built = subprocess.run(
-        [sys.executable, "-c", _BUILD, str(out)],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return out / built.stdout.strip().splitlines()[-1]
 
 
 def measure(label: str, requirements: list[str], workdir: Path) -> dict[str, object]:
@@ -94,7 +75,7 @@ def measure(label: str, requirements: list[str], workdir: Path) -> dict[str, obj
     dists = [line.split("==")[0].lower() for line in listed.stdout.split()]
     return {
         "label": label,
-        "bytes": _size(venv),
+        "bytes": dir_size(venv),
         "dists": len(dists),
         "heavy": sorted(d for d in dists if _HEAVY.match(d)),
         "seconds": seconds,
@@ -107,8 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="flyte-install-size-") as tmp:
         workdir = Path(tmp)
-        core = _wheel(ROOT, workdir)
-        plugin = _wheel(ROOT / "plugins" / "flyte", workdir)
+        core = build_wheel(ROOT, workdir)
+        plugin = build_wheel(ROOT / "plugins" / "flyte", workdir)
         runs = [
             ("flytekit", ["flytekit"]),
             ("plugin", [str(core), str(plugin)]),

@@ -38,7 +38,8 @@ _CUDA_ONLY = re.compile(r"^(nvidia-(?!ml-py$)[a-z0-9-]+|triton|cuda-[a-z0-9-]+)$
 _BUILD = "import sys, hatchling.build as b; print(b.build_wheel(sys.argv[1]))"
 
 
-def _size(path: Path) -> int:
+def dir_size(path: Path) -> int:
+    """Bytes of the files below ``path`` (links not followed)."""
     total = 0
     for folder, _, files in os.walk(path):
         for name in files:
@@ -46,6 +47,18 @@ def _size(path: Path) -> int:
             if not file.is_symlink():
                 total += file.stat().st_size
     return total
+
+
+def build_wheel(project: Path, out: Path) -> Path:
+    """The wheel of ``project`` (a folder with a pyproject.toml), built offline into ``out``."""
+    built = subprocess.run(
+        [sys.executable, "-c", _BUILD, str(out)],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out / built.stdout.strip().splitlines()[-1]
 
 
 def _pip(python: Path, args: list[str], env: dict[str, str]) -> float:
@@ -102,7 +115,7 @@ def measure(variant: str, wheel: Path, torch_from: str, workdir: Path) -> dict[s
     return {
         "variant": variant,
         "seconds": seconds,
-        "bytes": _size(venv),
+        "bytes": dir_size(venv),
         "dists": len(dists),
         "nvidia": sum(1 for d in dists if _CUDA_ONLY.match(d.split("==")[0].lower())),
         "torch": probe.stdout.strip() or probe.stderr.strip().splitlines()[-1],
@@ -122,14 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     variants = args.variant or ["cpu", "cuda"]
     with tempfile.TemporaryDirectory(prefix="install-size-") as tmp:
         workdir = Path(tmp)
-        built = subprocess.run(
-            [sys.executable, "-c", _BUILD, str(workdir)],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        wheel = workdir / built.stdout.strip().splitlines()[-1]
+        wheel = build_wheel(ROOT, workdir)
         results = []
         for variant in variants:
             result = measure(variant, wheel, args.torch_from, workdir)
