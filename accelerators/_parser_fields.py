@@ -122,6 +122,12 @@ def complete_named(
             )
     chosen = _chosen_partition(source, match, name, partition)
     where = partition.span if partition is not None else name.span
+    if chosen is not None and alternative.group and match.source != "group":
+        # A MIG profile picks among the models a name left open ("A100@3g.20gb": 40 GB).
+        fitting = [a for a in (acc, *alternative.group) if chosen in a.partitions]
+        if fitting:
+            acc, alternative.group = fitting[0], tuple(fitting[1:])
+            fields["accelerator"] = acc
     if chosen is not None and fields.get("shared"):
         refuse(
             f"{quote(name.text + ' shared')} already asks for a shared slot, so '@{chosen}' "

@@ -563,6 +563,7 @@ def test_every_source_is_used():
         used |= {m.source for m in acc.mig} | {t.source for t in acc.tpu_topologies}
         used |= {acc.workloads.source} if acc.workloads is not None else set()
     used |= {group.source for group in _store.LOADED.file().groups}
+    used |= {source for name in _store.LOADED.file().open_names for source in name.sources}
     assert used == set(catalog.sources())
 
 

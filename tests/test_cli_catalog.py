@@ -105,17 +105,17 @@ def test_show_tpu_lists_its_slice_topologies() -> None:
 
 
 def test_show_json_carries_figures_and_their_sources() -> None:
-    result = run("show", "A100", "--json")
+    result = run("show", "A100-40GB", "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    a100 = catalog.get("A100")
+    a100 = catalog.get("A100-40GB")
     assert data["name"] == a100.name
     assert data["memory_gb"]["value"] == a100.memory_gb
     assert a100.memory.source in data["sources"]
 
 
 def test_show_accepts_a_name_another_system_reports() -> None:
-    a100 = catalog.get("A100")
+    a100 = catalog.get("A100-40GB")
     result = run("show", a100.names.nvml[0])
     assert result.exit_code == 0, result.output
     assert a100.name in result.stdout
@@ -126,6 +126,7 @@ def test_show_accepts_a_name_another_system_reports() -> None:
     [
         ("H10O", "did you mean 'H100'"),
         ("80GB+", "does not name one accelerator"),
+        ("A100", "it resolves to A100-40GB | A100-80GB"),
     ],
 )
 def test_show_rejects_what_is_not_one_accelerator(name: str, message: str) -> None:
@@ -137,7 +138,7 @@ def test_show_rejects_what_is_not_one_accelerator(name: str, message: str) -> No
 
 # -- parse ------------------------------------------------------------------------------------
 def test_parse_shows_canonical_form_candidates_and_constant() -> None:
-    result = run("parse", "A100@2g.10gb:2 | H100:8")
+    result = run("parse", "A100-40GB@2g.10gb:2 | H100:8")
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "A100-40GB@2g.10gb:2 | H100:8" in out
@@ -150,9 +151,9 @@ def test_parse_shows_canonical_form_candidates_and_constant() -> None:
 
 
 def test_parse_json_is_the_spec_model_dump() -> None:
-    result = run("parse", "--json", "A100@2g.10gb:2")
+    result = run("parse", "--json", "A100-40GB@2g.10gb:2")
     assert result.exit_code == 0, result.output
-    spec = AcceleratorSpec.parse("A100@2g.10gb:2")
+    spec = AcceleratorSpec.parse("A100-40GB@2g.10gb:2")
     assert json.loads(result.stdout) == json.loads(spec.model_dump_json())
     assert AcceleratorSpec.model_validate_json(result.stdout) == spec
 

@@ -46,7 +46,7 @@ def test_names_joined_by_comma_share_the_last_count() -> None:
     ]
     # '|' keeps each alternative's own count, and so do names that carry one
     assert [a.count for a in AcceleratorSpec.parse("A10 | A10G:2").alternatives] == [1, 2]
-    assert [a.count for a in AcceleratorSpec.parse("H100:4, A100:8").alternatives] == [4, 8]
+    assert [a.count for a in AcceleratorSpec.parse("H100:4, A100-80GB:8").alternatives] == [4, 8]
     assert [a.count for a in AcceleratorSpec.parse("A10, A10G:2 | T4").alternatives] == [2, 2, 1]
 
 

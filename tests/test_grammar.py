@@ -41,8 +41,9 @@ VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
     # model names, any letter case; bare A100 is the 40 GB A100
     ("H100", "H100", ("H100-SXM",)),
     ("h100", "H100", ("H100-SXM",)),
-    ("A100", "A100-40GB", ("A100-40GB-SXM",)),
-    ("a100", "A100-40GB", ("A100-40GB-SXM",)),
+    # a bare A100 is 40 GB on some systems, 80 GB on others: the family (catalog [[open_names]])
+    ("A100", "A100-40GB | A100-80GB", ("A100-40GB-SXM", "A100-80GB-SXM")),
+    ("a100", "A100-40GB | A100-80GB", ("A100-40GB-SXM", "A100-80GB-SXM")),
     ("A100-40GB", "A100-40GB", ("A100-40GB-SXM",)),
     ("MI300X", "MI300X", ("MI300X",)),
     ("INFERENTIA2", "INFERENTIA2", ("INFERENTIA2",)),
@@ -84,7 +85,12 @@ VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
     ("H100:8,A100-80GB:8 | T4", "H100:8 | A100-80GB:8 | T4", ("H100-SXM", "A100-80GB-SXM", "T4")),
     ("H100!:8 | 80GB+:8", "H100-SXM!:8 | 80GB+:8", ("H100-SXM", None)),
     ("  H100 : 8  ", "H100:8", ("H100-SXM",)),
-    ("H100:8\n| A100:8", "H100:8 | A100-40GB:8", ("H100-SXM", "A100-40GB-SXM")),
+    ("H100:8\n| A100-40GB:8", "H100:8 | A100-40GB:8", ("H100-SXM", "A100-40GB-SXM")),
+    (
+        "H100:8\n| A100:8",
+        "H100:8 | A100-40GB:8 | A100-80GB:8",
+        ("H100-SXM", "A100-40GB-SXM", "A100-80GB-SXM"),
+    ),
     # memory requests, as SkyPilot writes them
     ("80GB+", "80GB+", (None,)),
     ("80GB", "80GB", (None,)),
@@ -115,9 +121,12 @@ VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
     ("A100@1g.10gb:80GB:2", "A100-80GB@1g.10gb:2", ("A100-80GB-SXM",)),
     ("H100@3g.40gb", "H100@3g.40gb", ("H100-SXM",)),
     ("RTX-PRO-6000@1g.24gb+me.all", "RTX-PRO-6000@1g.24gb+me.all", ("RTX-PRO-6000",)),
-    ("A100@whole", "A100-40GB@whole", ("A100-40GB-SXM",)),
-    ("A100@unpartitioned", "A100-40GB@whole", ("A100-40GB-SXM",)),
-    ("A100!@whole", "A100-40GB-SXM!@whole", ("A100-40GB-SXM",)),
+    ("A100-40GB@whole", "A100-40GB@whole", ("A100-40GB-SXM",)),
+    ("A100-40GB@unpartitioned", "A100-40GB@whole", ("A100-40GB-SXM",)),
+    ("A100-40GB!@whole", "A100-40GB-SXM!@whole", ("A100-40GB-SXM",)),
+    ("A100@whole", "A100-40GB@whole | A100-80GB@whole", ("A100-40GB-SXM", "A100-80GB-SXM")),
+    # a MIG profile picks among the models an open name leaves open
+    ("A100@3g.40gb", "A100-80GB@3g.40gb", ("A100-80GB-SXM",)),
     ("A100 @ 1g.5gb : 2", "A100-40GB@1g.5gb:2", ("A100-40GB-SXM",)),
     # TPU topologies
     ("V5E@2x4", "TPU-V5E@2x4", ("TPU-V5E",)),
@@ -187,7 +196,7 @@ VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
         ("INFERENTIA2", "TRAINIUM1", "TRAINIUM2", "INFERENTIA1"),
     ),
     # Slurm's GRES form
-    ("gpu:a100:8", "A100-40GB:8", ("A100-40GB-SXM",)),
+    ("gpu:a100-40gb:8", "A100-40GB:8", ("A100-40GB-SXM",)),
     ("gpu:tesla_v100:2", "V100-16GB:2", ("V100-16GB-SXM2",)),
     # memory in MB and TB (decimal)
     ("nvidia:24000MB", "nvidia:24GB", (None,)),
@@ -402,12 +411,12 @@ INVALID: list[tuple[str, type[AcceleratorError], str, str]] = [
         "     ~~~~^",
     ),
     (
-        "A100@1g.20gb",
+        "A100-40GB@1g.20gb",
         UnknownPartitionError,
         "A100-40GB-SXM has no MIG profile '1g.20gb'; valid: "
         f"{A100_PROFILES}. Did you mean '1g.10gb' or '1g.5gb' or '4g.20gb'? (A100-80GB has "
         "'1g.20gb'.)",
-        "     ~~~~~~^",
+        "          ~~~~~~^",
     ),
     (
         "T4@1g.5gb",
@@ -549,7 +558,7 @@ def test_unknown_names_keep_their_fields():
 
 def test_unknown_partitions_keep_their_fields():
     with pytest.raises(UnknownPartitionError) as info:
-        AcceleratorSpec.parse("A100@1g.20gb")
+        AcceleratorSpec.parse("A100-40GB@1g.20gb")
     assert (info.value.accelerator, info.value.partition) == ("A100-40GB-SXM", "1g.20gb")
     assert "1g.10gb" in info.value.valid
 

@@ -81,7 +81,14 @@ def test_specs_constants_and_entries_are_accepted() -> None:
     assert is_nvidia(AcceleratorSpec.parse("A100:8"))
     assert is_amd(catalog.get("MI300X"))
     assert is_tpu(["TPU-V5E@2x4", "TPU-V6E@2x4"])
-    assert [a.name for a in accelerators_of("A100")] == ["A100-40GB-SXM", "A100-40GB-PCIE"]
+    assert [a.name for a in accelerators_of("A100-40GB")] == ["A100-40GB-SXM", "A100-40GB-PCIE"]
+    # a bare A100 is the family: 40 GB on some systems, 80 GB on others
+    assert [a.name for a in accelerators_of("A100")] == [
+        "A100-40GB-SXM",
+        "A100-40GB-PCIE",
+        "A100-80GB-SXM",
+        "A100-80GB-PCIE",
+    ]
 
 
 def test_a_name_that_names_nothing_is_an_error_not_false() -> None:

@@ -137,7 +137,7 @@ def test_device_reported_names_pin_the_sku_of_multi_sku_models(
     ("text", "sku", "pinned"),
     [
         # model-level: model name, default-SKU aliases, a label both form factors share
-        ("A100", "A100-40GB-SXM", False),
+        ("A100", "A100-40GB-SXM", False),  # the family's first model (A100-80GB follows)
         ("A100-40GB", "A100-40GB-SXM", False),
         ("nvidia-tesla-a100", "A100-40GB-SXM", False),
         ("H100", "H100-SXM", False),
@@ -167,7 +167,8 @@ def test_pinned_or_model_level(text: str, sku: str, pinned: bool):
     [
         ("H100", "model"),
         ("H100-SXM", "name"),
-        ("A100", "alias"),
+        ("A100", "open"),  # catalog [[open_names]]: 40 GB on some systems, 80 GB on others
+        ("A100-SXM4-40GB", "alias"),
         ("NVIDIA H100 80GB HBM3", "nvml"),
         ("nvidia-h100-80gb", "gke"),
         ("rtx-pro-server-6000", "karpenter"),
@@ -451,7 +452,20 @@ def test_resolution_errors_are_accelerator_errors():
         ("8x nvidia_a100", "A100-40GB:8 | A100-80GB:8"),
         # the words decide, or the catalog's own name has its documented default
         ("NVIDIA A100 80GB", "A100-80GB"),
-        ("A100", "A100-40GB"),
+        ("A100-40GB", "A100-40GB"),
+        # a bare name that systems give to different models (Modal's and fal's A100 are 40 GB,
+        # Baseten's 80 GB): the family (catalog [[open_names]]), with or without a count
+        ("A100", "A100-40GB | A100-80GB"),
+        ("a100", "A100-40GB | A100-80GB"),
+        ("A100:8", "A100-40GB:8 | A100-80GB:8"),
+        ("8x A100", "A100-40GB:8 | A100-80GB:8"),
+        ("A100 x8", "A100-40GB:8 | A100-80GB:8"),
+        ("A100!", "A100-40GB-SXM! | A100-80GB-SXM!"),
+        # ... and a memory size or a MIG profile picks the model
+        ("A100:80GB", "A100-80GB"),
+        ("A100@3g.20gb", "A100-40GB@3g.20gb"),
+        ("A100@3g.40gb", "A100-80GB@3g.40gb"),
+        ("A100@1g.10gb", "A100-40GB@1g.10gb | A100-80GB@1g.10gb"),
         ("V100", "V100-16GB"),
         ("H100", "H100"),
         # a platform's label keeps its platform's meaning (flytekit's H100 constant)
@@ -466,3 +480,26 @@ def test_a_name_that_leaves_the_model_open_reads_as_the_family(text: str, canoni
     from accelerators import AcceleratorSpec
 
     assert str(AcceleratorSpec.parse(text)) == canonical
+
+
+def test_a_bare_a100_is_the_family_but_the_constant_is_flytekits_40_gb_card() -> None:
+    """Issue 32: a bare ``A100`` does not determine the model (Modal's and fal's are the 40 GB
+    card, Baseten's the 80 GB one), so the name reads as the family; flytekit's constant
+    ``A100`` is GKE's ``nvidia-tesla-a100``, the 40 GB card, and ours stays a drop-in."""
+    import accelerators
+    from accelerators import AcceleratorSpec, catalog
+    from accelerators.errors import UnknownAcceleratorError
+
+    assert str(AcceleratorSpec.parse("A100")) == "A100-40GB | A100-80GB"
+    constant = AcceleratorSpec.coerce(accelerators.A100)
+    assert (str(constant), constant.fallbacks) == ("A100-40GB", ())
+    assert accelerators.A100.device == "nvidia-tesla-a100"
+    # one accelerator asked for by that name is refused, naming both models
+    for make in (lambda: AcceleratorSpec(accelerator="A100"), lambda: catalog.get("A100")):
+        with pytest.raises(UnknownAcceleratorError, match="A100-40GB or A100-80GB") as info:
+            make()
+        assert info.value.suggestions == ("A100-40GB", "A100-80GB")
+    # the data says which systems disagree, with sources
+    (open_name,) = [o for o in catalog._store.LOADED.file().open_names if o.name == "A100"]
+    assert open_name.members == ("A100-40GB", "A100-80GB")
+    assert set(open_name.sources) <= set(catalog.sources())

@@ -65,7 +65,7 @@ def test_a_partition_is_a_mig_profile_or_a_tpu_topology_of_the_catalog() -> None
     assert tpu.tpu_topology is not None
     assert (tpu.tpu_topology.topology, tpu.tpu_topology.chips) == ("2x4", 8)
     assert tpu.mig_profile is None
-    whole = AcceleratorSpec.parse("A100@unpartitioned")
+    whole = AcceleratorSpec.parse("A100-40GB@unpartitioned")
     assert whole.unpartitioned
     assert whole.mig_profile is None
     assert str(whole) == "A100-40GB@whole"
@@ -82,10 +82,10 @@ def test_with_count_and_with_partition_are_copies() -> None:
 
 
 def test_a_model_name_accepts_each_of_its_skus_and_a_pinned_one_only_itself() -> None:
-    model = AcceleratorSpec.parse("A100")
+    model = AcceleratorSpec.parse("A100-40GB")
     assert not model.exact
     assert [a.name for a in model.candidates] == ["A100-40GB-SXM", "A100-40GB-PCIE"]
-    pinned = AcceleratorSpec.parse("A100!")
+    pinned = AcceleratorSpec.parse("A100-40GB!")
     assert pinned.exact
     assert [a.name for a in pinned.candidates] == ["A100-40GB-SXM"]
     by_memory = AcceleratorSpec.parse("nvidia:24GB:2")

@@ -84,7 +84,7 @@ MISTAKES: dict[str, Mistake] = {
     "a memory size the model does not have": (
         InvalidSpecError,
         "A100:48GB",
-        {"accelerator": "A100", "memory": {"gb": 48}},
+        {"accelerator": "A100-40GB", "memory": {"gb": 48}},
         {"factory": lambda: S.NVIDIA.A100(memory="48GB")},
     ),
     "a pinned SKU and a memory size that disagree": (
@@ -137,8 +137,8 @@ MISTAKES: dict[str, Mistake] = {
     ),
     "a MIG profile the accelerator lacks": (
         UnknownPartitionError,
-        "A100@1g.20gb",
-        {"accelerator": "A100", "partition": "1g.20gb"},
+        "A100-40GB@1g.20gb",
+        {"accelerator": "A100-40GB", "partition": "1g.20gb"},
         {
             "factory": lambda: S.NVIDIA.A100(partition="1g.20gb"),
             "constant": lambda: accelerators.A100(partition="1g.20gb"),
@@ -148,7 +148,7 @@ MISTAKES: dict[str, Mistake] = {
     "something after '@' that is no partition": (
         UnknownPartitionError,
         "A100@foo",
-        {"accelerator": "A100", "partition": "foo"},
+        {"accelerator": "A100-40GB", "partition": "foo"},
         {"factory": lambda: S.NVIDIA.A100(partition="foo")},
     ),
     "text that breaks the grammar": (SpecSyntaxError, "H100:x", None, {}),

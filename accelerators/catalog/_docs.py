@@ -289,6 +289,21 @@ def render_names_markdown() -> str:
         ["Name", "System", "Means"],
         [(f"`{g.name}`", g.system, " | ".join(g.members)) for g in _store.LOADED.file().groups],
     )
+    out += [
+        "",
+        "## Open names",
+        "",
+        "Bare names that systems give to different models of one family: they do not say which, "
+        "so they read as the family (a memory size or a MIG profile picks one).",
+        "",
+    ]
+    out += _table(
+        ["Name", "Means", "Sources", "Why"],
+        [
+            (f"`{o.name}`", " | ".join(o.members), ", ".join(o.sources), o.note)
+            for o in _store.LOADED.file().open_names
+        ],
+    )
     return "\n".join(out) + "\n"
 
 

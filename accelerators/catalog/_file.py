@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from accelerators.catalog._schema import _STRICT, SCHEMA_VERSION, Accelerator, Source
 
-__all__ = ["CatalogFile", "NameGroup"]
+__all__ = ["CatalogFile", "NameGroup", "OpenName"]
 
 
 class NameGroup(BaseModel):
@@ -29,6 +29,22 @@ class NameGroup(BaseModel):
     source: str
 
 
+class OpenName(BaseModel):
+    """A bare name that systems give to different models of one family (``A100``: 40 GB on
+    SkyPilot, Modal and GKE, 80 GB on Baseten and Hugging Face).
+
+    It does not determine the model, so it reads as the family: ``members``, in order, as
+    alternatives. ``sources`` are the pages that show the systems disagreeing.
+    """
+
+    model_config = _STRICT
+
+    name: str
+    members: tuple[str, ...] = Field(min_length=2)
+    sources: tuple[str, ...] = Field(min_length=2)
+    note: str
+
+
 class CatalogFile(BaseModel):
     """The whole data file."""
 
@@ -39,6 +55,7 @@ class CatalogFile(BaseModel):
     sources: dict[str, Source]
     accelerators: tuple[Accelerator, ...]
     groups: tuple[NameGroup, ...] = ()
+    open_names: tuple[OpenName, ...] = ()
 
     @model_validator(mode="after")
     def _check_references(self) -> "CatalogFile":
@@ -80,6 +97,11 @@ class CatalogFile(BaseModel):
             problems += [f"group {group.name!r}: unknown model {m!r}" for m in unknown]
             if group.source not in self.sources:
                 problems.append(f"group {group.name!r}: unknown source key {group.source!r}")
+        for open_name in self.open_names:
+            unknown = [m for m in open_name.members if m not in models]
+            problems += [f"open name {open_name.name!r}: unknown model {m!r}" for m in unknown]
+            refs = [s for s in open_name.sources if s not in self.sources]
+            problems += [f"open name {open_name.name!r}: unknown source key {s!r}" for s in refs]
         for model, names in defaults.items():
             if len(names) != 1:
                 problems.append(

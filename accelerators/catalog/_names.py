@@ -21,8 +21,10 @@ that matches:
 Within each tier the catalog's own names (SKU, model, constant, alias) are tried before
 other systems' names. A model-level match of tiers 2-4 whose words leave the model open
 (``nvidia_a100``, ``H100 80GB``) reads as the family the token reader finds
-(``A100-40GB | A100-80GB``); the catalog's own short names (``A100``) and the platforms'
-labels (``nvidia-h100``) are exact, and keep their one meaning.
+(``A100-40GB | A100-80GB``); the catalog's own short names (``H100``) and the platforms'
+labels (``nvidia-h100``) are exact, and keep their one meaning. A bare name that systems give
+to different models of one family (catalog ``[[open_names]]``: ``A100``) reads as the family
+in every tier.
 
 If no tier matches, decorated forms are tried: a count prefix or suffix (``8x H100``,
 ``H100 x8``, ``l40sx4``), a MIG suffix (GFD's ``NVIDIA-A100-SXM4-40GB-MIG-1g.5gb``) and a
@@ -72,6 +74,7 @@ from accelerators.catalog._spellings import (
     is_vendor_word,
     known_spellings,
     loose_key,
+    read_open,
     split_size,
     tpu_slice,
     words,
@@ -199,7 +202,7 @@ def _catalog_name(index: Index, text: str) -> NameMatch | None:
     if _COUNT_PREFIX.match(stripped) or _SPACED_COUNT_SUFFIX.search(stripped):
         return None
     spellings = index.exact[0].get(exact_key(stripped))
-    return _match(spellings, stripped) if spellings else None
+    return read_open(index, spellings, _match(spellings, stripped)) if spellings else None
 
 
 def _resolve(index: Index, text: str) -> NameMatch:
@@ -330,7 +333,7 @@ def _in_tables(
                 # Hugging Face's 4 A100 80GB) belongs to that spelling: never a looser match
                 spellings = [s for s in spellings if s.units is None or _is_tpu(s)]
             if spellings:
-                return _match(spellings, text)
+                return read_open(index, spellings, _match(spellings, text))
     return None
 
 

@@ -127,8 +127,8 @@ def read_left_open(
     """``found`` (a looser tier's model-level match of ``text``), or the family the reader
     finds when the words leave the model open.
 
-    The catalog's own short names have their defaults (``A100`` is the 40 GB part, as
-    flytekit's and GKE's ``nvidia-tesla-a100``; ``H100`` the SXM), but a foreign spelling that
+    The catalog's own short names have their defaults (``H100`` is the SXM, ``V100`` the 16 GB
+    part; ``A100``, an open name, is the family anyway), but a foreign spelling that
     only matched them once its vendor words or its one memory size were set aside
     (``nvidia_a100``, ``H100 80GB``, ``H200 141GB``) says no more than the family: what one
     system rents as ``nvidia_a100`` is 80 GB. When the reader reads ``text`` as a family that

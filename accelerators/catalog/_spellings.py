@@ -35,6 +35,7 @@ __all__ = [
     "is_vendor_word",
     "known_spellings",
     "loose_key",
+    "read_open",
     "split_size",
     "tpu_slice",
     "words",
@@ -115,6 +116,9 @@ class Index:
         #: Loose key -> the spelling to suggest for it.
         self.loose_display: dict[str, str] = {}
         self.results: dict[str, NameMatch] = {}
+        #: Exact key of a bare name systems give to different models of one family (catalog
+        #: ``[[open_names]]``: ``a100``) -> the default SKU of each member, in order.
+        self.open: dict[str, tuple[Accelerator, ...]] = {}
         #: Whether every table is built (``exact[0]`` always is).
         self.complete = False
         self._identity: list[Spelling] = []  # in exact[0], not yet in loose[0] and words[0]
@@ -231,6 +235,18 @@ def current_index(*, complete: bool = True) -> Index:
     return index
 
 
+def read_open(index: Index, spellings: list[Spelling], found: NameMatch) -> NameMatch:
+    """A bare name systems give to different models of one family (catalog
+    ``[[open_names]]``: ``A100``) does not determine the model: it reads as the family."""
+    if found.pinned or found.count is not None or not index.open:
+        return found
+    for spelling in spellings:
+        members = index.open.get(exact_key(spelling.text), ())
+        if found.accelerator.model in {acc.model for acc in members}:
+            return NameMatch(members[0], False, None, None, "open", family=members[1:])
+    return found
+
+
 def cache_clear() -> None:
     """Forget the name index (tests that swap catalogs call this)."""
     _state.clear()
@@ -240,6 +256,8 @@ def _identity_index(entries: tuple[Accelerator, ...]) -> Index:
     """A new index with the catalog's own spellings in (:class:`Index`: the first step)."""
     index = Index(entries)
     _add_identity(index)
+    for name in catalog.LOADED.file().open_names:
+        index.open[exact_key(name.name)] = tuple(catalog.by_model(m)[0] for m in name.members)
     return index
 
 

@@ -28,7 +28,7 @@ def test_karpenter_gpu_name() -> None:
     ("spec", "bound"),
     [
         # EC2 calls both A100 sizes "a100": p4d 40960 MiB, p4de 81920 MiB.
-        ("A100:8", ("Lt", ["76293"])),
+        ("A100-40GB:8", ("Lt", ["76293"])),
         ("A100-80GB:8", ("Gt", ["76292"])),
     ],
 )
@@ -45,7 +45,7 @@ def test_karpenter_memory_bound_separates_skus_sharing_a_name(
         "operator": bound[0],
         "values": bound[1],
     }
-    for ec2_mib, fits in ((40960, spec == "A100:8"), (81920, spec == "A100-80GB:8")):
+    for ec2_mib, fits in ((40960, spec == "A100-40GB:8"), (81920, spec == "A100-80GB:8")):
         threshold = int(bound[1][0])
         assert (ec2_mib < threshold if bound[0] == "Lt" else ec2_mib > threshold) is fits
 
@@ -82,7 +82,7 @@ def test_karpenter_exact_memory_lists_gpu_names() -> None:
 
 def test_karpenter_refuses_mig_and_tpu() -> None:
     with pytest.raises(PlacementError, match="Karpenter has no label for MIG partitions"):
-        frag("A100@1g.5gb", "karpenter")
+        frag("A100-40GB@1g.5gb", "karpenter")
     with pytest.raises(PlacementError, match="is a Cloud TPU; use platform 'gke'"):
         frag("V5E@2x4", "karpenter")
 
@@ -105,7 +105,7 @@ def test_eks_label_values_override() -> None:
 
 
 def test_eks_label_values_by_alias_or_model() -> None:
-    by_alias = frag("A100", "eks", label_values={"A100": "a100-40"})
+    by_alias = frag("A100-40GB", "eks", label_values={"A100-SXM4-40GB": "a100-40"})
     assert by_alias["nodeSelector"] == {"k8s.amazonaws.com/accelerator": "a100-40"}
     by_model = frag("A100-40GB-PCIE!", "eks", label_values={"a100-40gb": ["a", "b"]})
     assert by_model["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
@@ -120,7 +120,7 @@ def test_eks_without_a_known_value() -> None:
 
 def test_eks_refuses_mig() -> None:
     with pytest.raises(PlacementError, match="EKS has no standard MIG partition label"):
-        frag("A100@1g.5gb", "eks")
+        frag("A100-40GB@1g.5gb", "eks")
 
 
 # -- neuron --------------------------------------------------------------------------------

@@ -41,7 +41,9 @@ def test_one_label_differs_gives_one_in_term() -> None:
 
 def test_a_whole_gpu_that_mig_can_split_keeps_its_own_term_off_mig_nodes() -> None:
     # A100 without a partition means whole GPUs: its term also needs the partition label absent
-    terms = node_affinity(["T4", "A100"], "gke")["requiredDuringSchedulingIgnoredDuringExecution"]
+    terms = node_affinity(["T4", "A100-40GB"], "gke")[
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ]
     assert terms["nodeSelectorTerms"] == [
         {"matchExpressions": [{"key": GKE, "operator": "In", "values": ["nvidia-tesla-t4"]}]},
         {
@@ -74,14 +76,14 @@ def test_preferred_terms_follow_the_order() -> None:
 
 
 def test_weights_stay_in_range_for_long_chains() -> None:
-    chain = ["T4", "L4", "A100", "A100-80GB", "H100", "H200", "B200", "GB200", "RTX-PRO-6000"]
+    chain = ["T4", "L4", "A100-40GB", "A100-80GB", "H100", "H200", "B200", "GB200", "RTX-PRO-6000"]
     preferred = node_affinity(chain, "gke")["preferredDuringSchedulingIgnoredDuringExecution"]
     weights = [p["weight"] for p in preferred]
     assert weights == [100, 50, 25, 12, 6, 3, 1, 1, 1]
 
 
 def test_several_labels_differ_gives_one_term_per_alternative() -> None:
-    affinity = node_affinity(["A100@1g.5gb", "A100-80GB@1g.10gb"], "gke")
+    affinity = node_affinity(["A100-40GB@1g.5gb", "A100-80GB@1g.10gb"], "gke")
     terms = affinity["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
     assert len(terms) == 2
     assert terms[0]["matchExpressions"][1] == {
@@ -92,7 +94,7 @@ def test_several_labels_differ_gives_one_term_per_alternative() -> None:
 
 
 def test_non_exact_alternatives_allow_every_sku() -> None:
-    affinity = node_affinity(["A100", "L4"], "nvidia")
+    affinity = node_affinity(["A100-40GB", "L4"], "nvidia")
     values = affinity["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0][
         "matchExpressions"
     ][0]["values"]
@@ -101,7 +103,7 @@ def test_non_exact_alternatives_allow_every_sku() -> None:
 
 def test_mig_single_strategy_fallbacks_share_a_resource() -> None:
     fragment = to_pod_fragment(
-        ["A100@1g.5gb", "A100-80GB@1g.10gb"], platform="nvidia", mig_strategy="single"
+        ["A100-40GB@1g.5gb", "A100-80GB@1g.10gb"], platform="nvidia", mig_strategy="single"
     )
     assert fragment["resources"]["limits"] == {"nvidia.com/gpu": "1"}
 
@@ -126,7 +128,7 @@ def test_different_counts_are_refused() -> None:
 
 def test_mixed_mig_resources_suggest_single_strategy() -> None:
     with pytest.raises(PlacementError, match="mig_strategy='single'"):
-        to_pod_fragment(["A100@1g.5gb", "A100-80GB@1g.10gb"], platform="nvidia")
+        to_pod_fragment(["A100-40GB@1g.5gb", "A100-80GB@1g.10gb"], platform="nvidia")
 
 
 def test_an_alternative_the_platform_cannot_place() -> None:
@@ -135,7 +137,7 @@ def test_an_alternative_the_platform_cannot_place() -> None:
 
 
 def test_same_requirements_need_no_affinity() -> None:
-    fragment = to_pod_fragment(["H100:8", "A100:8"], platform="generic")
+    fragment = to_pod_fragment(["H100:8", "A100-40GB:8"], platform="generic")
     assert "affinity" not in fragment
     assert "nodeSelector" not in fragment
 

@@ -58,7 +58,7 @@ def test_whole_gpu_case_a() -> None:
 
 
 def test_partition_case_b() -> None:
-    fragment = frag("A100@1g.5gb")
+    fragment = frag("A100-40GB@1g.5gb")
     assert fragment["resources"]["limits"] == {"nvidia.com/gpu": "1"}  # never nvidia.com/mig-*
     assert fragment["affinity"] == affinity(
         {"key": D, "operator": "In", "values": ["nvidia-tesla-a100"]},
@@ -68,7 +68,7 @@ def test_partition_case_b() -> None:
 
 
 def test_unpartitioned_case_c() -> None:
-    fragment = frag("A100@whole")
+    fragment = frag("A100-40GB@whole")
     assert fragment["affinity"] == affinity(
         {"key": D, "operator": "In", "values": ["nvidia-tesla-a100"]},
         {"key": P, "operator": "DoesNotExist"},
@@ -85,7 +85,7 @@ def test_unpartitioned_with_configured_requirement_and_toleration() -> None:
         "effect": "NoSchedule",
     }
     fragment = frag(
-        "A100@whole",
+        "A100-40GB@whole",
         labels={
             "device": "cloud.google.com/gke-accelerator",
             "partition": "cloud.google.com/gke-gpu-partition-size",
@@ -114,7 +114,7 @@ def test_unpartitioned_with_configured_requirement_and_toleration() -> None:
 def test_no_partition_means_whole_gpus_off_mig_nodes() -> None:
     # A100 without a partition asks for whole GPUs (as the gate checks them): the plugin sends
     # unpartitioned, so propeller adds <partition label> DoesNotExist; T4 cannot be split.
-    for text in ("A100", "A100@whole"):
+    for text in ("A100-40GB", "A100-40GB@whole"):
         expressions = frag(text)["affinity"]["nodeAffinity"][
             "requiredDuringSchedulingIgnoredDuringExecution"
         ]["nodeSelectorTerms"][0]["matchExpressions"]
@@ -154,7 +154,7 @@ def test_media_profile_cannot_be_a_label_value() -> None:
     with pytest.raises(
         PlacementError, match=re.escape("'1g.5gb+me' is not a valid node label value")
     ):
-        frag("A100@1g.5gb+me")
+        frag("A100-40GB@1g.5gb+me")
 
 
 @pytest.mark.parametrize(
@@ -165,7 +165,7 @@ def test_media_profile_cannot_be_a_label_value() -> None:
         ("H100-SXM!", "nvidia-h100"),
         ("H100-MEGA", "nvidia-h100-mega-80gb"),
         ("L4", "nvidia-l4"),  # not also nvidia-l4-vws
-        ("A100", "nvidia-tesla-a100"),  # not also the PCIe SKU
+        ("A100-40GB", "nvidia-tesla-a100"),  # not also the PCIe SKU
         ("V100", "nvidia-tesla-v100"),
         ("A100-80GB", "nvidia-a100-80gb"),
     ],
@@ -193,7 +193,7 @@ def test_vendor_exists_toleration_only_when_asked() -> None:
 def test_configured_label_names() -> None:
     # charts/flyte-binary/gke-starter.yaml's gpu-device-node-label and partition label
     fragment = frag(
-        "A100@2g.10gb",
+        "A100-40GB@2g.10gb",
         labels={
             "device": "cloud.google.com/gke-accelerator",
             "partition": "cloud.google.com/gke-gpu-partition-size",
@@ -227,7 +227,9 @@ def test_pin_to_node_merges_into_propeller_style_affinity() -> None:
     from accelerators.kubernetes import merge_fragment, node_name_env, pin_to_node
 
     pod = {"spec": {"containers": [{"name": "main", "env": [node_name_env()]}]}}
-    pinned = merge_fragment(merge_fragment(pod, frag("A100@1g.5gb")), pin_to_node("gpu-node-7"))
+    pinned = merge_fragment(
+        merge_fragment(pod, frag("A100-40GB@1g.5gb")), pin_to_node("gpu-node-7")
+    )
     [term] = pinned["spec"]["affinity"]["nodeAffinity"][
         "requiredDuringSchedulingIgnoredDuringExecution"
     ]["nodeSelectorTerms"]
@@ -251,9 +253,9 @@ def test_pin_to_node_rejects_what_is_not_a_node_name(node: Any) -> None:
 @pytest.mark.parametrize(
     ("spec", "needle"),
     [
-        ("A100@1g.5gb:2", "only one MIG device"),
+        ("A100-40GB@1g.5gb:2", "only one MIG device"),
         ("V5P@2x2x2:3", "does not fit"),
-        ("A100@1g.5gb+me", "not a valid node label value"),
+        ("A100-40GB@1g.5gb+me", "not a valid node label value"),
         ("T4:0.5", "fractional count"),
     ],
 )
@@ -270,4 +272,4 @@ def test_placement_problems_empty_when_placeable() -> None:
 
     assert placement_problems("H100:8") == ()
     assert placement_problems(["H100", "A100-80GB"]) == ()
-    assert placement_problems("A100@1g.5gb:2", platform="nvidia") != ()
+    assert placement_problems("A100-40GB@1g.5gb:2", platform="nvidia") != ()

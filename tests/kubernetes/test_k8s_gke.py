@@ -66,7 +66,7 @@ def test_model_with_several_gke_labels_becomes_affinity() -> None:
 
 
 def test_mig_partition_is_nvidia_gpu_plus_partition_label() -> None:
-    fragment = frag("A100@1g.5gb:3")
+    fragment = frag("A100-40GB@1g.5gb:3")
     assert fragment["resources"]["limits"] == {"nvidia.com/gpu": "3"}
     assert fragment["nodeSelector"] == {GKE: "nvidia-tesla-a100", PARTITION: "1g.5gb"}
 
@@ -79,7 +79,7 @@ def test_mig_on_model_keeps_only_labels_offering_the_profile() -> None:
 
 def test_profile_gke_does_not_offer() -> None:
     with pytest.raises(PlacementError) as info:
-        frag("A100@4g.20gb")
+        frag("A100-40GB@4g.20gb")
     assert str(info.value) == (
         "Cannot place 'A100-40GB@4g.20gb' on platform 'gke': GKE does not offer MIG partition "
         "'4g.20gb' for nvidia-tesla-a100; GKE offers 1g.5gb, 2g.10gb, 3g.20gb, 7g.40gb (use "
@@ -93,7 +93,7 @@ def test_mig_on_label_without_gke_mig() -> None:
 
 
 def test_unpartitioned_requires_partition_label_absent() -> None:
-    fragment = frag("A100@whole")
+    fragment = frag("A100-40GB@whole")
     assert fragment["nodeSelector"] == {GKE: "nvidia-tesla-a100"}
     assert fragment["affinity"]["nodeAffinity"][
         "requiredDuringSchedulingIgnoredDuringExecution"
@@ -159,7 +159,7 @@ def test_too_many_clients() -> None:
 
 
 def test_shared_mig_partition() -> None:
-    fragment = frag("A100@1g.5gb:0.5")
+    fragment = frag("A100-40GB@1g.5gb:0.5")
     assert fragment["nodeSelector"][PARTITION] == "1g.5gb"
     assert fragment["nodeSelector"]["cloud.google.com/gke-max-shared-clients-per-gpu"] == "2"
 

@@ -84,7 +84,7 @@ def template() -> dict[str, Any]:
 def test_dict_template_keeps_everything(k8s_validate: Callable[..., None]) -> None:
     pod = template()
     before = copy.deepcopy(pod)
-    merged = apply_to_pod(pod, "A100@1g.5gb", platform="gke")
+    merged = apply_to_pod(pod, "A100-40GB@1g.5gb", platform="gke")
     assert pod == before  # input not mutated
     spec = merged["spec"]
     assert spec["nodeSelector"] == {
@@ -131,7 +131,7 @@ def test_required_affinity_is_anded_into_each_term(k8s_validate: Callable[..., N
 
 
 def test_fallback_terms_combine_with_each_existing_term(k8s_validate: Callable[..., None]) -> None:
-    merged = apply_to_pod(template(), ["A100@1g.5gb", "A100-80GB@1g.10gb"], platform="gke")
+    merged = apply_to_pod(template(), ["A100-40GB@1g.5gb", "A100-80GB@1g.10gb"], platform="gke")
     affinity = merged["spec"]["affinity"]["nodeAffinity"]
     terms = affinity[REQUIRED]["nodeSelectorTerms"]
     assert len(terms) == 4  # (zone a | zone b) & (A100 1g.5gb | A100-80GB 1g.10gb)
@@ -235,7 +235,7 @@ def test_no_containers() -> None:
         apply_to_pod({"spec": {"containers": []}}, "T4", platform="gke")
 
 
-@pytest.mark.parametrize("chain", [["L4", "T4"], ["A100@1g.5gb", "K80"]])
+@pytest.mark.parametrize("chain", [["L4", "T4"], ["A100-40GB@1g.5gb", "K80"]])
 def test_merging_twice_changes_nothing(chain: list[str]) -> None:
     fragment = to_pod_fragment(chain, platform="gke")
     once = merge_fragment(template(), fragment)
@@ -315,7 +315,7 @@ def test_pod_template_spec_and_pod_spec_models() -> None:
 def test_fragment_models_for_airflow() -> None:
     from accelerators.kubernetes import fragment_models
 
-    models = fragment_models(to_pod_fragment("A100@whole", platform="gke"))
+    models = fragment_models(to_pod_fragment("A100-40GB@whole", platform="gke"))
     assert isinstance(models.resources, k8s.V1ResourceRequirements)
     assert models.resources.limits == {"nvidia.com/gpu": "1"}
     assert models.node_selector == {"cloud.google.com/gke-accelerator": "nvidia-tesla-a100"}

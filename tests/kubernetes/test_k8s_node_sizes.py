@@ -18,7 +18,7 @@ from accelerators.kubernetes import get_platform, placement_problems
         ("H200:9 | H100:9", "flyte", "'H200:9' on flyte: no node has 9"),
         ("TRAINIUM2:32", "neuron", "trn2.48xlarge (aws), has 16"),
         # A cloud's table lists all its machine types: EC2 has no A100 PCIe, so none larger.
-        ("A100:16", "eks", "p4d.24xlarge (aws), has 8"),
+        ("A100-40GB:16", "eks", "p4d.24xlarge (aws), has 8"),
     ],
 )
 def test_more_devices_than_any_node_is_a_problem(spec: str, platform: str, needle: str) -> None:
@@ -34,8 +34,8 @@ def test_more_devices_than_any_node_is_a_problem(spec: str, platform: str, needl
         ("MAX-1550:32", "flyte"),  # no instance row: unknown, not refused
         ("GH200:2", "flyte"),  # Lambda's one-GH200 type bounds nothing beyond Lambda
         ("RTX-A5000:4", "flyte"),  # RunPod's GPU type id is one device, no node size
-        ("A100:16", "flyte"),  # a2-megagpu-16g: some cloud has 16
-        ("A100@1g.5gb", "flyte"),  # slices are not whole devices
+        ("A100-40GB:16", "flyte"),  # a2-megagpu-16g: some cloud has 16
+        ("A100-40GB@1g.5gb", "flyte"),  # slices are not whole devices
     ],
 )
 def test_what_some_node_has_or_we_cannot_know_is_not(spec: str, platform: str) -> None:

@@ -165,7 +165,7 @@ def test_conflicts_of_another_pod_judge_the_platforms_own_keys(placements: list[
 
 
 def test_single_process_problems_are_not_the_pods() -> None:
-    placed = place("A100@1g.10gb:2", "nvidia")
+    placed = place("A100-40GB@1g.10gb:2", "nvidia")
     assert placed.ok
     (problem,) = placed.single_process_problems
     assert "2 MIG slices in one container" in problem
@@ -198,7 +198,8 @@ def test_placed_pod_is_a_small_typed_result() -> None:
 
 
 @pytest.mark.parametrize(
-    "spec", ["H100:8", "A100@1g.10gb", "H100:8 | A100-80GB:8", "MI300X:8", "TPU-V5E@2x4", "T4:0.5"]
+    "spec",
+    ["H100:8", "A100-40GB@1g.10gb", "H100:8 | A100-80GB:8", "MI300X:8", "TPU-V5E@2x4", "T4:0.5"],
 )
 def test_without_layers_the_pod_is_the_fragment_merged_into_an_empty_pod(spec: str) -> None:
     """No layers: the pod is built from the fragment alone, as the merge would build it."""

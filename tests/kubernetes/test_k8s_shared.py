@@ -66,7 +66,7 @@ def test_a_fraction_is_shared_but_states_its_share() -> None:
     ("text", "needle", "error"),
     [
         ("T4@shared:0.5", "already means a shared GPU", InvalidSpecError),
-        ("A100 shared@1g.5gb", "already asks for a shared slot", InvalidSpecError),
+        ("A100-40GB shared@1g.5gb", "already asks for a shared slot", InvalidSpecError),
         ("T4 shared@shared", "already asks for a shared slot", InvalidSpecError),
         ("V5E@shared", "only GPUs are shared", InvalidSpecError),
         ("TRAINIUM2@shared", "only GPUs are shared", InvalidSpecError),
@@ -86,8 +86,8 @@ def test_inconsistent_shared_specs_are_refused_with_a_caret(
     ("fields", "needle"),
     [
         ({"vendor": "nvidia", "shared": True}, "needs a named GPU"),
-        ({"accelerator": "A100", "partition": "1g.5gb", "shared": True}, "not both"),
-        ({"accelerator": "A100", "unpartitioned": True, "shared": True}, "not both"),
+        ({"accelerator": "A100-40GB", "partition": "1g.5gb", "shared": True}, "not both"),
+        ({"accelerator": "A100-40GB", "unpartitioned": True, "shared": True}, "not both"),
         ({"accelerator": "T4", "count": 0.25, "shared": True}, "already means a shared GPU"),
     ],
 )

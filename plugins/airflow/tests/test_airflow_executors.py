@@ -38,7 +38,7 @@ WORKER_TEMPLATE = {
 
 
 def test_executor_config_gives_a_base_container_pod_override() -> None:
-    config = executor_config("A100@1g.5gb", platform="gke")
+    config = executor_config("A100-40GB@1g.5gb", platform="gke")
     pod = config["pod_override"]
     assert isinstance(pod, k8s.V1Pod)
     assert pod.spec.containers[0].name == "base"
@@ -107,7 +107,7 @@ def test_executor_config_keeps_a_user_override_and_rejects_conflicts() -> None:
 def test_queues_and_pools_are_per_model() -> None:
     assert queue_for("H100:8") == "accelerators-h100"
     assert queue_for("nvidia-h100-80gb") == "accelerators-h100"
-    assert pool_for("A100@1g.10gb") == "accelerators-a100-40gb-1g.10gb"
+    assert pool_for("A100-40GB@1g.10gb") == "accelerators-a100-40gb-1g.10gb"
     assert pool_kwargs("H100:4") == {
         "queue": "accelerators-h100",
         "pool": "accelerators-h100",
@@ -123,7 +123,7 @@ def test_queues_and_pools_are_per_model() -> None:
 def test_pools_from_a_node_inventory(airflow_db: Path) -> None:
     from airflow.models.pool import Pool
 
-    inventory = {"gpu-a": "H100:8", "gpu-b": "H100:8", "mig-a": "A100@1g.10gb:7"}
+    inventory = {"gpu-a": "H100:8", "gpu-b": "H100:8", "mig-a": "A100-40GB@1g.10gb:7"}
     assert pools_from_inventory(inventory) == {
         "accelerators-h100": 16,
         "accelerators-a100-40gb-1g.10gb": 7,

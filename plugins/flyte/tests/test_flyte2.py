@@ -50,7 +50,7 @@ def _wire(resources: object) -> tuple[object, list[tuple[int, str]]]:
     [
         ("H100:8", "nvidia-h100", "", 0, "8"),  # the SDK's own "H100" sends nvidia-tesla-h100
         ("H200", "nvidia-h200", "", 0, "1"),  # the SDK sends "H200" raw
-        ("A100@1g.5gb", "nvidia-tesla-a100", "1g.5gb", 0, "1"),
+        ("A100-40GB@1g.5gb", "nvidia-tesla-a100", "1g.5gb", 0, "1"),
         ("H100@3g.40gb", "nvidia-h100", "3g.40gb", 0, "1"),
         ("RTX-PRO-6000@2g.48gb", "nvidia-rtx-pro-6000", "2g.48gb", 0, "1"),
         ("V5P@2x2x1", "tpu-v5p-slice", "2x2x1", 1, "4"),
@@ -139,8 +139,8 @@ def test_task_environment_and_override_take_them() -> None:
     [
         ("H100 | A100-80GB", "names one accelerator"),
         ("80GB+", "names one accelerator"),
-        ("A100@whole", "no 'unpartitioned'"),
-        ("A100@1g.5gb:2", "only one MIG device"),
+        ("A100-40GB@whole", "no 'unpartitioned'"),
+        ("A100-40GB@1g.5gb:2", "only one MIG device"),
         ("H100@shared", "no shared GPU for H100"),  # the SDK shares T4, L4, A10(G), L40S only
         ("T4@shared:2", "one shared GPU"),
         ("T4:0.5", "state no share"),
@@ -231,7 +231,9 @@ def test_flyte2_args_place_whole_gpus_and_tell_the_gate() -> None:
     ]
     [container] = env.pod_template.pod_spec.containers
     assert [e.name for e in container.env] == ["NODE_NAME"]
-    assert _required(flyte2_args("A100@1g.5gb")["pod_template"]) == []  # the slice is the Device's
+    assert (
+        _required(flyte2_args("A100-40GB@1g.5gb")["pod_template"]) == []
+    )  # the slice is the Device's
     assert _required(flyte2_args("T4")["pod_template"]) == []  # MIG cannot split a T4
 
 

@@ -5,8 +5,8 @@ checks four tasks: a whole T4, a bare A100 (no partition field), ``A100.unpartit
 ``A100.partition_1g_5gb``, each serialised with ``get_serializable``. The same four cases run
 here with flytekit's constant, ours, our spec text through ``task_args``, and ours through
 ``accelerator_task``; all four must give the same ``gpu_accelerator``, with one deliberate
-difference: our spec text ``A100`` means whole GPUs, so ``task_args``/``accelerator_task`` send it
-as flytekit's ``A100.unpartitioned`` (a bare constant may land on a MIG slice).
+difference: our spec text ``A100-40GB`` means whole GPUs, so ``task_args``/``accelerator_task``
+send it as flytekit's ``A100.unpartitioned`` (a bare constant may land on a MIG slice).
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ import accelerators as ours
 # (case, flytekit's value, our value, our spec text, expected device, oneof, oneof value)
 CASES = [
     ("gpu_accelerator", theirs.T4, ours.T4, "T4", "nvidia-tesla-t4", None, None),
-    ("mig", theirs.A100, ours.A100, "A100", "nvidia-tesla-a100", None, None),
+    ("mig", theirs.A100, ours.A100, "A100-40GB", "nvidia-tesla-a100", None, None),
     (
         "mig_unpartitioned",
         theirs.A100.unpartitioned,
         ours.A100.unpartitioned,
-        "A100@whole",
+        "A100-40GB@whole",
         "nvidia-tesla-a100",
         "unpartitioned",
         True,
@@ -39,7 +39,7 @@ CASES = [
         "mig_partitioned",
         theirs.A100.partition_1g_5gb,
         ours.A100.partition_1g_5gb,
-        "A100@1g.5gb",
+        "A100-40GB@1g.5gb",
         "nvidia-tesla-a100",
         "partition_size",
         "1g.5gb",
@@ -85,7 +85,7 @@ def test_flytekit_accelerator_case(case: tuple[Any, ...], maker: str) -> None:
     _, _, _, _, device, oneof, value = case
     reference_case = case
     if case[0] == "mig" and maker in ("task_args", "accelerator_task"):
-        reference_case = CASES[2]  # spec text "A100" is whole GPUs: flytekit's unpartitioned
+        reference_case = CASES[2]  # spec text "A100-40GB" is whole GPUs: flytekit's unpartitioned
         oneof, value = "unpartitioned", True
     spec = serialize(MAKERS[maker](case)).to_flyte_idl()
     gpu = spec.template.extended_resources.gpu_accelerator

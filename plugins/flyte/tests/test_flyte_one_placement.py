@@ -59,7 +59,9 @@ def _template() -> PodTemplate:
     )
 
 
-@pytest.mark.parametrize("spec", ["H100:8", "A100@1g.10gb", "H100:8 | A100-80GB:8", "MI300X:8"])
+@pytest.mark.parametrize(
+    "spec", ["H100:8", "A100-40GB@1g.10gb", "H100:8 | A100-80GB:8", "MI300X:8"]
+)
 def test_task_args_places_once(spec: str, placements: list[str], parses: list[Any]) -> None:
     task_args(spec, pod_template=_template())  # a warm process: the catalog's caches filled
     placements.clear()
@@ -79,7 +81,7 @@ def test_the_problems_come_from_the_one_placement(placements: list[str]) -> None
     with pytest.raises(PlacementError, match=r"'H100:16' on gke: no node has 16"):
         task_args("H100:16", platform="gke")
     with pytest.raises(PlacementError, match=r"2 MIG slices in one container"):
-        task_args("A100@1g.10gb:2", platform="nvidia")
+        task_args("A100-40GB@1g.10gb:2", platform="nvidia")
     assert placements == ["H100:16 on gke", "A100-40GB@1g.10gb:2 on nvidia"]
 
 
