@@ -201,3 +201,25 @@ def test_sealed_shares() -> None:
     # catalog 2026.11.9, 89/95 and 1 since 2026.11.10 (no longer sealed figures for those changes)
     assert headline["right"] / headline["rows"] >= 0.92
     assert headline["wrong"] <= len(CONVENTION_SEALED)
+
+
+# -- the second fresh corpus: 24 more systems, collected after the first sealed third was read --
+FRESH2 = peer_names.load(peer_names.FRESH2)
+SEALED2 = peer_names.load(peer_names.SEALED2)
+
+
+def test_the_second_fresh_corpus_is_new_sourced_and_split() -> None:
+    rows = FRESH2 + SEALED2
+    systems = {row.system for row in rows}
+    assert len(systems) >= 12
+    assert len(rows) >= 300
+    earlier = set(SYSTEMS) | {row.system for row in HELD_OUT + FRESH + SEALED}
+    assert not systems & earlier
+    for row in rows:
+        assert row.source, row.name
+        assert row.meaning, row.name
+        if row.device is not None:  # every model it names is in the catalog
+            assert peer_names._expected_models(row) is not None, row.device
+    for row in rows:
+        digest = hashlib.sha256(f"{row.system}\t{row.name}".encode()).digest()
+        assert (digest[0] % 3 == 0) == (row in SEALED2), row.name
