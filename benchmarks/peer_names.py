@@ -16,6 +16,10 @@ Two corpora, one file per system, written from each system's public sources:
   been read, committed before any reader ran on it, and first run once with the reader done;
   its sealed third is reported on its own line. A ``refuse`` row's name names no model (a plan
   code): each fresh corpus is also reported without those rows ("naming a device").
+* ``tests/peer_names/fresh3/{visible,sealed}/*.tsv``, the *third fresh* corpus (issue 32): 19
+  more systems, collected while the reader was developed on the second corpus's visible part,
+  committed before any reader ran on it and run once with the reader frozen: the honest
+  figure for that reader (both thirds are unseen; the split is kept for the same report).
 
 A row counts as resolved when the spec's accelerator is of the expected model, with the
 expected device count (or count range, ``1..2``, ``4..``) and (where the row gives one)
@@ -53,6 +57,8 @@ FRESH = CORPORA / "fresh" / "visible"
 SEALED = CORPORA / "fresh" / "sealed"
 FRESH2 = CORPORA / "fresh2" / "visible"
 SEALED2 = CORPORA / "fresh2" / "sealed"
+FRESH3 = CORPORA / "fresh3" / "visible"
+SEALED3 = CORPORA / "fresh3" / "sealed"
 TARGET = 0.95
 #: The word in the device column of a name that determines no accelerator: refusing it is right.
 REFUSE = "refuse"
@@ -179,14 +185,16 @@ def evaluate(row: Row) -> Outcome:
 
 def _family_reading(spec: object, wanted: list[str]) -> bool:
     """Whether ``spec`` reads a name that leaves its model open as that model's family: the
-    alternatives are models of one catalog family and include the one model the row expects
+    alternatives are models of one catalog family and include every model the row expects
     (a name such as ``xe9680_h100_x8`` does not say the H100's form factor; the reading
-    ``H100 | H100-PCIE | H100-NVL`` says so, and claims nothing the name does not)."""
+    ``H100 | H100-PCIE | H100-NVL`` says so, and claims nothing the name does not). A row that
+    names some of a family's models (``H100|H100-PCIE``: the system's docs say 80 GB, the name
+    does not) is right as a family too: the reading claims less than the row, never more."""
     alternatives = [alt.accelerator for alt in spec.alternatives]  # type: ignore[attr-defined]
-    if len(wanted) != 1 or len(alternatives) < 2 or None in alternatives:
+    if len(alternatives) < 2 or None in alternatives:
         return False
     families = {acc.family for acc in alternatives}
-    return len(families) == 1 and wanted[0] in {acc.model for acc in alternatives}
+    return len(families) == 1 and set(wanted) <= {acc.model for acc in alternatives}
 
 
 def _range_of(spec: object) -> tuple[float, float | None] | None:
@@ -264,6 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--taught", action="store_true", help="only the taught corpus")
     which.add_argument("--fresh", action="store_true", help="only the fresh corpus")
     which.add_argument("--fresh2", action="store_true", help="only the second fresh corpus")
+    which.add_argument("--fresh3", action="store_true", help="only the third fresh corpus")
     parser.add_argument(
         "--no-sealed", action="store_true", help="leave the fresh corpus's sealed third unread"
     )
@@ -278,18 +287,22 @@ def main(argv: list[str] | None = None) -> int:
         "fresh, sealed": SEALED,
         "fresh 2": FRESH2,
         "fresh 2, sealed": SEALED2,
+        "fresh 3": FRESH3,
+        "fresh 3, sealed": SEALED3,
     }
     chosen = {
         "taught": args.taught,
         "held-out": args.held_out,
         "fresh": args.fresh,
         "fresh 2": args.fresh2,
+        "fresh 3": args.fresh3,
     }
     if any(chosen.values()):
         corpora = {k: v for k, v in corpora.items() if chosen.get(k.split(",")[0], False)}
     if args.no_sealed:
         corpora.pop("fresh, sealed", None)
         corpora.pop("fresh 2, sealed", None)
+        corpora.pop("fresh 3, sealed", None)
     results: dict[str, list[Outcome]] = {}
     for title, directory in corpora.items():
         results[title] = [evaluate(row) for row in load(directory)]

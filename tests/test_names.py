@@ -466,7 +466,8 @@ def test_resolution_errors_are_accelerator_errors():
         ("A100@3g.20gb", "A100-40GB@3g.20gb"),
         ("A100@3g.40gb", "A100-80GB@3g.40gb"),
         ("A100@1g.10gb", "A100-40GB@1g.10gb | A100-80GB@1g.10gb"),
-        ("V100", "V100-16GB"),
+        ("V100", "V100-16GB"),  # as SkyPilot, GKE and AWS write it (Beam: either size)
+        ("nvidia-tesla-v100", "V100-16GB"),  # GKE's label: the 16 GB card
         ("H100", "H100"),
         # a platform's label keeps its platform's meaning (flytekit's H100 constant)
         ("nvidia-h100", "H100"),
@@ -503,3 +504,46 @@ def test_a_bare_a100_is_the_family_but_the_constant_is_flytekits_40_gb_card() ->
     (open_name,) = [o for o in catalog._store.LOADED.file().open_names if o.name == "A100"]
     assert open_name.members == ("A100-40GB", "A100-80GB")
     assert set(open_name.sources) <= set(catalog.sources())
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        # a bare number ending the name right after the model: a memory size one model has...
+        ("A100-40", "A100-40GB"),  # Beam's A100-40
+        ("A100-80", "A100-80GB"),
+        ("H100-80", "H100 | H100-PCIE"),
+        # ... or, in a name that states its host or a device word, a count of 1 to 16
+        ("vcpu-12_memory-36g_disk-80g_nvidia3080-3", "RTX-3080:3"),  # Genesis Cloud
+        ("gpu-a100-2", "A100-40GB:2 | A100-80GB:2"),
+        # a model number glued to the vendor word
+        ("nvidia3080", "RTX-3080"),
+        # a '/' between words that are not models is a path, not a choice
+        ("nvidia/gpu/1080ti", "GTX-1080-TI"),  # Nomad
+        ("nvidia.com/mig-3g.20gb", "A100-40GB@3g.20gb"),  # a Kubernetes resource name
+        ("huawei.com/Ascend910B4", "ASCEND-910B4"),
+        ("a100-pool", "A100-40GB | A100-80GB"),  # a node pool
+    ],
+)
+def test_numbers_and_paths_the_reader_places(text: str, canonical: str) -> None:
+    from accelerators import AcceleratorSpec
+
+    assert str(AcceleratorSpec.parse(text)) == canonical
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("A100-7", "'7' follows the model"),  # no host, no device word: a count? a variant?
+        ("rtx6000-1", "'1' follows the model"),
+        ("gpu-a100-64", "'64' follows the model"),  # no A100 has 64 GB, and 64 is no count
+        ("Quadro RTX 6000/8000", "a choice of boards"),
+        ("T4 / L4", "more than one accelerator"),
+    ],
+)
+def test_a_number_or_slash_the_reader_cannot_place_is_refused(text: str, why: str) -> None:
+    from accelerators import AcceleratorSpec
+    from accelerators.errors import UnknownAcceleratorError
+
+    with pytest.raises(UnknownAcceleratorError, match=why):
+        AcceleratorSpec.parse(text)

@@ -80,7 +80,7 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
                 )
                 state.counts.append((value, token))
         elif kind in ("number", "decimal") and not token.role:
-            _read_number(state, token, prev, nxt, tpu)
+            _read_number(state, token, prev, nxt, tpu, candidates)
         elif kind == "memory" or kind == "memory_sxm":
             if kind == "memory":
                 token.number = float(piece.groups[0]) * UNITS[piece.groups[1]]
@@ -126,7 +126,12 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
 
 
 def _read_number(
-    state: Read, token: Token, prev: Token | None, nxt: Token | None, tpu: bool
+    state: Read,
+    token: Token,
+    prev: Token | None,
+    nxt: Token | None,
+    tpu: bool,
+    candidates: list[Accelerator],
 ) -> None:
     piece = token.piece
     value = float(piece.value)
@@ -163,6 +168,31 @@ def _read_number(
         token.role, token.meaning = "noise", f"a version of {prev.piece.text}"
     elif nxt is not None and nxt.piece.kind == "host":
         token.role, token.meaning = "host figure", f"{piece.value} {nxt.piece.value}"
+    elif nxt is None and not tpu:
+        _read_last_number(state, token, prev, candidates)
+
+
+def _read_last_number(
+    state: Read, token: Token, prev: Token | None, candidates: list[Accelerator]
+) -> None:
+    """A bare number that ends the name, set apart right after the model: the memory size of
+    one of the models (Beam's ``A100-40``), else, in a name that also states host figures or a
+    device word, a count of 1 to 16 (Genesis Cloud's ``..._disk-80g_nvidia3080-4``). Any other
+    trailing number stays unplaced (a variant the catalog lacks?) and the name is refused."""
+    piece = token.piece
+    if prev is None or prev.role != "model" or piece.glued or piece.kind != "number":
+        return
+    value = float(piece.value)
+    if any(acc.memory_gb == value for acc in candidates):
+        token.role, token.number = "memory", value
+        token.meaning = f"{piece.value} GB (a size without its unit: a model of the name has it)"
+        state.memory.append(token)
+        return
+    host = any(t.role == "host figure" or t.piece.kind == "device" for t in state.tokens)
+    if host and value.is_integer() and 1 <= value <= 16:
+        token.role, token.number = "count", value
+        token.meaning = f"{piece.value} devices (ends an instance name that states its host)"
+        state.counts.append((value, token))
 
 
 def _next_to_number(prev: Token | None, nxt: Token | None) -> bool:

@@ -219,13 +219,19 @@ def _model_tokens(state: Read) -> list[Token]:
 
 
 def _model_number(state: Read) -> list[Token]:
-    """A bare model number after a vendor word, in a name with no model word (``nvidia_3090``):
-    the model whose number it is, when the vendor makes one."""
+    """A bare model number after a vendor word, in a name with no model word (``nvidia_3090``,
+    ``nvidia3080``): the model whose number it is, when the vendor makes one."""
     numbers = [t for t in state.tokens if t.piece.kind == "number"]
     vendors = {t.piece.value for t in state.tokens if t.piece.kind == "vendor"}
-    if len(numbers) != 1 or len(vendors) != 1 or numbers[0].piece.glued:
+    tokens = state.tokens
+    glued = [  # a number glued to the vendor word ("nvidia3080") is the model number
+        t for t in numbers if t.piece.glued and tokens[tokens.index(t) - 1].piece.kind == "vendor"
+    ]
+    if len(vendors) != 1 or not (len(glued) == 1 or len(numbers) == 1):
         return []
-    token = numbers[0]
+    token = glued[0] if glued else numbers[0]
+    if token.piece.glued and not glued:
+        return []
     entries = state.words.numbers.get(token.piece.value, [])
     if not entries or {a.vendor for a in entries} != vendors:
         return []
@@ -253,12 +259,21 @@ def _candidates(state: Read, models: list[Token]) -> list[Accelerator]:
 
 
 def _a_choice(state: Read, models: list[Token]) -> bool:
-    """Whether a '/' offers a choice in the part of the name the model is in
-    (``Quadro RTX 6000/8000``; the chip part of pci.ids' ``Aldebaran/MI200 [...]`` is not)."""
+    """Whether a '/' offers a choice in the part of the name the model is in: a model or a
+    number on each side of it (``Quadro RTX 6000/8000``, ``A100/H100``), or a memory size on
+    each side (``GH200 96GB / 144GB``). A '/' between other
+    words is a path (Nomad's ``nvidia/gpu/1080ti``, a Kubernetes resource's
+    ``huawei.com/Ascend910B4``); the chip part of pci.ids' ``Aldebaran/MI200 [...]`` is none."""
     inside = models[0].piece.bracket
     parts = [t.piece for t in state.tokens if t.piece.bracket == inside]
     start, end = parts[0].start, parts[-1].end
-    return "/" in state.text[start:end]
+    for slash in (i for i in range(start, end) if state.text[i] == "/"):
+        before = [p for p in parts if p.end <= slash]
+        after = [p for p in parts if p.start > slash]
+        kinds = {before[-1].kind, after[0].kind} if before and after else set()
+        if kinds and (kinds <= {"model", "number"} or kinds <= {"memory"}):
+            return True
+    return False
 
 
 def _read_unknown(state: Read, models: list[Token]) -> None:
