@@ -537,6 +537,10 @@ def test_numbers_and_paths_the_reader_places(text: str, canonical: str) -> None:
         ("A100-7", "'7' follows the model"),  # no host, no device word: a count? a variant?
         ("rtx6000-1", "'1' follows the model"),
         ("gpu-a100-64", "'64' follows the model"),  # no A100 has 64 GB, and 64 is no count
+        # 8 cards, or the 3060 Ti's 8 GB? either could be meant: refused, never a dropped count
+        ("vcpu-32_memory-96g_disk-80g_nvidia3060ti-8", "'8' follows the model"),
+        ("gpu-t4-16", "'16' follows the model"),
+        ("nvidia-4000-a4000", "'4000' could be a count"),  # no 4000 A4000s (Nosana's market)
         ("Quadro RTX 6000/8000", "a choice of boards"),
         ("T4 / L4", "more than one accelerator"),
     ],

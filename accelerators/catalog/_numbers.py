@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 
 __all__ = ["read_numbers"]
 
+#: The largest count a bare number may be where only its place marks it (before the model,
+#: ``8-h100``, or ending an instance name); a larger one is a model number or a size.
+_MAX_LAST_COUNT = 16
+_MAX_BARE_COUNT = 64
 #: The device counts the first number of a GPUs-vCPUs-RAM shape may be.
 _SHAPE_COUNTS = frozenset({1.0, 2.0, 4.0, 8.0})
 
@@ -157,6 +161,7 @@ def _read_number(
         and nxt.role == "model"
         and piece.kind == "number"
         and not _after_letters(state, token)
+        and value <= _MAX_BARE_COUNT  # "nvidia-4000-a4000" is no 4000 A4000s
     ):
         count("right before the model")
     elif prev is not None and prev.role == "model" and tpu and not piece.glued:
@@ -177,19 +182,22 @@ def _read_last_number(
 ) -> None:
     """A bare number that ends the name, set apart right after the model: the memory size of
     one of the models (Beam's ``A100-40``), else, in a name that also states host figures or a
-    device word, a count of 1 to 16 (Genesis Cloud's ``..._disk-80g_nvidia3080-4``). Any other
-    trailing number stays unplaced (a variant the catalog lacks?) and the name is refused."""
+    device word, a count of 1 to 16 (Genesis Cloud's ``..._disk-80g_nvidia3080-4``). A number
+    that could be either (``..._nvidia3060ti-8``: 8 cards, or the 3060 Ti's 8 GB?) and any other
+    trailing number stay unplaced, and the name is refused: a count is never dropped."""
     piece = token.piece
     if prev is None or prev.role != "model" or piece.glued or piece.kind != "number":
         return
     value = float(piece.value)
+    could_count = value.is_integer() and 1 <= value <= _MAX_LAST_COUNT
     if any(acc.memory_gb == value for acc in candidates):
-        token.role, token.number = "memory", value
-        token.meaning = f"{piece.value} GB (a size without its unit: a model of the name has it)"
-        state.memory.append(token)
+        if not could_count:
+            token.role, token.number = "memory", value
+            token.meaning = f"{piece.value} GB (a size without its unit: a model has it)"
+            state.memory.append(token)
         return
     host = any(t.role == "host figure" or t.piece.kind == "device" for t in state.tokens)
-    if host and value.is_integer() and 1 <= value <= 16:
+    if host and could_count:
         token.role, token.number = "count", value
         token.meaning = f"{piece.value} devices (ends an instance name that states its host)"
         state.counts.append((value, token))
