@@ -541,6 +541,9 @@ def test_numbers_and_paths_the_reader_places(text: str, canonical: str) -> None:
         ("vcpu-32_memory-96g_disk-80g_nvidia3060ti-8", "'8' follows the model"),
         ("gpu-t4-16", "'16' follows the model"),
         ("nvidia-4000-a4000", "'4000' could be a count"),  # no 4000 A4000s (Nosana's market)
+        # a bare TPU generation word is a TPU only in a name that says nothing else
+        ("gpu-standard-v3", "Unknown accelerator"),  # Yandex Cloud's A100 platform
+        ("standard-v2", "Unknown accelerator"),  # a CPU platform
         ("Quadro RTX 6000/8000", "a choice of boards"),
         ("T4 / L4", "more than one accelerator"),
     ],

@@ -201,7 +201,9 @@ def _first_meaning(token: Token) -> str:
 def _model_tokens(state: Read) -> list[Token]:
     models = [t for t in state.tokens if t.piece.kind == "model"]
     strong = [t for t in models if t.piece.value not in state.words.weak]
-    if strong:
+    if strong or (models and not _only_tpu_words(state, models)):
+        # a weak TPU word ("v3") is a version beside another model, or in a name that says
+        # more than a TPU name does (Yandex's "gpu-standard-v3" is no TPU v3)
         for token in models:
             if token not in strong:
                 token.role, token.meaning = "noise", "a version"
@@ -216,6 +218,21 @@ def _model_tokens(state: Read) -> list[Token]:
     for token in models:
         token.role = "model"
     return models
+
+
+def _only_tpu_words(state: Read, models: list[Token]) -> bool:
+    """Whether every word of the name but its weak TPU generation word is one a TPU name
+    has: ``tpu``, a slice or pod word, a topology or slice size, Google."""
+    for token in state.tokens:
+        piece = token.piece
+        if token in models or piece.kind in ("partition", "topology", "number", "x_count"):
+            continue
+        if piece.kind == "device" and piece.value.startswith("tpu"):
+            continue
+        if piece.kind == "vendor" and piece.value == "google":
+            continue
+        return False
+    return True
 
 
 def _model_number(state: Read) -> list[Token]:
