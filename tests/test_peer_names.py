@@ -261,7 +261,7 @@ def test_the_third_fresh_corpus_is_new_sourced_and_split() -> None:
 @pytest.mark.parametrize(
     ("rows", "right", "wrong"),
     [
-        # measured with the reader of df6784d plus the fixes after fresh3's one run (counts, TPU words)
+        # measured with df6784d's reader plus the fixes after fresh3's one run (counts, TPU)
         # (docs in tests/peer_names/README.md): regression guards, not issue 32's goals
         (FRESH2, 393, 13),
         (SEALED2, 212, 9),
