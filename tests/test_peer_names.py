@@ -208,54 +208,34 @@ FRESH2 = peer_names.load(peer_names.FRESH2)
 SEALED2 = peer_names.load(peer_names.SEALED2)
 
 
-def test_the_second_fresh_corpus_is_new_sourced_and_split() -> None:
-    rows = FRESH2 + SEALED2
-    systems = {row.system for row in rows}
-    assert len(systems) >= 12
-    assert len(rows) >= 300
-    earlier = set(SYSTEMS) | {row.system for row in HELD_OUT + FRESH + SEALED}
-    assert not systems & earlier
-    for row in rows:
-        assert row.source, row.name
-        assert row.meaning, row.name
-        if row.device is not None:  # every model it names is in the catalog
-            assert peer_names._expected_models(row) is not None, row.device
-    for row in rows:
-        digest = hashlib.sha256(f"{row.system}\t{row.name}".encode()).digest()
-        assert (digest[0] % 3 == 0) == (row in SEALED2), row.name
-
-
-def test_a_family_reading_is_right_when_it_holds_every_model_the_row_names() -> None:
-    from accelerators import AcceleratorSpec
-
-    family = AcceleratorSpec.parse("H100 | H100-PCIE | H100-NVL")
-    assert peer_names._family_reading(family, ["H100"])
-    assert peer_names._family_reading(family, ["H100", "H100-PCIE"])  # claims less, not more
-    assert not peer_names._family_reading(family, ["H100", "A100-80GB"])
-    assert not peer_names._family_reading(AcceleratorSpec.parse("H100 | T4"), ["H100"])
-    assert not peer_names._family_reading(AcceleratorSpec.parse("H100"), ["H100", "H100-PCIE"])
-
-
 # -- the third fresh corpus: 19 more systems, run once with the reader frozen ---------------------
 FRESH3 = peer_names.load(peer_names.FRESH3)
 SEALED3 = peer_names.load(peer_names.SEALED3)
 
 
-def test_the_third_fresh_corpus_is_new_sourced_and_split() -> None:
-    rows = FRESH3 + SEALED3
+@pytest.mark.parametrize(
+    ("visible", "sealed", "earlier"),
+    [
+        (FRESH2, SEALED2, HELD_OUT + FRESH + SEALED),
+        (FRESH3, SEALED3, HELD_OUT + FRESH + SEALED + FRESH2 + SEALED2),
+    ],
+    ids=["fresh2", "fresh3"],
+)
+def test_a_later_fresh_corpus_is_new_sourced_and_split(
+    visible: list[Any], sealed: list[Any], earlier: list[Any]
+) -> None:
+    rows = visible + sealed
     systems = {row.system for row in rows}
     assert len(systems) >= 12
     assert len(rows) >= 300
-    earlier = set(SYSTEMS) | {row.system for row in HELD_OUT + FRESH + SEALED + FRESH2 + SEALED2}
-    assert not systems & earlier
+    assert not systems & (set(SYSTEMS) | {row.system for row in earlier})
     for row in rows:
         assert row.source, row.name
         assert row.meaning, row.name
         if row.device is not None:  # every model it names is in the catalog
             assert peer_names._expected_models(row) is not None, row.device
-    for row in rows:
         digest = hashlib.sha256(f"{row.system}\t{row.name}".encode()).digest()
-        assert (digest[0] % 3 == 0) == (row in SEALED3), row.name
+        assert (digest[0] % 3 == 0) == (row in sealed), row.name
 
 
 @pytest.mark.parametrize(
@@ -284,3 +264,14 @@ def test_a_count_the_name_states_is_never_dropped_in_the_later_corpora() -> None
         outcome = peer_names.evaluate(row)
         if "has count" in outcome.detail:
             assert row.name in implied, outcome.detail
+
+
+def test_a_family_reading_is_right_when_it_holds_every_model_the_row_names() -> None:
+    from accelerators import AcceleratorSpec
+
+    family = AcceleratorSpec.parse("H100 | H100-PCIE | H100-NVL")
+    assert peer_names._family_reading(family, ["H100"])
+    assert peer_names._family_reading(family, ["H100", "H100-PCIE"])  # claims less, not more
+    assert not peer_names._family_reading(family, ["H100", "A100-80GB"])
+    assert not peer_names._family_reading(AcceleratorSpec.parse("H100 | T4"), ["H100"])
+    assert not peer_names._family_reading(AcceleratorSpec.parse("H100"), ["H100", "H100-PCIE"])

@@ -242,7 +242,11 @@ def _model_number(state: Read) -> list[Token]:
     vendors = {t.piece.value for t in state.tokens if t.piece.kind == "vendor"}
     tokens = state.tokens
     glued = [  # a number glued to the vendor word ("nvidia3080") is the model number
-        t for t in numbers if t.piece.glued and tokens[tokens.index(t) - 1].piece.kind == "vendor"
+        t
+        for t in numbers
+        if t.piece.glued
+        and tokens.index(t) > 0
+        and tokens[tokens.index(t) - 1].piece.kind == "vendor"
     ]
     if len(vendors) != 1 or not (len(glued) == 1 or len(numbers) == 1):
         return []
