@@ -111,6 +111,10 @@ def complete_named(
             raise with_caret(exc, source, span) from None
     fields["accelerator"] = acc
     fields["exact"] = exact or match.pinned
+    if match.needs_count and "count" not in fields:
+        error = InvalidSpecError(match.needs_count)
+        error.name = name.text  # explain shows how the name reads
+        raise with_caret(error, source, name.span)
     if match.count is not None:
         count = fields.setdefault("count", match.count)
         if count != match.count:

@@ -48,6 +48,9 @@ class AcceleratorError(ValueError):
     #: :func:`with_caret` and :class:`SpecSyntaxError`); ``None`` for other errors.
     source: str | None = None
     span: tuple[int, int] | None = None
+    #: The accelerator name the error is about, where it is about one (an unknown name, or a
+    #: name a spec cannot use as written); ``None`` otherwise.
+    name: str | None = None
 
 
 class InvalidSpecError(AcceleratorError):

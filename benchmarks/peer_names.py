@@ -148,7 +148,12 @@ def _expected_models(row: Row) -> list[str] | None:
 def evaluate(row: Row) -> Outcome:
     """Parse one name and compare it with what its system means."""
     from accelerators import AcceleratorSpec
-    from accelerators.errors import AcceleratorError, SpecSyntaxError, UnknownAcceleratorError
+    from accelerators.errors import (
+        AcceleratorError,
+        InvalidSpecError,
+        SpecSyntaxError,
+        UnknownAcceleratorError,
+    )
 
     wanted = None if row.device is None else _expected_models(row)
     try:
@@ -156,6 +161,13 @@ def evaluate(row: Row) -> Outcome:
     except UnknownAcceleratorError as exc:
         return Outcome(row, "resolved" if row.refuse else "unknown", str(exc).splitlines()[0])
     except SpecSyntaxError as exc:  # the grammar refused the text: loud, never silent
+        return Outcome(row, "resolved" if row.refuse else "unknown", str(exc).splitlines()[0])
+    except InvalidSpecError as exc:
+        if exc.name != row.name:
+            kind = "resolved" if row.refuse else "unknown" if wanted is None else "error"
+            return Outcome(row, kind, f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
+        # the name reads, but the spec must say what the name leaves to its system (the
+        # count of an instance size): a refusal, loud and never silent
         return Outcome(row, "resolved" if row.refuse else "unknown", str(exc).splitlines()[0])
     except AcceleratorError as exc:
         kind = "resolved" if row.refuse else "unknown" if wanted is None else "error"

@@ -523,6 +523,10 @@ def test_a_bare_a100_is_the_family_but_the_constant_is_flytekits_40_gb_card() ->
         ("nvidia.com/mig-3g.20gb", "A100-40GB@3g.20gb"),  # a Kubernetes resource name
         ("huawei.com/Ascend910B4", "ASCEND-910B4"),
         ("a100-pool", "A100-40GB | A100-80GB"),  # a node pool
+        # an instance size beside a stated count is noise; so is a chip's "GL-XL" in pci.ids
+        ("gpu-a40-large-2x", "A40:2"),
+        ("Arcturus GL-XL [Instinct MI100]", "MI100"),
+        ("gpua5000.medium-2x", "RTX-A5000:2"),
     ],
 )
 def test_numbers_and_paths_the_reader_places(text: str, canonical: str) -> None:
@@ -554,3 +558,32 @@ def test_a_number_or_slash_the_reader_cannot_place_is_refused(text: str, why: st
 
     with pytest.raises(UnknownAcceleratorError, match=why):
         AcceleratorSpec.parse(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "size", "counted", "read"),
+    [
+        # an instance size may stand for the count: Exoscale's medium has 2 GPUs, large 4
+        ("gpua5000.medium", "medium", "gpua5000.medium:2", "RTX-A5000:2"),
+        ("gpu-a40-small", "small", "gpu-a40-small:1", "A40"),  # Replicate's has 1
+        ("h100-xl", "xl", "h100-xl:8", "H100:8 | H100-PCIE:8 | H100-NVL:8"),
+        ("gpu-a100-large", "large", "gpu-a100-large:80GB:4", "A100-80GB:4"),
+    ],
+)
+def test_an_instance_size_needs_the_count_from_the_spec(
+    text: str, size: str, counted: str, read: str
+) -> None:
+    from accelerators import AcceleratorSpec
+    from accelerators.errors import InvalidSpecError
+
+    with pytest.raises(InvalidSpecError, match=f"'{size}' in '{text}' is an instance size") as info:
+        AcceleratorSpec.parse(text)
+    assert info.value.name == text
+    assert "^" in str(info.value)  # the caret points at the name
+    assert str(AcceleratorSpec.parse(counted)) == read
+    # the explanation still shows the reading, and says what is missing
+    explained = AcceleratorSpec.explain(text)
+    assert explained.spec is None
+    assert "instance size" in (explained.error or "")
+    (reading,) = explained.names
+    assert [t.role for t in reading.tokens if t.text == size] == ["instance size"]

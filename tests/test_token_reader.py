@@ -86,7 +86,7 @@ READ = [
     ("GH100 [H100 SXM5 80GB]", "H100-SXM!"),
     ("Ponte Vecchio XT (2 Tile) [Data Center GPU Max 1550]", "MAX-1550"),
     # names that leave the model open read as its family
-    ("gpu-a100-large", A100),
+    ("gpu-a100-2x", "A100-40GB:2 | A100-80GB:2"),
     ("gpu-nvidia-h100", H100),
     ("gpu-4000adax1-20gb", "RTX-4000-ADA | RTX-4000-SFF-ADA"),
     # a bare model number after the vendor, in a name that names nothing else
@@ -168,6 +168,8 @@ def test_a_family_reading_is_a_fallback_chain_a_memory_size_can_settle() -> None
     # catalog.get never picks one model of a family for the caller
     with pytest.raises(UnknownAcceleratorError, match="A100-40GB or A100-80GB"):
         catalog.get("gpu-a100-large")
+    with pytest.raises(UnknownAcceleratorError, match="A100-40GB or A100-80GB"):
+        catalog.get("gpu-a100-2x")
 
 
 # -- properties --------------------------------------------------------------------------------
@@ -254,7 +256,7 @@ def test_the_tokens_of_a_reading_cover_the_whole_name(name: str) -> None:
 
 # -- the explanation ---------------------------------------------------------------------------
 def test_explain_gives_each_token_its_role() -> None:
-    explanation = AcceleratorSpec.explain("8x_nvidia_b200_180gb_sxm | gpu-a100-large")
+    explanation = AcceleratorSpec.explain("8x_nvidia_b200_180gb_sxm | gpu-a100")
     assert explanation.spec == "B200:8 | A100-40GB | A100-80GB"
     first, second = explanation.names
     assert first.method == "token reader"

@@ -159,13 +159,15 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
         raise refuse(state, "'+' is no separator: it may mean 'or newer' (Modal's 'B200+')")
     candidates = _candidates(state, models)
     read_numbers(state, candidates)
+    needs_count = _sized(state)
     _read_unknown(state, models)
     _refuse_unplaced(state)
     candidates = narrow(state, candidates)
     found = _reported(state, reported) if reported is not None else None
     if found is not None and found.accelerator in candidates:
         candidates = [found.accelerator]
-    return result(state, candidates, pinned_by_report=found is not None)
+    match = result(state, candidates, pinned_by_report=found is not None)
+    return replace(match, needs_count=needs_count) if needs_count else match
 
 
 def _first_meaning(token: Token) -> str:
@@ -323,6 +325,34 @@ def _read_unknown(state: Read, models: list[Token]) -> None:
         elif piece.kind == "unknown" and counted:
             token.role = "system word"
             token.meaning = "the system around the accelerators (the name states the count)"
+
+
+#: Instance sizes that may set the device count (Exoscale's ``gpua5000.medium`` has 2 GPUs and
+#: ``.large`` 4, Civo's ``g4g.40.kube.large`` 4; Replicate's ``gpu-a40-large`` has 1).
+_COUNT_SIZES = frozenset(
+    ("nano", "micro", "tiny", "small", "medium", "large", "xlarge", "xxlarge", "xl", "xxl")
+)
+
+
+def _sized(state: Read) -> str:
+    """Why the spec must give the count, for a name whose instance size may stand for its
+    device count and that states no count (how many devices a ``medium`` has is the
+    system's to say: reading one would be silently wrong where it has two); else ''."""
+    if state.counts:
+        return ""
+    for token in state.tokens:
+        piece = token.piece
+        sized = piece.kind == "noise" and piece.value == "sizes" and not piece.glued
+        # a pci.ids chip's "GL-XL" is no instance size, nor is a size glued to the model
+        if sized and token.role != "chip" and piece.text.casefold() in _COUNT_SIZES:
+            token.role = "instance size"
+            token.meaning = "its device count is the system's: the spec must give it (:N)"
+            return (
+                f"{quote(piece.text)} in {quote(state.text)} is an instance size, and how many "
+                f"devices it has is the system's to say: give the count "
+                f"({quote(state.text + ':N')})"
+            )
+    return ""
 
 
 def _refuse_unplaced(state: Read) -> None:

@@ -41,7 +41,9 @@ ROLES: dict[str, str] = {
     "host figure": "a figure of the machine (vCPUs, RAM, disk, CPUs), not of the accelerator",
     "chip": "a chip code name (GH100, AD102GL) or the chip part of a pci.ids name",
     "system word": "a word naming the system around the accelerators (server, cluster)",
-    "noise": "a word that says nothing about the accelerator (sizes, billing, frameworks)",
+    "instance size": "an instance size (small, medium, large...) that may stand for a count: "
+    "the spec must state the count",
+    "noise": "a word that says nothing about the accelerator (tiers, billing, frameworks)",
     "unplaced": "a token the reader could not place: the name is refused",
     "variant": "a word right after the model that names a variant the catalog lacks: refused",
 }

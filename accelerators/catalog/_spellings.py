@@ -72,7 +72,8 @@ class NameMatch:
     ``names.*`` system (``nvml``, ``gke``, ``hf``…), ``instance`` or ``reader``.
     ``family`` holds the further models of a name that leaves its model open (the token
     reader's ``gpu-a100-large`` is ``A100-40GB`` or ``A100-80GB``): the default SKU of each,
-    in catalog order, after ``accelerator``.
+    in catalog order, after ``accelerator``. ``needs_count`` says why a spec must state the
+    count itself (an instance size such as ``medium``), when it must.
     """
 
     accelerator: Accelerator
@@ -81,6 +82,9 @@ class NameMatch:
     partition: str | None = None
     source: str = "name"
     family: tuple[Accelerator, ...] = ()
+    #: Why a spec must give the count itself: the name has an instance size whose device count
+    #: is its system's to say (Exoscale's ``gpua5000.medium`` is 2 GPUs); empty otherwise.
+    needs_count: str = ""
 
 
 class Spelling(NamedTuple):
