@@ -527,6 +527,14 @@ def test_a_bare_a100_is_the_family_but_the_constant_is_flytekits_40_gb_card() ->
         ("gpu-a40-large-2x", "A40:2"),
         ("Arcturus GL-XL [Instinct MI100]", "MI100"),
         ("gpua5000.medium-2x", "RTX-A5000:2"),
+        # "N-way" counts a baseboard's or node's GPUs (NCAR's PBS types, HGX 8-way)
+        ("v100_4way", "V100-16GB:4 | V100-32GB:4"),
+        ("mi300a_4way", "MI300A:4"),
+        ("HGX H100 SXM5 8-way", "H100-SXM!:8"),
+        # "s" for SUPER, as GPU marketplaces write it; the bare number still names the card
+        ("rtx4080s", "RTX-4080-SUPER"),
+        ("nvidia-4080", "RTX-4080"),
+        ("Market A100 40GB", "A100-40GB"),  # a market is a platform word (Nosana)
     ],
 )
 def test_numbers_and_paths_the_reader_places(text: str, canonical: str) -> None:

@@ -6,7 +6,7 @@ edition and neutral words taken out, squashed: ``NVIDIA A100-SXM4-80GB`` teaches
 Each word maps to the catalog entries whose spellings teach it, so ``a100`` maps to the four
 A100 SKUs and the reader narrows them with the name's other tokens.
 
-Two kinds of words are added from the taught ones:
+Words are added from the taught ones:
 
 * the word without its product-line prefix (``rtx4000ada`` also teaches ``4000ada``,
   DigitalOcean's ``gpu-4000adax1``), when what is left has a letter and a digit;
@@ -15,6 +15,7 @@ Two kinds of words are added from the taught ones:
   vendor (Mystic's ``nvidia_3090``), never as a word inside another name, and only when no
   other model's word holds the number except as a variant (``3090ti``): ``6000`` is kept
   out, since ``RTX 6000 Ada`` and ``RTX A6000`` hold it too;
+* a SUPER card's word with ``s`` for ``super`` (``rtx4080s``, as marketplaces write it);
 * TPU generations (``tpuv4`` and ``v4``, from ``TPU-V4``). A bare generation word with no
   letter after its number (``v2``, ``v4``) is *weak*: it names a TPU only in a name that
   names nothing else (``n2-A100x8-NVLink-v2`` is a version, not a TPU v2).
@@ -46,7 +47,7 @@ _DROPPED = frozenset(
 _LINES = ("geforce", "quadro", "tesla", "radeon", "instinct", "rtx", "gtx")
 #: What may follow a bare model number in another model's word: a variant of that model
 #: (``3090ti``, ``4090d``), which the number alone does not name.
-_VARIANT = re.compile(r" (?:ti|super|tisuper|d)")
+_VARIANT = re.compile(r" (?:ti|super|tisuper|d|s)")
 _COUNTED = re.compile(r"x[0-9]{1,4}")  # a spelling that carries a count (HF "l40sx4")
 
 
@@ -135,6 +136,11 @@ def model_words(index: Index) -> ModelWords:
             elif rest != key and re.fullmatch(r"[0-9]{4}", rest):
                 numbered = table.numbers.setdefault(rest, [])
                 numbered += [a for a in bucket if a not in numbered]
+    for key, bucket in list(table.words.items()):
+        short = key.removesuffix("uper")  # "rtx4080super" teaches "rtx4080s" (Akash's gpus.json)
+        if key.endswith("super") and short[-2:-1].isdigit() and short not in table.words:
+            for acc in bucket:
+                add(short, acc)
     for number, named in list(table.numbers.items()):  # "6000": Quadro RTX, RTX 6000 Ada, A6000...
         for key, bucket in table.words.items():
             rest = _strip_line(key).replace(number, " ", 1)

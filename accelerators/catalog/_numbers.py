@@ -147,7 +147,7 @@ def _read_number(
 
     if prev is not None and prev.piece.kind == "count_key":
         count(f"after {prev.piece.text!r}")
-    elif nxt is not None and nxt.piece.kind == "device" and nxt.piece.value.startswith("gpu"):
+    elif nxt is not None and nxt.piece.kind == "device" and _marks_count(nxt.piece.value):
         count(f"before {nxt.piece.text!r}")
         nxt.role = "count marker"
     elif nxt is not None and nxt.piece.value == "x" and nxt.piece.kind == "unknown":
@@ -220,3 +220,8 @@ def _is_host(token: Token | None) -> bool:
         return False
     piece = token.piece
     return (piece.kind == "host" and piece.value in ("ram", "disk")) or piece.kind == "vcpu"
+
+
+def _marks_count(word: str) -> bool:
+    """Whether a device word right after a number makes it a count: ``8gpu``, ``8-way``."""
+    return word.startswith("gpu") or word == "way"
