@@ -117,30 +117,34 @@ class _Parser:
         self.names: list[tuple[str, tuple[int, int]]] = []
 
     def parse(self) -> ParsedSpec:
-        if "=" in self.source:  # the grammar has no '=': LSF's "num=2:gmodel=NVIDIAH200"?
-            from accelerators._lsf import looks_like_request
+        if "=" in self.source:  # the grammar has no '=': a node selector? LSF's -gpu request?
+            from accelerators._labels import looks_like_selector, read_selector
+            from accelerators._lsf import looks_like_request, read_request
 
-            if looks_like_request(self.source):
-                return self._parse_lsf()
+            if looks_like_selector(self.source):  # accelerators._labels
+                found = read_selector(self.source)
+                return self._parse_named(found.name, found.name_start, found.devices, None)
+            if looks_like_request(self.source):  # accelerators._lsf
+                asked = read_request(self.source)
+                return self._parse_named(asked.name, asked.name_start, asked.num, asked.vendor)
         return self._parse_spec()
 
-    def _parse_lsf(self) -> ParsedSpec:
-        """An LSF ``bsub -gpu`` request (:mod:`accelerators._lsf`): its gmodel, its num."""
-        from accelerators._lsf import read_request
-
-        request = read_request(self.source)
-        found = cast("re.Match[str]", re.compile(r"[^:]*").match(self.source, request.name_start))
-        name = Token("NAME", request.name, request.name_start, found)
+    def _parse_named(
+        self, text: str, start: int, count: int | None, vendor: str | None
+    ) -> ParsedSpec:
+        """One name read out of ``key=value`` text, with the count and vendor given beside it."""
+        found = cast("re.Match[str]", re.compile(r"[^:,]*").match(self.source, start))
+        name = Token("NAME", text, start, found)
         self.names.append((name.text, name.span))
         match = resolve(self.source, name)
-        if request.vendor is not None and match.accelerator.vendor != request.vendor:
+        if vendor is not None and match.accelerator.vendor != vendor:
             refuse(
                 f"{match.accelerator.name} is made by {match.accelerator.vendor}, not "
-                f"{request.vendor} (gvendor=)",
+                f"{vendor} (gvendor=)",
                 self.source,
                 name.span,
             )
-        alternative = Alternative({} if request.num is None else {"count": request.num}, 0)
+        alternative = Alternative({} if count is None else {"count": count}, 0)
         alternative.group = match.family
         complete_named(self.source, alternative, match, name, exact=False, partition=None)
         alternative.end = len(self.source)
