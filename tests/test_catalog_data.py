@@ -153,6 +153,39 @@ REQUIRED = {
     "GTX-1080-TI": ("GTX-1080-TI", "GTX_1080_TI", True, "nvidia", "gpu"),
     "GTX-1070": ("GTX-1070", "GTX_1070", True, "nvidia", "gpu"),
     "M40-24GB": ("M40-24GB", "M40_24GB", True, "nvidia", "gpu"),
+    # catalog 2026.11.11 (issue 32: cards GPU marketplaces rent that the catalog lacked)
+    "RTX-4060-TI-8GB": ("RTX-4060-TI-8GB", "RTX_4060_TI_8GB", True, "nvidia", "gpu"),
+    "RTX-4060-TI-16GB": ("RTX-4060-TI-16GB", "RTX_4060_TI_16GB", True, "nvidia", "gpu"),
+    "RTX-4070-SUPER": ("RTX-4070-SUPER", "RTX_4070_SUPER", True, "nvidia", "gpu"),
+    "RTX-4070-TI-SUPER": ("RTX-4070-TI-SUPER", "RTX_4070_TI_SUPER", True, "nvidia", "gpu"),
+    "RTX-5060-TI-8GB": ("RTX-5060-TI-8GB", "RTX_5060_TI_8GB", True, "nvidia", "gpu"),
+    "RTX-5060-TI-16GB": ("RTX-5060-TI-16GB", "RTX_5060_TI_16GB", True, "nvidia", "gpu"),
+    "RTX-5060": ("RTX-5060", "RTX_5060", True, "nvidia", "gpu"),
+    "RTX-3050": ("RTX-3050", "RTX_3050", True, "nvidia", "gpu"),
+    "RTX-2060": ("RTX-2060", "RTX_2060", True, "nvidia", "gpu"),
+    "RTX-2060-SUPER": ("RTX-2060-SUPER", "RTX_2060_SUPER", True, "nvidia", "gpu"),
+    "RTX-2070": ("RTX-2070", "RTX_2070", True, "nvidia", "gpu"),
+    "RTX-2070-SUPER": ("RTX-2070-SUPER", "RTX_2070_SUPER", True, "nvidia", "gpu"),
+    "RTX-2080": ("RTX-2080", "RTX_2080", True, "nvidia", "gpu"),
+    "GTX-1660": ("GTX-1660", "GTX_1660", True, "nvidia", "gpu"),
+    "GTX-1660-SUPER": ("GTX-1660-SUPER", "GTX_1660_SUPER", True, "nvidia", "gpu"),
+    "GTX-1660-TI": ("GTX-1660-TI", "GTX_1660_TI", True, "nvidia", "gpu"),
+    "GTX-1650": ("GTX-1650", "GTX_1650", True, "nvidia", "gpu"),
+    "GTX-1080": ("GTX-1080", "GTX_1080", True, "nvidia", "gpu"),
+    "GTX-1070-TI": ("GTX-1070-TI", "GTX_1070_TI", True, "nvidia", "gpu"),
+    "GTX-1060": ("GTX-1060", "GTX_1060", True, "nvidia", "gpu"),
+    "K40": ("K40", "K40", True, "nvidia", "gpu"),
+    "QUADRO-GP100": ("QUADRO-GP100", "QUADRO_GP100", True, "nvidia", "gpu"),
+    "QUADRO-P2000": ("QUADRO-P2000", "QUADRO_P2000", True, "nvidia", "gpu"),
+    "RTX-A2000-12GB": ("RTX-A2000-12GB", "RTX_A2000_12GB", True, "nvidia", "gpu"),
+    "RTX-A1000": ("RTX-A1000", "RTX_A1000", True, "nvidia", "gpu"),
+    "RTX-A400": ("RTX-A400", "RTX_A400", True, "nvidia", "gpu"),
+    "RX-6800": ("RX-6800", "RX_6800", True, "amd", "gpu"),
+    "RX-6800-XT": ("RX-6800-XT", "RX_6800_XT", True, "amd", "gpu"),
+    "RX-6900-XT": ("RX-6900-XT", "RX_6900_XT", True, "amd", "gpu"),
+    "RX-7900-XT": ("RX-7900-XT", "RX_7900_XT", True, "amd", "gpu"),
+    "RX-7900-GRE": ("RX-7900-GRE", "RX_7900_GRE", True, "amd", "gpu"),
+    "W6800": ("W6800", "W6800", True, "amd", "gpu"),
     "MI308X": ("MI308X", "MI308X", True, "amd", "gpu"),
     "MI350X": ("MI350X", "MI350X", True, "amd", "gpu"),
     "MAX-1550": ("MAX-1550", "MAX_1550", True, "intel", "gpu"),
@@ -669,6 +702,8 @@ NVIDIA_TENSOR = [
     and n not in {"P100-SXM2", "P100-12GB", "GB10"}
     # no tensor cores, and packed FP16 at 1:64 (Pascal GeForce) or none (Maxwell): left out
     and n not in {"GTX-1080-TI", "GTX-1070", "M40-24GB"}
+    # catalog 2026.11.11: GeForce GTX (no tensor cores), Kepler, Pascal Quadro, small RTX A-series
+    and not n.startswith(("GTX-", "K40", "RTX-A1000", "RTX-A400"))
 ]
 
 

@@ -595,3 +595,52 @@ def test_an_instance_size_needs_the_count_from_the_spec(
     assert "instance size" in (explained.error or "")
     (reading,) = explained.names
     assert [t.role for t in reading.tokens if t.text == size] == ["instance size"]
+
+
+# -- cards GPU marketplaces rent (catalog 2026.11.11) -------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "model"),
+    [
+        ("NVIDIA GeForce RTX 4060 Ti 8GB", "RTX-4060-TI-8GB"),
+        ("rtx4060ti-16gb", "RTX-4060-TI-16GB"),
+        ("RTX 4060 Ti 16GB", "RTX-4060-TI-16GB"),
+        ("RTX 4060", "RTX-4060"),
+        ("GeForce GTX 1660 SUPER", "GTX-1660-SUPER"),
+        ("GTX1660S", "GTX-1660-SUPER"),
+        ("GTX 1660 Ti", "GTX-1660-TI"),
+        ("GTX 1660", "GTX-1660"),
+        ("RTX 2080", "RTX-2080"),
+        ("RTX 2080 Ti", "RTX-2080-TI"),
+        ("RTX 2080 Super", "RTX-2080-SUPER"),
+        ("RTX 4070 Super", "RTX-4070-SUPER"),
+        ("RTX 4070 Ti", "RTX-4070-TI"),
+        ("RTX 4070 Ti SUPER", "RTX-4070-TI-SUPER"),
+        ("RTX 5060 Ti 8GB", "RTX-5060-TI-8GB"),
+        ("RTX 5060", "RTX-5060"),
+        ("NVIDIA GeForce GTX 1060 6GB", "GTX-1060"),
+        ("GTX 1070 Ti", "GTX-1070-TI"),
+        ("GTX 1070", "GTX-1070"),
+        ("GTX 1080", "GTX-1080"),
+        ("GTX 1080 Ti", "GTX-1080-TI"),
+        ("Tesla K40m", "K40"),
+        ("Quadro GP100", "QUADRO-GP100"),
+        ("NVIDIA RTX A2000", "RTX-A2000"),
+        ("NVIDIA RTX A2000 12GB", "RTX-A2000-12GB"),
+        ("AMD Radeon RX 7900 XT", "RX-7900-XT"),
+        ("AMD Radeon RX 7900 XTX", "RX-7900-XTX"),
+        ("RX 6800 XT", "RX-6800-XT"),
+        ("RX 6800", "RX-6800"),
+    ],
+)
+def test_rented_cards_and_their_neighbours_read_as_themselves(text: str, model: str) -> None:
+    """A new card's names read as it; a neighbour's (Ti, SUPER, XT, memory) stay the neighbour's."""
+    assert resolve_name(text).accelerator.model == model
+
+
+@pytest.mark.parametrize(
+    "text", ["RTX 3050 6GB", "RTX 2080 11GB", "GTX 1060 3GB", "RTX 2060 12GB", "RTX 4060 Ti 12GB"]
+)
+def test_a_memory_no_card_of_that_number_has_is_refused(text: str) -> None:
+    """Not read as another card of that memory (the 6 GB RTX 2060 for 'RTX 3050 6GB')."""
+    with pytest.raises(UnknownAcceleratorError):
+        resolve_name(text)

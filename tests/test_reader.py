@@ -13,6 +13,11 @@ READ = [
     # (name, model, count, partition): driver, pci.ids, benchmark and config names
     ("GH100 [H100 SXM5 80GB]", "H100", None, None),
     ("GA100 [A100 PCIe 80GB]", "A100-80GB", None, None),
+    # memory variants that are their own models (catalog 2026.11.11)
+    ("NVIDIA RTX A2000 12GB", "RTX-A2000-12GB", None, None),
+    ("NVIDIA GeForce RTX 4060 Ti 8GB", "RTX-4060-TI-8GB", None, None),
+    ("NVIDIA GeForce RTX 4060 Ti 16GB", "RTX-4060-TI-16GB", None, None),
+    ("RTX 5060 Ti:16GB", "RTX-5060-TI-16GB", None, None),
     ("Aqua Vanjaram [Instinct MI300X VF]", "MI300X", None, None),
     ("AMD Instinct MI300X VF", "MI300X", None, None),
     ("AMD_Instinct_MI300XHF_OAM", "MI300X", None, None),
@@ -64,9 +69,11 @@ REFUSED = [
     # a variant the catalog does not carry is never read as its base model
     ("NVIDIA GeForce RTX 5090 D", "'d' follows the model"),
     ("NVIDIA_GeForce_RTX_5090_D", "'d' follows the model"),
-    ("NVIDIA GeForce RTX 4060 Ti", "'ti' follows the model"),
-    # a memory variant the catalog does not carry (the 12 GB RTX A2000) is not the 6 GB one
-    ("NVIDIA RTX A2000 12GB", "has 12 GB \\(it has 6 GB\\)"),
+    ("NVIDIA GeForce RTX 3050 Ti", "'ti' follows the model"),
+    # a memory variant the catalog does not carry (the 3 GB GTX 1060, the 6 GB RTX 3050) is not
+    # the one it carries, nor another model of that memory (the 6 GB RTX 2060)
+    ("NVIDIA GeForce GTX 1060 3GB", "has 3 GB \\(it has 6 GB\\)"),
+    ("NVIDIA GeForce RTX 3050 6GB", "has 6 GB \\(it has 8 GB\\)"),
     ("GV100GL [Tesla V100S PCIe 32GB]", "Cannot read|Unknown accelerator"),
     ("AD102GL [L40G]", "Unknown accelerator"),
     # a size, form factor or memory type no entry of that model has

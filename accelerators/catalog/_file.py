@@ -34,14 +34,16 @@ class OpenName(BaseModel):
     SkyPilot, Modal and GKE, 80 GB on Baseten and Hugging Face).
 
     It does not determine the model, so it reads as the family: ``members``, in order, as
-    alternatives. ``sources`` are the pages that show the systems disagreeing.
+    alternatives. ``sources`` are the pages that show the name meaning different models: systems
+    disagreeing, or a vendor selling several under one name (the 8 and 16 GB GeForce RTX 4060 Ti,
+    which nvidia-smi names alike).
     """
 
     model_config = _STRICT
 
     name: str
     members: tuple[str, ...] = Field(min_length=2)
-    sources: tuple[str, ...] = Field(min_length=2)
+    sources: tuple[str, ...] = Field(min_length=1)
     note: str
 
 
