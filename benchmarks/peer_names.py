@@ -59,6 +59,8 @@ FRESH2 = CORPORA / "fresh2" / "visible"
 SEALED2 = CORPORA / "fresh2" / "sealed"
 FRESH3 = CORPORA / "fresh3" / "visible"
 SEALED3 = CORPORA / "fresh3" / "sealed"
+FRESH4 = CORPORA / "fresh4" / "visible"
+SEALED4 = CORPORA / "fresh4" / "sealed"
 TARGET = 0.95
 #: The word in the device column of a name that determines no accelerator: refusing it is right.
 REFUSE = "refuse"

@@ -213,6 +213,15 @@ SEALED2 = peer_names.load(peer_names.SEALED2)
 # -- the third fresh corpus: 19 more systems, run once with the reader frozen ---------------------
 FRESH3 = peer_names.load(peer_names.FRESH3)
 SEALED3 = peer_names.load(peer_names.SEALED3)
+# -- the fourth fresh corpus: 22 more systems, for the reader issue 32 ships -----------------------
+FRESH4 = peer_names.load(peer_names.FRESH4)
+SEALED4 = peer_names.load(peer_names.SEALED4)
+
+
+def test_the_fourth_corpus_holds_no_name_an_earlier_corpus_has() -> None:
+    earlier = HELD_OUT + FRESH + SEALED + FRESH2 + SEALED2 + FRESH3 + SEALED3
+    seen = {row.name for row in ROWS + earlier}
+    assert not [row.name for row in FRESH4 + SEALED4 if row.name in seen]
 
 
 @pytest.mark.parametrize(
@@ -220,8 +229,9 @@ SEALED3 = peer_names.load(peer_names.SEALED3)
     [
         (FRESH2, SEALED2, HELD_OUT + FRESH + SEALED),
         (FRESH3, SEALED3, HELD_OUT + FRESH + SEALED + FRESH2 + SEALED2),
+        (FRESH4, SEALED4, HELD_OUT + FRESH + SEALED + FRESH2 + SEALED2 + FRESH3 + SEALED3),
     ],
-    ids=["fresh2", "fresh3"],
+    ids=["fresh2", "fresh3", "fresh4"],
 )
 def test_a_later_fresh_corpus_is_new_sourced_and_split(
     visible: list[Any], sealed: list[Any], earlier: list[Any]
