@@ -466,8 +466,14 @@ def test_resolution_errors_are_accelerator_errors():
         ("A100@3g.20gb", "A100-40GB@3g.20gb"),
         ("A100@3g.40gb", "A100-80GB@3g.40gb"),
         ("A100@1g.10gb", "A100-40GB@1g.10gb | A100-80GB@1g.10gb"),
-        ("V100", "V100-16GB"),  # as SkyPilot, GKE and AWS write it (Beam: either size)
-        ("nvidia-tesla-v100", "V100-16GB"),  # GKE's label: the 16 GB card
+        # a bare V100 is 16 GB on SkyPilot and Lambda, either size on Beam and Karpenter
+        ("V100", "V100-16GB | V100-32GB"),
+        ("Tesla V100", "V100-16GB | V100-32GB"),
+        ("TeslaV100", "V100-16GB | V100-32GB"),
+        ("V100:8", "V100-16GB:8 | V100-32GB:8"),
+        ("V100:32GB", "V100-32GB"),
+        ("nvidia-tesla-v100", "V100-16GB"),  # GKE's and EKS's label: the 16 GB card
+        ("Tesla V100-SXM2-16GB", "V100-16GB-SXM2!"),  # NVML states the memory
         ("H100", "H100"),
         # a platform's label keeps its platform's meaning (flytekit's H100 constant)
         ("nvidia-h100", "H100"),
