@@ -48,8 +48,8 @@ def test_only_machine_types_are_node_sizes() -> None:
     assert largest_node("A40", cloud="runpod") is None
     assert largest_node("A40") is None
     # a small cloud's line-up bounds its own cloud only
-    assert largest_node("GH200", cloud="lambda") == NodeSize(1, "gpu_1x_gh200", "lambda")
-    assert largest_node("GH200") is None
+    assert largest_node("GH200-96GB", cloud="lambda") == NodeSize(1, "gpu_1x_gh200", "lambda")
+    assert largest_node("GH200-96GB") is None
     # OCI's shapes count anywhere: its BM.GPU.A10.4 is the largest A10 node the table has
     assert largest_node("A10") == NodeSize(4, "BM.GPU.A10.4", "oci")
     # fractions of a device are no node either

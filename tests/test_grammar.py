@@ -197,7 +197,8 @@ VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
     ),
     # Slurm's GRES form
     ("gpu:a100-40gb:8", "A100-40GB:8", ("A100-40GB-SXM",)),
-    ("gpu:tesla_v100:2", "V100-16GB:2", ("V100-16GB-SXM2",)),
+    # a bare (Tesla) V100 is 16 GB on some systems, either size on others: the family
+    ("gpu:tesla_v100:2", "V100-16GB:2 | V100-32GB:2", ("V100-16GB-SXM2", "V100-32GB-SXM2")),
     # memory in MB and TB (decimal)
     ("nvidia:24000MB", "nvidia:24GB", (None,)),
 ]

@@ -466,8 +466,22 @@ def test_resolution_errors_are_accelerator_errors():
         ("A100@3g.20gb", "A100-40GB@3g.20gb"),
         ("A100@3g.40gb", "A100-80GB@3g.40gb"),
         ("A100@1g.10gb", "A100-40GB@1g.10gb | A100-80GB@1g.10gb"),
-        ("V100", "V100-16GB"),  # as SkyPilot, GKE and AWS write it (Beam: either size)
-        ("nvidia-tesla-v100", "V100-16GB"),  # GKE's label: the 16 GB card
+        # a bare V100 is 16 GB on SkyPilot and Lambda, either size on Beam and Karpenter
+        ("V100", "V100-16GB | V100-32GB"),
+        ("Tesla V100", "V100-16GB | V100-32GB"),
+        ("TeslaV100", "V100-16GB | V100-32GB"),
+        ("V100:8", "V100-16GB:8 | V100-32GB:8"),
+        ("V100:32GB", "V100-32GB"),
+        ("nvidia-tesla-v100", "V100-16GB"),  # GKE's and EKS's label: the 16 GB card
+        ("Tesla V100-SXM2-16GB", "V100-16GB-SXM2!"),  # NVML states the memory
+        # a bare GH200 is 96 GB on Lambda and SkyPilot, either on Beam and Prime Intellect
+        ("GH200", "GH200-96GB | GH200-144GB"),
+        ("Grace Hopper", "GH200-96GB | GH200-144GB"),
+        ("GH200:4", "GH200-96GB:4 | GH200-144GB:4"),
+        ("GH200:144GB", "GH200-144GB"),
+        ("GH200@1g.18gb", "GH200-144GB@1g.18gb"),  # a MIG profile only the 144 GB one has
+        ("NVIDIA GH200 96GB HBM3", "GH200-96GB"),  # NVML states the memory (the only SKU)
+        ("gpu_1x_gh200", "GH200-96GB"),  # Lambda's instance: the 96 GB one
         ("H100", "H100"),
         # a platform's label keeps its platform's meaning (flytekit's H100 constant)
         ("nvidia-h100", "H100"),
@@ -503,6 +517,38 @@ def test_a_bare_a100_is_the_family_but_the_constant_is_flytekits_40_gb_card() ->
     # the data says which systems disagree, with sources
     (open_name,) = [o for o in catalog._store.LOADED.file().open_names if o.name == "A100"]
     assert open_name.members == ("A100-40GB", "A100-80GB")
+    assert set(open_name.sources) <= set(catalog.sources())
+
+
+@pytest.mark.parametrize(
+    ("name", "members", "constant", "device"),
+    [
+        ("V100", ("V100-16GB", "V100-32GB"), "V100", "nvidia-tesla-v100"),
+        ("GH200", ("GH200-96GB", "GH200-144GB"), "GH200", None),
+    ],
+)
+def test_other_open_names_are_families_but_their_constants_keep_one_card(
+    name: str, members: tuple[str, ...], constant: str, device: str | None
+) -> None:
+    """Issue 32: a bare V100 or GH200 leaves the memory open (Beam's V100 takes 32 GB workers;
+    Prime Intellect rents a 96 GB and a 144 GB GH200), so it reads as the family; the
+    constants stay the one card they were (flytekit's V100 is nvidia-tesla-v100)."""
+    import accelerators
+    from accelerators import AcceleratorSpec, catalog
+    from accelerators.errors import UnknownAcceleratorError
+
+    assert AcceleratorSpec.parse(name).alternatives == tuple(
+        AcceleratorSpec.parse(m) for m in members
+    )
+    value = getattr(accelerators, constant)
+    assert str(AcceleratorSpec.coerce(value)) == members[0]
+    if device is not None:
+        assert value.device == device
+    with pytest.raises(UnknownAcceleratorError, match=" or ".join(members)):
+        catalog.get(name)
+    (open_name,) = [o for o in catalog._store.LOADED.file().open_names if o.name == name]
+    assert open_name.members == members
+    assert len(open_name.sources) >= 2
     assert set(open_name.sources) <= set(catalog.sources())
 
 

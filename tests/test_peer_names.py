@@ -256,9 +256,9 @@ def test_a_later_fresh_corpus_is_new_sourced_and_split(
         # measured with df6784d's reader plus the fixes after fresh3's one run (counts, TPU)
         # (docs in tests/peer_names/README.md): regression guards, not issue 32's goals; catalog
         # 2026.11.11's cards add fresh2's gtx1060 (Akash rents a 3 GB one too) as a wrong row
-        (FRESH2, 403, 14),
-        (SEALED2, 217, 9),
-        (FRESH3, 260, 18),
+        (FRESH2, 405, 12),
+        (SEALED2, 220, 6),
+        (FRESH3, 265, 13),
         (SEALED3, 123, 10),
     ],
     ids=["fresh2", "fresh2-sealed", "fresh3", "fresh3-sealed"],

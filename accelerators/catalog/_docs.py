@@ -300,7 +300,12 @@ def render_names_markdown() -> str:
     out += _table(
         ["Name", "Means", "Sources", "Why"],
         [
-            (f"`{o.name}`", " | ".join(o.members), ", ".join(o.sources), o.note)
+            (
+                ", ".join(f"`{n}`" for n in (o.name, *o.spellings)),
+                " | ".join(o.members),
+                ", ".join(o.sources),
+                o.note,
+            )
             for o in _store.LOADED.file().open_names
         ],
     )

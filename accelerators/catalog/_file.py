@@ -42,6 +42,8 @@ class OpenName(BaseModel):
     model_config = _STRICT
 
     name: str
+    #: Other spellings of the same bare name (``Tesla-V100`` beside ``V100``).
+    spellings: tuple[str, ...] = ()
     members: tuple[str, ...] = Field(min_length=2)
     sources: tuple[str, ...] = Field(min_length=1)
     note: str

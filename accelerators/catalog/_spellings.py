@@ -261,7 +261,9 @@ def _identity_index(entries: tuple[Accelerator, ...]) -> Index:
     index = Index(entries)
     _add_identity(index)
     for name in catalog.LOADED.file().open_names:
-        index.open[exact_key(name.name)] = tuple(catalog.by_model(m)[0] for m in name.members)
+        members = tuple(catalog.by_model(m)[0] for m in name.members)
+        for text in (name.name, *name.spellings):
+            index.open[exact_key(text)] = members
     return index
 
 

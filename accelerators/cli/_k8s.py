@@ -100,6 +100,7 @@ def k8s_manifest(
         dra=dra,
         **options,
     )
+    _note_left_out(spec, platform.strip().lower(), options, dra=dra)
     if fmt == "json":
         document = (
             manifests[0]
@@ -119,3 +120,15 @@ def k8s_manifest(
             "YAML output needs PyYAML", hint='pip install "accelerators[k8s]" or use --format json'
         )
     typer.echo(yaml.safe_dump_all(manifests, sort_keys=False, width=1000), nl=False)
+
+
+def _note_left_out(spec: str, platform: str, options: dict[str, Any], *, dra: bool) -> None:
+    """On stderr, each alternative of ``spec`` the platform has no placement for: the pod
+    runs on the others (``V100`` on GKE is the 16 GB card: GKE has no 32 GB V100)."""
+    if dra:
+        return
+    from accelerators.kubernetes import get_platform
+    from accelerators.spec import AcceleratorSpec
+
+    for reason in get_platform(platform, **options).left_out(AcceleratorSpec.parse(spec)):
+        typer.echo(f"note: {reason}; the pod runs on the spec's other alternatives", err=True)

@@ -189,7 +189,8 @@ def _node_conflicts(
 ) -> str:
     """A sentence when no term can host any alternative; empty when one can (or none is
     required)."""
-    alternatives = spec.alternatives if spec.fallbacks else (spec,)
+    # the alternatives the platform places: one it has no label for is not in the pod
+    alternatives = platform.placeable(spec) if spec.fallbacks else (spec,)
     reasons: dict[str, None] = {}  # ordered, each once (terms share the nodeSelector)
     for term in terms:
         for alt in alternatives:

@@ -109,6 +109,14 @@ class PlacedPod:
         )
 
     @property
+    def left_out(self) -> tuple[str, ...]:
+        """Why each alternative the platform has no placement for was left out of the pod
+        (:meth:`Platform.left_out <accelerators.kubernetes.Platform.left_out>`): the spec
+        accepts any of its alternatives, so the pod runs on the others (``V100`` on GKE:
+        the 16 GB card; GKE has no label for the 32 GB one). Not among :attr:`problems`."""
+        return self.platform.left_out(self.spec) if self.fragment else ()
+
+    @property
     def single_process_problems(self) -> tuple[str, ...]:
         """What the pod can hold but one CUDA process cannot use: several MIG slices in one
         container (NVIDIA's MIG user guide: "a single CUDA process can only enumerate a

@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
 __all__ = ["COMMON_OPTIONS", "Platform"]
 
+#: An alternative's placement, or the error that says why the platform has none.
+_Tried = Placement | PlacementError
+
 #: Options every platform accepts (documented in ``docs/kubernetes.md``).
 COMMON_OPTIONS: tuple[str, ...] = ("labels", "label_values", "tolerations", "runtime_class_name")
 
@@ -172,6 +175,56 @@ class Platform(ABC):
         return int(spec.count)
 
     # -- composition ----------------------------------------------------------------------
+    def left_out(self, spec: AcceleratorSpec) -> tuple[str, ...]:
+        """Why each alternative of ``spec`` that this platform has no placement for is left
+        out, when it can place others (:meth:`fragment` places those): ``V100`` is
+        ``V100-16GB | V100-32GB``, and GKE has no label for the 32 GB card. Empty when every
+        alternative is placed, or none is (then :meth:`fragment` raises)."""
+        tried = self._tries(spec)
+        reasons = tuple(str(r) for _, r in tried if isinstance(r, PlacementError))
+        return reasons if len(reasons) < len(tried) else ()
+
+    def placeable(self, spec: AcceleratorSpec) -> tuple[AcceleratorSpec, ...]:
+        """The alternatives of ``spec`` this platform places, in order (all of them when it
+        can place none: :meth:`fragment` then says why for each)."""
+        tried = self._tries(spec)
+        placed = tuple(alt for alt, r in tried if not isinstance(r, PlacementError))
+        return placed or spec.alternatives
+
+    def _tries(self, spec: AcceleratorSpec) -> list[tuple[AcceleratorSpec, _Tried]]:
+        """Each alternative with its placement, or the error that says why it has none (a
+        spec without fallbacks raises that error: it has nothing else to place)."""
+        alternatives = spec.alternatives
+        if len(alternatives) == 1:
+            return [(alternatives[0], self.place(alternatives[0]))]
+        out: list[tuple[AcceleratorSpec, _Tried]] = []
+        for alt in alternatives:
+            try:
+                out.append((alt, self.place(alt)))
+            except PlacementError as exc:
+                out.append((alt, exc))
+        return out
+
+    def _placeable(
+        self, spec: AcceleratorSpec
+    ) -> tuple[tuple[AcceleratorSpec, ...], list[Placement]]:
+        """The alternatives this platform places and their placements.
+
+        A spec's alternatives are each acceptable (a fallback chain, or the models of a family
+        a name left open: ``V100`` is ``V100-16GB | V100-32GB``), so one the platform has no
+        placement for is left out (:meth:`left_out` says which and why) and the pod runs on
+        the others. Only when none can be placed is the spec refused, naming each.
+        """
+        tried = self._tries(spec)
+        placed = [(alt, r) for alt, r in tried if not isinstance(r, PlacementError)]
+        if not placed:
+            reasons = "; ".join(str(r) for _, r in tried)
+            raise PlacementError(
+                f"Cannot place {str(spec)!r} on platform {self.name!r}: none of its "
+                f"alternatives can be placed here ({reasons})"
+            )
+        return tuple(alt for alt, _ in placed), [r for _, r in placed]
+
     def fragment(self, spec: AcceleratorSpec) -> PodFragment:
         """The pod fragment for ``spec`` and all its fallbacks (not yet validated)."""
         alternatives = spec.alternatives
@@ -183,7 +236,7 @@ class Platform(ABC):
                     "cannot select; use platform 'nvidia' (GPU Operator time-slicing or MPS: "
                     "nvidia.com/gpu.shared or the -SHARED product) or 'gke' (time-sharing or MPS)",
                 )
-        placements = [self.place(alt) for alt in alternatives]
+        alternatives, placements = self._placeable(spec)
         first = placements[0]
         for alt, placement in zip(alternatives[1:], placements[1:], strict=True):
             if dict(placement.resources) != dict(first.resources):

@@ -131,9 +131,15 @@ def test_mixed_mig_resources_suggest_single_strategy() -> None:
         to_pod_fragment(["A100-40GB@1g.5gb", "A100-80GB@1g.10gb"], platform="nvidia")
 
 
-def test_an_alternative_the_platform_cannot_place() -> None:
-    with pytest.raises(PlacementError, match="Cannot place 'A10G' on platform 'gke'"):
-        to_pod_fragment(["L4", "A10G"], platform="gke")
+def test_an_alternative_the_platform_cannot_place_is_left_out() -> None:
+    # every alternative is acceptable: GKE has no A10G, so the pod runs on the L4
+    fragment = to_pod_fragment(["L4", "A10G"], platform="gke")
+    assert fragment["nodeSelector"] == {"cloud.google.com/gke-accelerator": "nvidia-l4"}
+    # ... and when none can be placed, each is named with its reason
+    with pytest.raises(PlacementError, match="none of its alternatives") as info:
+        to_pod_fragment(["A10G", "H100-NVL"], platform="gke")
+    assert "Cannot place 'A10G' on platform 'gke'" in str(info.value)
+    assert "Cannot place 'H100-NVL' on platform 'gke'" in str(info.value)
 
 
 def test_same_requirements_need_no_affinity() -> None:

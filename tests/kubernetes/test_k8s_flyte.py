@@ -166,7 +166,7 @@ def test_media_profile_cannot_be_a_label_value() -> None:
         ("H100-MEGA", "nvidia-h100-mega-80gb"),
         ("L4", "nvidia-l4"),  # not also nvidia-l4-vws
         ("A100-40GB", "nvidia-tesla-a100"),  # not also the PCIe SKU
-        ("V100", "nvidia-tesla-v100"),
+        ("V100-16GB", "nvidia-tesla-v100"),
         ("A100-80GB", "nvidia-a100-80gb"),
     ],
 )

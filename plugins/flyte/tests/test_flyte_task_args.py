@@ -151,6 +151,34 @@ def test_fallback_goes_into_the_pod_template_not_the_idl() -> None:
 
 
 @pytest.mark.parametrize(
+    ("platform", "devices"),
+    [
+        # propeller's labels: a device string per V100 model
+        ("flyte", ["nvidia-tesla-v100", "nvidia-v100-32gb"]),
+        # GKE has no 32 GB V100: the 16 GB card alone, not a refusal (the user asked for either)
+        ("gke", ["nvidia-tesla-v100"]),
+    ],
+)
+def test_a_bare_v100_places_on_the_members_the_platform_has(
+    platform: str, devices: list[str]
+) -> None:
+    # issue 32: a bare V100 is the family (Beam's V100 takes 32 GB workers)
+    spec = serialize(_task(**task_args("V100:2", platform=platform)))
+    assert spec.template.extended_resources.gpu_accelerator == tasks_pb2.GPUAccelerator()
+    pod_spec = template_pod_spec(spec)
+    assert pod_spec is not None
+    if platform == "flyte":
+        [term] = required_terms(pod_spec)
+        assert term[0] == {"key": D, "operator": "In", "values": devices}
+    else:
+        assert pod_spec["nodeSelector"] == {"cloud.google.com/gke-accelerator": devices[0]}
+        assert "affinity" not in pod_spec
+    env = {e["name"]: e.get("value") for e in primary(pod_spec).get("env", [])}
+    assert env["ACCELERATORS_PLACED_SPEC"] == "V100-16GB:2 | V100-32GB:2"
+    validate_pod_spec(pod_spec)
+
+
+@pytest.mark.parametrize(
     ("text", "resource", "count"),
     [
         ("V5P@2x2x1", "google.com/tpu", "4"),
