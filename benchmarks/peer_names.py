@@ -207,12 +207,19 @@ def _family_reading(spec: object, wanted: list[str]) -> bool:
     (a name such as ``xe9680_h100_x8`` does not say the H100's form factor; the reading
     ``H100 | H100-PCIE | H100-NVL`` says so, and claims nothing the name does not). A row that
     names some of a family's models (``H100|H100-PCIE``: the system's docs say 80 GB, the name
-    does not) is right as a family too: the reading claims less than the row, never more."""
+    does not) is right as a family too: the reading claims less than the row, never more.
+    The models of one of the catalog's open names count as a family (they are sourced)."""
+    from accelerators.catalog import _store
+
     alternatives = [alt.accelerator for alt in spec.alternatives]  # type: ignore[attr-defined]
     if len(alternatives) < 2 or None in alternatives:
         return False
+    models = {acc.model for acc in alternatives}
+    # one catalog family, or models of an open name (the catalog's sourced [[open_names]]:
+    # "RTX 6000" is the Quadro RTX 6000 or the RTX 6000 Ada)
+    opened = any(models <= set(o.members) for o in _store.LOADED.file().open_names)
     families = {acc.family for acc in alternatives}
-    return len(families) == 1 and set(wanted) <= {acc.model for acc in alternatives}
+    return (len(families) == 1 or opened) and set(wanted) <= models
 
 
 def _range_of(spec: object) -> tuple[float, float | None] | None:

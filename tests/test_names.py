@@ -690,3 +690,34 @@ def test_a_memory_no_card_of_that_number_has_is_refused(text: str) -> None:
     """Not read as another card of that memory (the 6 GB RTX 2060 for 'RTX 3050 6GB')."""
     with pytest.raises(UnknownAcceleratorError):
         resolve_name(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        # Ollama lists "RTX 6000" as both the Quadro (Turing) and the Ada card
+        ("RTX 6000", "QUADRO-RTX-6000 | RTX-6000-ADA"),
+        ("RTX6000", "QUADRO-RTX-6000 | RTX-6000-ADA"),
+        ("Quadro RTX 6000", "QUADRO-RTX-6000"),
+        ("NVIDIA RTX 6000 Ada Generation", "RTX-6000-ADA"),
+        # a memory size written in the name picks among an open name's models
+        ("RTX 6000 24GB", "QUADRO-RTX-6000"),
+        ("RTX6000_48GB", "RTX-6000-ADA"),
+        ("NVIDIA GeForce RTX 4060 Ti 16GB", "RTX-4060-TI-16GB"),
+        ("RTX 4060 Ti", "RTX-4060-TI-8GB | RTX-4060-TI-16GB"),
+    ],
+)
+def test_an_open_name_reads_as_its_models_unless_a_size_picks_one(
+    text: str, canonical: str
+) -> None:
+    from accelerators import AcceleratorSpec
+
+    assert str(AcceleratorSpec.parse(text)) == canonical
+
+
+def test_a_size_none_of_an_open_names_models_has_is_refused() -> None:
+    from accelerators import AcceleratorSpec
+    from accelerators.errors import UnknownAcceleratorError
+
+    with pytest.raises(UnknownAcceleratorError):
+        AcceleratorSpec.parse("RTX 6000 32GB")

@@ -258,7 +258,7 @@ def test_a_later_fresh_corpus_is_new_sourced_and_split(
         # 2026.11.11's cards add fresh2's gtx1060 (Akash rents a 3 GB one too) as a wrong row
         (FRESH2, 405, 12),
         (SEALED2, 220, 6),
-        (FRESH3, 265, 13),
+        (FRESH3, 266, 12),
         (SEALED3, 123, 10),
     ],
     ids=["fresh2", "fresh2-sealed", "fresh3", "fresh3-sealed"],
@@ -286,5 +286,9 @@ def test_a_family_reading_is_right_when_it_holds_every_model_the_row_names() -> 
     assert peer_names._family_reading(family, ["H100"])
     assert peer_names._family_reading(family, ["H100", "H100-PCIE"])  # claims less, not more
     assert not peer_names._family_reading(family, ["H100", "A100-80GB"])
+    # an open name's models are a family too, though the catalog files them apart
+    opened = AcceleratorSpec.parse("RTX 6000")
+    assert peer_names._family_reading(opened, ["QUADRO-RTX-6000"])
+    assert not peer_names._family_reading(AcceleratorSpec.parse("T4 | L4"), ["T4"])
     assert not peer_names._family_reading(AcceleratorSpec.parse("H100 | T4"), ["H100"])
     assert not peer_names._family_reading(AcceleratorSpec.parse("H100"), ["H100", "H100-PCIE"])

@@ -353,8 +353,14 @@ def _lookup_with_memory(index: Index, text: str) -> NameMatch | None:
     )
     if base is None or base.count is not None:
         return None
+    request = MemoryRequest(gb=float(sizes[0][:-2]))
+    if base.family:  # an open name ("RTX6000 24GB"): the size picks among its models
+        fitting = [a for a in (base.accelerator, *base.family) if request.matches(a)]
+        if not fitting:
+            return None
+        return NameMatch(fitting[0], False, None, None, base.source, family=tuple(fitting[1:]))
     try:
-        acc = select_by_memory(base, MemoryRequest(gb=float(sizes[0][:-2])))
+        acc = select_by_memory(base, request)
     except AcceleratorError:  # a pinned name of another size, or no single model of that size
         return None
     return base if acc is base.accelerator else NameMatch(acc, False, None, None, base.source)
