@@ -189,12 +189,22 @@ def _family_reading(spec: object, wanted: list[str]) -> bool:
     (a name such as ``xe9680_h100_x8`` does not say the H100's form factor; the reading
     ``H100 | H100-PCIE | H100-NVL`` says so, and claims nothing the name does not). A row that
     names some of a family's models (``H100|H100-PCIE``: the system's docs say 80 GB, the name
-    does not) is right as a family too: the reading claims less than the row, never more."""
+    does not) is right as a family too: the reading claims less than the row, never more.
+
+    A row naming a choice of models of several families (dstack's ``H100,MI300X``) is right
+    when the reading has the same families and, in each, holds every model the row names of
+    it: ``H100-SXM | H100-PCIE | H100-NVL | MI300X`` for ``H100-SXM|MI300X``.
+    """
+    from accelerators import catalog
+
     alternatives = [alt.accelerator for alt in spec.alternatives]  # type: ignore[attr-defined]
     if len(alternatives) < 2 or None in alternatives:
         return False
     families = {acc.family for acc in alternatives}
-    return len(families) == 1 and set(wanted) <= {acc.model for acc in alternatives}
+    if len(families) == 1:
+        return set(wanted) <= {acc.model for acc in alternatives}
+    wanted_families = {catalog.by_model(model)[0].family for model in wanted}
+    return families == wanted_families and set(wanted) <= {acc.model for acc in alternatives}
 
 
 def _range_of(spec: object) -> tuple[float, float | None] | None:
