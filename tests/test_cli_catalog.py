@@ -127,6 +127,7 @@ def test_show_accepts_a_name_another_system_reports() -> None:
         ("H10O", "did you mean 'H100'"),
         ("80GB+", "does not name one accelerator"),
         ("A100", "it resolves to A100-40GB | A100-80GB"),
+        ("H100", "which accepts: H100-SXM, H100-MEGA, H100-PCIE, H100-NVL)"),
     ],
 )
 def test_show_rejects_what_is_not_one_accelerator(name: str, message: str) -> None:
