@@ -1,7 +1,7 @@
 """Recursive-descent parser for the accelerator spec grammar.
 
 >>> from accelerators._parser import parse_spec
->>> [alt.fields["count"] for alt in parse_spec("h100:8 | a100-80gb:4").alternatives]
+>>> [alt.fields["count"] for alt in parse_spec("h100-sxm:8 | a100-80gb:4").alternatives]
 [8, 4]
 
 The grammar, with its decisions and examples, is in ``docs/grammar.md``; each ``_parse_*``

@@ -186,11 +186,12 @@ def build(alternative: Alternative) -> list[ParsedAlternative]:
 
 def share_count(run: list[Alternative]) -> list[Alternative]:
     """dstack's ``A10,A10G:2``: names listed with ',' before the one that carries a count
-    share it (any of them, that many). Only bare names share; ``H100:8, A100`` keeps each."""
+    share it (any of them, that many). Only bare names share; ``H100:8, A100`` keeps each.
+    A bare name that reads as a family shares it with each model (``H100,MI300X:8``)."""
     *head, last = run
     if "count" not in last.fields or not head:
         return run
-    if any(set(alt.fields) - {"accelerator", "exact"} or alt.group for alt in head):
+    if any(set(alt.fields) - {"accelerator", "exact"} for alt in head):
         return run
     keys = ("count", "count_range")
     shared: dict[str, Any] = {k: last.fields[k] for k in keys if k in last.fields}

@@ -183,8 +183,8 @@ class AcceleratorSpec(BaseModel):
         Every public function that takes a spec calls this once, at its entry, and hands
         only the spec inward.
 
-        >>> AcceleratorSpec.coerce(["H100:8", "A100-80GB:8"])
-        <AcceleratorSpec('H100:8 | A100-80GB:8')>
+        >>> AcceleratorSpec.coerce(["H100-SXM:8", "A100-80GB:8"])
+        <AcceleratorSpec('H100-SXM:8 | A100-80GB:8')>
 
         :raises InvalidSpecError: ``value`` is none of those (``None``, a number, an empty
             list...); the message names what was given.
@@ -257,7 +257,7 @@ class AcceleratorSpec(BaseModel):
         why. ``accelerators parse --explain SPEC`` prints it.
 
         >>> print(AcceleratorSpec.explain("2x-gpu-nvidia-h100").names[0].result)
-        H100:2 | H100-PCIE:2 | H100-NVL:2
+        H100-SXM:2 | H100-PCIE:2 | H100-NVL:2
         """
         return explain_text(text, cls._from_parsed)
 

@@ -208,7 +208,13 @@ def _family_reading(spec: object, wanted: list[str]) -> bool:
     ``H100 | H100-PCIE | H100-NVL`` says so, and claims nothing the name does not). A row that
     names some of a family's models (``H100|H100-PCIE``: the system's docs say 80 GB, the name
     does not) is right as a family too: the reading claims less than the row, never more.
-    The models of one of the catalog's open names count as a family (they are sourced)."""
+    The models of one of the catalog's open names count as a family (they are sourced).
+
+    A row naming a choice of models of several families (dstack's ``H100,MI300X``) is right
+    when the reading has the same families and, in each, holds every model the row names of
+    it: ``H100-SXM | H100-PCIE | H100-NVL | MI300X`` for ``H100-SXM|MI300X``.
+    """
+    from accelerators import catalog
     from accelerators.catalog import _store
 
     alternatives = [alt.accelerator for alt in spec.alternatives]  # type: ignore[attr-defined]
@@ -219,7 +225,10 @@ def _family_reading(spec: object, wanted: list[str]) -> bool:
     # "RTX 6000" is the Quadro RTX 6000 or the RTX 6000 Ada)
     opened = any(models <= set(o.members) for o in _store.LOADED.file().open_names)
     families = {acc.family for acc in alternatives}
-    return (len(families) == 1 or opened) and set(wanted) <= models
+    if len(families) == 1 or opened:
+        return set(wanted) <= models
+    wanted_families = {catalog.by_model(model)[0].family for model in wanted}
+    return families == wanted_families and set(wanted) <= models
 
 
 def _range_of(spec: object) -> tuple[float, float | None] | None:

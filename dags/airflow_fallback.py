@@ -1,10 +1,10 @@
-"""Fine-tuning on H100, else A100-80GB, on Karpenter: the gate runs inside the training pod.
+"""Fine-tuning on H100-SXM, else A100-80GB, on Karpenter: the gate runs inside the training pod.
 
 The spec ``H100:8 | A100-80GB:8`` places the pod on either (required node affinity on both,
 H100 preferred). On an autoscaled pool a separate gate pod proves little: once it exits,
 Karpenter may consolidate its now empty node away, and a pod pinned to that node waits for a
 node that no longer exists. So ``finetune`` gates itself (``gate_mode="inline"``): its
-container first runs ``accelerators bench --expect "H100:8 | A100-80GB:8"`` on its own node,
+container first runs ``accelerators bench --expect "H100-SXM:8 | A100-80GB:8"`` on its own node,
 fails the task on a wrong, slow or broken node (a retry gets a new pod, usually a new node),
 and only then execs the training command. The gate's report, with the alternative it
 matched, is at ``$ACCELERATORS_GATE_REPORT`` in the pod: ``finetune.py`` reads ``matched``
@@ -29,12 +29,12 @@ import pendulum
 from accelerators_provider import AcceleratorPodOperator
 from airflow.sdk import DAG
 
-ACCELERATOR = "H100:8 | A100-80GB:8"
+ACCELERATOR = "H100-SXM:8 | A100-80GB:8"
 PLATFORM = "karpenter"
 #: A trainer image with ``pip install accelerators[bench]`` (the in-pod gate).
 TRAIN_IMAGE = "registry.example.com/ml/finetune-with-bench:0.1"
 #: Per-device batch size for each alternative the gate can match.
-BATCH_SIZE = {"H100": 32, "A100-80GB": 16}
+BATCH_SIZE = {"H100-SXM": 32, "A100-80GB": 16}
 
 with DAG(
     dag_id="airflow_fallback",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import pendulum
 from airflow.sdk import DAG, Param, task
 
-ACCELERATOR = "H100:8"
+ACCELERATOR = "H100-SXM:8"
 PLATFORM = "gke"
 
 with DAG(

@@ -23,7 +23,7 @@ import pendulum
 from accelerators_provider import AcceleratorGateOperator, AcceleratorPodOperator
 from airflow.sdk import DAG, Param
 
-ACCELERATOR = "H100:8"
+ACCELERATOR = "H100-SXM:8"
 PLATFORM = "gke"
 #: An image with ``pip install accelerators[bench]`` (the gate) and your trainer.
 GATE_IMAGE = "registry.example.com/ml/accelerators-bench:0.1"
@@ -66,7 +66,7 @@ with DAG(
     )
     evaluate = AcceleratorPodOperator(
         task_id="evaluate",
-        accelerator="H100:1",
+        accelerator="H100-SXM:1",
         platform=PLATFORM,
         gate=gate,
         image=TRAIN_IMAGE,

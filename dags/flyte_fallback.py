@@ -17,7 +17,7 @@ from flytekit import dynamic, task, workflow
 from flytekitplugins.accelerators import GateResult, gate, pinned, task_args
 
 #: Preferred first.
-FALLBACK = "H100 | A100-80GB"
+FALLBACK = "H100-SXM | A100-80GB"
 
 
 @dataclass
@@ -72,7 +72,7 @@ def finetune_on_gated_node(gate_result: GateResult, steps: int) -> FinetuneResul
 
 @workflow
 def fallback_finetune(steps: int = 50) -> FinetuneResult:
-    """Gate on H100 or A100-80GB, then fine-tune on what it found."""
+    """Gate on H100-SXM or A100-80GB, then fine-tune on what it found."""
     checked = gate(FALLBACK)
     return finetune_on_gated_node(gate_result=checked, steps=steps)
 

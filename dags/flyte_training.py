@@ -21,7 +21,7 @@ from flytekit import dynamic, task, workflow
 from flytekitplugins.accelerators import GateResult, gate, pinned, task_args
 
 #: What training runs on. Change it here; every node follows.
-ACCELERATOR = "H100:1"
+ACCELERATOR = "H100-SXM:1"
 
 
 @dataclass

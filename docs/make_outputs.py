@@ -207,9 +207,9 @@ _ZEN3 = "the shared 2-vCPU development VM (AMD EPYC, Zen 3, AVX2), torch 2.13.0+
 BLOCKS: dict[str, Block] = {
     # README.md: a tour of the command line
     "readme-list": Run(("accelerators list --min-memory 180 --sort memory",)),
-    "readme-show": Run(("accelerators show H100",), width=110, stop_after="└"),
+    "readme-show": Run(("accelerators show H100-SXM",), width=110, stop_after="└"),
     "readme-parse": Run(
-        ('accelerators parse "H100:8 | A100-80GB:8"', 'accelerators parse "H10O:8"'),
+        ('accelerators parse "H100-SXM:8 | A100-80GB:8"', 'accelerators parse "H10O:8"'),
         exit_codes=(0, 2),
     ),
     "readme-k8s": Run(('accelerators k8s "A100@1g.5gb" --platform nvidia',)),

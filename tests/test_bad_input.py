@@ -19,21 +19,21 @@ from accelerators.spec import MAX_COUNT, AcceleratorSpec
 
 @pytest.mark.parametrize("count", [2**53, 2**53 - 1, 123456789012345])
 def test_large_counts_stay_exact(count: int) -> None:
-    spec = AcceleratorSpec.parse(f"H100:{count}")
+    spec = AcceleratorSpec.parse(f"H100-SXM:{count}")
     assert spec.count == count
     assert isinstance(spec.count, int)
-    assert str(spec) == f"H100:{count}"
+    assert str(spec) == f"H100-SXM:{count}"
     assert AcceleratorSpec.model_validate_json(spec.model_dump_json()).count == count
-    assert AcceleratorSpec(accelerator="H100", count=count).count == count
+    assert AcceleratorSpec(accelerator="H100-SXM", count=count).count == count
 
 
 @pytest.mark.parametrize("count", [2**53 + 1, 10**400, float(2**60), 1e300])
 def test_counts_above_the_maximum_are_refused(count: float) -> None:
     with pytest.raises(InvalidSpecError, match=r"at most 2\*\*53") as built:
-        AcceleratorSpec(accelerator="H100", count=count)
+        AcceleratorSpec(accelerator="H100-SXM", count=count)
     text = str(count) if isinstance(count, int) else f"{count:f}"
     with pytest.raises(InvalidSpecError, match=r"at most 2\*\*53") as caught:
-        AcceleratorSpec.parse(f"H100:{text}")
+        AcceleratorSpec.parse(f"H100-SXM:{text}")
     # The same mistake, the same type, whichever way it was written.
     assert type(caught.value) is type(built.value) is InvalidSpecError
     assert len(str(caught.value)) < 400
@@ -46,7 +46,12 @@ def test_max_count_is_documented_as_two_to_the_53() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["H100:8 " + "x" * 1_000_000, "x" * 1_000_000, "H100@" + "1g" * 500_000, "H100:" + "9" * 5000],
+    [
+        "H100-SXM:8 " + "x" * 1_000_000,
+        "x" * 1_000_000,
+        "H100-SXM@" + "1g" * 500_000,
+        "H100-SXM:" + "9" * 5000,
+    ],
 )
 def test_messages_cut_long_input_around_the_caret(text: str) -> None:
     with pytest.raises(AcceleratorError) as caught:
@@ -60,7 +65,7 @@ def test_messages_cut_long_input_around_the_caret(text: str) -> None:
 
 
 def test_the_caret_still_points_at_the_span_in_a_cut_source() -> None:
-    text = "H100 | " * 30 + "H100:x" + " | H100" * 30
+    text = "H100-SXM | " * 30 + "H100-SXM:x" + " | H100-SXM" * 30
     with pytest.raises(SpecSyntaxError) as caught:
         AcceleratorSpec.parse(text)
     shown, caret = str(caught.value).splitlines()[-2:]
@@ -101,9 +106,9 @@ def test_memory_in_mb_and_tb(text: str, memory: str) -> None:
 
 
 def test_equality_and_hashing_agree_with_text() -> None:
-    spec = AcceleratorSpec.parse("h100:8")
-    assert spec == "H100:8"
-    assert hash(spec) == hash("H100:8")
-    assert len({spec, "H100:8", AcceleratorSpec.parse("H100:8")}) == 1
-    assert spec != "h100:8"  # another spelling: parse it first
-    assert spec == AcceleratorSpec.parse("h100:8")
+    spec = AcceleratorSpec.parse("h100-sxm:8")
+    assert spec == "H100-SXM:8"
+    assert hash(spec) == hash("H100-SXM:8")
+    assert len({spec, "H100-SXM:8", AcceleratorSpec.parse("H100-SXM:8")}) == 1
+    assert spec != "h100-sxm:8"  # another spelling: parse it first
+    assert spec == AcceleratorSpec.parse("h100-sxm:8")

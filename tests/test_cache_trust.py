@@ -159,7 +159,7 @@ def test_a_bad_region_is_bad_input(region: str, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "x")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "y")
     result = typer_testing.CliRunner().invoke(
-        build_app(), ["instances", "H100", "--refresh", "--region", region]
+        build_app(), ["instances", "H100-SXM", "--refresh", "--region", region]
     )
     assert result.exit_code == 2
     assert "Expected an AWS region" in result.output

@@ -25,7 +25,7 @@ CONSTANTS = sorted({acc.constant for acc in catalog.all() if acc.constant})
 @pytest.mark.parametrize(
     ("build", "factory", "canonical"),
     [
-        (lambda: accelerators.H100(count=8), lambda: S.NVIDIA.H100(count=8), "H100:8"),
+        (lambda: accelerators.H100(count=8), lambda: S.NVIDIA.H100(count=8), "H100-SXM:8"),
         (lambda: accelerators.A100(count=4), lambda: S.NVIDIA.A100(count=4), "A100-40GB:4"),
         (
             lambda: accelerators.A100(memory="80GB"),

@@ -43,11 +43,11 @@ REQUIRED = {
     "A100-40GB-PCIE": ("A100-40GB", "A100_PCIE", False, "nvidia", "gpu"),
     "A100-80GB-SXM": ("A100-80GB", "A100_80GB", True, "nvidia", "gpu"),
     "A100-80GB-PCIE": ("A100-80GB", "A100_80GB_PCIE", False, "nvidia", "gpu"),
-    "H100-SXM": ("H100", "H100", True, "nvidia", "gpu"),
-    "H100-MEGA": ("H100", "H100_MEGA", False, "nvidia", "gpu"),
+    "H100-SXM": ("H100-SXM", "H100", True, "nvidia", "gpu"),
+    "H100-MEGA": ("H100-SXM", "H100_MEGA", False, "nvidia", "gpu"),
     "H100-PCIE": ("H100-PCIE", "H100_PCIE", True, "nvidia", "gpu"),
     "H100-NVL": ("H100-NVL", "H100_NVL", True, "nvidia", "gpu"),
-    "H200-SXM": ("H200", "H200", True, "nvidia", "gpu"),
+    "H200-SXM": ("H200-SXM", "H200", True, "nvidia", "gpu"),
     "H200-NVL": ("H200-NVL", "H200_NVL", True, "nvidia", "gpu"),
     "GH200-96GB": ("GH200-96GB", "GH200", True, "nvidia", "gpu"),
     "GH200-144GB": ("GH200-144GB", "GH200_144GB", True, "nvidia", "gpu"),
@@ -489,10 +489,9 @@ def test_aliases_are_unique_across_the_catalog():
         ("A100-80GB", "A100-80GB-SXM"),
         ("A100-PCIE-40GB", "A100-40GB-PCIE"),
         ("A100-SXM4-80GB", "A100-80GB-SXM"),
-        ("H100", "H100-SXM"),
         ("H100-SXM5", "H100-SXM"),
         ("V100", "V100-16GB-SXM2"),
-        ("H200", "H200-SXM"),
+        ("H200-SXM5", "H200-SXM"),
     ],
 )
 def test_model_level_aliases_sit_on_the_right_sku(alias, name):
@@ -617,8 +616,8 @@ def test_group_names_read_as_fallback_chains():
         "A100-40GB",
         "A100-80GB",
         "RTX-PRO-6000",
-        "H100",
-        "H200",
+        "H100-SXM",
+        "H200-SXM",
         "B200",
     )
     # Ray's "aws-neuron-core": every Neuron device, each a Neuron accelerator of AWS's
@@ -860,9 +859,9 @@ def _replace_once(text: str, old: str, new: str) -> str:
 
 def test_duplicate_alias_is_rejected(broken_catalog):
     broken_catalog(
-        lambda t: _replace_once(t, 'aliases = ["Tesla-T4", ', 'aliases = ["Tesla-T4", "H100", ')
+        lambda t: _replace_once(t, 'aliases = ["Tesla-T4", ', 'aliases = ["Tesla-T4", "H100-SXM", ')
     )
-    with pytest.raises(CatalogDataError, match=r"'H100' of (T4|H100-SXM) is already used by"):
+    with pytest.raises(CatalogDataError, match=r"'H100-SXM' of (T4|H100-SXM) is already used by"):
         catalog.all()
 
 

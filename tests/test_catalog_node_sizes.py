@@ -11,10 +11,12 @@ from accelerators.catalog._instances import instances
 
 
 def test_h100_nodes_have_eight_devices_everywhere() -> None:
-    assert largest_node("H100") == NodeSize(8, "p5.48xlarge", "aws")
+    assert largest_node("H100-SXM") == NodeSize(8, "p5.48xlarge", "aws")
     # on a tie the table's first row: the generated table lists GCP's machine types by name
-    assert largest_node("H100", cloud="gcp") == NodeSize(8, "a3-edgegpu-8g", "gcp")
-    assert largest_node("H100", cloud="azure") == NodeSize(8, "Standard_ND96isr_H100_v5", "azure")
+    assert largest_node("H100-SXM", cloud="gcp") == NodeSize(8, "a3-edgegpu-8g", "gcp")
+    assert largest_node("H100-SXM", cloud="azure") == NodeSize(
+        8, "Standard_ND96isr_H100_v5", "azure"
+    )
 
 
 def test_a100_40gb_has_a_sixteen_gpu_machine_on_gcp_only() -> None:
@@ -29,7 +31,7 @@ def test_skus_are_told_apart_and_names_resolve_like_catalog_get() -> None:
     nvl = largest_node("H100-NVL")
     assert nvl == NodeSize(2, "Standard_NC80adis_H100_v5", "azure")
     # a GKE label and the catalog entry itself give the same answer as the model name
-    assert largest_node("nvidia-h100-80gb") == largest_node(catalog.get("H100"))
+    assert largest_node("nvidia-h100-80gb") == largest_node(catalog.get("H100-SXM"))
     assert largest_node("mi300x") == NodeSize(8, "Standard_ND96isr_MI300X_v5", "azure")
 
 
@@ -84,6 +86,6 @@ def test_bad_input_names_the_input() -> None:
     with pytest.raises(UnknownAcceleratorError, match="H10O"):
         largest_node("H10O")
     with pytest.raises(AcceleratorError, match=r"Unknown cloud 'gpc'.*did you mean 'gcp'"):
-        largest_node("H100", cloud="gpc")
+        largest_node("H100-SXM", cloud="gpc")
     with pytest.raises(UnknownAcceleratorError):
         largest_node(42)  # type: ignore[arg-type]

@@ -80,8 +80,8 @@ def test_list_rejects_unknown_filters(args: list[str], message: str) -> None:
 
 # -- show --------------------------------------------------------------------------------------
 def test_show_cites_the_sources_of_the_figures() -> None:
-    h100 = catalog.get("H100")
-    result = run("show", "H100")
+    h100 = catalog.get("H100-SXM")
+    result = run("show", "H100-SXM")
     assert result.exit_code == 0, result.output
     out = result.stdout
     source = catalog.sources()[h100.memory.source]
@@ -127,6 +127,7 @@ def test_show_accepts_a_name_another_system_reports() -> None:
         ("H10O", "did you mean 'H100'"),
         ("80GB+", "does not name one accelerator"),
         ("A100", "it resolves to A100-40GB | A100-80GB"),
+        ("H100", "which accepts: H100-SXM, H100-MEGA, H100-PCIE, H100-NVL)"),
     ],
 )
 def test_show_rejects_what_is_not_one_accelerator(name: str, message: str) -> None:
@@ -138,10 +139,10 @@ def test_show_rejects_what_is_not_one_accelerator(name: str, message: str) -> No
 
 # -- parse ------------------------------------------------------------------------------------
 def test_parse_shows_canonical_form_candidates_and_constant() -> None:
-    result = run("parse", "A100-40GB@2g.10gb:2 | H100:8")
+    result = run("parse", "A100-40GB@2g.10gb:2 | H100-SXM:8")
     assert result.exit_code == 0, result.output
     out = result.stdout
-    assert "A100-40GB@2g.10gb:2 | H100:8" in out
+    assert "A100-40GB@2g.10gb:2 | H100-SXM:8" in out
     for acc in catalog.by_model("A100-40GB"):
         assert acc.name in out
     assert "MIG 2g.10gb" in out
@@ -161,12 +162,12 @@ def test_parse_json_is_the_spec_model_dump() -> None:
 def test_parse_error_is_one_screen_with_a_caret() -> None:
     # GIVEN a spec with a bad count
     # WHEN parsing it
-    result = run("parse", "H100:x")
+    result = run("parse", "H100-SXM:x")
     # THEN stderr holds the message and the caret under the offending character, exit code 2
     assert result.exit_code == 2
     lines = result.stderr.splitlines()
     assert lines[0].startswith("error: ")
-    source_line = next(line for line in lines if line.strip() == "H100:x")
+    source_line = next(line for line in lines if line.strip() == "H100-SXM:x")
     caret_line = lines[lines.index(source_line) + 1]
     assert caret_line.index("^") == source_line.index("x")
     assert "Traceback" not in result.output
@@ -179,9 +180,9 @@ def test_parse_explain_prints_the_reading_token_by_token() -> None:
     lines = result.stdout.splitlines()
     assert lines[0] == "'gpu-h100x8-640gb': token reader"
     assert any(line.split()[:3] == ["640gb", "total", "memory"] for line in lines)
-    assert lines[-1] == "spec: H100:8 | H100-PCIE:8"
+    assert lines[-1] == "spec: H100-SXM:8 | H100-PCIE:8"
     as_json = json.loads(run("parse", "--explain", "--json", "gpu-h100x8-640gb").stdout)
-    assert as_json["spec"] == "H100:8 | H100-PCIE:8"
+    assert as_json["spec"] == "H100-SXM:8 | H100-PCIE:8"
     assert [t["role"] for t in as_json["names"][0]["tokens"]][:2] == ["device word", "model"]
 
 
@@ -212,7 +213,7 @@ def test_missing_command_modules_are_skipped(monkeypatch: pytest.MonkeyPatch) ->
     assert result.exit_code == 0
     assert "parse" in result.stdout
     assert "later" not in result.stdout
-    assert run("parse", "H100:8").exit_code == 0
+    assert run("parse", "H100-SXM:8").exit_code == 0
 
 
 def test_a_command_module_missing_a_dependency_is_not_hidden(
@@ -265,7 +266,7 @@ def test_a_command_imports_only_its_own_module() -> None:
         " 'accelerators.bench')\n"
         "print(sorted(m for m in others if m in sys.modules), file=sys.stderr)\n"
     )
-    for args in (["parse", "H100:8"], ["--help"], ["list", "--json"]):
+    for args in (["parse", "H100-SXM:8"], ["--help"], ["list", "--json"]):
         done = subprocess.run(
             [sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True
         )

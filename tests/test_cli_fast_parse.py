@@ -26,16 +26,16 @@ from accelerators.cli._parse import run_fast  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 SPECS = (
-    "H100:8",
+    "H100-SXM:8",
     "h100:8",
-    "H100",
+    "H100-SXM",
     "A100",
     "A100-40GB-PCIE",
     "A100-80GB!:2",
     "A100@whole",
     "A100@1g.5gb:2",
-    "A100@2g.10gb:2 | H100:8",
-    "H100:8 | A100-80GB:4 | 80GB+:8",
+    "A100@2g.10gb:2 | H100-SXM:8",
+    "H100-SXM:8 | A100-80GB:4 | 80GB+:8",
     "T4:0.5",
     "T4@shared",
     "T4@shared:3",
@@ -47,7 +47,7 @@ SPECS = (
     "B200+",
     "B200+:8",
     "MI300X:4..",
-    "H100:1..2",
+    "H100-SXM:1..2",
     "tpu-v5litepod-8",
     "TPU-v5e@2x2:4",
     "A100:80GB",
@@ -60,19 +60,19 @@ SPECS = (
     "",
     " ",
     "H10O",
-    "H100:x",
-    "H100:0",
-    "H100:-1",
+    "H100-SXM:x",
+    "H100-SXM:0",
+    "H100-SXM:-1",
     "0GB",
     "A100@9g.99gb",
     "T4@whole",
-    "H100@shared:0.5",
+    "H100-SXM@shared:0.5",
     "A100-40GB-PCIE:80GB",
-    "H100:8GB",
-    "H100 |",
-    "| H100",
+    "H100-SXM:8GB",
+    "H100-SXM |",
+    "| H100-SXM",
     "ü100",
-    "H100:8 | H100:8 | " * 40,
+    "H100-SXM:8 | H100-SXM:8 | " * 40,
     "x" * 2000,
     "-H100",
     "-",
@@ -82,27 +82,27 @@ SPECS = (
 
 #: Command lines the fast path leaves to typer, and plain ones it takes.
 ARGS = [["parse", spec] for spec in SPECS] + [
-    ["parse", "--json", "H100:8"],
-    ["parse", "H100:8", "--json"],
+    ["parse", "--json", "H100-SXM:8"],
+    ["parse", "H100-SXM:8", "--json"],
     ["parse", "--json", "80GB+"],
     ["parse", "--json", "A100@1g.5gb:2 | T4:0.5"],
     ["parse", "--json", "H10O"],
     ["parse"],
     ["parse", "--json"],
     ["parse", "--json", "--json"],
-    ["parse", "H100", "A100"],
+    ["parse", "H100-SXM", "A100"],
     ["parse", "--help"],
-    ["parse", "H100:8", "--help"],
-    ["parse", "--", "H100:8"],
-    ["parse", "--jso", "H100:8"],
-    ["parse", "--json=1", "H100:8"],
-    ["parse", "H100:8", "-j"],
-    ["Parse", "H100:8"],
+    ["parse", "H100-SXM:8", "--help"],
+    ["parse", "--", "H100-SXM:8"],
+    ["parse", "--jso", "H100-SXM:8"],
+    ["parse", "--json=1", "H100-SXM:8"],
+    ["parse", "H100-SXM:8", "-j"],
+    ["Parse", "H100-SXM:8"],
     ["list", "--json"],
     ["--version"],
     [],
     ["--help"],
-    ["parse", "--json", "H100:8", "--json"],
+    ["parse", "--json", "H100-SXM:8", "--json"],
 ]
 
 
@@ -148,7 +148,7 @@ def test_fast_path_declines_errors_and_options(monkeypatch: pytest.MonkeyPatch) 
     for args in (["parse", "H10O"], ["parse", "--help"], ["parse"], ["list"], ["parse", "-"]):
         assert not _fast(args, io.StringIO(), monkeypatch), args
     monkeypatch.setenv("_ACCELERATORS_COMPLETE", "bash_complete")
-    assert not _fast(["parse", "H100:8"], io.StringIO(), monkeypatch)
+    assert not _fast(["parse", "H100-SXM:8"], io.StringIO(), monkeypatch)
 
 
 _TYPER_ONLY = (
@@ -161,10 +161,10 @@ _ENTRY = "import sys; sys.argv[0] = 'accelerators'; from accelerators.cli import
 @pytest.mark.parametrize(
     "args",
     [
-        ["parse", "H100:8"],
+        ["parse", "H100-SXM:8"],
         ["parse", "--json", "A100@1g.5gb:2 | 80GB+"],
         ["parse", "H10O"],
-        ["parse", "H100:x"],
+        ["parse", "H100-SXM:x"],
         ["parse", ""],
         ["parse", "--help"],
         ["parse", "T4@shared:2"],
@@ -188,7 +188,7 @@ def test_parse_imports_no_typer_click_or_rich() -> None:
         "import sys\n"
         "from accelerators.cli import main\n"
         "try:\n"
-        "    main(['parse', 'H100:8 | A100@1g.5gb:2'])\n"
+        "    main(['parse', 'H100-SXM:8 | A100@1g.5gb:2'])\n"
         "except SystemExit as exit:\n"
         "    code = exit.code\n"
         "print(code, sorted(m for m in ('typer', 'click', 'rich') if m in sys.modules))\n"
@@ -206,8 +206,8 @@ def test_the_program_freezes_its_heap_and_a_caller_keeps_its_collector() -> None
     probe = (
         "import gc, sys\n"
         "from accelerators.cli import main\n"
-        "for argv in (['parse', 'H100:8'], None):\n"
-        "    sys.argv[1:] = ['parse', 'H100:8']\n"
+        "for argv in (['parse', 'H100-SXM:8'], None):\n"
+        "    sys.argv[1:] = ['parse', 'H100-SXM:8']\n"
         "    try:\n"
         "        main(argv)\n"
         "    except SystemExit as exit:\n"

@@ -65,7 +65,7 @@ def _cli(*args: str, env: dict[str, str], stdout: int | None = subprocess.PIPE, 
 def test_list_prints_on_any_terminal(terminal: str) -> None:
     done = _cli("list", env=_env(**TERMINALS[terminal]))
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
-    assert b"H100" in done.stdout
+    assert b"H100-SXM" in done.stdout
     assert b"Traceback" not in done.stderr
 
 
@@ -73,7 +73,13 @@ def test_list_prints_on_any_terminal(terminal: str) -> None:
 def test_a_passing_gate_exits_0_on_any_terminal(terminal: str, tmp_path: Path) -> None:
     out = tmp_path / "report.json"
     done = _cli(
-        "bench", "--expect", "H100", "--json", str(out), env=_env(**TERMINALS[terminal]), fake=True
+        "bench",
+        "--expect",
+        "H100-SXM",
+        "--json",
+        str(out),
+        env=_env(**TERMINALS[terminal]),
+        fake=True,
     )
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
     assert json.loads(out.read_text())["verdict"] == "pass"
@@ -82,7 +88,13 @@ def test_a_passing_gate_exits_0_on_any_terminal(terminal: str, tmp_path: Path) -
 
 def test_json_to_an_ascii_stdout_is_the_same_data(tmp_path: Path) -> None:
     done = _cli(
-        "bench", "--expect", "H100", "--json", "-", env=_env(PYTHONIOENCODING="ascii"), fake=True
+        "bench",
+        "--expect",
+        "H100-SXM",
+        "--json",
+        "-",
+        env=_env(PYTHONIOENCODING="ascii"),
+        fake=True,
     )
     assert done.returncode == 0
     assert json.loads(done.stdout)["verdict"] == "pass"
@@ -91,7 +103,7 @@ def test_json_to_an_ascii_stdout_is_the_same_data(tmp_path: Path) -> None:
 def test_a_node_name_of_bytes_that_are_not_utf8_is_escaped(tmp_path: Path) -> None:
     out, history, html = tmp_path / "o.json", tmp_path / "h.sqlite", tmp_path / "r.html"
     node = os.fsdecode(b"gpu-\xff\xfe\x1b[2J")
-    args = ("bench", "--expect", "H100", "--json", str(out), "--history", str(history), "-q")
+    args = ("bench", "--expect", "H100-SXM", "--json", str(out), "--history", str(history), "-q")
     done = _cli(*args, "--html", str(html), env=_env(NODE_NAME=node), fake=True)
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
     assert json.loads(out.read_text())["node"] == "gpu-\\xff\\xfe\\x1b[2J"
@@ -109,7 +121,7 @@ def test_a_node_name_over_256_characters_is_still_appended(tmp_path: Path) -> No
     done = _cli(
         "bench",
         "--expect",
-        "H100",
+        "H100-SXM",
         "--history",
         str(history),
         "-q",
@@ -127,7 +139,7 @@ def test_a_node_name_over_256_characters_is_still_appended(tmp_path: Path) -> No
 def test_an_escape_sequence_in_the_history_location_is_printed_escaped(tmp_path: Path) -> None:
     location = str(tmp_path / "h\x1b[31m.sqlite")
     done = _cli(
-        "bench", "--expect", "H100", env=_env(ACCELERATORS_BENCH_HISTORY=location), fake=True
+        "bench", "--expect", "H100-SXM", env=_env(ACCELERATORS_BENCH_HISTORY=location), fake=True
     )
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
     assert b"\x1b[31m" not in done.stdout
@@ -138,7 +150,7 @@ def test_an_escape_sequence_in_the_history_location_is_printed_escaped(tmp_path:
     assert b"\\x1b]0;owned\\x07" in bad.stderr
 
 
-@pytest.mark.parametrize("args", [("parse", "H100"), ("list",)])
+@pytest.mark.parametrize("args", [("parse", "H100-SXM"), ("list",)])
 def test_a_closed_stdout_is_not_a_success(args: tuple[str, ...]) -> None:
     command = " ".join([sys.executable, "-m", "accelerators.cli", *args])
     done = subprocess.run(
@@ -153,7 +165,7 @@ def test_a_reader_that_has_gone_is_not_a_failed_gate(tmp_path: Path) -> None:
     read, write = os.pipe()
     os.close(read)  # the reader has gone before anything is written: EPIPE, every time
     try:
-        done = _cli("bench", "--expect", "H100", env=_env(), stdout=write, fake=True)
+        done = _cli("bench", "--expect", "H100-SXM", env=_env(), stdout=write, fake=True)
     finally:
         os.close(write)
     assert done.returncode == 74  # not 1: the gate passed; its output had nowhere to go

@@ -164,7 +164,7 @@ def test_every_command_shown_is_accepted(command: str, page: str) -> None:
 def test_sessions_are_detected() -> None:
     """The detector the loose-block test relies on tells output from a command list."""
     assert _shows_output(["$ accelerators list", "Name  Vendor"])
-    assert not _shows_output(["$ accelerators list", "$ accelerators show H100"])
+    assert not _shows_output(["$ accelerators list", "$ accelerators show H100-SXM"])
     assert not _shows_output(["$ accelerators plan --a \\", "      --b", "# a comment"])
     assert _shows_output(["84 runs", "$ accelerators bench history", " node  dev"])
 

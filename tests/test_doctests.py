@@ -28,7 +28,7 @@ PACKAGES = (
 )
 #: Modules whose examples are skipped (``# doctest: +SKIP``), and why.
 SKIPPED = {
-    "accelerators.bench": "gate('H100:8') needs an H100",
+    "accelerators.bench": "gate('H100-SXM:8') needs an H100-SXM",
     "accelerators.kubernetes._models": (
         "the example hands the models to Airflow's KubernetesPodOperator inside a DAG"
     ),

@@ -9,7 +9,7 @@ from accelerators.errors import SpecSyntaxError
 
 VALID = [
     # text, canonical, count, count_range
-    ("H100:1..2", "H100:1..2", 1, (1, 2)),
+    ("H100-SXM:1..2", "H100-SXM:1..2", 1, (1, 2)),
     ("MI300X:4..", "MI300X:4..", 4, (4, None)),
     ("A10:..8", "A10:1..8", 1, (1, 8)),
     ("A100:80GB:2..8", "A100-80GB:2..8", 2, (2, 8)),
@@ -46,21 +46,24 @@ def test_names_joined_by_comma_share_the_last_count() -> None:
     ]
     # '|' keeps each alternative's own count, and so do names that carry one
     assert [a.count for a in AcceleratorSpec.parse("A10 | A10G:2").alternatives] == [1, 2]
-    assert [a.count for a in AcceleratorSpec.parse("H100:4, A100-80GB:8").alternatives] == [4, 8]
+    assert [a.count for a in AcceleratorSpec.parse("H100-SXM:4, A100-80GB:8").alternatives] == [
+        4,
+        8,
+    ]
     assert [a.count for a in AcceleratorSpec.parse("A10, A10G:2 | T4").alternatives] == [2, 2, 1]
 
 
 def test_a_range_requests_its_low_end() -> None:
-    spec = AcceleratorSpec.parse("H100:2..8")
+    spec = AcceleratorSpec.parse("H100-SXM:2..8")
     assert spec.devices_needed == 2
 
 
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("H100:0..8", "at least one device"),
-        ("H100:8..2", "from low to high"),
-        ("H100:..", "count range such as 1..2"),
+        ("H100-SXM:0..8", "at least one device"),
+        ("H100-SXM:8..2", "from low to high"),
+        ("H100-SXM:..", "count range such as 1..2"),
         ("80GB..24GB", "from low to high"),
         ("amd:H100:8", "H100-SXM is made by nvidia, not amd"),
         ("T4@shared:1..2", "whole devices"),

@@ -67,10 +67,10 @@ def test_an_unknown_name_is_a_lookup_error_with_the_name_and_the_close_matches()
 
 def test_a_syntax_error_shows_the_text_with_a_caret_under_the_failure() -> None:
     with pytest.raises(SpecSyntaxError) as caught:
-        AcceleratorSpec.parse("H100:x")
+        AcceleratorSpec.parse("H100-SXM:x")
     error = caught.value
-    assert (error.source, error.span) == ("H100:x", (5, 6))
-    assert str(error).splitlines()[1:] == ["    H100:x", "         ^"]
+    assert (error.source, error.span) == ("H100-SXM:x", (9, 10))
+    assert str(error).splitlines()[1:] == ["    H100-SXM:x", "             ^"]
 
 
 def test_a_placement_error_names_the_platform() -> None:

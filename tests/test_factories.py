@@ -49,7 +49,7 @@ def test_documented_examples(build: Any, canonical: str, sku: str):
     [
         # a family alone means the model its name resolves to: A100 is the 40 GB A100
         (lambda: S.NVIDIA.A100(), "A100-40GB"),
-        (lambda: S.NVIDIA.H100(), "H100"),
+        (lambda: S.NVIDIA.H100(), "H100-SXM"),
         (lambda: S.NVIDIA.T4(count=0.5), "T4:0.5"),
         (lambda: S.AWS.Trainium(), "TRAINIUM1"),
         # memory picks the model

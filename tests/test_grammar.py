@@ -23,7 +23,9 @@ from accelerators.errors import (
 from accelerators.spec import AcceleratorSpec, MemoryRequest
 
 # -- valid: (input, canonical text, SKU of each alternative) --------------------------------
-_MODAL_ANY = "T4 | L4 | A10 | L40S | A100-40GB | A100-80GB | RTX-PRO-6000 | H100 | H200 | B200"
+_MODAL_ANY = (
+    "T4 | L4 | A10 | L40S | A100-40GB | A100-80GB | RTX-PRO-6000 | H100-SXM | H200-SXM | B200"
+)
 _MODAL_ANY_SKUS = (
     "T4",
     "L4",
@@ -39,8 +41,14 @@ _MODAL_ANY_SKUS = (
 
 VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
     # model names, any letter case; bare A100 is the 40 GB A100
-    ("H100", "H100", ("H100-SXM",)),
-    ("h100", "H100", ("H100-SXM",)),
+    ("H100-SXM", "H100-SXM", ("H100-SXM",)),
+    ("h100-sxm", "H100-SXM", ("H100-SXM",)),
+    # a bare H100 is the SXM card on some systems, either form factor on others (Shadeform,
+    # Prime Intellect, dstack): the family (catalog [[open_names]]); so is a bare H200
+    ("H100", "H100-SXM | H100-PCIE | H100-NVL", ("H100-SXM", "H100-PCIE", "H100-NVL")),
+    ("h100:8", "H100-SXM:8 | H100-PCIE:8 | H100-NVL:8", ("H100-SXM", "H100-PCIE", "H100-NVL")),
+    ("H100!", "H100-SXM! | H100-PCIE! | H100-NVL!", ("H100-SXM", "H100-PCIE", "H100-NVL")),
+    ("H200", "H200-SXM | H200-NVL", ("H200-SXM", "H200-NVL")),
     # a bare A100 is 40 GB on some systems, 80 GB on others: the family (catalog [[open_names]])
     ("A100", "A100-40GB | A100-80GB", ("A100-40GB-SXM", "A100-80GB-SXM")),
     ("a100", "A100-40GB | A100-80GB", ("A100-40GB-SXM", "A100-80GB-SXM")),
@@ -48,12 +56,12 @@ VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
     ("MI300X", "MI300X", ("MI300X",)),
     ("INFERENTIA2", "INFERENTIA2", ("INFERENTIA2",)),
     # counts
-    ("H100:8", "H100:8", ("H100-SXM",)),
-    ("h100:8", "H100:8", ("H100-SXM",)),
+    ("H100-SXM:8", "H100-SXM:8", ("H100-SXM",)),
+    ("h100-sxm:8", "H100-SXM:8", ("H100-SXM",)),
     ("A100-80GB:4", "A100-80GB:4", ("A100-80GB-SXM",)),
     ("a100-80gb:8", "A100-80GB:8", ("A100-80GB-SXM",)),
-    ("H100:8.0", "H100:8", ("H100-SXM",)),
-    ("H100:08", "H100:8", ("H100-SXM",)),
+    ("H100-SXM:8.0", "H100-SXM:8", ("H100-SXM",)),
+    ("H100-SXM:08", "H100-SXM:8", ("H100-SXM",)),
     ("GAUDI3:8", "GAUDI3:8", ("GAUDI3",)),
     ("TRAINIUM2:16", "TRAINIUM2:16", ("TRAINIUM2",)),
     # fractional counts
@@ -62,33 +70,37 @@ VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
     ("T4:0.25", "T4:0.25", ("T4",)),
     ("T4:0.00001", "T4:0.00001", ("T4",)),
     # count prefixes and suffixes
-    ("1x H100", "H100", ("H100-SXM",)),
-    ("8x H100", "H100:8", ("H100-SXM",)),
-    ("8xH100", "H100:8", ("H100-SXM",)),
-    ("8 x H100", "H100:8", ("H100-SXM",)),
+    ("1x H100-SXM", "H100-SXM", ("H100-SXM",)),
+    ("8x H100-SXM", "H100-SXM:8", ("H100-SXM",)),
+    ("8xH100", "H100-SXM:8 | H100-PCIE:8 | H100-NVL:8", ("H100-SXM", "H100-PCIE", "H100-NVL")),
+    ("8 x H100-SXM", "H100-SXM:8", ("H100-SXM",)),
     ("0.5x T4", "T4:0.5", ("T4",)),
-    ("H100 x8", "H100:8", ("H100-SXM",)),
-    ("H100 x 8", "H100:8", ("H100-SXM",)),
-    ("8x H100:8", "H100:8", ("H100-SXM",)),
+    ("H100-SXM x8", "H100-SXM:8", ("H100-SXM",)),
+    ("H100-SXM x 8", "H100-SXM:8", ("H100-SXM",)),
+    ("8x H100-SXM:8", "H100-SXM:8", ("H100-SXM",)),
     # exact: '!' pins the SKU; SKU-level names pin it by themselves
-    ("H100!", "H100-SXM!", ("H100-SXM",)),
-    ("h100!", "H100-SXM!", ("H100-SXM",)),
-    ("H100!:8", "H100-SXM!:8", ("H100-SXM",)),
-    ("H100 !", "H100-SXM!", ("H100-SXM",)),
+    ("H100-SXM!", "H100-SXM!", ("H100-SXM",)),
+    ("h100-sxm!", "H100-SXM!", ("H100-SXM",)),
+    ("H100-SXM!:8", "H100-SXM!:8", ("H100-SXM",)),
+    ("H100-SXM !", "H100-SXM!", ("H100-SXM",)),
     ("A100-40GB-PCIE", "A100-40GB-PCIE!", ("A100-40GB-PCIE",)),
     ("A100-40GB-PCIE!", "A100-40GB-PCIE!", ("A100-40GB-PCIE",)),
     ("H100-MEGA:8", "H100-MEGA!:8", ("H100-MEGA",)),
     # fallbacks: '|' (canonical) or ','
-    ("H100:8 | A100-80GB:8", "H100:8 | A100-80GB:8", ("H100-SXM", "A100-80GB-SXM")),
-    ("H100:8|A100-80GB:8", "H100:8 | A100-80GB:8", ("H100-SXM", "A100-80GB-SXM")),
-    ("H100:8 , A100-80GB:8", "H100:8 | A100-80GB:8", ("H100-SXM", "A100-80GB-SXM")),
-    ("H100:8,A100-80GB:8 | T4", "H100:8 | A100-80GB:8 | T4", ("H100-SXM", "A100-80GB-SXM", "T4")),
-    ("H100!:8 | 80GB+:8", "H100-SXM!:8 | 80GB+:8", ("H100-SXM", None)),
-    ("  H100 : 8  ", "H100:8", ("H100-SXM",)),
-    ("H100:8\n| A100-40GB:8", "H100:8 | A100-40GB:8", ("H100-SXM", "A100-40GB-SXM")),
+    ("H100-SXM:8 | A100-80GB:8", "H100-SXM:8 | A100-80GB:8", ("H100-SXM", "A100-80GB-SXM")),
+    ("H100-SXM:8|A100-80GB:8", "H100-SXM:8 | A100-80GB:8", ("H100-SXM", "A100-80GB-SXM")),
+    ("H100-SXM:8 , A100-80GB:8", "H100-SXM:8 | A100-80GB:8", ("H100-SXM", "A100-80GB-SXM")),
     (
-        "H100:8\n| A100:8",
-        "H100:8 | A100-40GB:8 | A100-80GB:8",
+        "H100-SXM:8,A100-80GB:8 | T4",
+        "H100-SXM:8 | A100-80GB:8 | T4",
+        ("H100-SXM", "A100-80GB-SXM", "T4"),
+    ),
+    ("H100-SXM!:8 | 80GB+:8", "H100-SXM!:8 | 80GB+:8", ("H100-SXM", None)),
+    ("  H100-SXM : 8  ", "H100-SXM:8", ("H100-SXM",)),
+    ("H100-SXM:8\n| A100-40GB:8", "H100-SXM:8 | A100-40GB:8", ("H100-SXM", "A100-40GB-SXM")),
+    (
+        "H100-SXM:8\n| A100:8",
+        "H100-SXM:8 | A100-40GB:8 | A100-80GB:8",
         ("H100-SXM", "A100-40GB-SXM", "A100-80GB-SXM"),
     ),
     # memory requests, as SkyPilot writes them
@@ -119,7 +131,7 @@ VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
     ("a100@1G.5GB", "A100-40GB@1g.5gb", ("A100-40GB-SXM",)),
     ("A100-80GB@1g.10gb+me:2", "A100-80GB@1g.10gb+me:2", ("A100-80GB-SXM",)),
     ("A100@1g.10gb:80GB:2", "A100-80GB@1g.10gb:2", ("A100-80GB-SXM",)),
-    ("H100@3g.40gb", "H100@3g.40gb", ("H100-SXM",)),
+    ("H100-SXM@3g.40gb", "H100-SXM@3g.40gb", ("H100-SXM",)),
     ("RTX-PRO-6000@1g.24gb+me.all", "RTX-PRO-6000@1g.24gb+me.all", ("RTX-PRO-6000",)),
     ("A100-40GB@whole", "A100-40GB@whole", ("A100-40GB-SXM",)),
     ("A100-40GB@unpartitioned", "A100-40GB@whole", ("A100-40GB-SXM",)),
@@ -151,11 +163,11 @@ VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
     ("NVIDIA-A100-SXM4-40GB-MIG-1g.5gb@1g.5gb", "A100-40GB-SXM!@1g.5gb", ("A100-40GB-SXM",)),
     # GKE, Karpenter, EKS labels and flytekit device strings
     ("nvidia-tesla-a100", "A100-40GB", ("A100-40GB-SXM",)),
-    ("nvidia-h100-80gb", "H100", ("H100-SXM",)),
+    ("nvidia-h100-80gb", "H100-SXM", ("H100-SXM",)),
     ("nvidia-a100-80gb:2", "A100-80GB:2", ("A100-80GB-SXM",)),
     ("tpu-v5-lite-podslice", "TPU-V5E", ("TPU-V5E",)),
     ("rtx-pro-server-6000", "RTX-PRO-6000", ("RTX-PRO-6000",)),
-    ("nvidia-h100", "H100", ("H100-SXM",)),
+    ("nvidia-h100", "H100-SXM", ("H100-SXM",)),
     ("amd-mi300x", "MI300X", ("MI300X",)),
     # Flyte 2 and Ray
     ("Trn2", "TRAINIUM2", ("TRAINIUM2",)),
@@ -168,7 +180,7 @@ VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
     ("a10g-largex4", "A10G:4", ("A10G",)),
     ("l40sx4", "L40S:4", ("L40S",)),
     ("t4-small", "T4", ("T4",)),
-    ("h200x8", "H200:8", ("H200-SXM",)),
+    ("h200x8", "H200-SXM:8", ("H200-SXM",)),
     ("a100x8", "A100-80GB:8", ("A100-80GB-SXM",)),
     ("rtx-pro-6000x2", "RTX-PRO-6000:2", ("RTX-PRO-6000",)),
     # SkyPilot TPU names: v5e/v6e sized in chips, v4/v5p in TensorCores
@@ -182,7 +194,7 @@ VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
     ("Gaudi 2", "GAUDI2", ("GAUDI2",)),
     ("Intel(R) Gaudi 2", "GAUDI2", ("GAUDI2",)),
     # 80 GB does not say SXM or PCIe (both carry 80 GB; the NVL 94): the family
-    ("NVIDIA H100 (80GB):8", "H100:8 | H100-PCIE:8", ("H100-SXM", "H100-PCIE")),
+    ("NVIDIA H100 (80GB):8", "H100-SXM:8 | H100-PCIE:8", ("H100-SXM", "H100-PCIE")),
     # a group name (Modal's "B200+": a B200 or a B300) reads as a fallback chain
     ("B200+", "B200 | B300", ("B200", "B300")),
     ("b200+:8", "B200:8 | B300:8", ("B200", "B300")),
@@ -219,13 +231,13 @@ def test_valid(text: str, canonical: str, skus: tuple[str | None, ...]):
 
 
 def test_parse_spec_returns_plain_fields_the_spec_is_built_from():
-    parsed = parse_spec("h100:8 | A100@1g.5gb:2")
-    assert [alt.span for alt in parsed.alternatives] == [(0, 6), (9, 22)]
+    parsed = parse_spec("h100-sxm:8 | A100@1g.5gb:2")
+    assert [alt.span for alt in parsed.alternatives] == [(0, 10), (13, 26)]
     first, second = (alt.fields for alt in parsed.alternatives)
     assert (first["accelerator"].name, first["count"], first["exact"]) == ("H100-SXM", 8, False)
     assert (second["partition"], second["count"]) == ("1g.5gb", 2)
     built = [AcceleratorSpec(**alt.fields) for alt in parsed.alternatives]
-    assert AcceleratorSpec.parse("h100:8 | A100@1g.5gb:2").alternatives == tuple(built)
+    assert AcceleratorSpec.parse("h100-sxm:8 | A100@1g.5gb:2").alternatives == tuple(built)
 
 
 # -- the fields behind the text ----------------------------------------------------------------
@@ -254,9 +266,9 @@ def test_count_is_an_int_when_whole():
 
 
 def test_list_form_is_the_same_chain():
-    chain = AcceleratorSpec.coerce(["H100:8", "A100-80GB:8", "80GB+:8"])
-    assert chain == AcceleratorSpec.parse("H100:8 | A100-80GB:8 | 80GB+:8")
-    assert [str(alt) for alt in chain.alternatives] == ["H100:8", "A100-80GB:8", "80GB+:8"]
+    chain = AcceleratorSpec.coerce(["H100-SXM:8", "A100-80GB:8", "80GB+:8"])
+    assert chain == AcceleratorSpec.parse("H100-SXM:8 | A100-80GB:8 | 80GB+:8")
+    assert [str(alt) for alt in chain.alternatives] == ["H100-SXM:8", "A100-80GB:8", "80GB+:8"]
 
 
 def test_memory_requests_list_their_candidates():
@@ -486,8 +498,8 @@ INVALID: list[tuple[str, type[AcceleratorError], str, str]] = [
     (
         "amd:H100:8",
         InvalidSpecError,
-        "H100-SXM is made by nvidia, not amd; write 'nvidia:H100' or the name alone",
-        "~~~~~~~^",
+        "H100-SXM is made by nvidia, not amd; write 'nvidia:H100-SXM' or the name alone",
+        "~~~~~~~~~~^",
     ),
     (
         "nvidia:24GB:x",
@@ -525,7 +537,7 @@ INVALID: list[tuple[str, type[AcceleratorError], str, str]] = [
     (
         "H100:8GB",
         InvalidSpecError,
-        "No H100 model has 8GB of memory; H100 models: H100 (80 GB), "
+        "No H100 model has 8GB of memory; H100 models: H100-SXM (80 GB), "
         "H100-PCIE (80 GB), H100-NVL (94 GB)",
         "~~~~~~~^",
     ),

@@ -118,7 +118,7 @@ def test_importing_from_constants_scans_no_data_file() -> None:
         "from accelerators import constants\n"  # probes accelerators.constants first
         "from accelerators.constants import constant_for\n"
         "from accelerators.spec import AcceleratorSpec\n"
-        "print(constant_for(AcceleratorSpec.parse('H100:8')).name,"
+        "print(constant_for(AcceleratorSpec.parse('H100-SXM:8')).name,"
         " constants._constant_names.cache_info().misses)\n"
     )
     proc = subprocess.run(

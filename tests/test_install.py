@@ -134,7 +134,7 @@ def test_fresh_venv_core_then_cli(wheel: Path, tmp_path: Path) -> None:
     code = (
         "import accelerators, sys\n"
         "print(accelerators.__file__)\n"
-        "print(accelerators.AcceleratorSpec.parse('H100:8').accelerator.name)\n"
+        "print(accelerators.AcceleratorSpec.parse('H100-SXM:8').accelerator.name)\n"
     )
     proc = _run([python, "-c", code], **outside)
     assert proc.returncode == 0, proc.stderr
@@ -151,10 +151,10 @@ def test_fresh_venv_core_then_cli(wheel: Path, tmp_path: Path) -> None:
     print(f"cli: pip install {wheel.name}[cli] in {seconds:.1f} s")
     proc = _run([cli, "list"], **outside)
     assert proc.returncode == 0, proc.stderr
-    assert "H100" in proc.stdout
+    assert "H100-SXM" in proc.stdout
     assert "MI300X" in proc.stdout
     print(f"cli: accelerators list -> exit 0, {len(proc.stdout.splitlines())} lines")
-    proc = _run([cli, "parse", "H100:8"], **outside)
+    proc = _run([cli, "parse", "H100-SXM:8"], **outside)
     assert proc.returncode == 0, proc.stderr
     assert "H100-SXM" in proc.stdout
     proc = _run([cli, "parse", "H10O:8"], **outside)

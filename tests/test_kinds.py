@@ -26,12 +26,12 @@ from accelerators.kinds import (
 )
 
 YES = [
-    (is_nvidia, "H100"),
+    (is_nvidia, "H100-SXM"),
     (is_nvidia, "NVIDIA H100 80GB HBM3"),  # the driver's name
     (is_nvidia, "GH100 [H100 SXM5 80GB]"),  # pci.ids
     (is_nvidia, "p5.48xlarge"),  # an instance type
     (is_nvidia, "nvidia:24GB:2"),  # a vendor request
-    (is_nvidia, "H100:8 | A100-80GB:8"),
+    (is_nvidia, "H100-SXM:8 | A100-80GB:8"),
     (is_amd, "MI300X"),
     (is_amd, "AMD Instinct MI300X VF"),
     (is_amd, "8xMI300X_2xEPYC_9534"),  # MLPerf
@@ -52,14 +52,14 @@ YES = [
 ]
 NO = [
     (is_nvidia, "MI300X"),
-    (is_nvidia, "H100 | MI300X"),  # not every alternative
+    (is_nvidia, "H100-SXM | MI300X"),  # not every alternative
     (is_nvidia, "80GB+"),  # candidates of several vendors
-    (is_amd, "H100"),
-    (is_tpu, "H100"),
+    (is_amd, "H100-SXM"),
+    (is_tpu, "H100-SXM"),
     (is_trainium, "inf2.xlarge"),
     (is_trainium, "aws-neuron-core"),  # Inferentia too
     (is_gpu, "tpu-v5e-8"),
-    (is_google, "H100"),
+    (is_google, "H100-SXM"),
     (is_ascend, "AI100"),
     (is_npu, "Gaudi2"),
     (is_qualcomm, "Ascend910B"),

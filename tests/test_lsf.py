@@ -27,7 +27,7 @@ REFUSED = [
     ("num=1:mig=1/1:gmodel=NVIDIAA100_SXM4_40GB", "mig= asks for a MIG instance", SpecSyntaxError),
     ("num=1:mps=yes:gmodel=NVIDIAH200", "mps= shares the GPUs", SpecSyntaxError),
     ("num=2/task:gmodel=NVIDIAH200", "per-task or per-host count", SpecSyntaxError),
-    # what the grammar reads but cannot hold: the type 'H100:0' and 'amd:H100' raise
+    # what the grammar reads but cannot hold: the type 'H100-SXM:0' and 'amd:H100' raise
     ("num=0:gmodel=NVIDIAH200", "a count of one or more", InvalidSpecError),
     ("num=2:gvendor=amd:gmodel=NVIDIAH200", "made by nvidia, not amd", InvalidSpecError),
     ("num=2:gmodel=8xH100", "already means a count of 8", InvalidSpecError),

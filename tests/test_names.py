@@ -140,7 +140,7 @@ def test_device_reported_names_pin_the_sku_of_multi_sku_models(
         ("A100", "A100-40GB-SXM", False),  # the family's first model (A100-80GB follows)
         ("A100-40GB", "A100-40GB-SXM", False),
         ("nvidia-tesla-a100", "A100-40GB-SXM", False),
-        ("H100", "H100-SXM", False),
+        ("H100-SXM", "H100-SXM", False),
         ("nvidia-h100-80gb", "H100-SXM", False),
         ("A100-80G", "A100-80GB-SXM", False),
         ("Tesla T4", "T4", False),  # a single-SKU model: nothing to pin
@@ -165,8 +165,9 @@ def test_pinned_or_model_level(text: str, sku: str, pinned: bool):
 @pytest.mark.parametrize(
     ("text", "source"),
     [
-        ("H100", "model"),
-        ("H100-SXM", "name"),
+        ("H100-SXM", "model"),  # the model's name (its default SKU's too)
+        ("H100-MEGA", "name"),
+        ("H100", "open"),  # the SXM card on SkyPilot, either form factor on Shadeform
         ("A100", "open"),  # catalog [[open_names]]: 40 GB on some systems, 80 GB on others
         ("A100-SXM4-40GB", "alias"),
         ("NVIDIA H100 80GB HBM3", "nvml"),
@@ -194,10 +195,10 @@ def test_source_names_the_kind_of_spelling(text: str, source: str):
         ("h200x8", "H200-SXM", 8, None),
         ("a100x8", "A100-80GB-SXM", 8, None),  # HF's A100s are the 80 GB part
         ("t4-small", "T4", None, None),
-        ("8x H100", "H100-SXM", 8, None),
-        ("1x H100", "H100-SXM", 1, None),
+        ("8x H100-SXM", "H100-SXM", 8, None),
+        ("1x H100-SXM", "H100-SXM", 1, None),
         ("0.5x T4", "T4", 0.5, None),
-        ("H100 x8", "H100-SXM", 8, None),
+        ("H100-SXM x8", "H100-SXM", 8, None),
         ("A100 x8", "A100-40GB-SXM", 8, None),  # a spaced count: not HF's a100x8
         ("h100x8", "H100-SXM", 8, None),
         ("tpu-v5litepod-1", "TPU-V5E", 1, "1x1"),
@@ -300,7 +301,7 @@ def test_empty_name(text: str):
         resolve_name(text)
 
 
-@pytest.mark.parametrize("value", [None, 3.5, b"H100", ["H100"]])
+@pytest.mark.parametrize("value", [None, 3.5, b"H100-SXM", ["H100-SXM"]])
 def test_non_string_names(value: Any):
     with pytest.raises(UnknownAcceleratorError, match="Expected an accelerator name"):
         resolve_name(value)
@@ -311,7 +312,7 @@ def test_non_string_names(value: Any):
     [
         ("tpu-v5p-3", r"TPU-V5P slices are sized in TensorCores, two per chip"),
         ("tpu-v5litepod-3", r"TPU-V5E has no topology with 3 chips; sizes in this naming: 1, 4"),
-        ("0x H100", r"'0x H100' exactly: it asks for 0 devices"),
+        ("0x H100-SXM", r"'0x H100-SXM' exactly: it asks for 0 devices"),
     ],
 )
 def test_bad_sizes(text: str, message: str):
@@ -336,7 +337,7 @@ def test_long_names_are_quoted_shortened():
 @pytest.mark.parametrize(
     ("text", "sku"),
     [
-        ("H100", "H100-SXM"),
+        ("H100-SXM", "H100-SXM"),
         ("h100-sxm", "H100-SXM"),
         ("nvidia-tesla-a100", "A100-40GB-SXM"),
         ("NVIDIA A100-SXM4-80GB", "A100-80GB-SXM"),
@@ -446,9 +447,9 @@ def test_resolution_errors_are_accelerator_errors():
         ("nvidia_a100", "A100-40GB | A100-80GB"),
         ("NVIDIA A100", "A100-40GB | A100-80GB"),
         ("nvidia_v100", "V100-16GB | V100-32GB"),
-        ("H100 80GB", "H100 | H100-PCIE"),
-        ("H100-80GB", "H100 | H100-PCIE"),
-        ("H200 141GB", "H200 | H200-NVL"),
+        ("H100 80GB", "H100-SXM | H100-PCIE"),
+        ("H100-80GB", "H100-SXM | H100-PCIE"),
+        ("H200 141GB", "H200-SXM | H200-NVL"),
         ("8x nvidia_a100", "A100-40GB:8 | A100-80GB:8"),
         # the words decide, or the catalog's own name has its documented default
         ("NVIDIA A100 80GB", "A100-80GB"),
@@ -482,11 +483,19 @@ def test_resolution_errors_are_accelerator_errors():
         ("GH200@1g.18gb", "GH200-144GB@1g.18gb"),  # a MIG profile only the 144 GB one has
         ("NVIDIA GH200 96GB HBM3", "GH200-96GB"),  # NVML states the memory (the only SKU)
         ("gpu_1x_gh200", "GH200-96GB"),  # Lambda's instance: the 96 GB one
-        ("H100", "H100"),
+        # a bare H100 or H200 leaves the form factor open; a stated one or a size decides
+        ("H100", "H100-SXM | H100-PCIE | H100-NVL"),
+        ("H100:94GB", "H100-NVL"),
+        ("H100 SXM", "H100-SXM"),
+        ("H200", "H200-SXM | H200-NVL"),
+        ("p5.48xlarge", "H100-SXM:8"),  # AWS's only H100 is the SXM board
+        # dstack's ',' list shares its count with a family too
+        ("H100,MI300X:8", "H100-SXM:8 | H100-PCIE:8 | H100-NVL:8 | MI300X:8"),
+        ("H100-SXM", "H100-SXM"),
         # a platform's label keeps its platform's meaning (flytekit's H100 constant)
-        ("nvidia-h100", "H100"),
+        ("nvidia-h100", "H100-SXM"),
         ("nvidia-tesla-a100", "A100-40GB"),
-        ("NVIDIA_H200_141GB", "H200"),
+        ("NVIDIA_H200_141GB", "H200-SXM"),
         # a count a system glues to its own spelling stays that spelling (Hugging Face)
         ("a100x4", "A100-80GB:4"),
     ],
@@ -525,6 +534,8 @@ def test_a_bare_a100_is_the_family_but_the_constant_is_flytekits_40_gb_card() ->
     [
         ("V100", ("V100-16GB", "V100-32GB"), "V100", "nvidia-tesla-v100"),
         ("GH200", ("GH200-96GB", "GH200-144GB"), "GH200", None),
+        ("H100", ("H100-SXM", "H100-PCIE", "H100-NVL"), "H100", "nvidia-h100"),
+        ("H200", ("H200-SXM", "H200-NVL"), "H200", "nvidia-h200"),
     ],
 )
 def test_other_open_names_are_families_but_their_constants_keep_one_card(
@@ -549,6 +560,10 @@ def test_other_open_names_are_families_but_their_constants_keep_one_card(
     (open_name,) = [o for o in catalog._store.LOADED.file().open_names if o.name == name]
     assert open_name.members == members
     assert len(open_name.sources) >= 2
+    # each member's own model name reads back as itself, with and without a count
+    for model in members:
+        for text in (model, f"{model}:8"):
+            assert str(AcceleratorSpec.parse(text)) == text
     assert set(open_name.sources) <= set(catalog.sources())
 
 
@@ -558,7 +573,7 @@ def test_other_open_names_are_families_but_their_constants_keep_one_card(
         # a bare number ending the name right after the model: a memory size one model has...
         ("A100-40", "A100-40GB"),  # Beam's A100-40
         ("A100-80", "A100-80GB"),
-        ("H100-80", "H100 | H100-PCIE"),
+        ("H100-80", "H100-SXM | H100-PCIE"),
         # ... or, in a name that states its host or a device word, a count of 1 to 16
         ("vcpu-12_memory-36g_disk-80g_nvidia3080-3", "RTX-3080:3"),  # Genesis Cloud
         ("gpu-a100-2", "A100-40GB:2 | A100-80GB:2"),
@@ -620,7 +635,7 @@ def test_a_number_or_slash_the_reader_cannot_place_is_refused(text: str, why: st
         # an instance size may stand for the count: Exoscale's medium has 2 GPUs, large 4
         ("gpua5000.medium", "medium", "gpua5000.medium:2", "RTX-A5000:2"),
         ("gpu-a40-small", "small", "gpu-a40-small:1", "A40"),  # Replicate's has 1
-        ("h100-xl", "xl", "h100-xl:8", "H100:8 | H100-PCIE:8 | H100-NVL:8"),
+        ("h100-xl", "xl", "h100-xl:8", "H100-SXM:8 | H100-PCIE:8 | H100-NVL:8"),
         ("gpu-a100-large", "large", "gpu-a100-large:80GB:4", "A100-80GB:4"),
     ],
 )
@@ -721,3 +736,12 @@ def test_a_size_none_of_an_open_names_models_has_is_refused() -> None:
 
     with pytest.raises(UnknownAcceleratorError):
         AcceleratorSpec.parse("RTX 6000 32GB")
+
+
+def test_a_memory_size_never_overrides_a_form_factor_the_name_states() -> None:
+    # the only 94 GB H100 is the NVL card: an SXM5 one of 94 GB is no catalog model
+    from accelerators import AcceleratorSpec
+
+    with pytest.raises(UnknownAcceleratorError):
+        AcceleratorSpec.parse("H100-SXM5-94GB")
+    assert str(AcceleratorSpec.parse("H100 94GB")) == "H100-NVL"

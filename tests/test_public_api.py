@@ -32,7 +32,7 @@ def test_star_import_in_a_fresh_interpreter() -> None:
     code = (
         "from accelerators import *\n"
         "import sys\n"
-        "print(AcceleratorSpec.parse('H100:8').count, A100, H100.name)\n"
+        "print(AcceleratorSpec.parse('H100-SXM:8').count, A100, H100.name)\n"
         "print(sorted(m for m in ('torch', 'numpy', 'flytekit', 'airflow', 'typer')"
         " if m in sys.modules))\n"
     )

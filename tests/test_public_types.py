@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_catalog_exports_the_types_its_lookups_return() -> None:
-    h100 = catalog.get("H100")
+    h100 = catalog.get("H100-SXM")
     assert isinstance(h100, catalog.Accelerator)
     assert h100.mig_profiles
     assert all(isinstance(p, catalog.MigProfile) for p in h100.mig_profiles)
@@ -64,7 +64,7 @@ def test_importing_the_catalog_reads_no_data_and_imports_no_pydantic() -> None:
 
 def test_spec_like_values_are_what_coerce_reads() -> None:
     values: list[accelerators.SpecLike] = [
-        "H100:8",
+        "H100-SXM:8",
         AcceleratorSpec.parse("L4"),
         constants.H100,
         constants.A100.partition_2g_10gb,
@@ -87,12 +87,12 @@ def test_mypy_accepts_every_kind_of_spec_and_refuses_others(tmp_path: Path) -> N
             from accelerators.kubernetes import to_pod_fragment
 
             def place(device: Device, partition: Partition) -> None:
-                for spec in ("H100:8", AcceleratorSpec.parse("L4"), device, partition):
+                for spec in ("H100-SXM:8", AcceleratorSpec.parse("L4"), device, partition):
                     to_pod_fragment(spec, platform="gke")
                 to_pod_fragment([device, partition, "A100"], platform="gke")
-                to_pod_fragment(constant_for("H100"), platform="gke")
+                to_pod_fragment(constant_for("H100-SXM"), platform="gke")
 
-            entry: Accelerator = get("H100")
+            entry: Accelerator = get("H100-SXM")
             wrong: SpecLike = 3
             text_only = AcceleratorSpec.parse(entry)
             """

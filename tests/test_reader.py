@@ -11,7 +11,7 @@ from accelerators.errors import UnknownAcceleratorError
 
 READ = [
     # (name, model, count, partition): driver, pci.ids, benchmark and config names
-    ("GH100 [H100 SXM5 80GB]", "H100", None, None),
+    ("GH100 [H100 SXM5 80GB]", "H100-SXM", None, None),
     ("GA100 [A100 PCIe 80GB]", "A100-80GB", None, None),
     # memory variants that are their own models (catalog 2026.11.11)
     ("NVIDIA RTX A2000 12GB", "RTX-A2000-12GB", None, None),
@@ -21,7 +21,7 @@ READ = [
     ("Aqua Vanjaram [Instinct MI300X VF]", "MI300X", None, None),
     ("AMD Instinct MI300X VF", "MI300X", None, None),
     ("AMD_Instinct_MI300XHF_OAM", "MI300X", None, None),
-    ("HGX-H100_H100-SXM-80GBx16_TRT", "H100", 16, None),
+    ("HGX-H100_H100-SXM-80GBx16_TRT", "H100-SXM", 16, None),
     ("B200-SXM-180GBx1_TRT", "B200", 1, None),
     ("8xMI300X_2xEPYC_9534", "MI300X", 8, None),  # 2 is the CPUs
     ("SR680a_V3_B200SXMx8_TRT", "B200", 8, None),
@@ -29,7 +29,7 @@ READ = [
     ("GB200-NVL72_GB200-186GB_aarch64x72_TRT", "GB200", 72, None),
     ("NVIDIA GH200 Grace Hopper Superchip 144GB", "GH200-144GB", None, None),
     ("R7715-H100-NVL-94GBx3_TRT", "H100-NVL", 3, None),
-    ("gpu_8x_h100_sxm5", "H100", 8, None),
+    ("gpu_8x_h100_sxm5", "H100-SXM", 8, None),
     ("gpu_1x_h100_pcie", "H100-PCIE", 1, None),
     ("Ponte Vecchio XT (2 Tile) [Data Center GPU Max 1550]", "MAX-1550", None, None),
     ("GB202GL [RTX PRO 6000 Blackwell Max-Q Workstation Edition]", "RTX-PRO-6000", None, None),

@@ -39,7 +39,7 @@ def _printable(message: str) -> str | None:
 
 # ---------------------------------------------------------------------------------- specs
 PIECES = [
-    "H100",
+    "H100-SXM",
     "A100",
     "80GB",
     "40gb",
@@ -94,7 +94,7 @@ def test_any_text_parses_or_raises_our_error_printably(text: str) -> None:
     )
 )
 def test_a_count_is_read_exactly_or_refused(count: Decimal) -> None:
-    text = f"H100:{count:f}"
+    text = f"H100-SXM:{count:f}"
     try:
         spec = AcceleratorSpec.parse(text)
     except AcceleratorError:
@@ -149,10 +149,10 @@ SHAPES = st.sampled_from(
     ]
 )
 SPECS = [
-    "H100:8",
+    "H100-SXM:8",
     "A100@1g.10gb",
     "T4",
-    "H100:8 | A100-80GB:8",
+    "H100-SXM:8 | A100-80GB:8",
     "MI300X:2",
     "trn1",
     "v5e@2x2",
@@ -283,7 +283,7 @@ def test_merging_into_ten_thousand_terms_is_linear() -> None:
             }
         }
         start = time.perf_counter()
-        merged = apply_to_pod(pod, "H100:8", platform="flyte")
+        merged = apply_to_pod(pod, "H100-SXM:8", platform="flyte")
         spent = time.perf_counter() - start
         assert len(merged["spec"]["affinity"]["nodeAffinity"][REQUIRED]["nodeSelectorTerms"]) == n
         return spent
@@ -314,7 +314,7 @@ def test_platform_options_of_any_type_raise_only_our_error(
     message, fragment = "", None
     try:
         fragment = to_pod_fragment(
-            SPEC_FOR.get(platform, "H100:8"), platform=platform, **{option: value}
+            SPEC_FOR.get(platform, "H100-SXM:8"), platform=platform, **{option: value}
         )
     except AcceleratorError as exc:
         message = str(exc)

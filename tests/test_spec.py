@@ -31,17 +31,17 @@ from accelerators.spec import MAX_COUNT, SpecLike, SupportsToSpec
 
 
 def test_fields_build_the_same_spec_as_its_text() -> None:
-    by_name = AcceleratorSpec(accelerator="H100", count=8)
+    by_name = AcceleratorSpec(accelerator="H100-SXM", count=8)
     by_entry = AcceleratorSpec(accelerator=catalog.get("H100-SXM"), count=8)
-    assert by_name == by_entry == AcceleratorSpec.parse("H100:8")
-    assert str(by_name) == "H100:8"
-    assert repr(by_name) == "<AcceleratorSpec('H100:8')>"
+    assert by_name == by_entry == AcceleratorSpec.parse("H100-SXM:8")
+    assert str(by_name) == "H100-SXM:8"
+    assert repr(by_name) == "<AcceleratorSpec('H100-SXM:8')>"
 
 
 @pytest.mark.parametrize(
     ("text", "devices", "fractional", "shared"),
     [
-        ("H100:8", 8, False, False),
+        ("H100-SXM:8", 8, False, False),
         ("T4:0.5", 1, True, True),  # half of one device: one device is needed
         ("T4@shared:2", 2, False, True),  # two shared slots, of unknown size
         ("A100-80GB@1g.10gb:7", 7, False, False),
@@ -96,31 +96,31 @@ def test_a_model_name_accepts_each_of_its_skus_and_a_pinned_one_only_itself() ->
 
 
 def test_alternatives_are_the_spec_and_its_fallbacks_in_order() -> None:
-    spec = AcceleratorSpec.parse("H100:8 | A100-80GB:8")
-    assert [str(a) for a in spec.alternatives] == ["H100:8", "A100-80GB:8"]
+    spec = AcceleratorSpec.parse("H100-SXM:8 | A100-80GB:8")
+    assert [str(a) for a in spec.alternatives] == ["H100-SXM:8", "A100-80GB:8"]
     assert all(a.fallbacks == () for a in spec.alternatives)
     single = AcceleratorSpec.parse("L4")
     assert single.alternatives == (single,)
 
 
 def test_a_count_range_requests_its_low_end() -> None:
-    spec = AcceleratorSpec.parse("H100:1..2")
+    spec = AcceleratorSpec.parse("H100-SXM:1..2")
     assert spec.count_range == (1, 2)
     assert spec.count == 1
-    assert str(spec) == "H100:1..2"
+    assert str(spec) == "H100-SXM:1..2"
 
 
 def test_a_spec_is_a_value() -> None:
-    spec = AcceleratorSpec.parse("H100:8 | A100-80GB:8")
-    assert {AcceleratorSpec.parse("h100:8 | a100-80gb:8"): "same"}[spec] == "same"
+    spec = AcceleratorSpec.parse("H100-SXM:8 | A100-80GB:8")
+    assert {AcceleratorSpec.parse("h100-sxm:8 | a100-80gb:8"): "same"}[spec] == "same"
     assert pickle.loads(pickle.dumps(spec)) == spec
     assert AcceleratorSpec.parse(str(spec)) == spec
 
 
 def test_the_count_has_a_ceiling() -> None:
-    assert AcceleratorSpec.parse(f"H100:{MAX_COUNT}").count == MAX_COUNT
+    assert AcceleratorSpec.parse(f"H100-SXM:{MAX_COUNT}").count == MAX_COUNT
     with pytest.raises(AcceleratorError, match=str(MAX_COUNT)):
-        AcceleratorSpec.parse(f"H100:{MAX_COUNT + 1}")
+        AcceleratorSpec.parse(f"H100-SXM:{MAX_COUNT + 1}")
 
 
 def test_spec_like_is_a_spec_text_anything_with_to_spec_or_a_list_of_them() -> None:

@@ -17,14 +17,14 @@ from accelerators.kinds import is_nvidia
 
 # -- coerce ------------------------------------------------------------------------------------
 def test_coerce_reads_every_kind_of_spec() -> None:
-    spec = AcceleratorSpec.parse("H100:8")
+    spec = AcceleratorSpec.parse("H100-SXM:8")
     assert AcceleratorSpec.coerce(spec) is spec
-    assert AcceleratorSpec.coerce("H100:8") == spec
-    assert AcceleratorSpec.coerce(accelerators.H100) == AcceleratorSpec.parse("H100")
+    assert AcceleratorSpec.coerce("H100-SXM:8") == spec
+    assert AcceleratorSpec.coerce(accelerators.H100) == AcceleratorSpec.parse("H100-SXM")
     partition = accelerators.A100.partition_2g_10gb
     assert AcceleratorSpec.coerce(partition) == partition.to_spec()
     chain = AcceleratorSpec.coerce([accelerators.H100, "A100-80GB:8 | L4", spec])
-    assert str(chain) == "H100 | A100-80GB:8 | L4 | H100:8"
+    assert str(chain) == "H100-SXM | A100-80GB:8 | L4 | H100-SXM:8"
     assert AcceleratorSpec.coerce(("L4", "T4")) == AcceleratorSpec.parse("L4 | T4")
 
 
@@ -56,7 +56,7 @@ def test_coerce_of_nothing_gives_the_empty_value_message() -> None:
 def test_a_to_spec_that_returns_no_spec_is_not_a_spec() -> None:
     class Odd:
         def to_spec(self) -> str:
-            return "H100"
+            return "H100-SXM"
 
     with pytest.raises(InvalidSpecError, match="got Odd"):
         AcceleratorSpec.coerce(Odd())  # type: ignore[arg-type]
@@ -108,30 +108,30 @@ def test_the_table_names_every_public_kubernetes_function_that_takes_a_spec() ->
 
 @pytest.mark.parametrize("name", sorted(PLACING))
 def test_a_coerced_spec_is_never_parsed_again(name: str, spec_parses: list[str]) -> None:
-    spec = AcceleratorSpec.coerce("H100:8")
-    assert spec_parses == ["H100:8"]
+    spec = AcceleratorSpec.coerce("H100-SXM:8")
+    assert spec_parses == ["H100-SXM:8"]
     PLACING[name](spec)
-    assert spec_parses == ["H100:8"], f"{name} parsed {spec_parses[1:]}"
+    assert spec_parses == ["H100-SXM:8"], f"{name} parsed {spec_parses[1:]}"
 
 
 @pytest.mark.parametrize("name", sorted(PLACING))
 def test_spec_text_is_parsed_once_at_the_entry(name: str, spec_parses: list[str]) -> None:
-    PLACING[name]("H100:8")
+    PLACING[name]("H100-SXM:8")
     # guard_problems takes two specs: each text is parsed once
-    assert spec_parses == ["H100:8"] * (2 if name == "guard_problems" else 1)
+    assert spec_parses == ["H100-SXM:8"] * (2 if name == "guard_problems" else 1)
 
 
 def test_the_rest_of_the_core_reads_a_spec_without_parsing_it(spec_parses: list[str]) -> None:
-    spec = AcceleratorSpec.coerce("H100:8")
+    spec = AcceleratorSpec.coerce("H100-SXM:8")
     assert is_nvidia(spec)
     assert constant_for(spec) is accelerators.H100
-    assert flyte2_name(AcceleratorSpec.coerce("H100")) == "H100"
+    assert flyte2_name(AcceleratorSpec.coerce("H100-SXM")) == "H100"
     assert AcceleratorSpec.coerce(spec) is spec
-    assert str(spec) == "H100:8"
-    assert spec_parses == ["H100:8", "H100"]
+    assert str(spec) == "H100-SXM:8"
+    assert spec_parses == ["H100-SXM:8", "H100-SXM"]
 
 
 def test_explain_parses_its_text_once(spec_parses: list[str]) -> None:
     explained = AcceleratorSpec.explain("2x-gpu-nvidia-h100")
-    assert explained.spec == "H100:2 | H100-PCIE:2 | H100-NVL:2"
+    assert explained.spec == "H100-SXM:2 | H100-PCIE:2 | H100-NVL:2"
     assert spec_parses == ["2x-gpu-nvidia-h100"]

@@ -67,8 +67,8 @@ MISTAKES: dict[str, Mistake] = {
     ),
     "a count of zero": (
         InvalidSpecError,
-        "H100:0",
-        {"accelerator": "H100", "count": 0},
+        "H100-SXM:0",
+        {"accelerator": "H100-SXM", "count": 0},
         {
             "factory": lambda: S.NVIDIA.H100(count=0),
             "constant": lambda: accelerators.H100(count=0),
@@ -77,8 +77,8 @@ MISTAKES: dict[str, Mistake] = {
     ),
     "a count beyond 2**53": (
         InvalidSpecError,
-        f"H100:{2**53 + 1}",
-        {"accelerator": "H100", "count": 2**53 + 1},
+        f"H100-SXM:{2**53 + 1}",
+        {"accelerator": "H100-SXM", "count": 2**53 + 1},
         {},
     ),
     "a memory size the model does not have": (
@@ -96,7 +96,7 @@ MISTAKES: dict[str, Mistake] = {
     "a vendor that does not make the accelerator": (
         InvalidSpecError,
         "amd:H100",
-        {"accelerator": "H100", "vendor": "amd"},
+        {"accelerator": "H100-SXM", "vendor": "amd"},
         {},
     ),
     "a share stated twice": (
@@ -113,8 +113,8 @@ MISTAKES: dict[str, Mistake] = {
     ),
     "a count range from high to low": (
         InvalidSpecError,
-        "H100:4..2",
-        {"accelerator": "H100", "count": 4, "count_range": (4, 2)},
+        "H100-SXM:4..2",
+        {"accelerator": "H100-SXM", "count": 4, "count_range": (4, 2)},
         {},
     ),
     "a memory range from high to low": (
@@ -151,7 +151,7 @@ MISTAKES: dict[str, Mistake] = {
         {"accelerator": "A100-40GB", "partition": "foo"},
         {"factory": lambda: S.NVIDIA.A100(partition="foo")},
     ),
-    "text that breaks the grammar": (SpecSyntaxError, "H100:x", None, {}),
+    "text that breaks the grammar": (SpecSyntaxError, "H100-SXM:x", None, {}),
     "empty text": (SpecSyntaxError, "  ", None, {}),
     "no spec at all": (
         InvalidSpecError,
@@ -207,15 +207,17 @@ def test_an_error_about_text_points_into_it(mistake: str, entry: str) -> None:
 PLACEMENT_MISTAKES: dict[str, dict[str, Entry]] = {
     "an unknown platform": {
         "get_platform": lambda: kubernetes.get_platform("gek"),
-        "to_pod_fragment": lambda: kubernetes.to_pod_fragment("H100", platform="gek"),
-        "apply_to_pod": lambda: kubernetes.apply_to_pod({}, "H100", platform="gek"),
-        "build_pod": lambda: kubernetes.build_pod("H100", platform="gek"),
-        "node_count_problems": lambda: kubernetes.node_count_problems("H100", platform="gek"),
-        "placement_conflicts": lambda: kubernetes.placement_conflicts("H100", {}, platform="gek"),
+        "to_pod_fragment": lambda: kubernetes.to_pod_fragment("H100-SXM", platform="gek"),
+        "apply_to_pod": lambda: kubernetes.apply_to_pod({}, "H100-SXM", platform="gek"),
+        "build_pod": lambda: kubernetes.build_pod("H100-SXM", platform="gek"),
+        "node_count_problems": lambda: kubernetes.node_count_problems("H100-SXM", platform="gek"),
+        "placement_conflicts": lambda: kubernetes.placement_conflicts(
+            "H100-SXM", {}, platform="gek"
+        ),
     },
     "an option the platform does not take": {
         "get_platform": lambda: kubernetes.get_platform("gke", sharng="mps"),
-        "to_pod_fragment": lambda: kubernetes.to_pod_fragment("H100", platform="gke", foo=1),
+        "to_pod_fragment": lambda: kubernetes.to_pod_fragment("H100-SXM", platform="gke", foo=1),
         "options with a configured platform": lambda: kubernetes.get_platform(
             kubernetes.get_platform("gke"), sharing="mps"
         ),
@@ -256,24 +258,24 @@ class _OwnError(PlacementError):
     [
         InvalidSpecError("bad"),
         PlacementError("bad"),
-        UnknownAcceleratorError("bad", name="H10O", suggestions=("H100",)),
+        UnknownAcceleratorError("bad", name="H10O", suggestions=("H100-SXM",)),
         UnknownPartitionError("bad", accelerator="A100", partition="x", valid=("1g.5gb",)),
         _OwnError("bad", where="here"),
     ],
     ids=lambda error: type(error).__name__,
 )
 def test_with_caret_keeps_the_type_and_the_fields(error: AcceleratorError) -> None:
-    shown = with_caret(error, "H100:x", (5, 6))
+    shown = with_caret(error, "H100-SXM:x", (5, 6))
     assert type(shown) is type(error)
     assert {k: v for k, v in vars(shown).items() if k not in ("source", "span")} == vars(error)
-    assert (shown.source, shown.span) == ("H100:x", (5, 6))
-    assert str(shown) == "bad\n    H100:x\n         ^"
+    assert (shown.source, shown.span) == ("H100-SXM:x", (5, 6))
+    assert str(shown) == "bad\n    H100-SXM:x\n         ^"
     assert with_caret(shown, "other", (0, 1)) is shown  # already shows its source
     assert error.source is None  # the original is left as it was
 
 
 def test_a_syntax_error_already_shows_its_source() -> None:
-    error = SpecSyntaxError("bad", source="H100:x", span=(5, 6))
+    error = SpecSyntaxError("bad", source="H100-SXM:x", span=(5, 6))
     assert with_caret(error, "other", (0, 1)) is error
 
 

@@ -66,16 +66,16 @@ EXTRA = (
     "nvidia",
     "huawei:64GB",
     "0.5GB:2",
-    "H100:8 | A100-80GB:4 | 80GB+:8",
+    "H100-SXM:8 | A100-80GB:4 | 80GB+:8",
     "B200+",
     "B200+:8",
     "A100-40GB-PCIE:80GB",
-    "H100:8GB",
+    "H100-SXM:8GB",
     "T4 shared",
     "tpu-v5litepod-8",
     "TPU-v5e@2x2:4",
     "A100@1g.5gb+me",
-    "H100@1g.10gb+gfx",
+    "H100-SXM@1g.10gb+gfx",
 )
 
 
@@ -141,7 +141,7 @@ def test_the_corpus_reaches_the_validators_errors() -> None:
 
 PIECES = st.sampled_from(
     [
-        "H100",
+        "H100-SXM",
         "A100",
         "a100-80gb",
         "T4",
@@ -180,13 +180,15 @@ def test_both_routes_agree_on_random_texts(text: str) -> None:
 
 def test_fields_of_other_types_take_validation() -> None:
     """A field the parser would never give (a string count, an unknown key) is validated."""
-    h100 = catalog.get("H100")
+    h100 = catalog.get("H100-SXM")
     with pytest.raises(AcceleratorError, match="Expected a positive number for count"):
         AcceleratorSpec._from_fields({"accelerator": h100, "count": "8"})
     with pytest.raises(AcceleratorError, match="Extra inputs are not permitted"):
         AcceleratorSpec._from_fields({"accelerator": h100, "colour": "red"})
-    spec = AcceleratorSpec._from_fields({"accelerator": "H100", "count": 2})  # a name: validated
-    assert spec == AcceleratorSpec.parse("H100:2")
+    spec = AcceleratorSpec._from_fields(
+        {"accelerator": "H100-SXM", "count": 2}
+    )  # a name: validated
+    assert spec == AcceleratorSpec.parse("H100-SXM:2")
     spec = AcceleratorSpec._from_fields({"memory": MemoryRequest(gb=80), "vendor": " NVIDIA "})
     assert spec.vendor == "nvidia"
 
@@ -197,7 +199,7 @@ def test_parsing_builds_no_pydantic_validator() -> None:
     code = (
         "import sys\n"
         "from accelerators.spec import AcceleratorSpec\n"
-        "spec = AcceleratorSpec.parse('H100:8 | A100@1g.5gb:2')\n"
+        "spec = AcceleratorSpec.parse('H100-SXM:8 | A100@1g.5gb:2')\n"
         "print(spec, [a.name for a in spec.candidates], spec.alternatives[1].mig_profile)\n"
         "print(sorted(m for m in ('importlib.metadata', 'pydantic.plugin._loader',"
         " 'importlib.resources', 'accelerators.constants') if m in sys.modules))\n"
@@ -207,5 +209,5 @@ def test_parsing_builds_no_pydantic_validator() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     first, loaded = proc.stdout.splitlines()
-    assert first.startswith("H100:8 | A100-40GB@1g.5gb:2 ['H100-SXM'")
+    assert first.startswith("H100-SXM:8 | A100-40GB@1g.5gb:2 ['H100-SXM'")
     assert loaded == "[]"

@@ -197,8 +197,8 @@ def _deep_dict(depth: int) -> Any:
 @pytest.mark.parametrize(
     "value",
     [
-        *(None, 3.5, 8, True, {"H100": 8}, {"H100"}, b"H100", object()),
-        *([None], [[]], [["H100"]], _nested(5000), _deep_dict(5000)),
+        *(None, 3.5, 8, True, {"H100-SXM": 8}, {"H100-SXM"}, b"H100-SXM", object()),
+        *([None], [[]], [["H100-SXM"]], _nested(5000), _deep_dict(5000)),
     ],
 )
 def test_non_text_values_raise_an_accelerator_error(value: Any):
@@ -211,21 +211,21 @@ def test_non_text_values_raise_an_accelerator_error(value: Any):
 # -- long inputs are handled in linear-ish time ----------------------------------------------
 LONG_INPUTS = {
     "one long name": "H100 " * 2000,
-    "many alternatives": "H100:8 | " * 1100 + "T4",
+    "many alternatives": "H100-SXM:8 | " * 1100 + "T4",
     "mixed alternatives": " | ".join(["A100:80GB", "tpu-v5litepod-8", "a10g-largex2"] * 350),
     "separator run": "-" * 10_000 + "1x",
     "blank run": "a" + " " * 9_998 + "b",
     "digits": "9" * 10_000,
     "open parentheses": "a" + "(" * 10_000,
     "nested parentheses": "a" + "(a " * 3_000,
-    "colons": "H100" + ":" * 10_000,
-    "count": "H100:" + "1" * 10_000,
+    "colons": "H100-SXM" + ":" * 10_000,
+    "count": "H100-SXM:" + "1" * 10_000,
     "memory": "1" * 10_000 + "GB",
     "partition": "A100@" + "1g." * 3_000,
     "mig suffixes": "A100-mig-" * 1_100,
     "size suffixes": "tpu-v5e-" + "8-" * 5_000,
     "count suffixes": "H100 x" * 1_600 + "8",
-    "count prefixes": "1x " * 3_300 + "H100",
+    "count prefixes": "1x " * 3_300 + "H100-SXM",
 }
 
 
@@ -239,7 +239,7 @@ def test_long_inputs(text: str):
 
 @pytest.mark.parametrize(
     ("text", "needed"),
-    [("H100:8", 8), ("H100", 1), ("T4:0.5", 1), ("A100:1.5", 2), ("T4@shared:2", 2)],
+    [("H100-SXM:8", 8), ("H100-SXM", 1), ("T4:0.5", 1), ("A100:1.5", 2), ("T4@shared:2", 2)],
 )
 def test_devices_needed_rounds_up_and_is_at_least_one(text: str, needed: int) -> None:
     assert AcceleratorSpec.parse(text).devices_needed == needed

@@ -25,17 +25,17 @@ from accelerators.catalog._reading import ROLES
 from accelerators.catalog._words import vocabulary
 from accelerators.errors import AcceleratorError, UnknownAcceleratorError
 
-H100 = "H100 | H100-PCIE | H100-NVL"
+H100 = "H100-SXM | H100-PCIE | H100-NVL"
 A100 = "A100-40GB | A100-80GB"
 
 READ = [
     # counts: suffixes, prefixes, counts glued to the model or its memory
     ("a100-80gb.8x", "A100-80GB:8"),
     ("h100-80gb-sxm-ib.8x", "H100-SXM!:8"),
-    ("H100-8X", "H100:8 | H100-PCIE:8 | H100-NVL:8"),
-    ("8-gpu-h100", "H100:8 | H100-PCIE:8 | H100-NVL:8"),
+    ("H100-8X", "H100-SXM:8 | H100-PCIE:8 | H100-NVL:8"),
+    ("8-gpu-h100", "H100-SXM:8 | H100-PCIE:8 | H100-NVL:8"),
     ("2-L4", "L4:2"),
-    ("a3-8-h100-gpu", "H100:8 | H100-PCIE:8 | H100-NVL:8"),
+    ("a3-8-h100-gpu", "H100-SXM:8 | H100-PCIE:8 | H100-NVL:8"),
     ("8x_nvidia_b200_180gb_sxm", "B200:8"),
     ("1H100.80S.30V", "H100-SXM!"),
     ("2RTXPRO6000.60V", "RTX-PRO-6000:2"),
@@ -44,14 +44,14 @@ READ = [
     ("A100_X_4", "A100-40GB:4 | A100-80GB:4"),
     ("a10-1-gpu", "A10"),
     # the memory of all the devices, and host figures beside the device
-    ("gpu-h100x8-640gb", "H100:8 | H100-PCIE:8"),
-    ("gpu-h200x8-1128gb", "H200:8 | H200-NVL:8"),
+    ("gpu-h100x8-640gb", "H100-SXM:8 | H100-PCIE:8"),
+    ("gpu-h200x8-1128gb", "H200-SXM:8 | H200-NVL:8"),
     ("gpu-h100-112c-2048gb", H100),
-    ("8gpu-128vcpu-1600gb-h100", "H100:8 | H100-PCIE:8 | H100-NVL:8"),
-    ("h100-80vram", "H100 | H100-PCIE"),
-    ("1x_nvidia_h200_140gb_sxm", "H200"),  # Together writes the 141 GB as 140
+    ("8gpu-128vcpu-1600gb-h100", "H100-SXM:8 | H100-PCIE:8 | H100-NVL:8"),
+    ("h100-80vram", "H100-SXM | H100-PCIE"),
+    ("1x_nvidia_h200_140gb_sxm", "H200-SXM"),  # Together writes the 141 GB as 140
     ("gpu-l4-1-4-16", "L4"),  # an instance shape: GPUs, vCPUs, GiB of RAM (rising)
-    ("gpu-h100-8-252-1440", "H100:8 | H100-PCIE:8 | H100-NVL:8"),
+    ("gpu-h100-8-252-1440", "H100-SXM:8 | H100-PCIE:8 | H100-NVL:8"),
     # camel case and concatenated names
     ("NvidiaTeslaT4", "T4"),
     ("NvidiaRtxPro6000", "RTX-PRO-6000"),
@@ -93,7 +93,7 @@ READ = [
     ("nvidia_3090", "RTX-3090"),
     ("nvidia-4090-x2", "RTX-4090:2"),
     # MLPerf system names: the server's words are tolerated because the count is stated
-    ("xe9680_h100_x8_vllm_092", "H100:8 | H100-PCIE:8 | H100-NVL:8"),
+    ("xe9680_h100_x8_vllm_092", "H100-SXM:8 | H100-PCIE:8 | H100-NVL:8"),
     ("8xMI300X_2xEPYC_9534", "MI300X:8"),
     ("GB200-NVL72_GB200-186GB_aarch64x72_TRT", "GB200:72"),
 ]
@@ -282,8 +282,8 @@ def test_explain_shows_a_refusal_and_the_tokens_it_could_not_place() -> None:
 
 def test_explain_says_which_step_read_a_name() -> None:
     methods = {
-        "H100": "catalog spelling",
-        "H100 x8": "catalog spelling",
+        "H100-SXM": "catalog spelling",
+        "H100-SXM x8": "catalog spelling",
         "p5.48xlarge": "instance type",
         "any": "group name",
         "gpu-nvidia-h100": "token reader",
@@ -291,9 +291,9 @@ def test_explain_says_which_step_read_a_name() -> None:
     for name, method in methods.items():
         (reading,) = AcceleratorSpec.explain(name).names
         assert reading.method == method, name
-    (counted,) = AcceleratorSpec.explain("H100 x8").names
+    (counted,) = AcceleratorSpec.explain("H100-SXM x8").names
     assert [(t.text, t.role) for t in counted.tokens] == [
-        ("H100", "catalog spelling"),
+        ("H100-SXM", "catalog spelling"),
         ("x8", "count"),
     ]
 

@@ -1,11 +1,11 @@
 """The accelerator catalog: datasheet facts loaded lazily from versioned data files.
 
 >>> from accelerators import catalog
->>> catalog.get("H100").memory_gb
+>>> catalog.get("H100-SXM").memory_gb
 80.0
 >>> catalog.get("nvidia-tesla-a100").name
 'A100-40GB-SXM'
->>> type(catalog.get("H100")) is catalog.Accelerator
+>>> type(catalog.get("H100-SXM")) is catalog.Accelerator
 True
 
 The facts live in ``accelerators/data/catalog.toml`` (every accelerator, its figures and

@@ -3,7 +3,7 @@
 >>> from accelerators.catalog import _instances
 >>> row = _instances.get_instance("p5.48xlarge")
 >>> row.cloud, row.accelerator, row.count
-('aws', 'H100', 8)
+('aws', 'H100-SXM', 8)
 
 ``accelerators/data/instances.toml`` says which accelerator, how many and (for TPU machine
 types) which slice topology each instance type carries; ``accelerators/data/prices.toml``

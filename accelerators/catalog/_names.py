@@ -21,10 +21,10 @@ that matches:
 Within each tier the catalog's own names (SKU, model, constant, alias) are tried before
 other systems' names. A model-level match of tiers 2-4 whose words leave the model open
 (``nvidia_a100``, ``H100 80GB``) reads as the family the token reader finds
-(``A100-40GB | A100-80GB``); the catalog's own short names (``H100``) and the platforms'
+(``A100-40GB | A100-80GB``); the catalog's own model names (``H100-SXM``) and the platforms'
 labels (``nvidia-h100``) are exact, and keep their one meaning. A bare name that systems give
-to different models of one family (catalog ``[[open_names]]``: ``A100``) reads as the family
-in every tier.
+to different models of one family (catalog ``[[open_names]]``: ``A100``, ``V100``, ``GH200``,
+``H100``, ``H200``) reads as the family in every tier.
 
 If no tier matches, decorated forms are tried: a count prefix or suffix (``8x H100``,
 ``H100 x8``, ``l40sx4``), a MIG suffix (GFD's ``NVIDIA-A100-SXM4-40GB-MIG-1g.5gb``) and a
@@ -363,7 +363,20 @@ def _lookup_with_memory(index: Index, text: str) -> NameMatch | None:
         acc = select_by_memory(base, request)
     except AcceleratorError:  # a pinned name of another size, or no single model of that size
         return None
+    if acc is not base.accelerator and _other_form_factor(acc, rest):
+        return None  # "H100-SXM5-94GB": the 94 GB H100 is the NVL card, not an SXM one
     return base if acc is base.accelerator else NameMatch(acc, False, None, None, base.source)
+
+
+#: Words that state a form factor (:func:`words` writes ``SXM5`` as ``sxm``).
+_FORM_FACTOR_WORDS = frozenset({"sxm", "pcie", "nvl", "oam"})
+
+
+def _other_form_factor(acc: Accelerator, parts: list[str]) -> bool:
+    """Whether ``parts`` state a form factor that ``acc`` (the model a memory word picked) does
+    not have: a memory size never overrides a form factor the name states."""
+    own = f"{acc.name} {acc.form_factor or ''}".casefold()
+    return any(w in _FORM_FACTOR_WORDS and w not in own for w in parts)
 
 
 def _match(spellings: list[Spelling], text: str) -> NameMatch:

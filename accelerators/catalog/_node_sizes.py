@@ -1,7 +1,7 @@
 """The largest node we know for each accelerator: from the instance table's device counts.
 
 >>> from accelerators.catalog import largest_node
->>> largest_node("H100")
+>>> largest_node("H100-SXM")
 NodeSize(devices=8, instance='p5.48xlarge', cloud='aws')
 >>> largest_node("A100-40GB", cloud="gcp").instance
 'a2-megagpu-16g'

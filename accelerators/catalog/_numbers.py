@@ -9,7 +9,7 @@ before): an instance shape written GPUs-vCPUs-GiB. Any other bare run stays unpl
 >>> from accelerators.catalog._names import resolve_name
 >>> found = resolve_name("gpu-h100-8-252-1440")
 >>> [a.model for a in (found.accelerator, *found.family)], found.count
-(['H100', 'H100-PCIE', 'H100-NVL'], 8)
+(['H100-SXM', 'H100-PCIE', 'H100-NVL'], 8)
 """
 
 from __future__ import annotations

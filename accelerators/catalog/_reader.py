@@ -127,8 +127,9 @@ def read_left_open(
     """``found`` (a looser tier's model-level match of ``text``), or the family the reader
     finds when the words leave the model open.
 
-    The catalog's own short names have their defaults (``H100`` is the SXM, ``V100`` the 16 GB
-    part; ``A100``, an open name, is the family anyway), but a foreign spelling that
+    The catalog's own model names have their defaults (``H100-SXM`` is that model's SXM5
+    board; ``A100``, ``V100`` and ``H100``, open names, are families anyway), but a foreign
+    spelling that
     only matched them once its vendor words or its one memory size were set aside
     (``nvidia_a100``, ``H100 80GB``, ``H200 141GB``) says no more than the family: what one
     system rents as ``nvidia_a100`` is 80 GB. When the reader reads ``text`` as a family that

@@ -173,7 +173,9 @@ def _resolve_one(text: str) -> Accelerator:
         except AcceleratorError:
             raise parse_error from None
     if spec.fallbacks or spec.accelerator is None:
-        matches = ", ".join(acc.name for acc in spec.candidates)
+        # every alternative's SKUs: a bare H100 is the family, SXM, PCIe or NVL
+        names = (acc.name for alt in spec.alternatives for acc in alt.candidates)
+        matches = ", ".join(dict.fromkeys(names))
         raise AcceleratorError(
             f"{text!r} does not name one accelerator (it resolves to {spec}, which accepts: "
             f"{matches or 'nothing'}); give a single name, or use `accelerators parse`"

@@ -127,8 +127,10 @@ def _note_left_out(spec: str, platform: str, options: dict[str, Any], *, dra: bo
     runs on the others (``V100`` on GKE is the 16 GB card: GKE has no 32 GB V100)."""
     if dra:
         return
-    from accelerators.kubernetes import get_platform
-    from accelerators.spec import AcceleratorSpec
+    from accelerators.kubernetes import place
 
-    for reason in get_platform(platform, **options).left_out(AcceleratorSpec.parse(spec)):
-        typer.echo(f"note: {reason}; the pod runs on the spec's other alternatives", err=True)
+    for reason in place(spec, platform, **options).left_out:
+        said = reason.removeprefix("Cannot place ")
+        typer.echo(
+            f"note: left out {said}; the pod runs on the spec's other alternatives", err=True
+        )

@@ -74,6 +74,8 @@ class PlacedPod:
     fragment: PodFragment
     pod: dict[str, Any] | None
     problems: tuple[str, ...]
+    #: Alternatives that need more devices than any node has while others fit: left out.
+    crowded: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -113,8 +115,10 @@ class PlacedPod:
         """Why each alternative the platform has no placement for was left out of the pod
         (:meth:`Platform.left_out <accelerators.kubernetes.Platform.left_out>`): the spec
         accepts any of its alternatives, so the pod runs on the others (``V100`` on GKE:
-        the 16 GB card; GKE has no label for the 32 GB one). Not among :attr:`problems`."""
-        return self.platform.left_out(self.spec) if self.fragment else ()
+        the 16 GB card; GKE has no label for the 32 GB one), or that asks for more devices
+        than any node has while the others fit (``H100:8``: no node has 8 H100 NVL cards).
+        Not among :attr:`problems`."""
+        return (self.platform.left_out(self.spec) if self.fragment else ()) + self.crowded
 
     @property
     def single_process_problems(self) -> tuple[str, ...]:
@@ -161,8 +165,8 @@ def place(
     ({'cloud.google.com/gke-accelerator': 'nvidia-l4'}, {'memory': '16Gi', 'nvidia.com/gpu': '1'})
     >>> [t["key"] for t in pod["spec"]["tolerations"]]
     ['spot', 'nvidia.com/gpu']
-    >>> place("H100:16", "gke").problems  # doctest: +ELLIPSIS
-    ("'H100:16' on gke: no node has 16; the largest GCP machine type with H100 ...",)
+    >>> place("H100-SXM:16", "gke").problems  # doctest: +ELLIPSIS
+    ("'H100-SXM:16' on gke: no node has 16; the largest GCP machine type with H100-SXM ...",)
 
     :param spec: an :class:`~accelerators.AcceleratorSpec`, spec text or constant.
     :param platform: a platform name or a configured :class:`~accelerators.kubernetes.Platform`.
@@ -189,31 +193,47 @@ def place(
         validate_fragment(fragment)
     except AcceleratorError as exc:
         return PlacedPod(parsed, configured, {}, None, (str(exc),))
-    from accelerators.kubernetes._node_count import node_count_problems
-
     lower, upper = _as_pod(base, "base"), _as_pod(arguments, "arguments")
     if lower is None and upper is None:  # nothing of the user's to judge or keep
-        alone = tuple(node_count_problems(parsed, platform=configured))
+        alone, crowded = _node_counts(parsed, configured)
         pod = None if alone else _fragment_pod(fragment, container)
-        return PlacedPod(parsed, configured, fragment, pod, alone)
+        return PlacedPod(parsed, configured, fragment, pod, alone, crowded)
     problems: list[str] = []
     layered = _layered(lower, upper, container, problems)
     if layered is not None:
         problems += _requests(layered, upper, container, base_source, resources_source)
-    problems += node_count_problems(parsed, platform=configured)
+    counts, crowded = _node_counts(parsed, configured)
+    problems += counts
     if layered is not None:
         layers = ((upper, arguments_source), (lower, base_source))
         problems += _conflicts(parsed, layered, layers, configured, fragment)
     if problems or layered is None:
-        return PlacedPod(parsed, configured, fragment, None, tuple(problems))
+        return PlacedPod(parsed, configured, fragment, None, tuple(problems), crowded)
     merged, late = _applied(layered, fragment, container)
     shape = arguments if arguments is not None else base
     if merged is not None and _is_pod_spec(shape):  # a PodSpec in, a PodSpec out
         merged = merged["spec"]
-    return PlacedPod(parsed, configured, fragment, merged, late)
+    return PlacedPod(parsed, configured, fragment, merged, late, crowded)
 
 
 # -- the steps ------------------------------------------------------------------------------
+def _node_counts(
+    spec: AcceleratorSpec, platform: Platform
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Counts no node has (:func:`~accelerators.kubernetes.node_count_problems`): problems
+    when every placed alternative has one, else none, and the crowded ones said apart (any
+    alternative satisfies the spec: ``H100:8`` runs on 8 SXM or PCIe cards, though no node
+    has 8 H100 NVL)."""
+    from accelerators.kubernetes._node_count import node_count_problems
+
+    alternatives = platform.placeable(spec) if spec.fallbacks else (spec,)
+    found = [node_count_problems(alt, platform=platform) for alt in alternatives]
+    crowded = [p for problems in found for p in problems]
+    if all(found):
+        return tuple(crowded), ()
+    return (), tuple(crowded)
+
+
 def _is_pod_spec(value: Any) -> bool:
     if value is None:
         return False

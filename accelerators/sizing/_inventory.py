@@ -2,8 +2,8 @@
 or from the nodes' own Kubernetes labels.
 
 >>> from accelerators.sizing import owned_nodes
->>> [str(n.spec) for n in owned_nodes(["H100:8", {"spec": "A100-80GB@1g.10gb:7", "nodes": 2}])]
-['H100:8', 'A100-80GB@1g.10gb:7']
+>>> [str(n.spec) for n in owned_nodes(["H100-SXM:8", {"spec": "A100-80GB@1g.10gb:7", "nodes": 2}])]
+['H100-SXM:8', 'A100-80GB@1g.10gb:7']
 >>> owned_nodes([{"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/gpu.count": "8"}]
 ...             )[0].spec.count
 8

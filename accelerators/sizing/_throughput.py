@@ -2,7 +2,7 @@
 
 >>> from accelerators import catalog
 >>> from accelerators.sizing import achievable
->>> rate = achievable(catalog.get("H100"), "bf16")
+>>> rate = achievable(catalog.get("H100-SXM"), "bf16")
 >>> round(rate.achievable_tflops, 1), rate.source
 (794.6, 'default')
 

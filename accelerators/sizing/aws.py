@@ -89,6 +89,11 @@ class AwsRefresh:
     """Linux on-demand prices from the Price List Query API (``pricing:GetProducts``)."""
 
 
+#: EC2's GpuInfo names that a bare catalog name leaves open: the only H100 and H200 EC2 offers
+#: are the SXM boards of p5, p5e and p5en (AWS's instance-type docs; a bare H100 is the family).
+_AWS_GPU_NAMES = {"h100": "H100-SXM", "h200": "H200-SXM"}
+
+
 def cache_dir() -> Path | None:
     """Where live data is cached (see the module docstring); ``None`` when the cache is off
     (``ACCELERATORS_CACHE_DIR=off``) or its folder cannot be trusted (another user's, or one
@@ -262,8 +267,9 @@ def _instance_types(client: Any, families: tuple[str, ...]) -> tuple[list[Instan
             device = devices[0]
             label = str(device.get("Name", ""))
             mib = (device.get("MemoryInfo") or {}).get("SizeInMiB")
-            accelerator = None
-            for text in (f"{label} {round(mib / 1024)}GB" if mib else None, label):
+            accelerator = _AWS_GPU_NAMES.get(label.casefold())
+            texts = (f"{label} {round(mib / 1024)}GB" if mib else None, label)
+            for text in () if accelerator else texts:
                 try:
                     accelerator = catalog.get(text).model if text else None
                 except AcceleratorError:

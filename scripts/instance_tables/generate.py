@@ -35,7 +35,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SOURCES = HERE / "sources"
 TABLE = HERE.parent.parent / "accelerators" / "data" / "instances.toml"
-TABLE_VERSION = "2026.11.4"
+TABLE_VERSION = "2026.11.5"
 sys.path.insert(0, str(TABLE.parent.parent.parent))
 #: Display order of clouds (the table's schema lists them); within a cloud, rows follow their
 #: source files.
@@ -127,8 +127,8 @@ def _aws_model(name: str, memory_mib: int) -> str:
         "a10g": "A10G",
         "l4": "L4",
         "l40s": "L40S",
-        "h100": "H100",
-        "h200": "H200",
+        "h100": "H100-SXM",
+        "h200": "H200-SXM",
         "b200": "B200",
         "b300": "B300",
         "rtx-pro-server-6000": "RTX-PRO-6000",
@@ -211,8 +211,8 @@ _AZURE_GPUS = (  # (pattern on the size name, catalog name), first match wins
     (r"_ND96amsr_A100_v4$", "A100-80GB"),
     (r"_ND96asr_v4$", "A100-40GB"),
     (r"_NCC?\d+adi?s_H100_v5$", "H100-NVL"),
-    (r"_ND96isr_H100_v5$", "H100"),
-    (r"_ND96isr_H200_v5$", "H200"),
+    (r"_ND96isr_H100_v5$", "H100-SXM"),
+    (r"_ND96isr_H200_v5$", "H200-SXM"),
     (r"_ND96isr_MI300X_v5$", "MI300X"),
     (r"_GB200_v6$", "GB200"),
     (r"_GB300_v6$", "GB300"),

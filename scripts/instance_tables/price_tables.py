@@ -41,9 +41,9 @@ GCP_OUTLIER = 0.6
 _GCP_GPU = {  # catalog accelerator -> the GPU item the GCP source names
     "A100-40GB": "A100",
     "A100-80GB": "A100-80GB",
-    "H100": "H100",
+    "H100-SXM": "H100",
     "H100-MEGA": "H100-MEGA",
-    "H200": "H200",
+    "H200-SXM": "H200",
     "B200": "B200",
     "L4": "L4",
 }

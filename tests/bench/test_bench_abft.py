@@ -95,7 +95,7 @@ def test_a_nan_error_survives_the_json_round_trip() -> None:
     from accelerators.bench import BenchReport, GemmResult, run
     from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
-    report = run("H100", backend=FakeBackend([FakeDevice()]), detected=fake_detected())
+    report = run("H100-SXM", backend=FakeBackend([FakeDevice()]), detected=fake_detected())
     broken = GemmResult(dtype="bf16", device_index=0, max_error=math.nan, correct=False)
     report = report.model_copy(update={"gemm": (broken,)})
     back = BenchReport.model_validate_json(report.model_dump_json())

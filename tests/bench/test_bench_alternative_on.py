@@ -21,14 +21,14 @@ def _found(accelerator: str | None, *, mig: str | None = None, count: int = 1) -
 
 def test_the_task_keeps_its_own_count() -> None:
     # issue 28 item 2: a 1-GPU gate never shrinks an 8-GPU task
-    assert str(alternative_on("H100:8", _found("H100-SXM", count=1))) == "H100:8"
+    assert str(alternative_on("H100-SXM:8", _found("H100-SXM", count=1))) == "H100-SXM:8"
 
 
 def test_the_device_picks_among_the_tasks_alternatives() -> None:
-    task = "H100:8 | A100-80GB:8 | L40S:4"
+    task = "H100-SXM:8 | A100-80GB:8 | L40S:4"
     assert str(alternative_on(task, _found("A100-80GB-SXM"))) == "A100-80GB:8"
     assert str(alternative_on(task, _found("L40S"))) == "L40S:4"
-    assert str(alternative_on(task, _found("H100-MEGA"))) == "H100:8"  # any SKU of the model
+    assert str(alternative_on(task, _found("H100-MEGA"))) == "H100-SXM:8"  # any SKU of the model
 
 
 def test_partitions_must_agree() -> None:
@@ -42,9 +42,9 @@ def test_partitions_must_agree() -> None:
 
 def test_a_device_the_task_did_not_ask_for_is_refused_with_both_sides() -> None:
     with pytest.raises(AcceleratorError) as caught:
-        alternative_on("H100:8 | H200:8", _found("L4"))
+        alternative_on("H100-SXM:8 | H200-SXM:8", _found("L4"))
     message = str(caught.value)
     assert "found L4" in message
-    assert "H100:8 | H200:8" in message
+    assert "H100-SXM:8 | H200-SXM:8" in message
     with pytest.raises(AcceleratorError, match="identified no accelerator"):
-        alternative_on("H100:8", _found(None))
+        alternative_on("H100-SXM:8", _found(None))

@@ -33,7 +33,9 @@ CPU = torch.device("cpu")
 BLACKWELL = DeviceProps(
     index=0, kind="cuda", name="NVIDIA B200", compute_units=148, capability="10.0"
 )
-HOPPER = DeviceProps(index=0, kind="cuda", name="NVIDIA H100", compute_units=132, capability="9.0")
+HOPPER = DeviceProps(
+    index=0, kind="cuda", name="NVIDIA H100-SXM", compute_units=132, capability="9.0"
+)
 
 
 def _decode_fp4(packed: Any) -> Any:

@@ -41,12 +41,12 @@ def _invoke(*args: str) -> Any:
 
 
 def test_pass_exits_0_and_prints_tables(calls: list[dict[str, Any]]) -> None:
-    result = _invoke("--expect", "H100")
+    result = _invoke("--expect", "H100-SXM")
     assert result.exit_code == 0, result.output
     assert "GEMM" in result.output
     assert "triad" in result.output
     assert "PASS" in result.output
-    assert calls[0]["expect"] == "H100"
+    assert calls[0]["expect"] == "H100-SXM"
     assert calls[0]["profile"] == "quick"
     assert calls[0]["devices"] is None
 
@@ -163,7 +163,7 @@ def test_the_warning_quotes_the_tables_percentage(monkeypatch: pytest.MonkeyPatc
         return run(backend=FakeBackend([slow]), detected=fake_detected("H100-SXM"), **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(_bench, "_run_benchmark", fake_run)
-    result = _invoke("--expect", "H100")
+    result = _invoke("--expect", "H100-SXM")
     bf16 = next(line for line in result.stdout.splitlines() if line.strip().startswith("bf16"))
     reason = next(line for line in result.stdout.splitlines() if "gemm_slow" in line)
     table_pct = next(cell for cell in bf16.split() if cell.endswith("%"))
@@ -173,13 +173,13 @@ def test_the_warning_quotes_the_tables_percentage(monkeypatch: pytest.MonkeyPatc
 def test_instance_prints_the_cost_of_the_measured_rate(calls: list[dict[str, Any]]) -> None:
     from accelerators.sizing import cost_of_throughput
 
-    result = _invoke("--expect", "H100", "--instance", "p5.48xlarge")
+    result = _invoke("--expect", "H100-SXM", "--instance", "p5.48xlarge")
     assert result.exit_code == 0, result.output
     assert calls  # the command measured (on the fake H100, whose figures are deterministic)
     same = run(
         backend=FakeBackend([FakeDevice()]),
         detected=fake_detected("H100-SXM"),  # type: ignore[arg-type]
-        expect="H100",
+        expect="H100-SXM",
     )
     cost = cost_of_throughput(same, "p5.48xlarge")
     flat = " ".join(result.output.split())
@@ -192,7 +192,7 @@ def test_instance_without_a_price_says_so(calls: list[dict[str, Any]]) -> None:
 
     priced = {p.instance for p in prices()}
     unpriced = next(row.name for row in instances() if row.name not in priced)
-    result = _invoke("--expect", "H100", "--instance", unpriced)
+    result = _invoke("--expect", "H100-SXM", "--instance", unpriced)
     assert result.exit_code == 0, result.output
     assert f"Cost on {unpriced}: not known" in " ".join(result.output.split())
 
@@ -210,7 +210,7 @@ def test_tables_show_reruns_and_unjudged_figures(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(_bench, "_run_benchmark", fake_run)
     result = typer_testing.CliRunner().invoke(
-        build_app(), ["bench", "--expect", "H100"], terminal_width=200
+        build_app(), ["bench", "--expect", "H100-SXM"], terminal_width=200
     )
     assert result.exit_code == 0, result.output  # inconclusive warns: the policy's severity
     assert "reruns" in result.output

@@ -114,7 +114,7 @@ def test_an_end_to_end_cpu_run_above_its_peak_says_so(
 def test_a_gpu_above_its_datasheet_peak_warns() -> None:
     rates = {"fp32": 80.0, "tf32": 360.0, "bf16": 800.0, "fp16": 800.0, "fp8": 1420.0}
     report = run(
-        "H100",
+        "H100-SXM",
         backend=FakeBackend([FakeDevice(gemm_tflops=rates)]),
         detected=fake_detected("H100-SXM"),
     )

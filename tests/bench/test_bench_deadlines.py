@@ -187,7 +187,7 @@ def test_quick_measures_on_a_cpu_only_what_it_judges() -> None:
         "triad",
         "dot",
     ]
-    gpu = run("H100", backend=FakeBackend([FakeDevice()]), detected=fake_detected("H100-SXM"))  # type: ignore[arg-type]
+    gpu = run("H100-SXM", backend=FakeBackend([FakeDevice()]), detected=fake_detected("H100-SXM"))  # type: ignore[arg-type]
     assert len(gpu.devices[0].memory) == 5  # a GPU's every kernel has a datasheet band
 
 

@@ -211,7 +211,7 @@ def test_unreadable_figures_are_reported_not_raised() -> None:
 def _gate(monkeypatch: pytest.MonkeyPatch, nvml: object) -> Any:
     monkeypatch.setattr(device_config, "nvml_loader", lambda: nvml)
     return run(
-        "H100",
+        "H100-SXM",
         backend=FakeBackend([FakeDevice(uuid=UUID[4:])]),
         detected=fake_detected("H100-SXM", uuids=[UUID]),  # type: ignore[arg-type]
     )
@@ -250,7 +250,7 @@ def test_nvml_that_cannot_start_is_an_info_reason(monkeypatch: pytest.MonkeyPatc
 
 def test_fake_backends_without_an_nvml_hook_read_nothing() -> None:
     report = run(
-        "H100",
+        "H100-SXM",
         backend=FakeBackend([FakeDevice()]),
         detected=fake_detected("H100-SXM"),  # type: ignore[arg-type]
     )
@@ -277,7 +277,7 @@ def test_a_mig_slice_reads_its_parent_gpu(monkeypatch: pytest.MonkeyPatch) -> No
     share = 16 / 132
     tensor = {d: r * share for d, r in FakeDevice().gemm_tflops.items() if d != "fp32"}
     report = run(
-        "H100@1g.10gb",
+        "H100-SXM@1g.10gb",
         backend=FakeBackend([FakeDevice(compute_units=16, gemm_tflops=tensor, uuid=mig_uuid)]),
         detected=fake_detected("H100-SXM", mig_profile="1g.10gb", uuids=[mig_uuid]),  # type: ignore[arg-type]
     )

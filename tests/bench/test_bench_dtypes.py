@@ -100,7 +100,7 @@ def test_fp64_small_systematic_error_fails(backend: TorchBackend) -> None:
 def test_block_scaled_dtypes_say_why_not(backend: TorchBackend, dtype: str) -> None:
     (cpu,) = backend.devices()
     assert "Blackwell" in (backend.unsupported(cpu, dtype) or "")
-    hopper = DeviceProps(index=0, kind="cuda", name="H100", compute_units=132, capability="9.0")
+    hopper = DeviceProps(index=0, kind="cuda", name="H100-SXM", compute_units=132, capability="9.0")
     why = _torch_dtypes.unsupported(torch, "cuda", hopper, dtype, None)
     assert why is not None
     assert "compute capability 9.0" in why

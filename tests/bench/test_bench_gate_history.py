@@ -30,12 +30,12 @@ def test_gate_appends_to_the_history_the_environment_names(
 ) -> None:
     path = tmp_path / "fleet" / "history.sqlite"
     monkeypatch.setenv(HISTORY_ENV, str(path))
-    report = gate("H100", **_fake())  # type: ignore[arg-type]
+    report = gate("H100-SXM", **_fake())  # type: ignore[arg-type]
     (stored,) = open_store(path).reports()
     assert stored["started_at"] == report.model_dump(mode="json")["started_at"]
     assert stored["verdict"] == "pass"
     # history=False records nothing, whatever the environment says.
-    gate("H100", history=False, **_fake())  # type: ignore[arg-type]
+    gate("H100-SXM", history=False, **_fake())  # type: ignore[arg-type]
     assert len(list(open_store(path).reports())) == 1
 
 
@@ -48,7 +48,7 @@ def test_a_failed_gate_is_recorded_before_it_raises(tmp_path: Path) -> None:
     )
     fake = {"backend": FakeBackend([a100]), "detected": fake_detected("A100-80GB-SXM")}
     with pytest.raises(AcceleratorGateError) as raised:
-        gate("H100", history=path, **fake)  # type: ignore[arg-type]
+        gate("H100-SXM", history=path, **fake)  # type: ignore[arg-type]
     (stored,) = open_store(path).reports()
     assert stored["verdict"] == "fail" == raised.value.report.verdict.value
 
@@ -56,16 +56,16 @@ def test_a_failed_gate_is_recorded_before_it_raises(tmp_path: Path) -> None:
 def test_run_records_nothing_unless_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "history.sqlite"
     monkeypatch.setenv(HISTORY_ENV, str(path))
-    run("H100", **_fake())  # type: ignore[arg-type]  # run's default: history=False
+    run("H100-SXM", **_fake())  # type: ignore[arg-type]  # run's default: history=False
     assert not path.exists()
-    run("H100", history=None, **_fake())  # type: ignore[arg-type]
+    run("H100-SXM", history=None, **_fake())  # type: ignore[arg-type]
     assert len(list(open_store(path).reports())) == 1
 
 
 def test_an_unwritable_history_is_a_reason_not_a_failed_gate(tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory", encoding="utf-8")
-    report = gate("H100", history=blocker / "history.sqlite", **_fake())  # type: ignore[arg-type]
+    report = gate("H100-SXM", history=blocker / "history.sqlite", **_fake())  # type: ignore[arg-type]
     assert report.verdict.value == "pass"
     (note,) = [r for r in report.reasons if r.code is ReasonCode.HISTORY_UNAVAILABLE]
     assert note.severity is Severity.INFO
@@ -76,7 +76,7 @@ def test_an_unwritable_history_is_a_reason_not_a_failed_gate(tmp_path: Path) -> 
 def test_a_bad_history_location_is_bad_input(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(HISTORY_ENV, "ftp://nowhere/prefix")
     with pytest.raises(AcceleratorError, match=rf"'ftp://nowhere/prefix' \({HISTORY_ENV}\)"):
-        gate("H100", **_fake())  # type: ignore[arg-type]
+        gate("H100-SXM", **_fake())  # type: ignore[arg-type]
     monkeypatch.setenv(HISTORY_ENV, "  ")
     assert history_store(None) is None
 

@@ -88,7 +88,7 @@ def test_why_nvml_cannot_tell_is_kept() -> None:
 
 def _gate(occupancy: dict[str, Occupancy] | str, device: FakeDevice | None = None) -> Any:
     return run(
-        "H100",
+        "H100-SXM",
         backend=FakeBackend([device or FakeDevice()]),
         detected=fake_detected("H100-SXM", uuids=[_UUID]),
         processes=lambda: occupancy,

@@ -31,7 +31,7 @@ def _report(node: str, day: int, bf16: float = 800.0, triad: float = 2970.0) -> 
             "dot": 3180.0,
         },
     )
-    report = run("H100", backend=FakeBackend([device]), detected=fake_detected())
+    report = run("H100-SXM", backend=FakeBackend([device]), detected=fake_detected())
     return report.model_copy(update={"node": node, "started_at": _DAY0 + timedelta(days=day)})
 
 

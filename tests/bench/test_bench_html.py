@@ -17,7 +17,7 @@ _PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 @pytest.fixture(scope="module")
 def h100_report() -> BenchReport:
-    return run("H100", backend=FakeBackend([FakeDevice()]), detected=fake_detected("H100-SXM"))
+    return run("H100-SXM", backend=FakeBackend([FakeDevice()]), detected=fake_detected("H100-SXM"))
 
 
 def test_gemm_intensity_counts_each_operand_once() -> None:
@@ -49,7 +49,7 @@ def test_roofline_places_every_kernel_but_copy(h100_report: BenchReport) -> None
 
 def test_several_devices_are_tagged() -> None:
     report = run(
-        "H100:2",
+        "H100-SXM:2",
         backend=FakeBackend([FakeDevice(), FakeDevice()]),
         detected=fake_detected("H100-SXM", count=2),
     )

@@ -29,7 +29,7 @@ def test_a_blank_page_fails_the_ink_check(tmp_path: Path, chromium) -> None:
 
 
 def test_chromium_renders_the_report(tmp_path: Path, chromium) -> None:
-    report = run("H100", backend=FakeBackend([FakeDevice()]), detected=fake_detected())
+    report = run("H100-SXM", backend=FakeBackend([FakeDevice()]), detected=fake_detected())
     page = tmp_path / "report.html"
     page.write_text(html_report(report), encoding="utf-8")
     shot = tmp_path / "shot.png"

@@ -134,7 +134,7 @@ def test_a_healthy_cpx_partition_passes_and_a_slow_one_still_fails() -> None:
 def test_standard_runs_fp64_and_int8_where_the_catalog_has_them() -> None:
     rates = dict(FakeDevice().gemm_tflops) | {"fp64": 55.0, "int8": 1400.0}
     report = run(
-        "H100",
+        "H100-SXM",
         STANDARD,
         backend=FakeBackend([FakeDevice(gemm_tflops=rates)]),
         detected=fake_detected("H100-SXM"),  # type: ignore[arg-type]
@@ -171,7 +171,7 @@ def test_a_dtype_without_a_catalog_figure_is_not_run_even_if_the_device_has_it()
 def test_an_int8_miscompare_fails() -> None:
     rates = dict(FakeDevice().gemm_tflops) | {"int8": 1400.0}
     report = run(
-        "H100",
+        "H100-SXM",
         STANDARD,
         backend=FakeBackend([FakeDevice(gemm_tflops=rates, miscompare=frozenset({"int8"}))]),
         detected=fake_detected("H100-SXM"),  # type: ignore[arg-type]
@@ -213,9 +213,9 @@ def test_blackwell_runs_mxfp8_and_fp4_against_their_catalog_figures() -> None:
 
 
 def test_quick_measures_fp16_only_where_bf16_does_not_stand_for_it() -> None:
-    """fp16 and bf16 share an H100's matrix units at one datasheet rate: quick measures bf16
+    """fp16 and bf16 share an H100-SXM's matrix units at one datasheet rate: quick measures bf16
     and says why fp16 was not run; standard measures both; a V100 (no bf16) gets fp16."""
-    quick = run("H100", backend=FakeBackend([FakeDevice()]), detected=fake_detected("H100-SXM"))
+    quick = run("H100-SXM", backend=FakeBackend([FakeDevice()]), detected=fake_detected("H100-SXM"))
     fp16 = next(g for g in quick.gemm if g.dtype == "fp16")
     assert fp16.status == "unsupported"
     assert "same (989.5 TFLOPS" in (fp16.note or "")
@@ -223,7 +223,10 @@ def test_quick_measures_fp16_only_where_bf16_does_not_stand_for_it() -> None:
     assert next(g for g in quick.gemm if g.dtype == "bf16").status == "measured"
     assert quick.verdict is Verdict.PASS, quick.reasons
     standard = run(
-        "H100", STANDARD, backend=FakeBackend([FakeDevice()]), detected=fake_detected("H100-SXM")
+        "H100-SXM",
+        STANDARD,
+        backend=FakeBackend([FakeDevice()]),
+        detected=fake_detected("H100-SXM"),
     )
     assert next(g for g in standard.gemm if g.dtype == "fp16").status == "measured"
     v100 = FakeDevice(

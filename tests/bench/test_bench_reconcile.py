@@ -23,7 +23,7 @@ def _reason(report: BenchReport, code: ReasonCode):  # type: ignore[no-untyped-d
 
 
 def test_eight_seen_and_two_benchmarked_fails_an_eight_gpu_spec() -> None:
-    report = _run("H100:8", [3, 5])
+    report = _run("H100-SXM:8", [3, 5])
     assert report.verdict is Verdict.FAIL
     reason = _reason(report, ReasonCode.TOO_FEW_DEVICES)
     assert reason.severity is Severity.FAIL
@@ -34,7 +34,7 @@ def test_eight_seen_and_two_benchmarked_fails_an_eight_gpu_spec() -> None:
 
 
 def test_the_unbenchmarked_devices_are_named_by_uuid_when_the_spec_is_met() -> None:
-    report = _run("H100:2", [3, 5])
+    report = _run("H100-SXM:2", [3, 5])
     reason = _reason(report, ReasonCode.UNBENCHMARKED_DEVICES)
     assert reason.severity is Severity.WARN
     assert reason.value == 6
@@ -47,15 +47,15 @@ def test_the_unbenchmarked_devices_are_named_by_uuid_when_the_spec_is_met() -> N
 
 def test_identity_and_telemetry_come_from_the_device_with_the_same_uuid() -> None:
     # The driver's device 0 has ECC errors; torch benchmarks only the driver's device 1.
-    report = _run("H100", [1], per_device=[{"ecc_errors": 7}, {"ecc_errors": 0}])
+    report = _run("H100-SXM", [1], per_device=[{"ecc_errors": 7}, {"ecc_errors": 0}])
     assert ReasonCode.ECC_ERRORS not in {r.code for r in report.reasons}
     assert report.devices[0].ecc_errors == 0
-    hurt = _run("H100", [0], per_device=[{"ecc_errors": 7}, {"ecc_errors": 0}])
+    hurt = _run("H100-SXM", [0], per_device=[{"ecc_errors": 7}, {"ecc_errors": 0}])
     assert hurt.devices[0].ecc_errors == 7
 
 
 def test_all_devices_benchmarked_adds_no_reason() -> None:
-    report = _run("H100:8", list(range(8)))
+    report = _run("H100-SXM:8", list(range(8)))
     assert ReasonCode.UNBENCHMARKED_DEVICES not in {r.code for r in report.reasons}
     assert ReasonCode.TOO_FEW_DEVICES not in {r.code for r in report.reasons}
 
@@ -71,7 +71,7 @@ def test_a_mig_slice_named_by_its_parent_gpu_uuid_is_still_matched() -> None:
         ],
     )
     backend = FakeBackend([FakeDevice(compute_units=16, uuid=parent.removeprefix("GPU-"))])
-    report = run("H100@1g.10gb", backend=backend, detected=detected)  # type: ignore[arg-type]
+    report = run("H100-SXM@1g.10gb", backend=backend, detected=detected)  # type: ignore[arg-type]
     assert report.devices[0].mig_profile == "1g.10gb"
     codes = {r.code for r in report.reasons}
     assert ReasonCode.UNBENCHMARKED_DEVICES not in codes

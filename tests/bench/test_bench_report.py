@@ -18,7 +18,7 @@ from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 def report() -> BenchReport:
     slow = dict(FakeDevice().gemm_tflops, bf16=560.0)
     return run(
-        "H100:2",
+        "H100-SXM:2",
         backend=FakeBackend([FakeDevice(), FakeDevice(gemm_tflops=slow)]),
         detected=fake_detected("H100-SXM", count=2),  # type: ignore[arg-type]
     )

@@ -48,7 +48,7 @@ def test_unjudgeable_names_the_spread_and_the_band() -> None:
 
 def test_a_disturbed_window_is_rerun_and_the_calm_one_judged() -> None:
     device = FakeDevice(busy_until_s=3.0, busy_share=0.5, busy_factor=2.5)
-    report = run("H100", backend=FakeBackend([device]), detected=_H100)
+    report = run("H100-SXM", backend=FakeBackend([device]), detected=_H100)
     assert report.verdict is Verdict.PASS
     rerun = [g for g in report.gemm if g.reruns]
     assert rerun, "the disturbed first windows were re-measured"
@@ -63,7 +63,7 @@ def test_a_disturbed_window_is_rerun_and_the_calm_one_judged() -> None:
 
 
 def test_a_calm_device_is_not_rerun() -> None:
-    report = run("H100", backend=FakeBackend([FakeDevice(noise=0.01)]), detected=_H100)
+    report = run("H100-SXM", backend=FakeBackend([FakeDevice(noise=0.01)]), detected=_H100)
     assert report.verdict is Verdict.PASS
     assert all(g.reruns == 0 and g.window_medians == () for g in report.gemm)
 
@@ -72,8 +72,8 @@ def test_contention_that_never_stops_is_inconclusive_not_slow() -> None:
     # Busy for 70 % of the calls: with 50 %, a lucky rerun window can be judged (seeded noise).
     device = FakeDevice(busy_until_s=1e9, busy_share=0.7, busy_factor=2.5)
     calm_backend, busy_backend = FakeBackend([FakeDevice()]), FakeBackend([device])
-    run("H100", backend=calm_backend, detected=_H100)
-    report = run("H100", backend=busy_backend, detected=_H100)
+    run("H100-SXM", backend=calm_backend, detected=_H100)
+    report = run("H100-SXM", backend=busy_backend, detected=_H100)
     busy = [r for r in report.reasons if r.code is ReasonCode.NODE_BUSY]
     assert busy
     assert all(r.severity is Severity.WARN for r in busy)
@@ -103,7 +103,7 @@ def test_contention_that_never_stops_is_inconclusive_not_slow() -> None:
 
 def test_a_slow_device_is_judged_slow_after_one_rerun() -> None:
     rates = {"fp32": 20.0, "tf32": 180.0, "bf16": 400.0, "fp16": 400.0, "fp8": 700.0}
-    report = run("H100", backend=FakeBackend([FakeDevice(gemm_tflops=rates)]), detected=_H100)
+    report = run("H100-SXM", backend=FakeBackend([FakeDevice(gemm_tflops=rates)]), detected=_H100)
     assert report.verdict is Verdict.FAIL
     assert any(r.code is ReasonCode.GEMM_SLOW for r in report.reasons)
     assert not any(r.code is ReasonCode.NODE_BUSY for r in report.reasons)
@@ -120,7 +120,7 @@ def test_a_miscompare_in_a_rerun_still_fails() -> None:
     device = FakeDevice(
         busy_until_s=3.0, busy_share=0.5, busy_factor=2.5, miscompare=frozenset({"tf32"})
     )
-    report = run("H100", backend=FakeBackend([device]), detected=_H100)
+    report = run("H100-SXM", backend=FakeBackend([device]), detected=_H100)
     assert report.verdict is Verdict.FAIL
     assert any(r.code is ReasonCode.MISCOMPARE and r.metric == "gemm.tf32" for r in report.reasons)
 
@@ -139,7 +139,7 @@ def test_cpu_triad_is_rerun_when_spread() -> None:
 
 def test_reruns_survive_the_json_round_trip_and_v1_reports_still_read() -> None:
     device = FakeDevice(busy_until_s=3.0, busy_share=0.5, busy_factor=2.5)
-    report = run("H100", backend=FakeBackend([device]), detected=_H100)
+    report = run("H100-SXM", backend=FakeBackend([device]), detected=_H100)
     again = BenchReport.model_validate_json(report.model_dump_json())
     assert again == report
     assert again.schema_version == 2

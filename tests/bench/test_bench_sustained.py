@@ -42,7 +42,7 @@ class _Telemetry:
 
 def _run(device: FakeDevice, sample: Any = None, profile: Any = PROFILE) -> Any:
     return run(
-        "H100",
+        "H100-SXM",
         profile,
         backend=FakeBackend([device]),
         detected=fake_detected("H100-SXM"),  # type: ignore[arg-type]

@@ -40,7 +40,7 @@ class _Sampler:
 
 def _run(sample: _Sampler, device: FakeDevice | None = None) -> BenchReport:
     return run(
-        "H100",
+        "H100-SXM",
         backend=FakeBackend([device or FakeDevice()]),
         detected=fake_detected("H100-SXM"),  # type: ignore[arg-type]
         sample=sample,  # type: ignore[arg-type]
@@ -65,7 +65,7 @@ def test_an_unreadable_nvml_is_reported_with_its_error() -> None:
         raise RuntimeError("NVML Shared Library Not Found")
 
     report = run(
-        "H100",
+        "H100-SXM",
         backend=FakeBackend([FakeDevice()]),
         detected=fake_detected("H100-SXM"),  # type: ignore[arg-type]
         sample=broken,  # type: ignore[arg-type]
@@ -106,7 +106,7 @@ def test_samples_are_matched_to_the_benchmarked_device_by_uuid() -> None:
         per_device=[{"throttle_reasons": ("hw_slowdown",)}],
     )
     report = run(
-        "H100",
+        "H100-SXM",
         backend=FakeBackend([FakeDevice(uuid=UUIDS[1].removeprefix("GPU-"))]),
         detected=seen,  # type: ignore[arg-type]
         sample=lambda: seen,  # type: ignore[arg-type,return-value]
@@ -122,7 +122,7 @@ def test_fold_takes_the_median_clock_the_worst_heat_and_every_reason() -> None:
             index=0,
             kind="gpu",
             vendor="nvidia",
-            raw_name="H100",
+            raw_name="H100-SXM",
             accelerator=None,
             memory_bytes=None,
             clocks_mhz={"sm": sm, "sm_max": 1980.0},

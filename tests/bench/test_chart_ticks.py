@@ -77,7 +77,7 @@ def readme_report() -> BenchReport:
 
 @pytest.fixture(scope="module")
 def h100_report() -> BenchReport:
-    return run("H100", backend=FakeBackend([FakeDevice()]), detected=fake_detected("H100-SXM"))
+    return run("H100-SXM", backend=FakeBackend([FakeDevice()]), detected=fake_detected("H100-SXM"))
 
 
 @pytest.mark.parametrize("which", ["readme_report", "h100_report"])
@@ -184,7 +184,7 @@ def test_the_history_chart_ticks_are_numbers_and_dates() -> None:
             datetime(2026, 11, day, tzinfo=UTC),
             "node $\\x$",
             0,
-            "H100",
+            "H100-SXM",
             "gemm.bf16",
             700.0 + day,
             "tflops",

@@ -29,27 +29,27 @@ def test_a_local_health_check_says_the_planned_device_was_not_checked() -> None:
     assert gate_headline(report, asked="L40S") == (
         f"not checked: this machine has no L40S (health of 1 x AMD EPYC 7B13: {verdict})"
     )
-    chain = gate_headline(report, asked="L40S | H200 | RTX-PRO-6000")
-    assert chain.startswith("not checked: this machine has none of L40S, H200, RTX-PRO-6000 (")
+    chain = gate_headline(report, asked="L40S | H200-SXM | RTX-PRO-6000")
+    assert chain.startswith("not checked: this machine has none of L40S, H200-SXM, RTX-PRO-6000 (")
 
 
 def test_an_accelerator_that_was_there_but_not_compared_is_named() -> None:
     report = _on("H100-SXM", None)
-    headline = gate_headline(report, asked="H100:8")
-    assert headline.startswith("not checked: 1 x H100-SXM was not compared with H100:8")
+    headline = gate_headline(report, asked="H100-SXM:8")
+    assert headline.startswith("not checked: 1 x H100-SXM was not compared with H100-SXM:8")
 
 
 def test_a_checked_device_says_what_it_matched() -> None:
-    report = _on("H100-SXM", "H100 | A100-80GB")
+    report = _on("H100-SXM", "H100-SXM | A100-80GB")
     assert report.verdict.value in ("pass", "warn")
-    assert gate_headline(report) == f"{report.verdict.value.upper()}: 1 x H100-SXM is H100"
+    assert gate_headline(report) == f"{report.verdict.value.upper()}: 1 x H100-SXM is H100-SXM"
 
 
 def test_a_failed_check_names_the_expectation_and_the_first_failure() -> None:
-    report = _on("A100-80GB-SXM", "H100")
+    report = _on("A100-80GB-SXM", "H100-SXM")
     assert report.verdict.value == "fail"
     headline = gate_headline(report)
-    assert headline.startswith("FAIL: 1 x A100-80GB-SXM, expected H100: wrong_accelerator: ")
+    assert headline.startswith("FAIL: 1 x A100-80GB-SXM, expected H100-SXM: wrong_accelerator: ")
 
 
 @pytest.mark.parametrize("asked", [None, ""])

@@ -58,7 +58,7 @@ def _fast_limits(monkeypatch: pytest.MonkeyPatch) -> None:
 def _gate(history: Any, device: FakeDevice | None = None) -> BenchReport:
     try:
         return gate(
-            "H100",
+            "H100-SXM",
             history=history,
             backend=FakeBackend([device or FakeDevice()]),
             detected=fake_detected(),
@@ -69,7 +69,7 @@ def _gate(history: Any, device: FakeDevice | None = None) -> BenchReport:
 
 @pytest.fixture(scope="module")
 def healthy() -> dict[str, Any]:
-    report = run("H100", backend=FakeBackend([FakeDevice()]), detected=fake_detected())
+    report = run("H100-SXM", backend=FakeBackend([FakeDevice()]), detected=fake_detected())
     return report.model_dump(mode="json")
 
 
@@ -106,7 +106,7 @@ def corrupt_bodies(base: dict[str, Any]) -> dict[str, str | bytes]:
         "a 5,000-digit index": text.replace('"index": 0', '"index": ' + "9" * 5000, 1),
         "a negative index": text.replace('"index": 0', '"index": -1', 1),
         "index a string": _edit(base, lambda d: d["devices"][0].update(index="zero")),
-        "devices a string": _edit(base, lambda d: d.update(devices="H100")),
+        "devices a string": _edit(base, lambda d: d.update(devices="H100-SXM")),
         "a device a list": _edit(base, lambda d: d.update(devices=[[1, 2]])),
         "gemm an object": _edit(base, lambda d: d["devices"][0].update(gemm={"dtype": "x"})),
         "a gemm entry null": _edit(base, lambda d: d["devices"][0].update(gemm=[None])),
@@ -347,7 +347,7 @@ def test_the_cli_gate_passes_when_the_history_is_down(
         _aws(monkeypatch, server.url)
         result = typer_testing.CliRunner().invoke(
             build_app(),
-            ["bench", "--expect", "H100", "--history", "s3://fleet/prod", "--json", str(out)],
+            ["bench", "--expect", "H100-SXM", "--history", "s3://fleet/prod", "--json", str(out)],
         )
     assert result.exit_code == 0, result.output
     saved = json.loads(out.read_text())

@@ -45,7 +45,7 @@ def _limits(monkeypatch: pytest.MonkeyPatch) -> None:
 def _gate(history: Any, device: FakeDevice | None = None) -> BenchReport:
     try:
         return gate(
-            "H100",
+            "H100-SXM",
             history=history,
             backend=FakeBackend([device or FakeDevice()]),
             detected=fake_detected(),
@@ -60,7 +60,7 @@ def _cpu_report() -> dict[str, Any]:
 
 
 def _h100_report() -> dict[str, Any]:
-    report = run("H100", backend=FakeBackend([FakeDevice()]), detected=fake_detected())
+    report = run("H100-SXM", backend=FakeBackend([FakeDevice()]), detected=fake_detected())
     return report.model_dump(mode="json")
 
 

@@ -33,9 +33,9 @@ _OLDEST_FIRST = ["n0", "n1", "n2a", "n2b", "n2c", "n2d", "n3", "n4a", "n4b", "n5
 
 @pytest.fixture(scope="module")
 def healthy() -> dict[str, Any]:
-    return run("H100", backend=FakeBackend([FakeDevice()]), detected=fake_detected()).model_dump(
-        mode="json"
-    )
+    return run(
+        "H100-SXM", backend=FakeBackend([FakeDevice()]), detected=fake_detected()
+    ).model_dump(mode="json")
 
 
 def _fill_and_read(location: str, healthy: dict[str, Any]) -> list[str]:

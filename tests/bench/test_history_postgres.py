@@ -42,7 +42,10 @@ def _gate(history: Any, node: str = "pg-node") -> BenchReport:
     os.environ["NODE_NAME"] = node
     try:
         return gate(
-            "H100", history=history, backend=FakeBackend([FakeDevice()]), detected=fake_detected()
+            "H100-SXM",
+            history=history,
+            backend=FakeBackend([FakeDevice()]),
+            detected=fake_detected(),
         )
     except AcceleratorGateError as exc:
         return exc.report
@@ -96,7 +99,7 @@ def test_the_environment_and_the_cli_name_a_postgresql_history(
         "_run_benchmark",
         lambda **kw: run(backend=FakeBackend([FakeDevice()]), detected=fake_detected(), **kw),
     )
-    result = typer_testing.CliRunner().invoke(build_app(), ["bench", "--expect", "H100", "-q"])
+    result = typer_testing.CliRunner().invoke(build_app(), ["bench", "--expect", "H100-SXM", "-q"])
     assert result.exit_code == 0, result.output
     out = typer_testing.CliRunner().invoke(
         build_app(), ["bench", "history", "--store", postgres_url, "--json"]
@@ -206,7 +209,7 @@ for i in range({count}):
 
 
 def test_concurrent_writers_lose_nothing(postgres_url: str, tmp_path: Path) -> None:
-    report = run("H100", backend=FakeBackend([FakeDevice()]), detected=fake_detected())
+    report = run("H100-SXM", backend=FakeBackend([FakeDevice()]), detected=fake_detected())
     template = tmp_path / "report.json"
     template.write_text(report.model_dump_json())
     _gate(postgres_url)  # the schema first: writers then race only to append

@@ -38,7 +38,7 @@ def bucket(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> str:
 
 @pytest.fixture(scope="module")
 def template() -> dict[str, Any]:
-    report = run("H100", backend=FakeBackend([FakeDevice()]), detected=fake_detected())
+    report = run("H100-SXM", backend=FakeBackend([FakeDevice()]), detected=fake_detected())
     return report.model_dump(mode="json")
 
 

@@ -22,7 +22,7 @@ from accelerators.errors import AcceleratorError
 
 @pytest.fixture(scope="module")
 def report() -> BenchReport:
-    return run("H100", backend=FakeBackend([FakeDevice()]), detected=fake_detected())
+    return run("H100-SXM", backend=FakeBackend([FakeDevice()]), detected=fake_detected())
 
 
 def _writers(report: BenchReport) -> dict[str, Callable[[Path], object]]:

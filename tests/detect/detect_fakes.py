@@ -54,7 +54,7 @@ def mig_entry(profile: str, memory: float) -> dict[str, Any]:
     }
 
 
-H100 = entry("H100-SXM", "H100", "nvidia", "gpu", 80, names={"nvml": ["NVIDIA H100 80GB HBM3"]})
+H100 = entry("H100-SXM", "H100-SXM", "nvidia", "gpu", 80, names={"nvml": ["NVIDIA H100 80GB HBM3"]})
 A100_80 = entry(
     "A100-80GB-SXM",
     "A100-80GB",

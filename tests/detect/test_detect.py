@@ -140,7 +140,7 @@ def test_packaged_catalog_nvml_names() -> None:
     h100 = _packaged("H100-SXM")
     found = current(probes=[NvmlProbe(nvml=FakeNvml(h100s()), env={})])
     assert found.accelerator == h100
-    assert str(found.to_spec()) == "H100:8"
+    assert str(found.to_spec()) == "H100-SXM:8"
 
 
 def test_packaged_catalog_mig_slice() -> None:

@@ -66,7 +66,7 @@ def test_nvml_eight_h100_with_telemetry() -> None:
     assert first.extra["driver_version"] == "550.54.15"
     assert not found.is_mig
     assert found.mig_profile is None
-    assert str(found.to_spec()) == "H100:8"
+    assert str(found.to_spec()) == "H100-SXM:8"
     assert fake.shut_down
 
 

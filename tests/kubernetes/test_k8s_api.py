@@ -102,8 +102,8 @@ def test_register_a_custom_platform() -> None:
     register_platform(Coreweave)
     try:
         assert platforms()[-1] == "coreweave-test"  # after the built-in ones
-        fragment = to_pod_fragment("H100:8", platform="coreweave-test")
-        assert fragment["nodeSelector"] == {"gpu.nvidia.com/class": "H100"}
+        fragment = to_pod_fragment("H100-SXM:8", platform="coreweave-test")
+        assert fragment["nodeSelector"] == {"gpu.nvidia.com/class": "H100-SXM"}
         with pytest.raises(AcceleratorError, match="already registered"):
             register_platform(type("Other", (Coreweave,), {}))
     finally:
@@ -122,7 +122,7 @@ def test_spec_objects_strings_and_lists_are_accepted() -> None:
 
 def test_limits_equal_requests_as_integer_strings() -> None:
     for name in ("gke", "nvidia", "karpenter", "flyte", "eks", "generic"):
-        resources = to_pod_fragment("H100:8", platform=name)["resources"]
+        resources = to_pod_fragment("H100-SXM:8", platform=name)["resources"]
         assert resources["limits"] == resources["requests"] == {"nvidia.com/gpu": "8"}
 
 

@@ -19,7 +19,7 @@ def frag(spec: Any, platform: str, **options: Any) -> dict[str, Any]:
 
 # -- karpenter -----------------------------------------------------------------------------
 def test_karpenter_gpu_name() -> None:
-    fragment = frag("H100:8", "karpenter")
+    fragment = frag("H100-SXM:8", "karpenter")
     assert fragment["nodeSelector"] == {"karpenter.k8s.aws/instance-gpu-name": "h100"}
     assert fragment["resources"]["limits"] == {"nvidia.com/gpu": "8"}
 
@@ -155,4 +155,4 @@ def test_neuron_bad_unit_and_wrong_device() -> None:
     with pytest.raises(AcceleratorError, match="Unknown Neuron unit 'chip'"):
         frag("TRAINIUM2", "neuron", unit="chip")
     with pytest.raises(PlacementError, match="H100-SXM is not a Neuron device"):
-        frag("H100", "neuron")
+        frag("H100-SXM", "neuron")

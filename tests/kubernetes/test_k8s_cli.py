@@ -69,7 +69,7 @@ def test_json_pod_with_options() -> None:
 
 
 def test_dra_yaml_has_the_claim_template_first(k8s_validate: Callable[..., None]) -> None:
-    result = run("H100:8", "-p", "nvidia", "--dra")
+    result = run("H100-SXM:8", "-p", "nvidia", "--dra")
     assert result.exit_code == 0, result.output
     template, pod = list(yaml.safe_load_all(result.stdout))
     assert template["kind"] == "ResourceClaimTemplate"
@@ -82,7 +82,7 @@ def test_dra_yaml_has_the_claim_template_first(k8s_validate: Callable[..., None]
 
 
 def test_dra_json_is_a_list() -> None:
-    result = run("H100:8", "-p", "nvidia", "--dra", "-o", "json")
+    result = run("H100-SXM:8", "-p", "nvidia", "--dra", "-o", "json")
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     assert document["kind"] == "List"
@@ -93,16 +93,16 @@ def test_dra_json_is_a_list() -> None:
     ("args", "message"),
     [
         (("MI300X", "-p", "gke"), "Cannot place 'MI300X' on platform 'gke'"),
-        (("H100:x", "-p", "gke"), "Expected a count"),
-        (("H100", "-p", "gek"), "Unknown platform 'gek'"),
+        (("H100-SXM:x", "-p", "gke"), "Expected a count"),
+        (("H100-SXM", "-p", "gek"), "Unknown platform 'gek'"),
         (
-            ("H100", "-p", "gke", "--mig-strategy", "single"),
+            ("H100-SXM", "-p", "gke", "--mig-strategy", "single"),
             "--mig-strategy applies to --platform nvidia only",
         ),
         (("A100@1g.5gb", "-p", "nvidia", "--mig-strategy", "dual"), "Unknown mig_strategy 'dual'"),
-        (("H100", "-p", "gke", "--format", "toml"), "Unknown format 'toml'"),
-        (("H100", "-p", "gke", "--name", "Bad_Name"), "Pod name 'Bad_Name' is not valid"),
-        (("H100", "-p", "gke", "--command", "'unclosed"), "Cannot split --command"),
+        (("H100-SXM", "-p", "gke", "--format", "toml"), "Unknown format 'toml'"),
+        (("H100-SXM", "-p", "gke", "--name", "Bad_Name"), "Pod name 'Bad_Name' is not valid"),
+        (("H100-SXM", "-p", "gke", "--command", "'unclosed"), "Cannot split --command"),
     ],
 )
 def test_bad_input_exits_2(args: tuple[str, ...], message: str) -> None:
@@ -113,7 +113,7 @@ def test_bad_input_exits_2(args: tuple[str, ...], message: str) -> None:
 
 
 def test_platform_is_required() -> None:
-    result = run("H100")
+    result = run("H100-SXM")
     assert result.exit_code == 2
     assert "--platform" in result.output
 

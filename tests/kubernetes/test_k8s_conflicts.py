@@ -49,16 +49,21 @@ def expr(key: str, operator: str, *values: str) -> dict[str, Any]:
 # -- conflicts ---------------------------------------------------------------------------------
 CONFLICTS = [
     # (platform, spec, base pod spec, words the message must name)
-    ("gke", "H100", {"nodeSelector": {GKE: "nvidia-tesla-t4"}}, ["nvidia-tesla-t4", "nvidia-h100"]),
-    ("gke", "T4", {"nodeSelector": {GKE: "nvidia-l4"}}, ["nvidia-l4", "nvidia-tesla-t4"]),
-    ("gke", "H100", {"affinity": required([expr(GKE, "In", "nvidia-l4")])}, ["nvidia-l4"]),
     (
         "gke",
-        "H100",
+        "H100-SXM",
+        {"nodeSelector": {GKE: "nvidia-tesla-t4"}},
+        ["nvidia-tesla-t4", "nvidia-h100"],
+    ),
+    ("gke", "T4", {"nodeSelector": {GKE: "nvidia-l4"}}, ["nvidia-l4", "nvidia-tesla-t4"]),
+    ("gke", "H100-SXM", {"affinity": required([expr(GKE, "In", "nvidia-l4")])}, ["nvidia-l4"]),
+    (
+        "gke",
+        "H100-SXM",
         {"affinity": required([expr(GKE, "NotIn", "nvidia-h100-80gb", "nvidia-h100-mega-80gb")])},
         ["NotIn"],
     ),
-    ("gke", "H100", {"affinity": required([expr(GKE, "DoesNotExist")])}, ["DoesNotExist"]),
+    ("gke", "H100-SXM", {"affinity": required([expr(GKE, "DoesNotExist")])}, ["DoesNotExist"]),
     (
         "gke",
         "T4",
@@ -69,8 +74,8 @@ CONFLICTS = [
         },
         ["nvidia-l4"],
     ),
-    ("gke", "H100 | A100", {"nodeSelector": {GKE: "nvidia-l4"}}, ["nvidia-l4"]),
-    ("nvidia", "H100", {"nodeSelector": {"nvidia.com/gpu.product": "Tesla-T4"}}, ["Tesla-T4"]),
+    ("gke", "H100-SXM | A100", {"nodeSelector": {GKE: "nvidia-l4"}}, ["nvidia-l4"]),
+    ("nvidia", "H100-SXM", {"nodeSelector": {"nvidia.com/gpu.product": "Tesla-T4"}}, ["Tesla-T4"]),
     (
         "nvidia",
         "80GB+",
@@ -79,7 +84,7 @@ CONFLICTS = [
     ),
     (
         "karpenter",
-        "H100",
+        "H100-SXM",
         {"nodeSelector": {"karpenter.k8s.aws/instance-gpu-name": "t4"}},
         ["t4", "h100"],
     ),
@@ -100,7 +105,7 @@ def test_a_pod_that_could_never_schedule_raises(
 
 def test_contradicting_terms_are_dropped_when_another_term_fits() -> None:
     base = pod(affinity=required([expr(GKE, "In", "nvidia-l4")], [expr("zone", "In", "a")]))
-    merged = apply_to_pod(base, "H100", platform="gke")
+    merged = apply_to_pod(base, "H100-SXM", platform="gke")
     terms = merged["spec"]["affinity"]["nodeAffinity"][REQUIRED]["nodeSelectorTerms"]
     assert len(terms) == 1
     assert expr("zone", "In", "a") in terms[0]["matchExpressions"]
@@ -113,7 +118,7 @@ def test_compatible_requirements_are_kept() -> None:
         nodeSelector={GKE: "nvidia-h100-80gb"},
         affinity=required([expr(GKE, "NotIn", "nvidia-l4"), expr("pool", "Exists")]),
     )
-    merged = apply_to_pod(base, "H100", platform="gke")
+    merged = apply_to_pod(base, "H100-SXM", platform="gke")
     assert merged["spec"]["nodeSelector"] == {GKE: "nvidia-h100-80gb"}
     (term,) = merged["spec"]["affinity"]["nodeAffinity"][REQUIRED]["nodeSelectorTerms"]
     assert len(term["matchExpressions"]) == 4  # NotIn, Exists, In, partition DoesNotExist
@@ -196,7 +201,7 @@ MALFORMED = [
 
 
 @pytest.mark.parametrize("base", MALFORMED, ids=range(len(MALFORMED)))
-@pytest.mark.parametrize("spec", ["H100:2", "A100@1g.5gb", "T4 | L4"])
+@pytest.mark.parametrize("spec", ["H100-SXM:2", "A100@1g.5gb", "T4 | L4"])
 def test_malformed_pods_get_our_error(base: dict[str, Any], spec: str) -> None:
     with pytest.raises(AcceleratorError, match=r"Malformed pod: pod\.|Expected a Pod"):
         apply_to_pod(base, spec, platform="gke")
@@ -243,7 +248,7 @@ _PLACES = [
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow])
-@given(place=st.sampled_from(_PLACES), value=_json, spec=st.sampled_from(["H100:2", "T4 | L4"]))
+@given(place=st.sampled_from(_PLACES), value=_json, spec=st.sampled_from(["H100-SXM:2", "T4 | L4"]))
 def test_fuzzed_pods_raise_only_our_errors(place: str, value: Any, spec: str) -> None:
     try:
         base = _with(place, value)

@@ -64,11 +64,11 @@ def test_memory_request_compares_capacity() -> None:
 
 
 def test_fallbacks_become_a_prioritized_list() -> None:
-    first_available = request(to_dra_fragment(["H100:8", "A100-80GB@1g.10gb:8"]).claim_template)[
-        "firstAvailable"
-    ]
+    first_available = request(
+        to_dra_fragment(["H100-SXM:8", "A100-80GB@1g.10gb:8"]).claim_template
+    )["firstAvailable"]
     assert [(s["name"], s["deviceClassName"], s["count"]) for s in first_available] == [
-        ("h100", "gpu.nvidia.com", 8),
+        ("h100-sxm", "gpu.nvidia.com", 8),
         ("a100-80gb-1g-10gb", "mig.nvidia.com", 8),
     ]
 

@@ -76,7 +76,17 @@ def test_preferred_terms_follow_the_order() -> None:
 
 
 def test_weights_stay_in_range_for_long_chains() -> None:
-    chain = ["T4", "L4", "A100-40GB", "A100-80GB", "H100", "H200", "B200", "GB200", "RTX-PRO-6000"]
+    chain = [
+        "T4",
+        "L4",
+        "A100-40GB",
+        "A100-80GB",
+        "H100-SXM",
+        "H200-SXM",
+        "B200",
+        "GB200",
+        "RTX-PRO-6000",
+    ]
     preferred = node_affinity(chain, "gke")["preferredDuringSchedulingIgnoredDuringExecution"]
     weights = [p["weight"] for p in preferred]
     assert weights == [100, 50, 25, 12, 6, 3, 1, 1, 1]
@@ -110,12 +120,12 @@ def test_mig_single_strategy_fallbacks_share_a_resource() -> None:
 
 def test_different_resource_names_are_refused() -> None:
     with pytest.raises(PlacementError) as info:
-        to_pod_fragment(["H100:8", "MI300X:8"], platform="generic")
+        to_pod_fragment(["H100-SXM:8", "MI300X:8"], platform="generic")
     assert str(info.value) == (
-        "Cannot place 'H100:8 | MI300X:8' on platform 'generic' as one pod: 'H100:8' requests "
-        "nvidia.com/gpu: 8 but the fallback 'MI300X:8' requests amd.com/gpu: 8, and a pod has "
-        "one fixed resource request. Build one pod per alternative, or use fallbacks with the "
-        "same count and resource name"
+        "Cannot place 'H100-SXM:8 | MI300X:8' on platform 'generic' as one pod: 'H100-SXM:8' "
+        "requests nvidia.com/gpu: 8 but the fallback 'MI300X:8' requests amd.com/gpu: 8, and a "
+        "pod has one fixed resource request. Build one pod per alternative, or use fallbacks "
+        "with the same count and resource name"
     )
 
 
@@ -123,7 +133,7 @@ def test_different_counts_are_refused() -> None:
     with pytest.raises(
         PlacementError, match=re.escape("requests nvidia.com/gpu: 8 but the fallback 'A100-80GB:4'")
     ):
-        to_pod_fragment(["H100:8", "A100-80GB:4"], platform="gke")
+        to_pod_fragment(["H100-SXM:8", "A100-80GB:4"], platform="gke")
 
 
 def test_mixed_mig_resources_suggest_single_strategy() -> None:
@@ -143,7 +153,7 @@ def test_an_alternative_the_platform_cannot_place_is_left_out() -> None:
 
 
 def test_same_requirements_need_no_affinity() -> None:
-    fragment = to_pod_fragment(["H100:8", "A100-40GB:8"], platform="generic")
+    fragment = to_pod_fragment(["H100-SXM:8", "A100-40GB:8"], platform="generic")
     assert "affinity" not in fragment
     assert "nodeSelector" not in fragment
 

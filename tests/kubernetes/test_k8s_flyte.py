@@ -160,8 +160,8 @@ def test_media_profile_cannot_be_a_label_value() -> None:
 @pytest.mark.parametrize(
     ("spec", "device"),
     [
-        ("H100", "nvidia-h100"),  # not also nvidia-h100-mega-80gb (another H100 SKU)
-        ("H100:8", "nvidia-h100"),
+        ("H100-SXM", "nvidia-h100"),  # not also nvidia-h100-mega-80gb (another H100 SKU)
+        ("H100-SXM:8", "nvidia-h100"),
         ("H100-SXM!", "nvidia-h100"),
         ("H100-MEGA", "nvidia-h100-mega-80gb"),
         ("L4", "nvidia-l4"),  # not also nvidia-l4-vws
@@ -270,6 +270,6 @@ def test_placement_problems_explain(spec: str, needle: str) -> None:
 def test_placement_problems_empty_when_placeable() -> None:
     from accelerators.kubernetes import placement_problems
 
-    assert placement_problems("H100:8") == ()
-    assert placement_problems(["H100", "A100-80GB"]) == ()
+    assert placement_problems("H100-SXM:8") == ()
+    assert placement_problems(["H100-SXM", "A100-80GB"]) == ()
     assert placement_problems("A100-40GB@1g.5gb:2", platform="nvidia") != ()

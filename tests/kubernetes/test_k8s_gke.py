@@ -48,7 +48,7 @@ def test_whole_gpu_uses_node_selector() -> None:
 
 
 def test_model_with_several_gke_labels_becomes_affinity() -> None:
-    fragment = frag("H100:8")
+    fragment = frag("H100-SXM:8")
     assert "nodeSelector" not in fragment
     term = fragment["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
     assert term["nodeSelectorTerms"] == [
@@ -73,7 +73,7 @@ def test_mig_partition_is_nvidia_gpu_plus_partition_label() -> None:
 
 def test_mig_on_model_keeps_only_labels_offering_the_profile() -> None:
     # H100 covers the A3 High and A3 Mega labels; GKE offers MIG on A3 High only.
-    fragment = frag("H100@1g.20gb")
+    fragment = frag("H100-SXM@1g.20gb")
     assert fragment["nodeSelector"] == {GKE: "nvidia-h100-80gb", PARTITION: "1g.20gb"}
 
 

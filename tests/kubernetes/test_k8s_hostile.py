@@ -25,7 +25,7 @@ def _pod(**spec: Any) -> dict[str, Any]:
     ids=["nodeAffinity-null", "null", "empty", "nodeAffinity-empty", "podAffinity-null"],
 )
 def test_empty_affinity_parts_merge(platform: str, affinity: Any) -> None:
-    text = SPEC_FOR.get(platform, "H100:8")
+    text = SPEC_FOR.get(platform, "H100-SXM:8")
     merged = apply_to_pod(_pod(affinity=affinity), text, platform=platform)
     limits = merged["spec"]["containers"][0]["resources"]["limits"]
     assert limits == to_pod_fragment(text, platform=platform)["resources"]["limits"]
@@ -37,8 +37,8 @@ def test_empty_affinity_parts_merge(platform: str, affinity: Any) -> None:
         ("gke", {"labels": -1}, "'labels'"),
         ("gke", {"labels": {"accelerator": 5}}, "'labels'"),
         ("gke", {"label_values": -1}, "'label_values'"),
-        ("gke", {"label_values": {"H100": 5}}, "'label_values'"),
-        ("gke", {"label_values": {"H100": [None]}}, "'label_values'"),
+        ("gke", {"label_values": {"H100-SXM": 5}}, "'label_values'"),
+        ("gke", {"label_values": {"H100-SXM": [None]}}, "'label_values'"),
         ("nvidia", {"tolerations": -1}, "'tolerations'"),
         ("nvidia", {"tolerations": "nvidia.com/gpu"}, "'tolerations'"),
         ("nvidia", {"runtime_class_name": 5}, "'runtime_class_name'"),
@@ -59,7 +59,7 @@ def test_options_of_the_wrong_type_are_named(
     platform: str, options: dict[str, Any], named: str
 ) -> None:
     with pytest.raises(AcceleratorError, match=rf"Option {named} for platform '{platform}'"):
-        to_pod_fragment("H100:8", platform=platform, **options)
+        to_pod_fragment("H100-SXM:8", platform=platform, **options)
 
 
 def test_options_of_the_right_type_still_work() -> None:
@@ -74,7 +74,7 @@ def test_options_of_the_right_type_still_work() -> None:
         tolerations=[{"key": "dedicated", "operator": "Exists"}],
     )
     assert fragment["runtimeClassName"] == "nvidia"
-    generic = to_pod_fragment("H100:2", platform="generic", resource_name="example.com/gpu")
+    generic = to_pod_fragment("H100-SXM:2", platform="generic", resource_name="example.com/gpu")
     assert generic["resources"]["limits"] == {"example.com/gpu": "2"}
 
 
@@ -92,13 +92,13 @@ def test_a_sidecar_asking_for_a_gpu_is_refused_by_name() -> None:
         }
     }
     with pytest.raises(PlacementError, match=r"'exporter' already asks for nvidia.com/gpu.*9 in"):
-        apply_to_pod(pod, "H100:8", platform="nvidia")
+        apply_to_pod(pod, "H100-SXM:8", platform="nvidia")
     # A sidecar without devices, or with another vendor's resource name, is left alone.
     pod["spec"]["containers"][1]["resources"] = {"limits": {"cpu": "1"}}
-    merged = apply_to_pod(pod, "H100:8", platform="nvidia")
+    merged = apply_to_pod(pod, "H100-SXM:8", platform="nvidia")
     assert merged["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "8"
     # The accelerator given to the container that already asks for it: merged, not refused.
-    side = apply_to_pod(merged, "H100:8", platform="nvidia")
+    side = apply_to_pod(merged, "H100-SXM:8", platform="nvidia")
     assert side == merged
 
 
@@ -119,4 +119,4 @@ def test_malformed_init_containers_are_named(init: Any, named: str) -> None:
     tests/test_reliability_properties.py)."""
     pod = {"spec": {"containers": [{"name": "main", "image": "i"}], "initContainers": init}}
     with pytest.raises(AcceleratorError, match=named):
-        apply_to_pod(pod, "H100:8", platform="gke")
+        apply_to_pod(pod, "H100-SXM:8", platform="gke")

@@ -19,7 +19,7 @@ def loaded():
     return sorted(m for m in sys.modules if m.startswith("accelerators.kubernetes."))
 import accelerators.kubernetes as k8s
 on_import = loaded()
-k8s.to_pod_fragment("H100:8", platform="gke")
+k8s.to_pod_fragment("H100-SXM:8", platform="gke")
 after_gke = loaded()
 names = k8s.platforms()
 homes = {name: type(k8s.get_platform(name)).__module__ for name in names}

@@ -285,7 +285,7 @@ def model_template() -> Any:
 def test_v1pod_in_v1pod_out(k8s_validate: Callable[..., None]) -> None:
     pod = model_template()
     before = pod.to_dict()
-    merged = apply_to_pod(pod, "H100:8", platform="flyte")
+    merged = apply_to_pod(pod, "H100-SXM:8", platform="flyte")
     assert isinstance(merged, k8s.V1Pod)
     assert pod.to_dict() == before
     assert merged.spec.node_selector == {"pool": "gpu"}

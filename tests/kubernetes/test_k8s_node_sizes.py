@@ -11,11 +11,11 @@ from accelerators.kubernetes import get_platform, placement_problems
 @pytest.mark.parametrize(
     ("spec", "platform", "needle"),
     [
-        ("H100:99", "flyte", "machine type of any cloud with H100 that we know, p5.48xlarge (aws)"),
-        ("H100:99", "nvidia", "has 8 H100 devices"),
-        ("H100:16", "gke", "largest GCP machine type with H100 that we know, a3-edgegpu-8g (gcp)"),
-        ("H100:16", "flyte", "of any cloud with H100 that we know"),
-        ("H200:9 | H100:9", "flyte", "'H200:9' on flyte: no node has 9"),
+        ("H100-SXM:99", "flyte", "of any cloud with H100-SXM that we know, p5.48xlarge (aws)"),
+        ("H100-SXM:99", "nvidia", "has 8 H100-SXM devices"),
+        ("H100-SXM:16", "gke", "GCP machine type with H100-SXM that we know, a3-edgegpu-8g (gcp)"),
+        ("H100-SXM:16", "flyte", "of any cloud with H100-SXM that we know"),
+        ("H200-SXM:9 | H100-SXM:9", "flyte", "'H200-SXM:9' on flyte: no node has 9"),
         ("TRAINIUM2:32", "neuron", "trn2.48xlarge (aws), has 16"),
         # A cloud's table lists all its machine types: EC2 has no A100 PCIe, so none larger.
         ("A100-40GB:16", "eks", "p4d.24xlarge (aws), has 8"),
@@ -29,7 +29,7 @@ def test_more_devices_than_any_node_is_a_problem(spec: str, platform: str, needl
 @pytest.mark.parametrize(
     ("spec", "platform"),
     [
-        ("H100:8", "gke"),
+        ("H100-SXM:8", "gke"),
         ("A100-40GB-SXM!:16", "gke"),  # a2-megagpu-16g
         ("MAX-1550:32", "flyte"),  # no instance row: unknown, not refused
         ("GH200:2", "flyte"),  # Lambda's one-GH200 type bounds nothing beyond Lambda

@@ -64,9 +64,9 @@ def test_media_profile_names() -> None:
     assert mig_resource("1g.10gb+me") == "nvidia.com/mig-1g.10gb.me"
     assert gfd_sanitise("1g.10gb+me") == "1g.10gbme"
     assert gfd_sanitise("NVIDIA H100 80GB HBM3") == "NVIDIA-H100-80GB-HBM3"
-    mixed = frag("H100!@1g.10gb+me")
+    mixed = frag("H100-SXM!@1g.10gb+me")
     assert mixed["resources"]["limits"] == {"nvidia.com/mig-1g.10gb.me": "1"}
-    single = frag("H100!@1g.10gb+me", mig_strategy="single")
+    single = frag("H100-SXM!@1g.10gb+me", mig_strategy="single")
     assert single["nodeSelector"] == {PRODUCT: "NVIDIA-H100-80GB-HBM3-MIG-1g.10gbme"}
 
 

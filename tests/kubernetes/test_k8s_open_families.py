@@ -174,9 +174,29 @@ def test_the_cli_notes_what_it_left_out() -> None:
     result = testing.CliRunner().invoke(application, ["k8s", "V100:8", "--platform", "gke"])
     assert result.exit_code == 0, result.output
     assert "nvidia-tesla-v100" in result.stdout
-    assert "note: Cannot place 'V100-32GB:8' on platform 'gke'" in result.stderr
+    assert "note: left out 'V100-32GB:8' on platform 'gke'" in result.stderr
     assert "the pod runs on the spec's other alternatives" in result.stderr
     assert "note:" not in result.stdout
     quiet = testing.CliRunner().invoke(application, ["k8s", "V100:8", "--platform", "nvidia"])
     assert quiet.exit_code == 0
     assert "note:" not in quiet.stderr
+
+
+def test_an_alternative_no_node_can_hold_is_left_out_when_others_fit(
+    k8s_validate: Callable[..., None],
+) -> None:
+    # H100:8 is any H100 model; no node we know has 8 H100 NVL cards, but the SXM card fits
+    placed = place("H100:8", "flyte")
+    assert placed.ok, placed.problems
+    (crowded,) = placed.left_out
+    assert crowded.startswith("'H100-NVL:8' on flyte: no node has 8")
+    k8s_validate(build_pod("H100:8", platform="flyte"))
+    # ... and alone it is refused, as before
+    alone = place("H100-NVL:8", "flyte")
+    assert not alone.ok
+    assert alone.problems[0].startswith("'H100-NVL:8' on flyte: no node has 8")
+    # when no alternative fits, each is a problem (no node size is known for the PCIe card, so
+    # H100:16 is not refused: an unknown size is no problem, as for a spec of one model)
+    none_fit = place("H100-SXM:16 | H100-NVL:16", "flyte")
+    assert [p.split(":")[0] for p in none_fit.problems] == ["'H100-SXM", "'H100-NVL"]
+    assert place("H100:16", "flyte").ok

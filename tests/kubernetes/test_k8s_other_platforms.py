@@ -84,7 +84,7 @@ def test_intel_driver_option() -> None:
 
 # -- generic -------------------------------------------------------------------------------
 def test_generic_selects_no_nodes() -> None:
-    assert frag("H100:8", "generic") == {
+    assert frag("H100-SXM:8", "generic") == {
         "resources": {"limits": {"nvidia.com/gpu": "8"}, "requests": {"nvidia.com/gpu": "8"}},
         "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
     }
@@ -95,7 +95,7 @@ def test_generic_mig_uses_the_mixed_resource() -> None:
 
 
 def test_generic_resource_name_override() -> None:
-    fragment = frag("H100", "generic", resource_name="example.com/gpu")
+    fragment = frag("H100-SXM", "generic", resource_name="example.com/gpu")
     assert fragment["resources"]["limits"] == {"example.com/gpu": "1"}
     assert fragment["tolerations"][0]["key"] == "example.com/gpu"
 

@@ -67,7 +67,7 @@ def test_every_problem_is_named_by_its_layer(placements: list[str]) -> None:
         nodeSelector={TYPE: "a2-highgpu-8g"}, resources={"requests": {"memory": "64Gi"}}
     )
     placed = place(
-        "H100:16",
+        "H100-SXM:16",
         "gke",
         base=base,
         arguments=arguments,
@@ -76,14 +76,16 @@ def test_every_problem_is_named_by_its_layer(placements: list[str]) -> None:
         resources_source="container_resources",
     )
     assert placed.pod is None
-    assert placements == ["H100:16"]  # the problems come from the one placement
+    assert placements == ["H100-SXM:16"]  # the problems come from the one placement
     requests, count, conflict = placed.problems
     assert requests.startswith(
         "container 'main' requests memory 64Gi (container_resources) above its limit 16Gi "
         "(pod_template_file 'gpu.yaml')"
     )
-    assert count.startswith("'H100:16' on gke: no node has 16")
-    assert conflict.startswith("the operator's arguments: no node it selects can host 'H100:16'")
+    assert count.startswith("'H100-SXM:16' on gke: no node has 16")
+    assert conflict.startswith(
+        "the operator's arguments: no node it selects can host 'H100-SXM:16'"
+    )
     with pytest.raises(PlacementError) as raised:
         placed.check("task 'train': ")
     assert str(raised.value) == "task 'train': " + "; ".join(placed.problems)
@@ -119,7 +121,7 @@ def test_layers_that_select_no_node_together_skip_the_later_steps() -> None:
 
 
 def test_a_value_on_a_key_the_platform_sets_is_refused_by_the_merge() -> None:
-    placed = place("H100:8", "gke", arguments=_pod(nodeSelector={GKE: "nvidia-l4"}))
+    placed = place("H100-SXM:8", "gke", arguments=_pod(nodeSelector={GKE: "nvidia-l4"}))
     (problem,) = placed.problems
     assert "nvidia-l4" in problem
     assert "nvidia-h100" in problem
@@ -156,12 +158,12 @@ def test_bad_input_raises_rather_than_being_a_problem() -> None:
 
 
 def test_conflicts_of_another_pod_judge_the_platforms_own_keys(placements: list[str]) -> None:
-    placed = place("H100:8", "gke")
+    placed = place("H100-SXM:8", "gke")
     other = {"containers": [{}], "nodeSelector": {GKE: "nvidia-l4"}}
     (found,) = placed.conflicts(other, source="pod_template")
-    assert found.startswith("pod_template: no node it selects can host 'H100:8'")
+    assert found.startswith("pod_template: no node it selects can host 'H100-SXM:8'")
     assert placed.conflicts(other, own_keys=False) == ()
-    assert placements == ["H100:8"]
+    assert placements == ["H100-SXM:8"]
 
 
 def test_single_process_problems_are_not_the_pods() -> None:
@@ -175,7 +177,7 @@ def test_a_configured_platform_is_used_as_it_is() -> None:
     from accelerators.kubernetes import get_platform
 
     configured = get_platform("nvidia", runtime_class_name="nvidia")
-    placed = place("H100", configured)
+    placed = place("H100-SXM", configured)
     assert placed.platform is configured
     assert placed.check()["spec"]["runtimeClassName"] == "nvidia"
 
@@ -199,7 +201,14 @@ def test_placed_pod_is_a_small_typed_result() -> None:
 
 @pytest.mark.parametrize(
     "spec",
-    ["H100:8", "A100-40GB@1g.10gb", "H100:8 | A100-80GB:8", "MI300X:8", "TPU-V5E@2x4", "T4:0.5"],
+    [
+        "H100-SXM:8",
+        "A100-40GB@1g.10gb",
+        "H100-SXM:8 | A100-80GB:8",
+        "MI300X:8",
+        "TPU-V5E@2x4",
+        "T4:0.5",
+    ],
 )
 def test_without_layers_the_pod_is_the_fragment_merged_into_an_empty_pod(spec: str) -> None:
     """No layers: the pod is built from the fragment alone, as the merge would build it."""

@@ -74,7 +74,7 @@ def test_three_layers_read_lowest_first_in_every_field(
     template = _pod("template", limits={"memory": "1Gi"}, anti=[_anti("template")])
     task = _pod("task", limits={"cpu": "4"}, anti=[_anti("task")])
     layered = reconcile_placement(template, task, container="base")
-    fragment = to_pod_fragment("H100:8", platform="gke")
+    fragment = to_pod_fragment("H100-SXM:8", platform="gke")
     pod = merge_fragment(layered, fragment, container="base")
     k8s_validate(pod)
     spec = pod["spec"]
@@ -126,7 +126,7 @@ def test_an_accelerator_fragment_raises_where_a_template_yields() -> None:
     }
     pod = _pod("pod", limits={"nvidia.com/gpu": "1"})
     with pytest.raises(PlacementError, match=r"already has limits nvidia\.com/gpu: '1'"):
-        merge_fragment(pod, to_pod_fragment("H100:8", platform="nvidia"))
+        merge_fragment(pod, to_pod_fragment("H100-SXM:8", platform="nvidia"))
 
 
 def test_terms_are_combined_lower_terms_outer_and_merged_twice_once() -> None:

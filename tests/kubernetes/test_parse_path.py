@@ -24,7 +24,7 @@ import json, sys
 from accelerators import AcceleratorSpec
 from accelerators.catalog import _file, _schema
 from accelerators.kubernetes import merge_fragment, to_pod_fragment
-spec = AcceleratorSpec.parse("H100:8")
+spec = AcceleratorSpec.parse("H100-SXM:8")
 fragment = to_pod_fragment(spec, platform="gke")
 merge_fragment({"spec": {"containers": [{"name": "base"}]}}, fragment)
 print(json.dumps({

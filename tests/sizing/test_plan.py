@@ -86,7 +86,7 @@ def test_bad_job_input(kwargs: dict[str, Any], message: str) -> None:
 
 # -- achievable rate ----------------------------------------------------------------------------
 def test_default_rate_is_the_peak_times_the_mamf_band() -> None:
-    h100 = catalog.get("H100")
+    h100 = catalog.get("H100-SXM")
     rate = achievable(h100, "bf16")
     assert rate.source == "default"
     assert rate.achievable_tflops == pytest.approx(h100.tflops["bf16"] * 0.803)
@@ -112,7 +112,7 @@ def _bench_history(path: Path, bf16: float, *, nodes: tuple[str, ...]) -> None:
         os.environ["NODE_NAME"] = node
         try:
             run(
-                "H100",
+                "H100-SXM",
                 backend=FakeBackend([FakeDevice(gemm_tflops=rates)]),
                 detected=fake_detected("H100-SXM"),
                 history=path,
@@ -128,7 +128,7 @@ def test_the_fleet_baseline_replaces_the_default(tmp_path: Path) -> None:
     median, devices = fleet.medians[("H100-SXM", "gemm.bf16")]
     assert devices == 2
     assert 600 < median < 700  # the sustained median of what the fake device delivered
-    rate = achievable(catalog.get("H100"), "bf16", fleet=fleet)
+    rate = achievable(catalog.get("H100-SXM"), "bf16", fleet=fleet)
     assert rate.source == "fleet"
     assert rate.achievable_tflops == median
     assert "fleet median of 2 H100-SXM devices" in rate.detail
@@ -319,7 +319,7 @@ def test_your_own_rate_is_charged_pro_rata() -> None:
         tokens=1e8,
         scope="cluster",
         history=False,
-        inventory=[{"spec": "H100:8", "nodes": 2, "usd_per_hour": 16.0, "name": "pool-a"}],
+        inventory=[{"spec": "H100-SXM:8", "nodes": 2, "usd_per_hour": 16.0, "name": "pool-a"}],
     )
     [option] = job.options
     assert option.devices == 1  # the fewest devices that hold a 7B LoRA
@@ -393,15 +393,18 @@ def test_node_labels_are_an_inventory(labels: dict[str, str], spec: str) -> None
         ({"scope": "cluster"}, r"scope='cluster' plans on nodes you own: give inventory="),
         ({"scope": "all"}, r"scope='all' plans on nodes you own: give inventory="),
         ({"scope": "clod"}, r"Unknown scope 'clod'.*did you mean 'cloud'"),
-        ({"scope": "cloud", "inventory": ["H100:8"]}, r"inventory= was given with scope='cloud'"),
+        (
+            {"scope": "cloud", "inventory": ["H100-SXM:8"]},
+            r"inventory= was given with scope='cloud'",
+        ),
         ({"clouds": ["awz"]}, r"Unknown cloud 'awz'.*did you mean 'aws'"),
         ({"budget_usd": -5}, r"positive budget_usd"),
         ({"deadline_h": float("inf")}, r"positive deadline_h"),
         ({"efficiency": 1.5}, r"efficiency in \(0, 1\]"),
         ({"kind": "reserved"}, r"Unknown kind 'reserved'"),
-        ({"inventory": ["H100 | A100"]}, r"inventory\[0\]: a node holds one named accelerator"),
-        ({"inventory": [{"spec": "H100:8", "nodes": 0}]}, r"positive integer for nodes"),
-        ({"inventory": [{"gpu": "H100"}]}, r"inventory\[0\]: expected a spec, node labels"),
+        ({"inventory": ["H100-SXM | A100"]}, r"inventory\[0\]: a node holds one named accelerator"),
+        ({"inventory": [{"spec": "H100-SXM:8", "nodes": 0}]}, r"positive integer for nodes"),
+        ({"inventory": [{"gpu": "H100-SXM"}]}, r"inventory\[0\]: expected a spec, node labels"),
         ({"inventory": [{"example.com/zone": "a"}]}, r"no accelerator label"),
         ({"inventory": ["H10O:8"]}, r"inventory\[0\]: .*H10O"),
     ],

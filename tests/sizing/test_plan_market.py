@@ -90,7 +90,7 @@ def test_the_plan_command_prints_the_best_of_each_cloud() -> None:
 
 
 def test_instances_names_the_cheapest_region_of_each_cloud() -> None:
-    result = CliRunner().invoke(build_app(), ["instances", "H100:8"])
+    result = CliRunner().invoke(build_app(), ["instances", "H100-SXM:8"])
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     section = text[text.index("Cheapest per cloud") :]

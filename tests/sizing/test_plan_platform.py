@@ -22,7 +22,7 @@ from accelerators.kubernetes import placement_problems, to_pod_fragment
 from accelerators.sizing import InfeasibleJobError, SizingError, _plan_platform, plan, plan_html
 
 JOB = {"model": 5e8, "method": "full", "tokens": 2e7, "history": False}
-MIG = ["A100-40GB@1g.5gb:7", "A100-80GB@1g.10gb:7", "H100@1g.10gb:7"]
+MIG = ["A100-40GB@1g.5gb:7", "A100-80GB@1g.10gb:7", "H100-SXM@1g.10gb:7"]
 
 
 def _keys(options: object) -> list[tuple[str, str]]:
@@ -117,7 +117,7 @@ def test_fallbacks_join_only_alternatives_the_platform_places_in_one_pod() -> No
     assert _keys(free.options) == _keys(operator.options)
     assert len(free.fallbacks(3).alternatives) == 3
     joined = operator.fallbacks(3)
-    assert [str(a) for a in joined.alternatives] == ["H100@1g.10gb", "A100-80GB@1g.10gb"]
+    assert [str(a) for a in joined.alternatives] == ["H100-SXM@1g.10gb", "A100-80GB@1g.10gb"]
     assert to_pod_fragment(joined, platform="nvidia")
     with pytest.raises(accelerators.PlacementError, match="as one pod"):
         to_pod_fragment(free.fallbacks(3), platform="nvidia")

@@ -139,7 +139,7 @@ def test_hugging_face_on_every_flavor_ours_is_cheaper_per_flop(
 
 
 # -- Skyward: by model size, as nodes you own ---------------------------------------------------
-OWNED = ["T4", "A10G", "A100-40GB", "A100-80GB", "H100:8"]
+OWNED = ["T4", "A10G", "A100-40GB", "A100-80GB", "H100-SXM:8"]
 
 
 def _owned(model: object, method: str, rank_by: str = "cost") -> Plan:
@@ -157,7 +157,7 @@ def _owned(model: object, method: str, rank_by: str = "cost") -> Plan:
 @pytest.mark.parametrize(
     ("row", "model", "method", "minimum", "recommended"),
     [
-        ("70B+: 4x H100, 8x H100", 180e9, "lora", "H100", "H100"),
+        ("70B+: 4x H100-SXM, 8x H100-SXM", 180e9, "lora", "H100-SXM", "H100-SXM"),
     ],
 )
 def test_skyward_rows_we_agree_with(
@@ -183,7 +183,7 @@ def test_skyward_rows_where_an_h100_costs_less(
     # $2.99 on RunPod, at 794 achievable TFLOPS) the H100 costs less per FLOP than a T4,
     # the A10G ($1.00, HF) or an A100, so it is first; the table's choices follow.
     job = _owned(model, method)
-    assert _model(job) == "H100", row
+    assert _model(job) == "H100-SXM", row
     models = [o.spec.accelerator.model for o in job.options]
     if minimum == "A10G":  # no dense bf16 rate in the catalog (2026.11.6): left out, saying so
         assert ("A10G", "no dense bf16 rate") in {(e.spec, e.reason) for e in job.excluded}
@@ -196,20 +196,20 @@ def test_skyward_rows_where_an_h100_costs_less(
 def test_skyward_13_to_70b_and_the_workload_table() -> None:
     # "13-70B: A100-80GB minimum, 2x H100 recommended". QLoRA: one H100 holds it (45.9 GB).
     qlora = _owned(70e9, "qlora")
-    assert _model(qlora) == "H100"
+    assert _model(qlora) == "H100-SXM"
     assert any(o.spec.accelerator.model == "A100-80GB" for o in qlora.options)
     # LoRA differs: 140 GB of bf16 weights plus activations do not fit 2 x 80 GB with 10 %
     # headroom, so ours shards over 4 H100s.
     lora = _owned(70e9, "lora")
     assert lora.best is not None
-    assert str(lora.best.spec) == "H100:4"
+    assert str(lora.best.spec) == "H100-SXM:4"
     assert lora.best.sharded
     assert lora.memory.weights_gb / 2 + lora.memory.activations_gb > 80 * 0.9
-    # "By workload: Full fine-tuning: A100-80GB, H100": a 7B full fine-tune (114 GB) shards
+    # "By workload: Full fine-tuning: A100-80GB, H100-SXM": a 7B full fine-tune (114 GB) shards
     # over two H100s, the table's recommended accelerator.
     full = _owned(7e9, "full")
     assert full.best is not None
-    assert str(full.best.spec) == "H100:2"
+    assert str(full.best.spec) == "H100-SXM:2"
 
 
 # -- Modal: 16 GB per billion parameters, 70 GB with 8-bit optimizers ---------------------------
@@ -223,7 +223,16 @@ def test_modal_memory_rules_are_ours() -> None:
     assert eight_bit.optimizer_gb == pytest.approx(42)
 
 
-MODAL = ["T4:8", "L4:8", "A10:4", "L40S:8", "A100-40GB:8", "A100-80GB:8", "H100:8", "H200:8"]
+MODAL = [
+    "T4:8",
+    "L4:8",
+    "A10:4",
+    "L40S:8",
+    "A100-40GB:8",
+    "A100-80GB:8",
+    "H100-SXM:8",
+    "H200-SXM:8",
+]
 
 
 def test_modal_7b_full_needs_more_than_one_80gb_gpu_unless_8bit() -> None:
@@ -240,4 +249,4 @@ def test_modal_7b_full_needs_more_than_one_80gb_gpu_unless_8bit() -> None:
         history=False,
     )
     single = {str(o.spec) for o in eight_bit.options if o.devices == 1}
-    assert {"A100-80GB", "H100"} <= single  # ~70 GB (+ activations) fits one 80 GB GPU
+    assert {"A100-80GB", "H100-SXM"} <= single  # ~70 GB (+ activations) fits one 80 GB GPU

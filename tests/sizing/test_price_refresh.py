@@ -286,5 +286,5 @@ def test_the_aws_refresh_caches_spot_and_on_demand_prices(
         server.stop()
     assert [(p.instance, p.kind) for p in result.on_demand] == [("p5.48xlarge", "on-demand")]
     assert "1 on-demand prices" in result.message
-    cost = estimate_cost("H100:8", 1, "aws", region="us-east-1")
+    cost = estimate_cost("H100-SXM:8", 1, "aws", region="us-east-1")
     assert (cost.instance, cost.price.source) == ("p5.48xlarge", "aws-pricing-api")

@@ -65,7 +65,7 @@ def test_recommend_by_memory_and_bad_input_exit_2() -> None:
         (("recommend", "--params", "7e9", "--method", "lorra"), "did you mean 'lora'"),
         (("recommend",), "--params 7e9"),
         (("recommend", "--memory-gb", "10", "--params", "7e9"), "not both"),
-        (("instances", "H100:8", "--cloud", "awz"), "did you mean 'aws'"),
+        (("instances", "H100-SXM:8", "--cloud", "awz"), "did you mean 'aws'"),
         (("instances", "H1000"), "Unknown accelerator"),
     ]:
         result = _run(*args)
@@ -74,7 +74,7 @@ def test_recommend_by_memory_and_bad_input_exit_2() -> None:
 
 
 def test_instances_lists_hosts_with_prices() -> None:
-    result = _run("instances", "H100:8", "--cloud", "aws")
+    result = _run("instances", "H100-SXM:8", "--cloud", "aws")
     assert result.exit_code == 0, result.output
     assert "p5.48xlarge" in result.output
     assert "55.04" in result.output

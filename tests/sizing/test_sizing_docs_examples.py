@@ -78,12 +78,12 @@ def example_qlora() -> list[str]:
 
 
 def example_cost() -> list[str]:
-    day = estimate_cost("H100:8", 24, cloud="aws")
-    unit = unit_price("H100", "bf16", cloud="aws")
+    day = estimate_cost("H100-SXM:8", 24, cloud="aws")
+    unit = unit_price("H100-SXM", "bf16", cloud="aws")
     measured = cost_of_throughput(700.0, "p5.48xlarge", dtype="bf16")
     assert day.usd == pytest.approx(24 * day.price.usd_per_hour)
     return [
-        f"    24 h of H100:8 on aws {day.instance}: ${day.usd:,.2f} "
+        f"    24 h of H100-SXM:8 on aws {day.instance}: ${day.usd:,.2f} "
         f"(${day.usd_per_hour:.2f}/h, {day.price.region}, {day.price.kind}, {day.price.date})",
         f"    H100 device-hour ${unit.usd_per_device_hour:.2f}: "
         f"${unit.usd_per_tflop_hour:.5f} per bf16 TFLOP-hour, "

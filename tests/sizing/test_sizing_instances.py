@@ -129,14 +129,14 @@ def test_every_row_has_a_source_with_a_date() -> None:
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
-        ("p5.48xlarge", "H100:8"),
-        ("P5.48XLARGE", "H100:8"),
+        ("p5.48xlarge", "H100-SXM:8"),
+        ("P5.48XLARGE", "H100-SXM:8"),
         ("p4de.24xlarge", "A100-80GB:8"),
-        ("a3-highgpu-8g", "H100:8"),
+        ("a3-highgpu-8g", "H100-SXM:8"),
         ("Standard_ND96isr_MI300X_v5", "MI300X:8"),
         ("ct5lp-hightpu-4t", "TPU-V5E@2x2:4"),
         ("trn2.48xlarge", "TRAINIUM2:16"),
-        ("p5.48xlarge | a3-ultragpu-8g", "H100:8 | H200:8"),
+        ("p5.48xlarge | a3-ultragpu-8g", "H100-SXM:8 | H200-SXM:8"),
     ],
 )
 def test_instance_names_parse_as_specs(name: str, expected: str) -> None:
@@ -175,15 +175,15 @@ def test_an_instance_whose_accelerator_the_catalog_lacks_says_so(
 
 
 def test_instances_lists_the_hosts_of_a_spec() -> None:
-    aws = instances("H100:8", cloud="aws")
+    aws = instances("H100-SXM:8", cloud="aws")
     assert aws[0].instance.name == "p5.48xlarge"
     assert aws[0].needed == 1
-    assert str(aws[0].spec) == "H100:8"
-    everywhere = {o.instance.cloud for o in instances("H100:8")}
+    assert str(aws[0].spec) == "H100-SXM:8"
+    everywhere = {o.instance.cloud for o in instances("H100-SXM:8")}
     assert {"aws", "gcp", "azure"} <= everywhere
     assert [o.instance.name for o in instances("TPU-V5E@2x2:4")] == ["ct5lp-hightpu-4t"]
     with pytest.raises(SizingError, match="did you mean 'aws'"):
-        instances("H100", cloud="awz")
+        instances("H100-SXM", cloud="awz")
     with pytest.raises(AcceleratorError):
         instances("H1OO:8")
 
@@ -194,16 +194,16 @@ def _price(name: str, kind: str = "on-demand") -> float:
 
 def test_estimate_cost_pays_for_whole_instances() -> None:
     p5 = _price("p5.48xlarge")
-    eight = estimate_cost("H100:8", 10, cloud="aws")
+    eight = estimate_cost("H100-SXM:8", 10, cloud="aws")
     assert (eight.instance, eight.instances_needed) == ("p5.48xlarge", 1)
     assert eight.usd == pytest.approx(10 * p5)
-    sixteen = estimate_cost("H100:16", 10, cloud="aws")
+    sixteen = estimate_cost("H100-SXM:16", 10, cloud="aws")
     assert sixteen.instances_needed == 2
     assert sixteen.usd == pytest.approx(20 * p5)
-    one = estimate_cost("H100", 1, cloud="aws")  # the one-GPU p5.4xlarge, not an eighth of p5
+    one = estimate_cost("H100-SXM", 1, cloud="aws")  # the one-GPU p5.4xlarge, not an eighth of p5
     assert (one.instance, one.instances_needed) == ("p5.4xlarge", 1)
     assert one.usd == pytest.approx(_price("p5.4xlarge"))
-    hf = estimate_cost("H200:2", 3, cloud="hf")
+    hf = estimate_cost("H200-SXM:2", 3, cloud="hf")
     assert (hf.instance, hf.usd) == ("h200x2", pytest.approx(3 * _price("h200x2")))
     assert hf.price.source == "hf-jobs-pricing"
     assert hf.price.date == dt.date(2026, 11, 23)
@@ -223,22 +223,22 @@ def test_estimate_cost_without_a_price_says_what_is_missing() -> None:
     with pytest.raises(SizingError, match=r"No on-demand price on gcp is known.*a4x-highgpu-4g"):
         estimate_cost("GB200:4", 1, cloud="gcp")
     with pytest.raises(SizingError, match=r"No spot price on aws in us-east-1 is known"):
-        estimate_cost("H100:8", 1, cloud="aws", kind="spot", region="us-east-1")
+        estimate_cost("H100-SXM:8", 1, cloud="aws", kind="spot", region="us-east-1")
     with pytest.raises(SizingError, match="No instance type on hf carries MI300X"):
         estimate_cost("MI300X", 1, cloud="hf")
     with pytest.raises(SizingError, match="hours"):
-        estimate_cost("H100:8", -1)
+        estimate_cost("H100-SXM:8", -1)
     with pytest.raises(SizingError, match="kind"):
-        estimate_cost("H100:8", 1, kind="reserved")
+        estimate_cost("H100-SXM:8", 1, kind="reserved")
 
 
 def test_unit_prices_divide_the_device_hour_by_datasheet_figures() -> None:
-    unit = unit_price("H200", "bf16", cloud="hf")
-    h200 = catalog.get("H200")
+    unit = unit_price("H200-SXM", "bf16", cloud="hf")
+    h200 = catalog.get("H200-SXM")
     assert unit.usd_per_device_hour == pytest.approx(_price("h200"))
     assert unit.usd_per_tflop_hour == pytest.approx(_price("h200") / h200.tflops["bf16"])
     assert unit.usd_per_gbps_hour == pytest.approx(_price("h200") / (h200.bandwidth_tbps * 1000))
-    assert unit_price("H200", "int4", cloud="hf").usd_per_tflop_hour is None
+    assert unit_price("H200-SXM", "int4", cloud="hf").usd_per_tflop_hour is None
 
 
 def test_cost_of_throughput_from_a_number_and_from_a_bench_report() -> None:
@@ -247,7 +247,7 @@ def test_cost_of_throughput_from_a_number_and_from_a_bench_report() -> None:
     assert cost.usd_per_device_hour == pytest.approx(p5 / 8)
     assert cost.usd_per_tflop_hour == pytest.approx(p5 / 8 / 700)
     assert cost.usd_per_pflop == pytest.approx(p5 / 8 / (700 * 3600 / 1000))
-    peak = catalog.get("H100").tflops["bf16"]
+    peak = catalog.get("H100-SXM").tflops["bf16"]
     assert cost.datasheet_usd_per_tflop_hour == pytest.approx(p5 / 8 / peak)
     from accelerators.bench import GemmResult
 
@@ -271,7 +271,9 @@ def test_cost_of_throughput_reads_a_real_bench_report() -> None:
     from accelerators.bench import run
     from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 
-    report = run("H100", backend=FakeBackend([FakeDevice()]), detected=fake_detected("H100-SXM"))
+    report = run(
+        "H100-SXM", backend=FakeBackend([FakeDevice()]), detected=fake_detected("H100-SXM")
+    )
     bf16 = [g.tflops for g in report.gemm if g.dtype == "bf16" and g.tflops]
     cost = cost_of_throughput(report, "p5.48xlarge")
     assert cost.measured_tflops == pytest.approx(sum(bf16) / len(bf16))

@@ -44,11 +44,11 @@ def test_mig_and_tpu_slices_are_offered_where_they_fit() -> None:
 
 def test_a_70b_model_needs_tensor_parallelism_and_405b_pipeline_stages() -> None:
     seventy = recommend(ModelShape.like(70e9), dtype="bf16", vendors=["nvidia"], top=None)
-    h100 = next(r for r in seventy if r.spec.accelerator.model == "H100")
+    h100 = next(r for r in seventy if r.spec.accelerator.model == "H100-SXM")
     assert h100.spec.count == 4
     assert h100.parallelism == "tensor parallel x4"
     big = recommend(memory_gb=405e9 * 2 / 1e9 * 1.2, vendors=["nvidia"], top=None)
-    h100_big = next(r for r in big if r.spec.accelerator.model == "H100")
+    h100_big = next(r for r in big if r.spec.accelerator.model == "H100-SXM")
     assert h100_big.spec.count == 16
     assert h100_big.parallelism == "tensor parallel x8, pipeline x2"
 

@@ -26,7 +26,9 @@ anything = st.one_of(
     st.lists(st.integers(), max_size=3),
 )
 names = st.one_of(
-    st.sampled_from(["H100:8", "A100@1g.5gb", "TPU-V5E@2x2:4", "p5.48xlarge", "L4:0.5", "80GB+"]),
+    st.sampled_from(
+        ["H100-SXM:8", "A100@1g.5gb", "TPU-V5E@2x2:4", "p5.48xlarge", "L4:0.5", "80GB+"]
+    ),
     st.text(max_size=16),
 )
 clouds = st.one_of(

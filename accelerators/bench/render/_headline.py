@@ -20,8 +20,8 @@ def gate_headline(report: BenchReport, *, asked: str | None = None) -> str:
     :param report: the gate's report.
     :param asked: the spec the pipeline asked for, when the gate was run without it (a local
         run checks health only): the headline then says the device was not checked.
-    :return: ``"PASS: 8 x H100-SXM is H100:8"``, ``"FAIL: 1 x A100-40GB-SXM, expected
-        H100: wrong_accelerator ..."``, ``"not checked: this machine has no L40S (health of
+    :return: ``"PASS: 8 x H100-SXM is H100-SXM:8"``, ``"FAIL: 1 x A100-40GB-SXM, expected
+        H100-SXM: wrong_accelerator ..."``, ``"not checked: this machine has no L40S (health of
         1 x AMD EPYC 7B13: PASS)"``, ``"PASS: 1 x AMD EPYC 7B13, health only"``.
     """
     device = report.device

@@ -1,10 +1,10 @@
 """Airflow provider for ``accelerators``: the accelerator as one argument, the gate first.
 
 >>> from accelerators_provider import AcceleratorPodOperator
->>> train = AcceleratorPodOperator(task_id="train", image="trainer:1", accelerator="H100:8",
+>>> train = AcceleratorPodOperator(task_id="train", image="trainer:1", accelerator="H100-SXM:8",
 ...                                platform="gke")
 >>> train.accelerator, train.platform
-('H100:8', 'gke')
+('H100-SXM:8', 'gke')
 
 Public names: :class:`AcceleratorPodOperator`, :class:`AcceleratorGateOperator`,
 :func:`accelerator_task` (``@task.accelerator``), :func:`accelerator_gate_task`

@@ -30,4 +30,4 @@ def test_a_constant_in_a_templated_field_renders_as_itself(airflow_db: Path) -> 
     assert gate.expect is accelerators.H100
     gate.render_template_fields({"params": {}, "dag": dag, "run_id": "manual"})
     assert gate.expect is accelerators.H100
-    assert gate.accelerator == "H100"  # the operator keeps the spec text of its accelerator
+    assert gate.accelerator == "H100-SXM"  # the operator keeps the spec text of its accelerator

@@ -42,7 +42,7 @@ with DAG("a2_under_h100", schedule=None, start_date=pendulum.datetime(2026, 1, 1
     AcceleratorPodOperator(
         task_id="train",
         image="trainer:1",
-        accelerator="H100:8",
+        accelerator="H100-SXM:8",
         platform="gke",
         node_selector={"node.kubernetes.io/instance-type": "a2-highgpu-8g"},
     )
@@ -53,10 +53,10 @@ def test_the_dag_file_fails_to_import_naming_both_sides(airflow_db: Path) -> Non
     error, path = _import_error("a2_under_h100", GKE_A2)
     assert f"{path}:" in error  # the DAG file's line
     assert "task 'train'" in error
-    assert "the operator's arguments: no node it selects can host 'H100:8'" in error
+    assert "the operator's arguments: no node it selects can host 'H100-SXM:8'" in error
     assert f"nodeSelector {TYPE}=a2-highgpu-8g" in error
     assert "a2-highgpu-8g is a GCP machine type with 8 x A100-40GB" in error
-    assert "but 'H100:8' needs H100" in error
+    assert "but 'H100-SXM:8' needs H100-SXM" in error
 
 
 def _template(tmp_path: Path, spec: dict[str, Any]) -> str:
@@ -72,7 +72,7 @@ def test_a_pod_template_file_on_karpenter(tmp_path: Path) -> None:
         with pytest.raises(PlacementError) as raised:
             cls(
                 task_id="t",
-                accelerator="H100:8",
+                accelerator="H100-SXM:8",
                 platform="karpenter",
                 image="i",
                 pod_template_file=path,
@@ -86,14 +86,14 @@ def test_an_amd_limit_next_to_an_h100_spec() -> None:
     with pytest.raises(PlacementError) as raised:
         AcceleratorPodOperator(
             task_id="t",
-            accelerator="H100:8",
+            accelerator="H100-SXM:8",
             platform="gke",
             image="i",
             container_resources=k8s.V1ResourceRequirements(limits={"amd.com/gpu": "1"}),
         )
     message = str(raised.value)
     assert "container 'base' limits amd.com/gpu: 1" in message
-    assert "'H100:8' is requested as nvidia.com/gpu on platform 'gke'" in message
+    assert "'H100-SXM:8' is requested as nvidia.com/gpu on platform 'gke'" in message
 
 
 def test_the_decorator_refuses_a_foreign_accelerator_label() -> None:
@@ -101,7 +101,7 @@ def test_the_decorator_refuses_a_foreign_accelerator_label() -> None:
 
     with DAG("decorated_conflict", schedule=None), pytest.raises(PlacementError) as raised:
         task.accelerator(
-            accelerator="H100:8",
+            accelerator="H100-SXM:8",
             platform="nvidia",
             image="i",
             affinity={
@@ -123,7 +123,7 @@ def test_the_decorator_refuses_a_foreign_accelerator_label() -> None:
             },
         )(lambda: None)
     message = str(raised.value)
-    assert "the task's arguments: no node it selects can host 'H100:8'" in message
+    assert "the task's arguments: no node it selects can host 'H100-SXM:8'" in message
     assert "selects nodes with A100-80GB or L4" in message
 
 
@@ -147,11 +147,11 @@ def test_executor_config_names_the_worker_template(tmp_path: Path) -> None:
         },
     )
     with pytest.raises(PlacementError) as raised:
-        executor_config("H100:8", platform="gke", pod_template_file=path)
+        executor_config("H100-SXM:8", platform="gke", pod_template_file=path)
     message = str(raised.value)
     assert f"the worker pod_template_file {path!r}: no node it selects" in message
-    assert "a3-highgpu-1g is a GCP machine type with 1 x H100" in message
-    assert "'H100:8' needs 8 on one node" in message
+    assert "a3-highgpu-1g is a GCP machine type with 1 x H100-SXM" in message
+    assert "'H100-SXM:8' needs 8 on one node" in message
 
 
 def test_an_argument_that_replaces_the_templates_value_is_judged_as_built(tmp_path: Path) -> None:
@@ -160,7 +160,7 @@ def test_an_argument_that_replaces_the_templates_value_is_judged_as_built(tmp_pa
     path = _template(tmp_path, {"nodeSelector": {TYPE: "a2-highgpu-8g"}})
     op = AcceleratorPodOperator(
         task_id="t",
-        accelerator="H100:8",
+        accelerator="H100-SXM:8",
         platform="gke",
         image="i",
         pod_template_file=path,
@@ -174,7 +174,7 @@ def test_a_templated_template_is_judged_when_the_pod_is_built(tmp_path: Path) ->
     path = _template(tmp_path, {"nodeSelector": {TYPE: "p4d.24xlarge"}})
     op = AcceleratorPodOperator(
         task_id="t",
-        accelerator="H100:8",
+        accelerator="H100-SXM:8",
         platform="eks",
         image="i",
         pod_template_file="{{ params.template }}",

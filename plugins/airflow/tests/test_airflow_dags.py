@@ -132,7 +132,7 @@ def test_training(airflow_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     gate_pod = validate_pod(dag.get_task("gate").build_pod_request_obj(None, dry_run=True))
     main = gate_pod["spec"]["containers"][0]
     assert main["command"] == ["accelerators", "bench"]
-    assert main["args"][main["args"].index("--expect") + 1] == "H100:8"
+    assert main["args"][main["args"].index("--expect") + 1] == "H100-SXM:8"
     assert {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}} in (
         main["env"]
     )
@@ -150,7 +150,7 @@ def test_fallback_gates_inside_the_pod_on_karpenter(
     main = manifest["spec"]["containers"][0]
     assert main["command"][:2] == ["/bin/sh", "-c"]
     assert main["command"][2].startswith(
-        "accelerators bench --profile quick --expect 'H100:8 | A100-80GB:8' "
+        "accelerators bench --profile quick --expect 'H100-SXM:8 | A100-80GB:8' "
         "--json /tmp/accelerators-gate.json && exec"
     )
     assert main["args"][:3] == ["torchrun", "--nproc-per-node=8", "finetune.py"]

@@ -67,7 +67,7 @@ def test_task_accelerator_pins_to_the_gate_through_a_templated_selector() -> Non
 
     with _dag("pinned") as dag:
 
-        @task.accelerator(accelerator="H100", platform="nvidia", image="i", gate="gate")
+        @task.accelerator(accelerator="H100-SXM", platform="nvidia", image="i", gate="gate")
         def work() -> None:
             return None
 

@@ -36,11 +36,11 @@ KUBE = dict(
 )
 with DAG({dag_id!r}, schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC")) as dag:
     gate = AcceleratorGateOperator(
-        task_id="gate", accelerator="H100:8", platform="gke", image="bench:1",
+        task_id="gate", accelerator="H100-SXM:8", platform="gke", image="bench:1",
         retries={retries}, retry_delay=timedelta(0), **KUBE,
     )
     train = AcceleratorPodOperator(
-        task_id="train", accelerator="H100:8", platform="gke", gate=gate, image="trainer:1",
+        task_id="train", accelerator="H100-SXM:8", platform="gke", gate=gate, image="trainer:1",
         cmds=["torchrun", "train.py"], do_xcom_push=False, **KUBE,
     )
 """
@@ -48,10 +48,10 @@ with DAG({dag_id!r}, schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz=
 
 @pytest.fixture(scope="module")
 def reports() -> dict[str, dict[str, Any]]:
-    """A passing H100:8 gate report and a failing one (an A100 where H100 was asked for)."""
+    """A passing H100-SXM:8 gate report and a failing one (an A100 where H100 was asked for)."""
     return {
-        "pass": bench_report("H100:8", "H100-SXM", 8, GOOD_NODE),
-        "fail": bench_report("H100:8", "A100-80GB-SXM", 1, BAD_NODE),
+        "pass": bench_report("H100-SXM:8", "H100-SXM", 8, GOOD_NODE),
+        "fail": bench_report("H100-SXM:8", "A100-80GB-SXM", 1, BAD_NODE),
     }
 
 
@@ -87,7 +87,7 @@ def test_a_passing_gate_pins_the_next_pod_to_its_node(
     summary = pushed["return_value"]
     assert summary["kind"] == "accelerators-gate-summary/1"
     assert summary["verdict"] == "pass"
-    assert summary["matched"] == "H100:8"
+    assert summary["matched"] == "H100-SXM:8"
     assert summary == pushed["report"]
     # The summary, not the report of 8 devices (hundreds of KB) nor an HTML page.
     assert len(json.dumps(summary)) < 4000 < len(json.dumps(reports["pass"]))

@@ -105,17 +105,17 @@ def test_executor_config_keeps_a_user_override_and_rejects_conflicts() -> None:
 
 
 def test_queues_and_pools_are_per_model() -> None:
-    assert queue_for("H100:8") == "accelerators-h100"
-    assert queue_for("nvidia-h100-80gb") == "accelerators-h100"
+    assert queue_for("H100-SXM:8") == "accelerators-h100-sxm"
+    assert queue_for("nvidia-h100-80gb") == "accelerators-h100-sxm"
     assert pool_for("A100-40GB@1g.10gb") == "accelerators-a100-40gb-1g.10gb"
-    assert pool_kwargs("H100:4") == {
-        "queue": "accelerators-h100",
-        "pool": "accelerators-h100",
+    assert pool_kwargs("H100-SXM:4") == {
+        "queue": "accelerators-h100-sxm",
+        "pool": "accelerators-h100-sxm",
         "pool_slots": 4,
     }
     assert pool_kwargs("T4:0.5")["pool_slots"] == 1
     with pytest.raises(AcceleratorError, match="alternatives"):
-        queue_for("H100 | A100-80GB")
+        queue_for("H100-SXM | A100-80GB")
     with pytest.raises(AcceleratorError, match="names no accelerator model"):
         pool_for("80GB+")
 
@@ -123,14 +123,14 @@ def test_queues_and_pools_are_per_model() -> None:
 def test_pools_from_a_node_inventory(airflow_db: Path) -> None:
     from airflow.models.pool import Pool
 
-    inventory = {"gpu-a": "H100:8", "gpu-b": "H100:8", "mig-a": "A100-40GB@1g.10gb:7"}
+    inventory = {"gpu-a": "H100-SXM:8", "gpu-b": "H100-SXM:8", "mig-a": "A100-40GB@1g.10gb:7"}
     assert pools_from_inventory(inventory) == {
-        "accelerators-h100": 16,
+        "accelerators-h100-sxm": 16,
         "accelerators-a100-40gb-1g.10gb": 7,
     }
     assert create_pools(inventory) == pools_from_inventory(inventory)
-    assert Pool.get_pool("accelerators-h100").slots == 16
-    assert create_pools({"gpu-a": "H100:8"}) == {"accelerators-h100": 8}
-    assert Pool.get_pool("accelerators-h100").slots == 8
+    assert Pool.get_pool("accelerators-h100-sxm").slots == 16
+    assert create_pools({"gpu-a": "H100-SXM:8"}) == {"accelerators-h100-sxm": 8}
+    assert Pool.get_pool("accelerators-h100-sxm").slots == 8
     with pytest.raises(AcceleratorError, match="node 'x'"):
         pools_from_inventory({"x": "T4:0.5"})

@@ -116,7 +116,7 @@ def test_the_decorators_refuse_templates_and_point_to_the_operators() -> None:
     assert "is not templated" in message
     assert "Use AcceleratorPodOperator, whose accelerator is a templated field" in message
     with pytest.raises(AcceleratorError, match="AcceleratorGateOperator"):
-        task.accelerator_gate(accelerator="H100", platform="{{ params.where }}")(train)
+        task.accelerator_gate(accelerator="H100-SXM", platform="{{ params.where }}")(train)
 
 
 def _missing_everywhere(missing: str) -> dict[str, Any]:

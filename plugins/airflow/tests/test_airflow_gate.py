@@ -25,7 +25,7 @@ from accelerators_provider import AcceleratorGateOperator
 
 with DAG("gate_retry", schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC")) as dag:
     gate = AcceleratorGateOperator(
-        task_id="gate", accelerator="H100", platform="gke", in_process=True,
+        task_id="gate", accelerator="H100-SXM", platform="gke", in_process=True,
         retries=1, retry_delay=timedelta(0),
     )
 
@@ -93,7 +93,9 @@ def test_a_failed_gate_fails_the_run_and_its_retry_avoids_the_node(
     assert report["reasons"][0]["code"] == "no_accelerator"
     assert stored[FAILED_NODES_KEY] == [NODE]
     # The next gate pod of this task stays off the node that failed.
-    gate = AcceleratorGateOperator(task_id="gate", accelerator="H100", platform="gke", image="b")
+    gate = AcceleratorGateOperator(
+        task_id="gate", accelerator="H100-SXM", platform="gke", image="b"
+    )
     context: Any = {
         "ti": gate_ti,
         "run_id": run.run_id,
@@ -130,8 +132,8 @@ def test_report_table_lists_figures_and_reasons() -> None:
     from accelerators_provider._gate import render_report
 
     with pytest.raises(AcceleratorGateError) as failed:
-        gate(expect="H100")
+        gate(expect="H100-SXM")
     text = render_report(failed.value.report)
     assert text.startswith("Accelerator gate: FAIL")
-    assert "expected H100" in text
+    assert "expected H100-SXM" in text
     assert "[fail] no_accelerator" in text

@@ -69,7 +69,7 @@ CASES: list[tuple[str, str, str, dict[str, Any], dict[str, Any], dict[str, Any]]
     ),
     (
         "affinity-and-selector",
-        "H100:8",
+        "H100-SXM:8",
         "nvidia",
         {"runtime_class_name": "nvidia"},
         _template(affinity=_zone("us-a", "us-b")),
@@ -93,7 +93,7 @@ CASES: list[tuple[str, str, str, dict[str, Any], dict[str, Any], dict[str, Any]]
     ),
     (
         "fallbacks",
-        "H100:8 | A100-80GB:8",
+        "H100-SXM:8 | A100-80GB:8",
         "gke",
         {},
         _template(nodeSelector={"pool": "train"}),
@@ -252,12 +252,12 @@ def test_the_three_ways_refuse_alike(tmp_path: Path) -> None:
     errors = []
     for way in (_operator, _decorator):
         with pytest.raises(PlacementError) as raised:
-            way("H100:8", "gke", {}, _template(), values)
+            way("H100-SXM:8", "gke", {}, _template(), values)
         errors.append(_sentences(raised.value))
     with pytest.raises(PlacementError) as raised:
-        _executor("H100:8", "gke", {}, _template(), values, tmp_path / "w.yaml")
+        _executor("H100-SXM:8", "gke", {}, _template(), values, tmp_path / "w.yaml")
     errors.append(_sentences(raised.value))
-    assert errors[0].startswith("<arguments>: no node it selects can host 'H100:8'")
+    assert errors[0].startswith("<arguments>: no node it selects can host 'H100-SXM:8'")
     assert errors[0] == errors[1] == errors[2]
 
 
@@ -269,7 +269,7 @@ def test_a_runtime_class_of_the_task_is_never_replaced_silently() -> None:
     values = {"runtime_class_name": "kata"}
     for way in (_operator, _decorator):
         with pytest.raises(PlacementError, match="runtimeClassName"):
-            way("H100", "nvidia", {"runtime_class_name": "nvidia"}, _template(), values)
+            way("H100-SXM", "nvidia", {"runtime_class_name": "nvidia"}, _template(), values)
 
 
 def test_a_template_dict_key_the_operator_would_drop_is_refused() -> None:
@@ -341,20 +341,20 @@ def test_one_operator_is_parsed_and_placed_once(
     template, values = CASES[0][4], _models(CASES[0][5])
     op = AcceleratorPodOperator(
         task_id="train",
-        accelerator="H100:8",
+        accelerator="H100-SXM:8",
         platform="gke",
         image="trainer:1",
         pod_template_dict=copy.deepcopy(template),
         **values,
     )
-    assert (placements, parses) == (["H100:8"], ["H100:8"])  # the parse-time check
+    assert (placements, parses) == (["H100-SXM:8"], ["H100-SXM:8"])  # the parse-time check
     op.build_pod_request_obj(dry_run=True)
-    assert (placements, parses) == (["H100:8"], ["H100:8"])  # the build reuses both
+    assert (placements, parses) == (["H100-SXM:8"], ["H100-SXM:8"])  # the build reuses both
     # A build whose inputs changed since (a rendered field) places once more, for them.
     op.node_selector = {"team": "ml"}
     op.build_pod_request_obj(dry_run=True)
-    assert placements == ["H100:8", "H100:8"]
-    assert parses == ["H100:8"]
+    assert placements == ["H100-SXM:8", "H100-SXM:8"]
+    assert parses == ["H100-SXM:8"]
 
 
 def test_one_build_places_once(placements: list[str]) -> None:
@@ -367,9 +367,9 @@ def test_one_build_places_once(placements: list[str]) -> None:
         pod_template_dict=_template(nodeSelector={"pool": "gpu"}),
     )
     assert placements == []
-    op.render_template_fields({"params": {"gpu": "H100:8"}})
+    op.render_template_fields({"params": {"gpu": "H100-SXM:8"}})
     op.build_pod_request_obj(dry_run=True)
-    assert placements == ["H100:8"]
+    assert placements == ["H100-SXM:8"]
 
 
 def test_a_decorated_task_and_an_executor_config_place_once(

@@ -84,7 +84,7 @@ def _expressions(manifest: dict[str, Any]) -> list[list[dict[str, Any]]]:
 def test_nothing_of_the_users_is_lost(kind: str, tmp_path: Path) -> None:
     op = AcceleratorPodOperator(
         task_id="train",
-        accelerator="H100:8",
+        accelerator="H100-SXM:8",
         platform="gke",
         image="trainer:2",
         node_selector={"team": "ml"},
@@ -167,14 +167,14 @@ def test_bad_spec_fails_at_parse_time_naming_the_task() -> None:
     with pytest.raises(AcceleratorError, match=r"task 't', accelerator=''"):
         AcceleratorPodOperator(task_id="t", accelerator="", platform="gke", image="i")
     with pytest.raises(AcceleratorError, match="did you mean 'gke'"):
-        AcceleratorPodOperator(task_id="t", accelerator="H100", platform="gkee", image="i")
+        AcceleratorPodOperator(task_id="t", accelerator="H100-SXM", platform="gkee", image="i")
 
 
 def test_conflicting_arguments_fail_at_parse_time() -> None:
     with pytest.raises(PlacementError, match=r"nvidia\.com/gpu"):
         AcceleratorPodOperator(
             task_id="t",
-            accelerator="H100:8",
+            accelerator="H100-SXM:8",
             platform="gke",
             image="i",
             container_resources=k8s.V1ResourceRequirements(limits={"nvidia.com/gpu": "2"}),
@@ -237,7 +237,7 @@ def test_constants_and_specs_are_accepted() -> None:
 def test_inline_gate_runs_the_bench_before_the_command() -> None:
     op = AcceleratorPodOperator(
         task_id="t",
-        accelerator="H100:8",
+        accelerator="H100-SXM:8",
         platform="nvidia",
         image="i",
         gate_mode="inline",
@@ -247,7 +247,7 @@ def test_inline_gate_runs_the_bench_before_the_command() -> None:
     main = validate_pod(op.build_pod_request_obj(dry_run=True))["spec"]["containers"][0]
     assert main["command"][:2] == ["/bin/sh", "-c"]
     assert main["command"][2] == (
-        "accelerators bench --profile quick --expect H100:8 --json /tmp/accelerators-gate.json"
+        "accelerators bench --profile quick --expect H100-SXM:8 --json /tmp/accelerators-gate.json"
         ' && exec "$@"'
     )
     # sh -c's $0, then "$@": the command and its arguments, run when the gate passes
@@ -261,13 +261,13 @@ def test_inline_gate_runs_the_bench_before_the_command() -> None:
     )
     with pytest.raises(AcceleratorError, match="gate_mode"):
         AcceleratorPodOperator(
-            task_id="t", accelerator="H100", platform="nvidia", image="i", gate_mode="both"
+            task_id="t", accelerator="H100-SXM", platform="nvidia", image="i", gate_mode="both"
         )
 
 
 def test_pinning_needs_a_context_outside_dry_runs() -> None:
     op = AcceleratorPodOperator(
-        task_id="t", accelerator="H100", platform="nvidia", image="i", gate="gate"
+        task_id="t", accelerator="H100-SXM", platform="nvidia", image="i", gate="gate"
     )
     spec = validate_pod(op.build_pod_request_obj(None, dry_run=True))["spec"]
     assert "kubernetes.io/hostname" not in str(spec)
@@ -276,7 +276,7 @@ def test_pinning_needs_a_context_outside_dry_runs() -> None:
 def test_gate_pod() -> None:
     gate = AcceleratorGateOperator(
         task_id="gate",
-        accelerator="H100:8 | A100-80GB:8",
+        accelerator="H100-SXM:8 | A100-80GB:8",
         platform="karpenter",
         image="bench:1",
         profile="standard",
@@ -290,7 +290,7 @@ def test_gate_pod() -> None:
         "--profile",
         "standard",
         "--expect",
-        "H100:8 | A100-80GB:8",
+        "H100-SXM:8 | A100-80GB:8",
         "--json",
         "/airflow/xcom/return.json",
     ]
@@ -301,17 +301,17 @@ def test_gate_pod() -> None:
     # The XCom sidecar KubernetesPodOperator adds to read the report back.
     assert [c["name"] for c in pod["spec"]["containers"]] == ["base", "airflow-xcom-sidecar"]
     health = AcceleratorGateOperator(
-        task_id="g", accelerator="H100", platform="gke", image="b", expect="none"
+        task_id="g", accelerator="H100-SXM", platform="gke", image="b", expect="none"
     )
     command = validate_pod(health.build_pod_request_obj(dry_run=True))["spec"]["containers"][0]
     assert "--expect" not in [*command["command"], *command.get("args", [])]
     # "any" is the grammar's any, as in every spec and the Flyte gate; a constant is a spec.
-    for expect, wanted in (("any", str(AcceleratorSpec.parse("any"))), (H100, "H100")):
+    for expect, wanted in (("any", str(AcceleratorSpec.parse("any"))), (H100, "H100-SXM")):
         gate = AcceleratorGateOperator(
-            task_id="g", accelerator="H100", platform="gke", image="b", expect=expect
+            task_id="g", accelerator="H100-SXM", platform="gke", image="b", expect=expect
         )
         main = validate_pod(gate.build_pod_request_obj(dry_run=True))["spec"]["containers"][0]
         argv = [*main["command"], *main.get("args", [])]
         assert argv[argv.index("--expect") + 1] == wanted
     with pytest.raises(AcceleratorError, match="it is the gate"):
-        AcceleratorGateOperator(task_id="g", accelerator="H100", platform="gke", gate="x")
+        AcceleratorGateOperator(task_id="g", accelerator="H100-SXM", platform="gke", gate="x")

@@ -106,7 +106,7 @@ START = pendulum.datetime(2026, 1, 1, tz="UTC")
 with DAG("executor_retry", schedule=None, start_date=START) as dag:
 
     @task.accelerator_gate(
-        accelerator="H100", platform="gke", retries=1, retry_delay=timedelta(0)
+        accelerator="H100-SXM", platform="gke", retries=1, retry_delay=timedelta(0)
     )
     def train() -> str:
         return "never"

@@ -122,7 +122,7 @@ from accelerators_provider import AcceleratorPodOperator
 from airflow.sdk import DAG
 
 with DAG(dag_id="bad_spec", schedule=None, start_date=pendulum.datetime(2026, 1, 1)):
-    AcceleratorPodOperator(task_id="train", image="trainer:1", accelerator="H100:eight",
+    AcceleratorPodOperator(task_id="train", image="trainer:1", accelerator="H100-SXM:eight",
                            platform="gke")
 """
 
@@ -142,7 +142,7 @@ def test_children_of_a_preloaded_parent_import_nothing_and_still_refuse_bad_spec
     assert refused["dags"] == []
     assert refused["new"] == []
     [error] = refused["errors"]  # type: ignore[misc]
-    assert "H100:eight" in error
+    assert "H100-SXM:eight" in error
     assert "got 'eight'" in error  # the grammar's message, with its caret
 
 
@@ -244,7 +244,7 @@ from airflow.sdk import DAG
 from accelerators_provider import AcceleratorPodOperator
 
 with DAG(dag_id="recording", schedule=None, start_date=pendulum.datetime(2026, 1, 1)) as dag:
-    AcceleratorPodOperator(task_id="train", image="i", accelerator="H100:8", platform="gke")
+    AcceleratorPodOperator(task_id="train", image="i", accelerator="H100-SXM:8", platform="gke")
 with open({marker!r}, "a") as out:
     out.write(json.dumps({{"pid": os.getpid(), "inherited": inherited}}) + "\\n")
 """

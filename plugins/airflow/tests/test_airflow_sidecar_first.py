@@ -77,7 +77,7 @@ def _sources(tmp_path: Path) -> dict[str, dict[str, Any]]:
 @pytest.mark.parametrize("source", ["full_pod_spec", "pod_template_dict", "pod_template_file"])
 def test_the_gpu_lands_on_the_base_container_by_name(tmp_path: Path, source: str) -> None:
     op = AcceleratorPodOperator(
-        task_id="train", accelerator="H100:8", platform="gke", **_sources(tmp_path)[source]
+        task_id="train", accelerator="H100-SXM:8", platform="gke", **_sources(tmp_path)[source]
     )
     manifest = validate_pod(op.build_pod_request_obj(dry_run=True))
     _check(manifest)
@@ -86,7 +86,7 @@ def test_the_gpu_lands_on_the_base_container_by_name(tmp_path: Path, source: str
 
 def test_the_gate_pod_too(tmp_path: Path) -> None:
     gate = AcceleratorGateOperator(
-        task_id="gate", accelerator="H100:8", platform="gke", full_pod_spec=_full_pod_spec()
+        task_id="gate", accelerator="H100-SXM:8", platform="gke", full_pod_spec=_full_pod_spec()
     )
     manifest = validate_pod(gate.build_pod_request_obj(dry_run=True))
     _check(manifest)
@@ -107,7 +107,7 @@ FULL = k8s.V1Pod(spec=k8s.V1PodSpec(containers=[
 ]))
 with DAG("sidecar_first", schedule=None, start_date=pendulum.datetime(2026, 1, 1)) as dag:
     AcceleratorPodOperator(
-        task_id="train", accelerator="H100:8", platform="gke", full_pod_spec=FULL,
+        task_id="train", accelerator="H100-SXM:8", platform="gke", full_pod_spec=FULL,
         config_file={config!r},
     )
 """
@@ -138,9 +138,9 @@ def test_the_decorator_moves_the_base_container_first(tmp_path: Path) -> None:
     from airflow.sdk import DAG, task
 
     with DAG("decorated_sidecar", schedule=None):
-        op = task.accelerator(accelerator="H100:8", platform="gke", full_pod_spec=_full_pod_spec())(
-            _score
-        )().operator
+        op = task.accelerator(
+            accelerator="H100-SXM:8", platform="gke", full_pod_spec=_full_pod_spec()
+        )(_score)().operator
     manifest = validate_pod(op.build_pod_request_obj(dry_run=True))
     containers = _by_name(manifest)
     assert containers["base"]["resources"]["limits"] == GPU
@@ -148,7 +148,7 @@ def test_the_decorator_moves_the_base_container_first(tmp_path: Path) -> None:
     # A template file is read by KubernetesPodOperator itself: not first is refused.
     path = _sources(tmp_path)["pod_template_file"]["pod_template_file"]
     with DAG("decorated_sidecar_file", schedule=None), pytest.raises(AcceleratorError) as raised:
-        task.accelerator(accelerator="H100:8", platform="gke", pod_template_file=path)(_score)
+        task.accelerator(accelerator="H100-SXM:8", platform="gke", pod_template_file=path)(_score)
     assert "container 'base' is not the first container of the pod template file" in str(
         raised.value
     )

@@ -23,10 +23,10 @@ from accelerators_provider import executor_config
 
 with DAG("worker_template", schedule=None, start_date=pendulum.datetime(2026, 1, 1)) as dag:
 
-    @task(executor_config=executor_config("H100:8", platform="gke"))
+    @task(executor_config=executor_config("H100-SXM:8", platform="gke"))
     def train() -> None: ...
 
-    @task(executor_config=executor_config("H100:1", platform="gke"))
+    @task(executor_config=executor_config("H100-SXM:1", platform="gke"))
     def evaluate() -> None: ...
 
     train() >> evaluate()
@@ -56,7 +56,7 @@ def test_an_unreadable_worker_template_warns_once_at_the_dag_line(worker_templat
     line = (
         textwrap.dedent(DAG)
         .splitlines()
-        .index('    @task(executor_config=executor_config("H100:8", platform="gke"))')
+        .index('    @task(executor_config=executor_config("H100-SXM:8", platform="gke"))')
         + 1
     )
     assert warning.startswith(f"{dag_path}:{line}: accelerators_provider.executors.")
@@ -75,5 +75,5 @@ def test_a_readable_worker_template_is_merged_without_a_word(worker_template: Pa
 
     with warnings.catch_warnings():
         warnings.simplefilter("error", WorkerTemplateWarning)
-        pod = executor_config("H100:8", platform="gke")["pod_override"]
+        pod = executor_config("H100-SXM:8", platform="gke")["pod_override"]
     assert pod.spec.tolerations[0].key == "spot"

@@ -31,22 +31,22 @@ TWO_NODES = Elastic(nnodes=2, nproc_per_node=8)
 
 
 # -- item 1: task plugins keep their type and config, with the gate ------------------------------
-@accelerator_task("H100:8", task_config=TWO_NODES)
+@accelerator_task("H100-SXM:8", task_config=TWO_NODES)
 def elastic_gated(a: int) -> int:
     return a
 
 
-@task(task_config=TWO_NODES, **task_args("H100:8"))
+@task(task_config=TWO_NODES, **task_args("H100-SXM:8"))
 def elastic_plain(a: int) -> int:
     return a
 
 
-@accelerator_task("H100:8", task_config=PyTorch(worker=Worker(replicas=2)))
+@accelerator_task("H100-SXM:8", task_config=PyTorch(worker=Worker(replicas=2)))
 def pytorch_gated(a: int) -> int:
     return a
 
 
-@task(task_config=PyTorch(worker=Worker(replicas=2)), **task_args("H100:8"))
+@task(task_config=PyTorch(worker=Worker(replicas=2)), **task_args("H100-SXM:8"))
 def pytorch_plain(a: int) -> int:
     return a
 
@@ -54,12 +54,12 @@ def pytorch_plain(a: int) -> int:
 RAY = RayJobConfig(worker_node_config=[WorkerNodeConfig(group_name="gpu", replicas=2)])
 
 
-@accelerator_task("H100:8", task_config=RAY)
+@accelerator_task("H100-SXM:8", task_config=RAY)
 def ray_gated(a: int) -> int:
     return a
 
 
-@task(task_config=RAY, **task_args("H100:8"))
+@task(task_config=RAY, **task_args("H100-SXM:8"))
 def ray_plain(a: int) -> int:
     return a
 
@@ -68,10 +68,10 @@ def ray_plain(a: int) -> int:
 @dynamic
 def elastic_pinned(gate_result: GateResult, a: int) -> int:
     # the form the issue found: every replica requires the gate's one hostname
-    return elastic_plain(a=a).with_overrides(**pinned("H100:8", gate_result))
+    return elastic_plain(a=a).with_overrides(**pinned("H100-SXM:8", gate_result))
 
 
-@task(task_config=TWO_NODES, **task_args("H100:8", pin_node="h100-whole-0"))
+@task(task_config=TWO_NODES, **task_args("H100-SXM:8", pin_node="h100-whole-0"))
 def elastic_pinned_statically(a: int) -> int:
     return a
 
@@ -85,7 +85,7 @@ def pinned_job(a: int = 1) -> int:
 def trainer_after_gate(gate_result: GateResult, a: int) -> int:
     # item 2: the trainer asks for 8 GPUs, whatever the gate checked
     return h100x8_cpu(a=a).with_overrides(
-        **pinned("H100:8 | A100-80GB:8", gate_result, task=h100x8_cpu)
+        **pinned("H100-SXM:8 | A100-80GB:8", gate_result, task=h100x8_cpu)
     )
 
 
@@ -115,40 +115,40 @@ def users_template() -> PodTemplate:
 OWN = Resources(cpu="16", mem="128Gi")
 
 
-@task(**task_args("H100:8", requests=OWN, pod_template=users_template()))
+@task(**task_args("H100-SXM:8", requests=OWN, pod_template=users_template()))
 def h100x8_own(a: int) -> int:
     return a
 
 
-@task(**task_args("H100:8", requests=Resources(cpu="16")))
+@task(**task_args("H100-SXM:8", requests=Resources(cpu="16")))
 def h100x8_cpu(a: int) -> int:
     return a
 
 
-@accelerator_task("H100:8", requests=OWN, pod_template=users_template())
+@accelerator_task("H100-SXM:8", requests=OWN, pod_template=users_template())
 def gated_own(a: int) -> int:
     return a
 
 
 @workflow
 def moved_without_task(a: int = 1) -> int:
-    return h100x8_own(a=a).with_overrides(**task_args("H200:8"))
+    return h100x8_own(a=a).with_overrides(**task_args("H200-SXM:8"))
 
 
 @workflow
 def moved_with_task(a: int = 1) -> int:
     h100x8_own(a=a).with_overrides(**task_args("MI300X:8", task=h100x8_own))
-    return h100x8_own(a=a).with_overrides(**task_args("H200:8", task=h100x8_own))
+    return h100x8_own(a=a).with_overrides(**task_args("H200-SXM:8", task=h100x8_own))
 
 
 @workflow
 def gated_moved_with_task(a: int = 1) -> int:
-    return gated_own(a=a).with_overrides(**task_args("H200:8", task=gated_own))
+    return gated_own(a=a).with_overrides(**task_args("H200-SXM:8", task=gated_own))
 
 
 @workflow
 def elastic_moved_with_task(a: int = 1) -> int:
-    return elastic_gated(a=a).with_overrides(**task_args("H200:8", task=elastic_gated))
+    return elastic_gated(a=a).with_overrides(**task_args("H200-SXM:8", task=elastic_gated))
 
 
 @task(requests=Resources(cpu="8", mem="32Gi"), limits=Resources(gpu="8"))

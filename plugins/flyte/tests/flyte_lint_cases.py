@@ -40,12 +40,12 @@ def unknown_device() -> None:
     return None
 
 
-@task(**task_args("H100"))
+@task(**task_args("H100-SXM"))
 def ungated() -> None:
     return None
 
 
-@task(**task_args("H100"))
+@task(**task_args("H100-SXM"))
 def after_gate(verdict: str) -> None:
     return None
 
@@ -87,7 +87,7 @@ def wf_ungated() -> None:
 
 @workflow
 def wf_gated() -> None:
-    result = gate("H100")
+    result = gate("H100-SXM")
     after_gate(verdict=result.verdict)
     self_gated()
 
@@ -113,7 +113,7 @@ def wf_accelerator_on_node() -> None:
 
 
 # -- what issue 17 found the linter missing ------------------------------------------------------
-@task(**task_args("H100:8"))
+@task(**task_args("H100-SXM:8"))
 def h100x8() -> None:
     return None
 
@@ -133,7 +133,7 @@ def flytekit_style_h100() -> None:
 @workflow
 def wf_override_reset_by_a_later_call() -> None:
     # the second with_overrides resets the node's accelerator (flytekit), the template stays
-    flytekit_style_h100().with_overrides(**task_args("H100:8 | A100-80GB:8")).with_overrides(
+    flytekit_style_h100().with_overrides(**task_args("H100-SXM:8 | A100-80GB:8")).with_overrides(
         retries=2
     )
 
@@ -161,7 +161,7 @@ def wf_override_device_dropped() -> None:
     cpu_task().with_overrides(**task_args("V5P@2x2x1"))
 
 
-@accelerator_task("H100:8")
+@accelerator_task("H100-SXM:8")
 def gated_h100x8() -> None:
     return None
 
@@ -175,7 +175,7 @@ def wf_gated_moved_without_task_args() -> None:
 
 @workflow
 def wf_gated_moved_with_task_args() -> None:
-    gated_h100x8().with_overrides(**task_args("H200:8"))
+    gated_h100x8().with_overrides(**task_args("H200-SXM:8"))
 
 
 @task(accelerator=constants.H100.unpartitioned, limits=Resources(gpu="1"))

@@ -7,7 +7,7 @@ from flytekit import Resources, task, workflow
 from flytekitplugins.accelerators import accelerator_task, gate, task_args
 
 
-@task(**task_args("H100:8"))
+@task(**task_args("H100-SXM:8"))
 def h100x8(a: int) -> int:
     return a
 
@@ -17,7 +17,7 @@ def cpu_only(a: int) -> int:
     return a
 
 
-@task(**task_args("H100:1"))
+@task(**task_args("H100-SXM:1"))
 def h100x1(a: int) -> int:
     return a
 
@@ -27,7 +27,7 @@ def t4(a: int) -> int:
     return a
 
 
-@accelerator_task("H100:8")
+@accelerator_task("H100-SXM:8")
 def gated_h100x8(a: int) -> int:
     return a + 1
 
@@ -35,7 +35,7 @@ def gated_h100x8(a: int) -> int:
 # case 1: overrides to a fallback, to another vendor, to a TPU
 @workflow
 def override_to_fallback(a: int = 1) -> int:
-    return h100x8(a=a).with_overrides(**task_args("H100:8 | A100-80GB:8"))
+    return h100x8(a=a).with_overrides(**task_args("H100-SXM:8 | A100-80GB:8"))
 
 
 @workflow
@@ -64,7 +64,7 @@ def tpu_with_cpu(a: int) -> int:
     return a
 
 
-@task(**task_args("H100:8", requests=Resources(cpu="16", mem="128Gi")))
+@task(**task_args("H100-SXM:8", requests=Resources(cpu="16", mem="128Gi")))
 def nvidia_with_cpu(a: int) -> int:
     return a
 
@@ -79,13 +79,13 @@ def user_resources(a: int = 1) -> int:
 # case 3: an in-pod gate, moved by a node override (the docs' example)
 @workflow
 def gated_override(a: int = 1) -> int:
-    return gated_h100x8(a=a).with_overrides(**task_args("H200:8"))
+    return gated_h100x8(a=a).with_overrides(**task_args("H200-SXM:8"))
 
 
 # case 4: a retried gate node
 @workflow
 def retried_gate(a: int = 1) -> int:
-    checked = gate("H100:1", policy="retry").with_overrides(retries=3)
+    checked = gate("H100-SXM:1", policy="retry").with_overrides(retries=3)
     result = h100x1(a=a)
     checked >> result
     return result

@@ -48,10 +48,10 @@ def _wire(resources: object) -> tuple[object, list[tuple[int, str]]]:
 @pytest.mark.parametrize(
     ("text", "device", "partition", "device_class", "count"),
     [
-        ("H100:8", "nvidia-h100", "", 0, "8"),  # the SDK's own "H100" sends nvidia-tesla-h100
-        ("H200", "nvidia-h200", "", 0, "1"),  # the SDK sends "H200" raw
+        ("H100-SXM:8", "nvidia-h100", "", 0, "8"),  # the SDK's own "H100" sends nvidia-tesla-h100
+        ("H200-SXM", "nvidia-h200", "", 0, "1"),  # the SDK sends "H200" raw
         ("A100-40GB@1g.5gb", "nvidia-tesla-a100", "1g.5gb", 0, "1"),
-        ("H100@3g.40gb", "nvidia-h100", "3g.40gb", 0, "1"),
+        ("H100-SXM@3g.40gb", "nvidia-h100", "3g.40gb", 0, "1"),
         ("RTX-PRO-6000@2g.48gb", "nvidia-rtx-pro-6000", "2g.48gb", 0, "1"),
         ("V5P@2x2x1", "tpu-v5p-slice", "2x2x1", 1, "4"),
         ("V5E@2x4", "tpu-v5-lite-podslice", "2x4", 1, "8"),
@@ -75,7 +75,7 @@ def test_specs_serialise_with_our_device_strings(
 def test_the_sdks_own_h100_string_differs_from_flytekits() -> None:
     # The mismatch we fix: flytekit and propeller's default map use nvidia-h100.
     theirs, _ = _wire(flyte.Resources(gpu="H100:1"))
-    ours, _ = _wire(flyte2_resources("H100"))
+    ours, _ = _wire(flyte2_resources("H100-SXM"))
     assert theirs.device == "nvidia-tesla-h100"
     assert ours.device == "nvidia-h100"
 
@@ -123,7 +123,7 @@ def test_flyte2_shared_gpus_round_trip_through_the_spec(name: str) -> None:
 
 
 def test_task_environment_and_override_take_them() -> None:
-    env = flyte.TaskEnvironment(name="train", resources=flyte2_resources("H100:8", cpu=8))
+    env = flyte.TaskEnvironment(name="train", resources=flyte2_resources("H100-SXM:8", cpu=8))
 
     @env.task
     async def train() -> None:
@@ -137,11 +137,14 @@ def test_task_environment_and_override_take_them() -> None:
 @pytest.mark.parametrize(
     ("text", "needle"),
     [
-        ("H100 | A100-80GB", "names one accelerator"),
+        ("H100-SXM | A100-80GB", "names one accelerator"),
         ("80GB+", "names one accelerator"),
         ("A100-40GB@whole", "no 'unpartitioned'"),
         ("A100-40GB@1g.5gb:2", "only one MIG device"),
-        ("H100@shared", "no shared GPU for H100"),  # the SDK shares T4, L4, A10(G), L40S only
+        (
+            "H100-SXM@shared",
+            "no shared GPU for H100-SXM",
+        ),  # the SDK shares T4, L4, A10(G), L40S only
         ("T4@shared:2", "one shared GPU"),
         ("T4:0.5", "state no share"),
     ],
@@ -152,7 +155,9 @@ def test_what_flyte2_cannot_say_is_refused(text: str, needle: str) -> None:
 
 
 # -- the gate in a Flyte 2 task -------------------------------------------------------------------
-gate_env = flyte.TaskEnvironment(name="accelerators-gate-test", resources=flyte2_resources("H100"))
+gate_env = flyte.TaskEnvironment(
+    name="accelerators-gate-test", resources=flyte2_resources("H100-SXM")
+)
 
 
 @gate_env.task
@@ -172,13 +177,13 @@ def test_flyte2_gate_policies_map_to_flyte_errors() -> None:
     import flyte.errors
 
     # outside a task context the local rule applies; the override makes it strict here
-    os.environ[LOCAL_EXPECT_ENV] = "H100"
+    os.environ[LOCAL_EXPECT_ENV] = "H100-SXM"
     try:
-        assert flyte2_run_gate("H100", run=_on("H100-SXM")).passed
+        assert flyte2_run_gate("H100-SXM", run=_on("H100-SXM")).passed
         with pytest.raises(flyte.errors.NonRecoverableError, match="wrong_accelerator"):
-            flyte2_run_gate("H100", run=_on("A100-80GB-SXM"))
+            flyte2_run_gate("H100-SXM", run=_on("A100-80GB-SXM"))
         with pytest.raises(flyte.errors.RuntimeUserError) as caught:
-            flyte2_run_gate("H100", policy="retry", run=_on("A100-80GB-SXM"))
+            flyte2_run_gate("H100-SXM", policy="retry", run=_on("A100-80GB-SXM"))
         assert not isinstance(caught.value, flyte.errors.NonRecoverableError)
     finally:
         del os.environ[LOCAL_EXPECT_ENV]
@@ -196,11 +201,11 @@ def _run_locally(task: Any, **inputs: Any) -> tuple[Any, GateResult]:
 
 
 def test_flyte2_task_runs_the_real_gate_locally() -> None:
-    _, result = _run_locally(gated, expect="H100")
+    _, result = _run_locally(gated, expect="H100-SXM")
     assert result.local
-    assert result.expected == "H100"
-    assert "H100 is not on this machine" in result.note
-    assert result.headline.startswith("not checked: this machine has no H100 (health of ")
+    assert result.expected == "H100-SXM"
+    assert "H100-SXM is not on this machine" in result.note
+    assert result.headline.startswith("not checked: this machine has no H100-SXM (health of ")
 
 
 def flyte2_args_for_tests(spec: str) -> dict[str, Any]:
@@ -222,9 +227,9 @@ def _required(pod_template: Any) -> list[tuple[str, str, list[str] | None]]:
 def test_flyte2_args_place_whole_gpus_and_tell_the_gate() -> None:
     from flytekitplugins.accelerators import PLACED_SPEC_ENV, flyte2_args
 
-    env = flyte.TaskEnvironment(name="whole", **flyte2_args("H100:8", cpu=8))
+    env = flyte.TaskEnvironment(name="whole", **flyte2_args("H100-SXM:8", cpu=8))
     assert env.resources.gpu.quantity == 8
-    assert env.env_vars == {PLACED_SPEC_ENV: "H100:8"}
+    assert env.env_vars == {PLACED_SPEC_ENV: "H100-SXM:8"}
     # a Device has no "unpartitioned": the pod template keeps the pod off MIG nodes
     assert _required(env.pod_template) == [
         ("k8s.amazonaws.com/gpu-partition-size", "DoesNotExist", None)
@@ -240,24 +245,24 @@ def test_flyte2_args_place_whole_gpus_and_tell_the_gate() -> None:
 def test_flyte2_override_moves_the_gates_expectation_and_pinning_uses_the_gates_node() -> None:
     from flytekitplugins.accelerators import PLACED_SPEC_ENV, flyte2_args, flyte2_pinned
 
-    moved = gated.override(**flyte2_args("H200:8"))
+    moved = gated.override(**flyte2_args("H200-SXM:8"))
     assert moved.resources.gpu.device == "nvidia-h200"
-    assert moved.env_vars == {PLACED_SPEC_ENV: "H200:8"}
+    assert moved.env_vars == {PLACED_SPEC_ENV: "H200-SXM:8"}
     result = GateResult(
         verdict="pass",
-        expected="H100 | A100-80GB",
-        checked="H100 | A100-80GB",
+        expected="H100-SXM | A100-80GB",
+        checked="H100-SXM | A100-80GB",
         local=False,
         expected_present=True,
         node="gpu-node-3",
         matched="A100-80GB",
     )
-    args = flyte2_pinned("H100 | A100-80GB", result)
+    args = flyte2_pinned("H100-SXM | A100-80GB", result)
     assert args["resources"].gpu.device == "nvidia-a100-80gb"
     assert ("kubernetes.io/hostname", "In", ["gpu-node-3"]) in _required(args["pod_template"])
     result.node = ""
     with pytest.raises(AcceleratorError, match="reported no node name"):
-        flyte2_pinned("H100", result)
+        flyte2_pinned("H100-SXM", result)
 
 
 def test_flyte2_gate_writes_its_report(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -270,11 +275,11 @@ def test_flyte2_gate_writes_its_report(monkeypatch: pytest.MonkeyPatch) -> None:
             logged.append(content)
 
     monkeypatch.setattr(flyte.report, "get_tab", lambda name: Tab())
-    os.environ[LOCAL_EXPECT_ENV] = "H100"
+    os.environ[LOCAL_EXPECT_ENV] = "H100-SXM"
     try:
-        flyte2_run_gate("H100", run=_on("H100-SXM"))
+        flyte2_run_gate("H100-SXM", run=_on("H100-SXM"))
         with pytest.raises(flyte.errors.NonRecoverableError):
-            flyte2_run_gate("H100", run=_on("A100-80GB-SXM"))
+            flyte2_run_gate("H100-SXM", run=_on("A100-80GB-SXM"))
     finally:
         del os.environ[LOCAL_EXPECT_ENV]
     assert len(logged) == 2
@@ -283,7 +288,9 @@ def test_flyte2_gate_writes_its_report(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "wrong_accelerator" in logged[1]
 
 
-report_env = flyte.TaskEnvironment(name="accelerators-gate-report", **flyte2_args_for_tests("H100"))
+report_env = flyte.TaskEnvironment(
+    name="accelerators-gate-report", **flyte2_args_for_tests("H100-SXM")
+)
 
 
 @report_env.task(report=True)
@@ -295,7 +302,7 @@ async def gated_with_report(expect: str) -> GateResult:
 
 
 def test_flyte2_task_report_holds_the_gate() -> None:
-    run, result = _run_locally(gated_with_report, expect="H100")
+    run, result = _run_locally(gated_with_report, expect="H100-SXM")
     assert result.verdict in ("pass", "warn")
     # a local run writes the task's report under the run's folder (run.url)
     from pathlib import Path
@@ -304,4 +311,13 @@ def test_flyte2_task_report_holds_the_gate() -> None:
     html = page.read_text(encoding="utf-8")
     assert f"{result.verdict.upper()}</span>" in html
     assert "Memory bandwidth" in html
-    assert "H100 is not on this machine" in html  # the local note above the report
+    assert "H100-SXM is not on this machine" in html  # the local note above the report
+
+
+def test_a_name_that_leaves_the_model_open_is_refused_naming_its_models() -> None:
+    # issue 32: a bare H100 is the family; a Flyte 2 Device names one accelerator
+    with pytest.raises(PlacementError, match="name one of H100-SXM, H100-PCIE, H100-NVL"):
+        flyte2_device("H100:8")
+    with pytest.raises(PlacementError) as info:
+        flyte2_device("H100-SXM | A100-80GB")
+    assert "name one of" not in str(info.value)

@@ -59,7 +59,7 @@ def _terms(spec: V1PodSpec) -> list[V1NodeSelectorTerm]:
     return list(required.node_selector_terms)
 
 
-ENV = flyte.TaskEnvironment("plain", **flyte2_args("H100:8"))
+ENV = flyte.TaskEnvironment("plain", **flyte2_args("H100-SXM:8"))
 
 
 @ENV.task
@@ -69,9 +69,9 @@ async def train(epochs: int) -> float:
 
 def test_item5_env_vars_and_pod_template_merge_into_a_task_environment() -> None:
     user = _users_template()
-    args = flyte2_args("H100:8", cpu=16, env_vars={"WANDB_PROJECT": "llm"}, pod_template=user)
+    args = flyte2_args("H100-SXM:8", cpu=16, env_vars={"WANDB_PROJECT": "llm"}, pod_template=user)
     env = flyte.TaskEnvironment("train", **args)
-    assert env.env_vars == {"WANDB_PROJECT": "llm", PLACED_SPEC_ENV: "H100:8"}
+    assert env.env_vars == {"WANDB_PROJECT": "llm", PLACED_SPEC_ENV: "H100-SXM:8"}
     template = env.pod_template
     assert isinstance(template, flyte.PodTemplate)
     assert template.primary_container_name == "main"
@@ -96,19 +96,21 @@ def test_item5_env_vars_and_pod_template_merge_into_a_task_environment() -> None
 
 def test_item5_an_override_takes_them_too() -> None:
     moved = train.override(
-        **flyte2_args("H200:8", env_vars={"WANDB_PROJECT": "llm"}, pod_template=_users_template())
+        **flyte2_args(
+            "H200-SXM:8", env_vars={"WANDB_PROJECT": "llm"}, pod_template=_users_template()
+        )
     )
-    assert moved.env_vars == {"WANDB_PROJECT": "llm", PLACED_SPEC_ENV: "H200:8"}
+    assert moved.env_vars == {"WANDB_PROJECT": "llm", PLACED_SPEC_ENV: "H200-SXM:8"}
     assert moved.resources.gpu.device == "nvidia-h200"
     assert [c.name for c in moved.pod_template.pod_spec.containers] == ["main", "log-shipper"]
 
 
 def test_item5_what_cannot_merge_is_refused_when_written() -> None:
     with pytest.raises(PlacementError, match="names a PodTemplate of the cluster"):
-        flyte2_args("H100:8", pod_template="gpu-default")
+        flyte2_args("H100-SXM:8", pod_template="gpu-default")
     with pytest.raises(PlacementError, match="in-pod gate would check the wrong spec"):
-        flyte2_args("H100:8", env_vars={PLACED_SPEC_ENV: "H200:8"})
+        flyte2_args("H100-SXM:8", env_vars={PLACED_SPEC_ENV: "H200-SXM:8"})
     # the same value is no conflict
-    assert flyte2_args("H100:8", env_vars={PLACED_SPEC_ENV: "H100:8"})["env_vars"] == {
-        PLACED_SPEC_ENV: "H100:8"
+    assert flyte2_args("H100-SXM:8", env_vars={PLACED_SPEC_ENV: "H100-SXM:8"})["env_vars"] == {
+        PLACED_SPEC_ENV: "H100-SXM:8"
     }

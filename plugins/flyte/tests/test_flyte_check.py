@@ -91,7 +91,7 @@ def test_messages_say_what_is_wrong() -> None:
     assert str(count).startswith("flyte_lint_cases.no_gpu_count (node n0): [no-gpu-count]")
     assert "may land on a MIG slice" in whole.message
     [mismatch, unpinned] = check(cases.wf_gate_on_another_spec)
-    assert "the gate upstream checks T4 but this GPU task runs on H100:8" in mismatch.message
+    assert "the gate upstream checks T4 but this GPU task runs on H100-SXM:8" in mismatch.message
     assert "pinned(spec, result)" in unpinned.message
     [stale, _] = check(cases.wf_override_reset_by_a_later_call)
     assert "keeps the task's accelerator 'nvidia-h100'" in stale.message
@@ -100,7 +100,8 @@ def test_messages_say_what_is_wrong() -> None:
     assert "the pod gets no device" in dropped.message
     [moved] = check(cases.wf_gated_moved_without_task_args)
     assert (
-        "the in-pod gate checks H100:8 but the node places the pod on H200@whole:8" in moved.message
+        "the in-pod gate checks H100-SXM:8 but the node places the pod on H200-SXM@whole:8"
+        in moved.message
     )
     [tpu] = check(cases.wf_tpu_ungated)
     assert tpu.message.startswith("a TPU task with no benchmark gate")

@@ -23,21 +23,25 @@ def _template(**spec: object) -> PodTemplate:
 def test_an_a100_instance_type_under_an_h100_spec_on_karpenter() -> None:
     with pytest.raises(PlacementError) as raised:
         task_args(
-            "H100:8",
+            "H100-SXM:8",
             platform="karpenter",
             pod_template=_template(node_selector={TYPE: "p4d.24xlarge"}),
         )
     message = str(raised.value)
-    assert f"pod_template: no node it selects can host 'H100:8': nodeSelector {TYPE}=" in message
+    assert (
+        f"pod_template: no node it selects can host 'H100-SXM:8': nodeSelector {TYPE}=" in message
+    )
     assert "p4d.24xlarge is an AWS instance type with 8 x A100-40GB" in message
 
 
 def test_propellers_own_label_in_the_template() -> None:
     """Propeller adds ``k8s.amazonaws.com/accelerator`` itself; the template's other value
     would make the pod unschedulable, so it is refused when written."""
-    with pytest.raises(PlacementError, match=r"accelerator=nvidia-tesla-a100 contradicts 'H100:8'"):
+    with pytest.raises(
+        PlacementError, match=r"accelerator=nvidia-tesla-a100 contradicts 'H100-SXM:8'"
+    ):
         task_args(
-            "H100:8",
+            "H100-SXM:8",
             pod_template=_template(
                 node_selector={"k8s.amazonaws.com/accelerator": "nvidia-tesla-a100"}
             ),
@@ -50,7 +54,7 @@ def test_an_amd_resource_in_a_sidecar() -> None:
     )
     with pytest.raises(PlacementError, match=r"container 'proxy' limits amd\.com/gpu: 1"):
         task_args(
-            "H100:8",
+            "H100-SXM:8",
             platform="gke",
             pod_template=_template(containers=[sidecar, V1Container(name="primary")]),
         )
@@ -58,7 +62,7 @@ def test_an_amd_resource_in_a_sidecar() -> None:
 
 def test_a_template_that_fits_is_kept_and_serialises() -> None:
     args = task_args(
-        "H100:8", platform="gke", pod_template=_template(node_selector={TYPE: "a3-highgpu-8g"})
+        "H100-SXM:8", platform="gke", pod_template=_template(node_selector={TYPE: "a3-highgpu-8g"})
     )
 
     @task(**args)

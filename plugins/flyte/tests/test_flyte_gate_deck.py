@@ -36,8 +36,8 @@ def _on(sku: str) -> Any:
 
 
 def test_the_headline_says_what_was_checked() -> None:
-    checked = run_gate("H100 | A100-80GB", local=False, run=_on("H100-SXM"))
-    assert checked.headline == f"{checked.verdict.upper()}: 1 x H100-SXM is H100"
+    checked = run_gate("H100-SXM | A100-80GB", local=False, run=_on("H100-SXM"))
+    assert checked.headline == f"{checked.verdict.upper()}: 1 x H100-SXM is H100-SXM"
     assert checked.summary().startswith(f"gate {checked.headline} on ")
     # ACCELERATORS_GATE_EXPECT=none locally: the device there is not compared with the spec
     with pytest.MonkeyPatch.context() as patch:
@@ -54,7 +54,7 @@ def test_a_local_run_opens_on_the_gates_tab_and_logs_its_deck_file(
     monkeypatch.setattr(accelerators.bench, "run", _on("H100-SXM"))
     monkeypatch.setattr(gated_tasks, "_GATE_PROCESS_CACHE", {})
 
-    @accelerator_task("H100:1")
+    @accelerator_task("H100-SXM:1")
     def train(steps: int) -> int:
         return steps * 2
 
@@ -64,17 +64,17 @@ def test_a_local_run_opens_on_the_gates_tab_and_logs_its_deck_file(
 
     with caplog.at_level(logging.INFO, logger="user_space"):
         assert pipeline(steps=3) == 6
-    deck = last_gate_deck("H100:1")
+    deck = last_gate_deck("H100-SXM:1")
     assert deck is not None
     assert deck == last_gate_deck()
     logged = [r.getMessage() for r in caplog.records if r.name == "user_space"]
-    assert f"Accelerator gate Deck (H100): file://{deck}" in logged
+    assert f"Accelerator gate Deck (H100-SXM): file://{deck}" in logged
     page = Path(deck).read_text(encoding="utf-8")
     tabs = [t.split("</li>")[0] for t in page.split(TAB)[1:]]
     assert tabs[0] == "Accelerator gate"  # the tab the Deck opens on
     assert "Timeline" in tabs[1:]
-    result = last_gate_result("H100")
+    result = last_gate_result("H100-SXM")
     assert result is not None
     # this machine shows no accelerator to flytekit's local rule: health only, and said first
-    assert result.headline.startswith("not checked: 1 x H100-SXM was not compared with H100")
+    assert result.headline.startswith("not checked: 1 x H100-SXM was not compared with H100-SXM")
     assert html.escape(result.headline) in page

@@ -17,7 +17,7 @@ from accelerators import AcceleratorError
 def test_item6_a_literal_typo_in_benchmark_gate_is_refused_when_the_workflow_compiles() -> None:
     @workflow
     def wf() -> None:
-        benchmark_gate(expect="H100:1", policy="retyr")
+        benchmark_gate(expect="H100-SXM:1", policy="retyr")
 
     with pytest.raises(
         AcceleratorError, match=r"unknown gate policy 'retyr'.*did you mean 'retry'"
@@ -26,7 +26,7 @@ def test_item6_a_literal_typo_in_benchmark_gate_is_refused_when_the_workflow_com
 
     @workflow
     def wf2() -> None:
-        benchmark_gate(expect="H100:1", profile="quik")
+        benchmark_gate(expect="H100-SXM:1", profile="quik")
 
     with pytest.raises(
         AcceleratorError, match=r"unknown gate profile 'quik'.*did you mean 'quick'"
@@ -37,9 +37,9 @@ def test_item6_a_literal_typo_in_benchmark_gate_is_refused_when_the_workflow_com
 def test_item6_gate_with_a_literal_typo_is_refused_when_the_workflow_compiles() -> None:
     @workflow
     def wf() -> None:
-        gate("H100:1", policy="retyr")
+        gate("H100-SXM:1", policy="retyr")
 
-    with pytest.raises(AcceleratorError, match=r"gate\('H100'\): unknown gate policy 'retyr'"):
+    with pytest.raises(AcceleratorError, match=r"gate\('H100-SXM'\): unknown gate policy 'retyr'"):
         wf.compile()
 
 
@@ -48,7 +48,7 @@ def test_item6_a_policy_from_a_workflow_input_compiles_and_is_checked_at_run_sta
 ) -> None:
     @workflow
     def wf(policy: str = "retry") -> None:
-        gate("H100:1", policy=policy)
+        gate("H100-SXM:1", policy=policy)
 
     wf.compile()  # a Promise cannot be checked yet (it was a ValueError from flytekit before)
     [node] = wf.nodes

@@ -60,7 +60,7 @@ def _template() -> PodTemplate:
 
 
 @pytest.mark.parametrize(
-    "spec", ["H100:8", "A100-40GB@1g.10gb", "H100:8 | A100-80GB:8", "MI300X:8"]
+    "spec", ["H100-SXM:8", "A100-40GB@1g.10gb", "H100-SXM:8 | A100-80GB:8", "MI300X:8"]
 )
 def test_task_args_places_once(spec: str, placements: list[str], parses: list[Any]) -> None:
     task_args(spec, pod_template=_template())  # a warm process: the catalog's caches filled
@@ -78,34 +78,34 @@ def test_task_args_places_once(spec: str, placements: list[str], parses: list[An
 
 
 def test_the_problems_come_from_the_one_placement(placements: list[str]) -> None:
-    with pytest.raises(PlacementError, match=r"'H100:16' on gke: no node has 16"):
-        task_args("H100:16", platform="gke")
+    with pytest.raises(PlacementError, match=r"'H100-SXM:16' on gke: no node has 16"):
+        task_args("H100-SXM:16", platform="gke")
     with pytest.raises(PlacementError, match=r"2 MIG slices in one container"):
         task_args("A100-40GB@1g.10gb:2", platform="nvidia")
-    assert placements == ["H100:16 on gke", "A100-40GB@1g.10gb:2 on nvidia"]
+    assert placements == ["H100-SXM:16 on gke", "A100-40GB@1g.10gb:2 on nvidia"]
 
 
 def test_accelerator_task_parses_and_places_once(placements: list[str], parses: list[Any]) -> None:
-    @accelerator_task("H100:8")
+    @accelerator_task("H100-SXM:8")
     def train() -> None:
         return None
 
-    assert (placements, parses) == (["H100:8 on flyte"], ["H100:8"])
-    assert train.task_config == Gate("H100:8")  # Gate.of: the parsed spec's text, not re-parsed
+    assert (placements, parses) == (["H100-SXM:8 on flyte"], ["H100-SXM:8"])
+    assert train.task_config == Gate("H100-SXM:8")  # Gate.of: the parsed spec's text, not re-parsed
 
     placements.clear()
     parses.clear()
 
-    @accelerator_task("H100:8", task_config=Elastic(nnodes=2, nproc_per_node=8))
+    @accelerator_task("H100-SXM:8", task_config=Elastic(nnodes=2, nproc_per_node=8))
     def elastic() -> None:
         return None
 
-    assert (placements, parses) == (["H100:8 on flyte"], ["H100:8"])
+    assert (placements, parses) == (["H100-SXM:8 on flyte"], ["H100-SXM:8"])
 
 
 def test_platform_options_place_propellers_default_too(placements: list[str]) -> None:
     """With options on platform ``flyte``, what propeller adds itself is the default
     configuration's placement, subtracted from the configured one: two placements, each
     once."""
-    task_args("H100:8", extended_resource_tolerations=True)
-    assert placements == ["H100:8 on flyte", "H100:8 on flyte"]
+    task_args("H100-SXM:8", extended_resource_tolerations=True)
+    assert placements == ["H100-SXM:8 on flyte", "H100-SXM:8 on flyte"]

@@ -94,7 +94,7 @@ def test_item4_a_gated_task_moved_with_the_task_keeps_them_and_gates_the_new_dev
     [pod] = _pods(cases.gated_moved_with_task)
     assert _lands(pod) == {"h200-whole"}
     _keeps_the_users_settings(pod)
-    assert oracle.env(pod, "primary")["ACCELERATORS_PLACED_SPEC"] == "H200:8"
+    assert oracle.env(pod, "primary")["ACCELERATORS_PLACED_SPEC"] == "H200-SXM:8"
     assert check(cases.gated_moved_with_task) == []
 
 
@@ -110,7 +110,7 @@ def test_item4_a_multi_node_job_moved_with_the_task_keeps_the_plugins_volume() -
 
 
 def test_item4_what_you_pass_wins_key_by_key() -> None:
-    args = task_args("H200:8", task=cases.h100x8_own, requests=Resources(cpu="32"))
+    args = task_args("H200-SXM:8", task=cases.h100x8_own, requests=Resources(cpu="32"))
     primary = next(c for c in args["pod_template"].pod_spec.containers if c.name == "primary")
     assert primary.resources.requests == {"gpu": "8", "cpu": "32", "memory": "128Gi"}
 
@@ -124,5 +124,5 @@ def test_item4_a_task_whose_own_resources_would_replace_the_device_is_refused_wh
     assert "declares its own resources" in message
     assert "8 x amd.com/gpu would never reach the pod" in message
     # the same NVIDIA count is what flytekit's copy of its resources says: allowed
-    args = task_args("H200:8", task=cases.declared_on_its_own)
+    args = task_args("H200-SXM:8", task=cases.declared_on_its_own)
     assert args["accelerator"].name == "H200.unpartitioned"

@@ -52,19 +52,19 @@ def _dynamic_pods(dynamic: Any, result: GateResult) -> list[job_oracle.Replica]:
 
 # -- item 2 ----------------------------------------------------------------------------------------
 def test_item2_a_one_gpu_gate_gives_the_trainer_its_eight_gpus() -> None:
-    result = _gate("H100:1", "H100-SXM", "h100-whole")
+    result = _gate("H100-SXM:1", "H100-SXM", "h100-whole")
     assert result.matched  # the gate matched its alternative; that must not shrink the trainer
-    args = pinned("H100:8", result)
+    args = pinned("H100-SXM:8", result)
     assert _device(args) == {"gpu": "8"}
     assert args["accelerator"].name == "H100.unpartitioned"
 
 
 def test_item2_the_gates_device_picks_among_the_trainers_alternatives() -> None:
-    result = _gate("H100:1 | A100-80GB:1", "A100-80GB-SXM", "a100-80gb")
-    args = pinned("H100:8 | A100-80GB:8", result)
+    result = _gate("H100-SXM:1 | A100-80GB:1", "A100-80GB-SXM", "a100-80gb")
+    args = pinned("H100-SXM:8 | A100-80GB:8", result)
     assert args["accelerator"].name == "A100_80GB.unpartitioned"
     assert _device(args) == {"gpu": "8"}
-    flyte2 = flyte2_pinned("H100:8 | A100-80GB:8", result)
+    flyte2 = flyte2_pinned("H100-SXM:8 | A100-80GB:8", result)
     assert (flyte2["resources"].gpu.device, flyte2["resources"].gpu.quantity) == (
         "nvidia-a100-80gb",
         8,
@@ -72,15 +72,17 @@ def test_item2_the_gates_device_picks_among_the_trainers_alternatives() -> None:
 
 
 def test_item2_a_device_none_of_the_trainers_alternatives_is_refused() -> None:
-    result = _gate("L4 | H100", "L4", "l4")
-    with pytest.raises(AcceleratorError, match=r"found L4, which is none of 'H100:8'"):
-        pinned("H100:8", result)
+    result = _gate("L4 | H100-SXM", "L4", "l4")
+    with pytest.raises(AcceleratorError, match=r"found L4, which is none of 'H100-SXM:8'"):
+        pinned("H100-SXM:8", result)
     with pytest.raises(AcceleratorError, match="none of"):
-        flyte2_pinned("H100:8", result)
+        flyte2_pinned("H100-SXM:8", result)
 
 
 def test_item2_in_the_cluster_the_trainer_lands_on_the_gates_node_with_its_count() -> None:
-    [replica] = _dynamic_pods(cases.trainer_after_gate, _gate("H100:1", "H100-SXM", "h100-whole"))
+    [replica] = _dynamic_pods(
+        cases.trainer_after_gate, _gate("H100-SXM:1", "H100-SXM", "h100-whole")
+    )
     assert oracle.lands_on(replica.pod) == ["h100-whole"]
     assert oracle.device_request(replica.pod) == {"nvidia.com/gpu": "8"}
     assert replica.pod["containers"][0]["resources"]["requests"]["cpu"] == "16"  # task= kept it
@@ -88,7 +90,7 @@ def test_item2_in_the_cluster_the_trainer_lands_on_the_gates_node_with_its_count
 
 # -- item 3 ----------------------------------------------------------------------------------------
 def test_item3_a_pinned_multi_node_job_can_never_start() -> None:
-    result = _gate("H100:8", "H100-SXM", "h100-whole-0")
+    result = _gate("H100-SXM:8", "H100-SXM", "h100-whole-0")
     replicas = _dynamic_pods(cases.elastic_pinned, result)
     assert [(r.role, r.count) for r in replicas] == [("worker", 2)]
     placed = job_oracle.place_job(replicas, job_oracle.pool("h100-whole", 2))
@@ -96,9 +98,9 @@ def test_item3_a_pinned_multi_node_job_can_never_start() -> None:
 
 
 def test_item3_pinned_refuses_a_multi_node_task_and_the_linter_flags_the_form() -> None:
-    result = _gate("H100:8", "H100-SXM", "h100-whole-0")
+    result = _gate("H100-SXM:8", "H100-SXM", "h100-whole-0")
     with pytest.raises(AcceleratorError, match=r"runs 2 pods.*others stay Pending"):
-        pinned("H100:8", result, task=cases.elastic_plain)
+        pinned("H100-SXM:8", result, task=cases.elastic_plain)
     [finding] = [f for f in check(cases.pinned_job) if f.code == "pinned-multi-node"]
     assert "Elastic runs 2 pods" in finding.message
     assert "accelerator_task(spec, task_config=...)" in finding.message

@@ -155,7 +155,7 @@ def test_case2_task_args_merges_cpu_and_memory_and_keeps_the_device() -> None:
     assert nvidia["containers"][0]["resources"]["requests"]["cpu"] == "16"
 
 
-@pytest.mark.parametrize("spec", ["MI300X:8", "V5P@2x2x1", "H100:8"])
+@pytest.mark.parametrize("spec", ["MI300X:8", "V5P@2x2x1", "H100-SXM:8"])
 @pytest.mark.parametrize("where", ["requests", "limits"])
 def test_case2_resources_beside_task_args_fail_when_the_task_is_written(
     spec: str, where: str
@@ -166,14 +166,14 @@ def test_case2_resources_beside_task_args_fail_when_the_task_is_written(
 
 
 def test_case2_resources_form_and_gpu_mistakes() -> None:
-    args = task_args("H100:8", resources=Resources(cpu=("8", "16"), mem="64Gi"))
+    args = task_args("H100-SXM:8", resources=Resources(cpu=("8", "16"), mem="64Gi"))
     container = args["pod_template"].pod_spec.containers[0]
     assert container.resources.requests == {"gpu": "8", "cpu": "8", "memory": "64Gi"}
     assert container.resources.limits == {"gpu": "8", "cpu": "16"}
     with pytest.raises(PlacementError, match="leave gpu out"):
         task_args("MI300X:8", requests=Resources(gpu="8"))
     with pytest.raises(PlacementError, match="resources= or requests=/limits=, not both"):
-        task_args("H100", requests=Resources(cpu="1"), resources=Resources(cpu="1"))
+        task_args("H100-SXM", requests=Resources(cpu="1"), resources=Resources(cpu="1"))
 
 
 def test_case2_a_tpu_override_over_a_task_with_cpu_requests_is_flagged() -> None:
@@ -267,13 +267,13 @@ def test_case4_a_retried_gate_node_keeps_its_placement() -> None:
 def test_case4_gate_takes_retries_and_the_retry_policy_gets_some() -> None:
     @workflow
     def wf() -> None:
-        gate("H100", policy="retry")
-        gate("H100", retries=5)
+        gate("H100-SXM", policy="retry")
+        gate("H100-SXM", retries=5)
 
     first, second = oracle.registered(wf, SETTINGS).workflows[wf.name].nodes
     assert (first.metadata.retries.retries, second.metadata.retries.retries) == (2, 5)
     with pytest.raises(AcceleratorError, match="never retries"):
-        gate("H100", policy="retry", retries=0)
+        gate("H100-SXM", policy="retry", retries=0)
 
 
 # -- case 5: a spec without a partition gets whole GPUs --------------------------------------------
@@ -281,7 +281,7 @@ def test_case5_one_h100_never_lands_on_a_mig_slice(monkeypatch: pytest.MonkeyPat
     pod = _one_pod(cases.one_whole_gpu)
     assert _lands(pod) == {"h100-whole"}
     for node in _lands(pod):
-        assert oracle.gate_accepts("H100", oracle.NODES[node])
+        assert oracle.gate_accepts("H100-SXM", oracle.NODES[node])
 
 
 def test_case5_the_training_template_gate_and_task_agree() -> None:
@@ -299,20 +299,20 @@ def test_case6_bad_gate_options_fail_at_decoration() -> None:
     with pytest.raises(
         AcceleratorError, match=r"unknown gate policy 'retyr'.*did you mean 'retry'"
     ):
-        accelerator_task("H100", gate_policy="retyr")
+        accelerator_task("H100-SXM", gate_policy="retyr")
     with pytest.raises(
         AcceleratorError, match=r"unknown gate profile 'quik'.*did you mean 'quick'"
     ):
-        accelerator_task("H100", gate_profile="quik")
+        accelerator_task("H100-SXM", gate_profile="quik")
     with pytest.raises(AcceleratorError, match="unknown gate policy 'retyr'"):
-        gate("H100", policy="retyr")
+        gate("H100-SXM", policy="retyr")
 
 
 def test_case6_more_devices_than_any_node_fail_at_decoration() -> None:
-    with pytest.raises(PlacementError, match=r"any cloud with H100 that we know, p5\.48xlarge"):
-        task_args("H100:99")
-    with pytest.raises(PlacementError, match="with H100 that we know, a3-edgegpu-8g"):
-        task_args("H100:16", platform="gke")
+    with pytest.raises(PlacementError, match=r"any cloud with H100-SXM that we know, p5\.48xlarge"):
+        task_args("H100-SXM:99")
+    with pytest.raises(PlacementError, match="with H100-SXM that we know, a3-edgegpu-8g"):
+        task_args("H100-SXM:16", platform="gke")
 
 
 # -- case 7: gated tasks from a script run as __main__ load as plain tasks do ----------------------
@@ -322,7 +322,7 @@ from flytekit import workflow
 from flytekitplugins.accelerators import accelerator_task
 
 
-@accelerator_task("H100:1")
+@accelerator_task("H100-SXM:1")
 def train(a: int) -> int:
     return a
 
@@ -380,7 +380,7 @@ def test_case7_a_gated_task_from_main_registers_its_own_module(
     module, attribute = resolver.rsplit(".", 1)
     loaded = getattr(__import__(module, fromlist=[attribute]), attribute).load_task(loader)
     assert loaded.name == name
-    assert loaded.task_config.spec == "H100"
+    assert loaded.task_config.spec == "H100-SXM"
 
 
 # -- case 9: what the linter reports ---------------------------------------------------------------

@@ -69,12 +69,12 @@ class TeamDaskTask(PythonFunctionTask[TeamDask]):  # type: ignore[misc]
 TaskPlugins.register_pythontask_plugin(TeamDask, TeamDaskTask)
 
 
-@accelerator_task("H100:1", task_config=TeamQueue("batch"))
+@accelerator_task("H100-SXM:1", task_config=TeamQueue("batch"))
 def team_gated(a: int) -> int:
     return a
 
 
-@task(task_config=TeamQueue("batch"), **task_args("H100:1"))
+@task(task_config=TeamQueue("batch"), **task_args("H100-SXM:1"))
 def team_plain(a: int) -> int:
     return a
 
@@ -114,7 +114,7 @@ def test_item1_the_plugins_type_and_config_are_kept_with_the_gate(
     assert mine.extended_resources == theirs.extended_resources  # the accelerator
     # the gate is written where no backend plugin reads: TaskTemplate.config
     assert {k: mine.config[k] for k in GATE_KEYS} == {
-        "accelerators_gate": "H100:8" if task_type != "team-queue" else "H100",
+        "accelerators_gate": "H100-SXM:8" if task_type != "team-queue" else "H100-SXM",
         "accelerators_gate_policy": "fail",
         "accelerators_gate_profile": "quick",
     }
@@ -127,7 +127,7 @@ def test_item1_an_elastic_job_is_two_pytorch_workers_each_running_the_gate() -> 
     assert [(r.role, r.count, r.runs_task) for r in replicas] == [("worker", 2, True)]
     [worker] = replicas
     assert oracle.device_request(worker.pod) == {"nvidia.com/gpu": "8"}
-    assert oracle.env(worker.pod, "pytorch")["ACCELERATORS_PLACED_SPEC"] == "H100:8"
+    assert oracle.env(worker.pod, "pytorch")["ACCELERATORS_PLACED_SPEC"] == "H100-SXM:8"
     placed = job_oracle.place_job(replicas, job_oracle.pool("h100-whole", 2))
     assert placed == [("worker-0", "h100-whole-0"), ("worker-1", "h100-whole-1")]
 
@@ -169,7 +169,7 @@ def test_item1_the_gated_pods_run_the_gate_then_the_plugin(monkeypatch: pytest.M
     monkeypatch.setattr(_tasks, "run_gate", on_node)
     assert isinstance(team_gated, TeamQueueTask)  # the plugin's own class runs the task
     assert team_gated(a=3) == 3
-    assert ran == ["H100"]
+    assert ran == ["H100-SXM"]
     # a wrong device fails the task before its function (or the plugin) runs
     monkeypatch.setattr(_tasks, "_GATE_PROCESS_CACHE", {})
     monkeypatch.setattr(_tasks, "run_gate", functools.partial(_wrong, run=cases.on("L4")))
@@ -186,7 +186,7 @@ def _wrong(expect: Any, *, run: Any, **kwargs: Any) -> Any:
 def test_item1_a_plugin_a_gate_cannot_prove_is_refused_naming_it() -> None:
     with pytest.raises(AcceleratorError) as caught:
 
-        @accelerator_task("H100:8", task_config=TeamDask(workers=4))
+        @accelerator_task("H100-SXM:8", task_config=TeamDask(workers=4))
         def crunch(a: int) -> int:
             return a
 
@@ -195,7 +195,7 @@ def test_item1_a_plugin_a_gate_cannot_prove_is_refused_naming_it() -> None:
     assert "worker pods would never be gated" in message
 
     # without the gate the plugin is simply kept
-    @accelerator_task("H100:8", gate=False, task_config=TeamDask(workers=4))
+    @accelerator_task("H100-SXM:8", gate=False, task_config=TeamDask(workers=4))
     def crunch_ungated(a: int) -> int:
         return a
 
@@ -218,13 +218,13 @@ def test_item1_a_plugin_a_gate_cannot_prove_is_refused_naming_it() -> None:
 )
 def test_item1_replica_resources_that_change_the_device_count_are_refused(config: Any) -> None:
     with pytest.raises(PlacementError, match="leave gpu out of the replica resources"):
-        accelerator_task("H100:8", task_config=config)
+        accelerator_task("H100-SXM:8", task_config=config)
 
 
 def test_item1_the_linter_sees_replica_gpus_on_a_plain_plugin_task() -> None:
     config = PyTorch(worker=Worker(replicas=2, limits=Resources(gpu="4")))
 
-    @task(task_config=config, **task_args("H100:8"))
+    @task(task_config=config, **task_args("H100-SXM:8"))
     def train(a: int) -> int:
         return a
 
@@ -237,7 +237,7 @@ def test_item1_the_gate_itself_is_refused_as_a_task_config() -> None:
     from flytekitplugins.accelerators import Gate
 
     with pytest.raises(AcceleratorError, match="is the gate accelerator_task makes itself"):
-        accelerator_task("H100", task_config=Gate("H100"))
+        accelerator_task("H100-SXM", task_config=Gate("H100-SXM"))
 
 
 @pytest.mark.slow
@@ -255,7 +255,7 @@ def test_item1_in_a_cluster_a_plugins_gate_measures_in_a_child_process(
 
     monkeypatch.setattr(_tasks, "is_local_execution", lambda: False)
     monkeypatch.setattr(_tasks, "run_gate", in_process)
-    monkeypatch.setenv("ACCELERATORS_PLACED_SPEC", "H100:8")
-    with pytest.raises(AcceleratorError, match=r"expected H100:8") as caught:
+    monkeypatch.setenv("ACCELERATORS_PLACED_SPEC", "H100-SXM:8")
+    with pytest.raises(AcceleratorError, match=r"expected H100-SXM:8") as caught:
         _tasks.gate_first(cases.elastic_gated.gate, isolated=True)
-    assert caught.value.report.expect == "H100:8"  # type: ignore[attr-defined]
+    assert caught.value.report.expect == "H100-SXM:8"  # type: ignore[attr-defined]

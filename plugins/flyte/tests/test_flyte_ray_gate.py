@@ -40,10 +40,10 @@ def two_nodes() -> Iterator[Any]:
 
 
 def test_every_other_node_is_gated_where_it_runs(two_nodes: Any) -> None:
-    [result] = gate_ray_nodes(Gate("H100:1"), local=False, run=cases.FakeRun("H100-SXM"))
+    [result] = gate_ray_nodes(Gate("H100-SXM:1"), local=False, run=cases.FakeRun("H100-SXM"))
     assert isinstance(result, GateResult)
     assert result.passed
-    assert result.expected == "H100"
+    assert result.expected == "H100-SXM"
     # it ran on the worker node, not on the driver's (which the in-pod gate covers)
     here = ray.get_runtime_context().get_node_id()
     assert two_nodes.node_id != here
@@ -51,9 +51,9 @@ def test_every_other_node_is_gated_where_it_runs(two_nodes: Any) -> None:
 
 def test_a_bad_worker_node_fails_the_task_per_policy(two_nodes: Any) -> None:
     with pytest.raises(AcceleratorGateError, match=r"1 of 1 Ray worker node\(s\) failed"):
-        gate_ray_nodes(Gate("H100:1"), local=False, run=cases.FakeRun("L4"))
+        gate_ray_nodes(Gate("H100-SXM:1"), local=False, run=cases.FakeRun("L4"))
     with pytest.raises(FlyteRecoverableException, match="retrying on a new pod"):
-        gate_ray_nodes(Gate("H100:1", policy="retry"), local=False, run=cases.FakeRun("L4"))
+        gate_ray_nodes(Gate("H100-SXM:1", policy="retry"), local=False, run=cases.FakeRun("L4"))
 
 
 def test_a_gated_ray_task_gates_head_then_workers_then_runs(
@@ -72,7 +72,7 @@ def test_a_gated_ray_task_gates_head_then_workers_then_runs(
 
     monkeypatch.setattr(_ray_gate, "gate_ray_nodes", spy)
     assert cases.ray_gated(a=5) == 5
-    head = last_gate_result("H100:8")
+    head = last_gate_result("H100-SXM:8")
     assert head is not None
     assert head.local
     [worker] = gated

@@ -113,7 +113,15 @@ def test_every_nvidia_constant_and_partition_gets_idl_and_gpu_count(name: str) -
 
 @pytest.mark.parametrize(
     "text",
-    ["H100:8", "A100-80GB:2", "L4", "A100@2g.10gb", "H100@1g.10gb", "V100-32GB", "A30@whole"],
+    [
+        "H100-SXM:8",
+        "A100-80GB:2",
+        "L4",
+        "A100@2g.10gb",
+        "H100-SXM@1g.10gb",
+        "V100-32GB",
+        "A30@whole",
+    ],
 )
 def test_spec_strings(text: str) -> None:
     spec = AcceleratorSpec.parse(text)
@@ -129,7 +137,7 @@ def test_spec_strings(text: str) -> None:
 
 # -- what the IDL cannot say goes into a pod template ------------------------------------------
 def test_fallback_goes_into_the_pod_template_not_the_idl() -> None:
-    spec = serialize(_task(**task_args("H100:2 | A100-80GB:2", requests=Resources(cpu="4"))))
+    spec = serialize(_task(**task_args("H100-SXM:2 | A100-80GB:2", requests=Resources(cpu="4"))))
     # one GPUAccelerator would AND nvidia-h100 into every term and kill the fallback: the
     # empty one says "none" (and, on a node, replaces the task's)
     assert spec.template.extended_resources.gpu_accelerator == tasks_pb2.GPUAccelerator()
@@ -217,7 +225,7 @@ def test_users_pod_template_is_merged_not_replaced() -> None:
         primary_container_name="main",
         labels={"team": "ml"},
     )
-    args = task_args("H100 | A100-80GB", pod_template=mine, node_name_env=True)
+    args = task_args("H100-SXM | A100-80GB", pod_template=mine, node_name_env=True)
     pod_spec = template_pod_spec(serialize(_task(**args)))
     assert pod_spec is not None
     assert pod_spec["nodeSelector"] == {"pool": "gpu"}
@@ -233,7 +241,7 @@ def test_users_pod_template_is_merged_not_replaced() -> None:
 
 
 def test_extra_tolerations_beyond_propeller_go_into_the_template() -> None:
-    args = task_args("H100:8", extended_resource_tolerations=True, runtime_class_name="nvidia")
+    args = task_args("H100-SXM:8", extended_resource_tolerations=True, runtime_class_name="nvidia")
     pod_spec = template_pod_spec(serialize(_task(**args)))
     assert pod_spec is not None
     assert pod_spec["tolerations"] == [
@@ -281,9 +289,9 @@ def test_unplaceable_specs_fail_at_decoration(text: str, needle: str) -> None:
 
 
 def test_gpu_resource_that_disagrees_with_the_spec_is_refused() -> None:
-    with pytest.raises(PlacementError, match="disagrees with 'H100:8', which asks for 8 GPU"):
-        task_args("H100:8", requests=Resources(gpu="1"))
-    assert task_args("H100:8", limits=Resources(gpu="8"))  # the same count is fine
+    with pytest.raises(PlacementError, match="disagrees with 'H100-SXM:8', which asks for 8 GPU"):
+        task_args("H100-SXM:8", requests=Resources(gpu="1"))
+    assert task_args("H100-SXM:8", limits=Resources(gpu="8"))  # the same count is fine
 
 
 def test_importing_the_plugin_registers_our_constants_with_flytekit() -> None:

@@ -41,11 +41,11 @@ def test_training_runs_gate_first_and_its_report_reaches_training() -> None:
     )
     assert gate.passed
     assert gate.local
-    assert gate.expected == "H100"
-    assert "H100 is not on this machine" in result.gate_note
+    assert gate.expected == "H100-SXM"
+    assert "H100-SXM is not on this machine" in result.gate_note
     # a local run says first that the accelerator asked for was not checked (issue 33)
     assert result.gate_headline == gate.headline
-    assert result.gate_headline.startswith("not checked: this machine has no H100")
+    assert result.gate_headline.startswith("not checked: this machine has no H100-SXM")
     assert result.final_loss < result.first_loss
     assert result.device == "cpu"
     # the gate is the workflow's first node and training depends on it
@@ -66,12 +66,14 @@ def test_mig_inference_gates_in_each_pod_once_per_local_process() -> None:
 
 def test_fallback_runs_with_the_gate_result() -> None:
     result = flyte_fallback.fallback_finetune(steps=5)
-    gate = last_gate_result("H100 | A100-80GB")
+    gate = last_gate_result("H100-SXM | A100-80GB")
     assert gate is not None
     assert result.gate_verdict == gate.verdict
     assert result.gate_matched == ""  # locally neither alternative is present
     assert result.gate_headline == gate.headline
-    assert result.gate_headline.startswith("not checked: this machine has none of H100, A100-80GB")
+    assert result.gate_headline.startswith(
+        "not checked: this machine has none of H100-SXM, A100-80GB"
+    )
     assert result.steps == 5
 
 
@@ -126,7 +128,7 @@ def _only_pod(registered: oracle.Registered, workflow: str = "") -> dict[str, An
 def test_training_is_pinned_to_the_gates_node_in_the_serialised_pod_spec() -> None:
     job = _dispatch(
         flyte_training.train_on_gated_node,
-        {"gate_result": _cluster_gate("H100", "h100-whole"), "epochs": 3},
+        {"gate_result": _cluster_gate("H100-SXM", "h100-whole"), "epochs": 3},
         {"gate_result": GateResult, "epochs": int},
     )
     pod = _only_pod(oracle.dynamic_job(job))
@@ -143,7 +145,10 @@ def test_training_is_pinned_to_the_gates_node_in_the_serialised_pod_spec() -> No
 def test_fallback_pins_the_matched_alternative_to_the_gates_node() -> None:
     job = _dispatch(
         flyte_fallback.finetune_on_gated_node,
-        {"gate_result": _cluster_gate("H100 | A100-80GB", "a100-80gb", "A100-80GB"), "steps": 2},
+        {
+            "gate_result": _cluster_gate("H100-SXM | A100-80GB", "a100-80gb", "A100-80GB"),
+            "steps": 2,
+        },
         {"gate_result": GateResult, "steps": int},
     )
     pod = _only_pod(oracle.dynamic_job(job))

@@ -119,15 +119,15 @@ def task_args(
     """Keyword arguments for ``@task(...)`` or ``node.with_overrides(...)`` that place ``spec``.
 
     >>> from flytekit import Resources, task, workflow
-    >>> args = task_args("H100:8", requests=Resources(cpu="16", mem="128Gi"))
+    >>> args = task_args("H100-SXM:8", requests=Resources(cpu="16", mem="128Gi"))
     >>> args["accelerator"], sorted(args)
-    (<Partition H100@whole>, ['accelerator', 'limits', 'pod_template', 'requests'])
+    (<Partition H100-SXM@whole>, ['accelerator', 'limits', 'pod_template', 'requests'])
     >>> @task(**args)
     ... def train() -> None:
     ...     pass
     >>> @workflow
     ... def pipeline() -> None:
-    ...     train().with_overrides(**task_args("H100:8 | A100-80GB:8"))
+    ...     train().with_overrides(**task_args("H100-SXM:8 | A100-80GB:8"))
 
     :param spec: an :class:`~accelerators.AcceleratorSpec`, spec text (``"A100@2g.10gb"``,
         ``"H100 | A100-80GB"``), a constant, or a fallback list.

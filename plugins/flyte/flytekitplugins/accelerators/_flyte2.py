@@ -76,9 +76,19 @@ def flyte2_device(spec: SpecLike) -> Any:
     parsed = AcceleratorSpec.coerce(spec)
     acc = parsed.accelerator
     if parsed.fallbacks or acc is None:
+        models = [a.accelerator for a in parsed.alternatives if a.accelerator is not None]
+        family = (
+            len(models) == len(parsed.alternatives) > 1 and len({m.family for m in models}) == 1
+        )
+        hint = (  # a name that leaves the model open ("H100"): say which models it covers
+            "; a name that leaves the model open reads as its family: name one of "
+            + ", ".join(m.model for m in models)
+            if family
+            else ""
+        )
         raise PlacementError(
             f"{str(parsed)!r}: a Flyte 2 Device names one accelerator; fallbacks and memory "
-            "requests need one TaskEnvironment per alternative"
+            f"requests need one TaskEnvironment per alternative{hint}"
         )
     if parsed.unpartitioned:
         raise PlacementError(

@@ -159,11 +159,11 @@ def accelerator_task(
     """``@task`` on ``spec``'s accelerator, the gate running first in the task's own pod.
 
     >>> from flytekit import Resources
-    >>> @accelerator_task("H100:8", requests=Resources(cpu="16"))
+    >>> @accelerator_task("H100-SXM:8", requests=Resources(cpu="16"))
     ... def train(epochs: int) -> float:
     ...     return 0.0
     >>> train.accelerator
-    <Partition H100@whole>
+    <Partition H100-SXM@whole>
 
     :param spec: the accelerator spec.
     :param gate: run the gate before the function (the default; see the module docstring).
