@@ -307,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--fresh", action="store_true", help="only the fresh corpus")
     which.add_argument("--fresh2", action="store_true", help="only the second fresh corpus")
     which.add_argument("--fresh3", action="store_true", help="only the third fresh corpus")
+    which.add_argument("--fresh4", action="store_true", help="only the fourth fresh corpus")
     parser.add_argument(
         "--no-sealed", action="store_true", help="leave the fresh corpus's sealed third unread"
     )
@@ -323,6 +324,8 @@ def main(argv: list[str] | None = None) -> int:
         "fresh 2, sealed": SEALED2,
         "fresh 3": FRESH3,
         "fresh 3, sealed": SEALED3,
+        "fresh 4": FRESH4,
+        "fresh 4, sealed": SEALED4,
     }
     chosen = {
         "taught": args.taught,
@@ -330,6 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         "fresh": args.fresh,
         "fresh 2": args.fresh2,
         "fresh 3": args.fresh3,
+        "fresh 4": args.fresh4,
     }
     if any(chosen.values()):
         corpora = {k: v for k, v in corpora.items() if chosen.get(k.split(",")[0], False)}
@@ -337,6 +341,7 @@ def main(argv: list[str] | None = None) -> int:
         corpora.pop("fresh, sealed", None)
         corpora.pop("fresh 2, sealed", None)
         corpora.pop("fresh 3, sealed", None)
+        corpora.pop("fresh 4, sealed", None)
     results: dict[str, list[Outcome]] = {}
     for title, directory in corpora.items():
         results[title] = [evaluate(row) for row in load(directory)]

@@ -260,8 +260,11 @@ def test_a_later_fresh_corpus_is_new_sourced_and_split(
         (SEALED2, 222, 4),
         (FRESH3, 270, 8),
         (SEALED3, 126, 7),
+        # the fourth corpus's one run, with the reader frozen at f560e4d (its unseen figures)
+        (FRESH4, 200, 41),
+        (SEALED4, 87, 23),
     ],
-    ids=["fresh2", "fresh2-sealed", "fresh3", "fresh3-sealed"],
+    ids=["fresh2", "fresh2-sealed", "fresh3", "fresh3-sealed", "fresh4", "fresh4-sealed"],
 )
 def test_later_fresh_corpora_do_not_regress(rows: list[Any], right: int, wrong: int) -> None:
     headline = peer_names.headline([peer_names.evaluate(row) for row in rows])
