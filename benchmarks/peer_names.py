@@ -189,7 +189,7 @@ def evaluate(row: Row) -> Outcome:
     family = got != wanted and _family_reading(spec, wanted)
     if got != wanted and not family:
         return Outcome(row, "wrong", f"{spec} is not {' | '.join(wanted)}")
-    counts = {(alt.count, _range_of(alt)) for alt in spec.alternatives}
+    counts = {(_rounded(alt.count, row), _range_of(alt)) for alt in spec.alternatives}
     expected = (row.count, (row.count, row.count_max) if row.ranged else None)
     if counts != {expected}:
         return Outcome(row, "wrong", f"{spec} has count {spec.count}, expected {_say(row)}")
@@ -199,6 +199,14 @@ def evaluate(row: Row) -> Outcome:
         detail = f"{spec} has partition {spec.partition}, expected {row.partition}"
         return Outcome(row, "wrong", detail)
     return Outcome(row, "resolved", str(spec), family)
+
+
+def _rounded(count: float, row: Row) -> float:
+    """``count`` as the row writes it: a share written with four decimals (``0.3333`` for a
+    third of a GPU) is that share rounded, so a reading within half its last digit matches."""
+    if abs(count - row.count) <= 0.5e-4 and count != row.count:
+        return row.count
+    return count
 
 
 def _family_reading(spec: object, wanted: list[str]) -> bool:

@@ -583,7 +583,6 @@ def test_other_open_names_are_families_but_their_constants_keep_one_card(
         ("nvidia/gpu/1080ti", "GTX-1080-TI"),  # Nomad
         ("nvidia.com/mig-3g.20gb", "A100-40GB@3g.20gb"),  # a Kubernetes resource name
         ("huawei.com/Ascend910B4", "ASCEND-910B4"),
-        ("a100-pool", "A100-40GB | A100-80GB"),  # a node pool
         # an instance size beside a stated count is noise; so is a chip's "GL-XL" in pci.ids
         ("gpu-a40-large-2x", "A40:2"),
         ("Arcturus GL-XL [Instinct MI100]", "MI100"),
@@ -745,3 +744,67 @@ def test_a_memory_size_never_overrides_a_form_factor_the_name_states() -> None:
     with pytest.raises(UnknownAcceleratorError):
         AcceleratorSpec.parse("H100-SXM5-94GB")
     assert str(AcceleratorSpec.parse("H100 94GB")) == "H100-NVL"
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        # NVIDIA's C-series (compute) vGPU profiles: that many GB of the board's memory
+        ("A30-6C", "A30:0.25"),
+        ("A10-12C", "A10:0.5"),
+        ("T4-16C", "T4"),  # the whole framebuffer is the whole GPU
+        ("T4-16Q", "T4"),
+        # not a profile: host cores beside RAM, more cores than the card has GB, a GeForce card
+        ("h100-16c-64gb", "H100-SXM | H100-PCIE | H100-NVL"),
+        ("l40s-112c", "L40S"),
+        ("2080Ti-4C", "RTX-2080-TI"),
+        # a memory size in brackets is kept
+        ("MI50 (32GB)", "MI50"),
+        ("A40 (compute mode)", "A40"),
+    ],
+)
+def test_vgpu_compute_profiles_and_bracketed_sizes(text: str, canonical: str) -> None:
+    from accelerators import AcceleratorSpec
+
+    assert str(AcceleratorSpec.parse(text)) == canonical
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "H100-40C",  # 40 GB is half an SXM or PCIe H100, less of an NVL: no one share
+        "MI50 (16GB)",  # the catalog's MI50 is the 32 GB card: never read as it
+    ],
+)
+def test_a_profile_or_bracketed_size_that_fits_no_one_card_is_refused(text: str) -> None:
+    from accelerators import AcceleratorSpec
+    from accelerators.errors import UnknownAcceleratorError
+
+    with pytest.raises(UnknownAcceleratorError):
+        AcceleratorSpec.parse(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "counted", "read"),
+    [
+        # a node or pool has as many devices as its system gives it (OpenPAI's K80-NODE has 4)
+        ("K80-NODE", "K80-NODE:4", "K80:4"),
+        ("K80-NODE-POOL", "K80-NODE-POOL:16", "K80:16"),
+        ("3-K80-NODE", "3-K80-NODE:12", "K80:12"),  # 3 nodes, or 3 K80s? the spec says
+        ("a100-pool", "a100-pool:80GB:2", "A100-80GB:2"),
+    ],
+)
+def test_a_node_or_pool_needs_the_count_from_the_spec(text: str, counted: str, read: str) -> None:
+    from accelerators import AcceleratorSpec
+    from accelerators.errors import InvalidSpecError
+
+    with pytest.raises(InvalidSpecError, match="is a node or pool"):
+        AcceleratorSpec.parse(text)
+    assert str(AcceleratorSpec.parse(counted)) == read
+
+
+def test_a_node_name_that_counts_its_devices_reads() -> None:
+    from accelerators import AcceleratorSpec
+
+    assert str(AcceleratorSpec.parse("node-8gpu-l40s")) == "L40S:8"
+    assert str(AcceleratorSpec.parse("a100-pool-x8:80GB")) == "A100-80GB:8"

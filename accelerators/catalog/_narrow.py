@@ -210,7 +210,7 @@ def result(state: Read, candidates: list[Accelerator], *, pinned_by_report: bool
     vgpu = next((t for t in state.tokens if t.role == "vgpu profile"), None)
     if vgpu is not None:
         share = vgpu.number / acc.device_memory_gb
-        if len(models) > 1 or not 0 < share < 1:
+        if len(models) > 1 or not 0 < share <= 1:  # the whole framebuffer (T4-16C) is one GPU
             raise refuse(
                 state,
                 f"a {format_number(vgpu.number)} GB vGPU profile is no share of one {acc.model}",

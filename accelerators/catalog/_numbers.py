@@ -96,6 +96,10 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
             else:
                 token.role = "memory"
                 state.memory.append(token)
+        elif kind == "vcpu" and _compute_profile(token, prev, nxt, candidates):
+            token.role = "vgpu profile"  # NVIDIA's C-series (compute) vGPU: "A30-6C", "H100-40C"
+            token.number = float(piece.groups[0])
+            token.meaning = f"a {piece.groups[0]} GB vGPU profile (C)"
         elif kind == "vgpu":
             if prev is not None and prev.role == "model" and not piece.glued:
                 token.role = "vgpu profile"
@@ -225,3 +229,24 @@ def _is_host(token: Token | None) -> bool:
 def _marks_count(word: str) -> bool:
     """Whether a device word right after a number makes it a count: ``8gpu``, ``8-way``."""
     return word.startswith("gpu") or word == "way"
+
+
+def _compute_profile(
+    token: Token, prev: Token | None, nxt: Token | None, candidates: list[Accelerator]
+) -> bool:
+    """Whether ``6C`` right after the model is an NVIDIA C-series vGPU profile (6 GB of the
+    GPU's memory, NVIDIA's ``A30-6C``), not 6 host cores: it follows the model word across a
+    separator, nothing after it is a host figure, and every candidate is a board vGPU runs on
+    with at least that much memory."""
+    piece = token.piece
+    if piece.groups[1] != "c" or prev is None or prev.role != "model" or piece.glued:
+        return False
+    if nxt is not None and (_is_host(nxt) or nxt.piece.kind in ("memory", "vcpu")):
+        return False  # "h100-16c-64gb": 16 cores beside 64 GB of RAM
+    size = float(piece.groups[0])
+    # NVIDIA vGPU runs on data-centre and professional boards, never a GeForce card (whose
+    # "4C" is something else: UCloud's 2080Ti-4C)
+    return bool(candidates) and all(
+        0 < size <= a.device_memory_gb and "consumer" not in a.form_factor.casefold()
+        for a in candidates
+    )

@@ -49,6 +49,7 @@ from accelerators.catalog._numbers import read_numbers
 from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._segment import segment
 from accelerators.catalog._spellings import NameMatch
+from accelerators.catalog._system_counts import left_to_system
 from accelerators.catalog._words import vocabulary
 from accelerators.errors import UnknownAcceleratorError, close_matches
 
@@ -160,7 +161,7 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
         raise refuse(state, "'+' is no separator: it may mean 'or newer' (Modal's 'B200+')")
     candidates = _candidates(state, models)
     read_numbers(state, candidates)
-    needs_count = _sized(state)
+    needs_count = left_to_system(state)
     _read_unknown(state, models)
     _refuse_unplaced(state)
     candidates = narrow(state, candidates)
@@ -168,7 +169,9 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
     if found is not None and found.accelerator in candidates:
         candidates = [found.accelerator]
     match = result(state, candidates, pinned_by_report=found is not None)
-    return replace(match, needs_count=needs_count) if needs_count else match
+    if not needs_count:
+        return match
+    return replace(match, needs_count=needs_count, count=None)  # "3-K80-NODE": 3 nodes?
 
 
 def _first_meaning(token: Token) -> str:
@@ -326,34 +329,6 @@ def _read_unknown(state: Read, models: list[Token]) -> None:
         elif piece.kind == "unknown" and counted:
             token.role = "system word"
             token.meaning = "the system around the accelerators (the name states the count)"
-
-
-#: Instance sizes that may set the device count (Exoscale's ``gpua5000.medium`` has 2 GPUs and
-#: ``.large`` 4, Civo's ``g4g.40.kube.large`` 4; Replicate's ``gpu-a40-large`` has 1).
-_COUNT_SIZES = frozenset(
-    ("nano", "micro", "tiny", "small", "medium", "large", "xlarge", "xxlarge", "xl", "xxl")
-)
-
-
-def _sized(state: Read) -> str:
-    """Why the spec must give the count, for a name whose instance size may stand for its
-    device count and that states no count (how many devices a ``medium`` has is the
-    system's to say: reading one would be silently wrong where it has two); else ''."""
-    if state.counts:
-        return ""
-    for token in state.tokens:
-        piece = token.piece
-        sized = piece.kind == "noise" and piece.value == "sizes" and not piece.glued
-        # a pci.ids chip's "GL-XL" is no instance size, nor is a size glued to the model
-        if sized and token.role != "chip" and piece.text.casefold() in _COUNT_SIZES:
-            token.role = "instance size"
-            token.meaning = "its device count is the system's: the spec must give it (:N)"
-            return (
-                f"{quote(piece.text)} in {quote(state.text)} is an instance size, and how many "
-                f"devices it has is the system's to say: give the count "
-                f"({quote(state.text + ':N')})"
-            )
-    return ""
 
 
 def _refuse_unplaced(state: Read) -> None:

@@ -52,6 +52,7 @@ DEVICE_REPORTED = frozenset({"nvml", "gfd", "rocm"})
 _SEPARATORS = re.compile(r"[\s_\-]+")
 _WORD_SPLIT = re.compile(r"[\s_\-/,]+")
 _PARENTHESISED = re.compile(r"\([^()]*\)")
+_BRACKETED_SIZE = re.compile(r"\(\s*([0-9]+(?:\.[0-9]+)?)\s*(gb|g|gib)\s*\)")
 MEMORY_WORD = re.compile(r"([0-9]+(?:\.[0-9]+)?)(?:g|gb|gib)")
 _FORM_FACTOR_GENERATION = re.compile(r"(sxm|oam)[0-9]")
 _HF_COUNT = re.compile(r"x([0-9]{1,6})\Z", re.IGNORECASE)
@@ -174,10 +175,17 @@ def exact_key(text: str) -> str:
     return _SEPARATORS.sub("-", text.casefold()).strip("-")
 
 
+def _bracketed(found: re.Match[str]) -> str:
+    """A bracketed qualifier is set aside (``A40 (compute mode)``), but not a memory size:
+    ``MI50 (16GB)`` is the 16 GB card, and a size the name gives is never dropped."""
+    size = _BRACKETED_SIZE.fullmatch(found.group(0))
+    return f" {size[1]}{size[2]} " if size else " "
+
+
 def words(text: str) -> list[str]:
     """Lower-case words without vendor words and qualifiers, sizes and form factors unified."""
     found = []
-    for word in _WORD_SPLIT.split(_PARENTHESISED.sub(" ", text.casefold())):
+    for word in _WORD_SPLIT.split(_PARENTHESISED.sub(_bracketed, text.casefold())):
         if not word or word in _VENDOR_WORDS:
             continue
         memory = MEMORY_WORD.fullmatch(word)

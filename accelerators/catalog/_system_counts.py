@@ -1,0 +1,73 @@
+"""Names whose device count is their system's to say: the spec must state it.
+
+An instance size (``gpua5000.medium`` is 2 RTX A5000s on Exoscale, ``gpu-a40-large`` 1 A40 on
+Replicate) or a node or pool word (OpenPAI's ``K80-NODE`` is a node of 4 K80s, its
+``K80-NODE-POOL`` 16) stands for as many devices as the system gives it; reading one device
+would be silently wrong where it has more. Such a name reads (its model, memory and form are
+its own), but the count is left to the spec: ``gpua5000.medium:2``. A count the name states
+as devices (``x8``, ``8x``, ``8-gpu``) is the count; a bare number next to a node word
+(``3-K80-NODE``) may count nodes, so it does not settle it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from accelerators._text import quote
+
+if TYPE_CHECKING:
+    from accelerators.catalog._narrow import Read, Token
+
+__all__ = ["left_to_system"]
+
+#: Instance sizes that may set the device count.
+_COUNT_SIZES = frozenset(
+    ("nano", "micro", "tiny", "small", "medium", "large", "xlarge", "xxlarge", "xl", "xxl")
+)
+#: Words for a machine or a group of machines: how many devices it has is the system's.
+_NODE_WORDS = frozenset(("node", "nodes", "pool", "nodepool"))
+
+
+def left_to_system(state: Read) -> str:
+    """Why the spec must give the count (the word that leaves it to the system), or ''."""
+    nodes = [t for t in state.tokens if _is_word(t, "platforms", _NODE_WORDS)]
+    if nodes and not _device_count(state):
+        return _needs(state, nodes[0], "a node or pool")
+    if state.counts:
+        return ""
+    for token in state.tokens:
+        # a pci.ids chip's "GL-XL" is no instance size, nor is a size glued to the model
+        if _is_word(token, "sizes", _COUNT_SIZES) and token.role != "chip":
+            return _needs(state, token, "an instance size")
+    return ""
+
+
+def _is_word(token: Token, group: str, words: frozenset[str]) -> bool:
+    piece = token.piece
+    return (
+        piece.kind == "noise"
+        and piece.value == group
+        and not piece.glued
+        and piece.text.casefold() in words
+    )
+
+
+def _device_count(state: Read) -> bool:
+    """Whether the name states a count of devices: ``x8``, ``8x``, or a number before a
+    device word (``8-gpu``)."""
+    for _, token in state.counts:
+        if token.piece.kind in ("x_count", "count_x"):
+            return True
+        following = state.tokens.index(token) + 1
+        if following < len(state.tokens) and state.tokens[following].role == "count marker":
+            return True
+    return False
+
+
+def _needs(state: Read, token: Token, what: str) -> str:
+    token.role = "instance size"
+    token.meaning = "its device count is the system's: the spec must give it (:N)"
+    return (
+        f"{quote(token.piece.text)} in {quote(state.text)} is {what}, and how many devices it "
+        f"has is the system's to say: give the count ({quote(state.text + ':N')})"
+    )
