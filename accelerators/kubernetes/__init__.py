@@ -21,7 +21,8 @@ place through it.
 
 Public names: building blocks :class:`Platform`, :class:`Placement`, :class:`Requirement`,
 :class:`PodFragment`, :class:`DraFragment`, :class:`FragmentModels`; placing into a task's pod
-:func:`place`, :class:`PlacedPod`; functions :func:`to_pod_fragment`, :func:`to_dra_fragment`,
+:func:`place`, :class:`PlacedPod`, :class:`LeftOutWarning`; functions :func:`to_pod_fragment`,
+:func:`to_dra_fragment`,
 :func:`apply_to_pod`, :func:`merge_fragment`, :func:`reconcile_placement`, :func:`build_pod`,
 :func:`build_manifests`, :func:`validate_fragment`, :func:`validate_claim_template`,
 :func:`get_platform`, :func:`platform_name`, :func:`platforms`, :func:`register_platform`,
@@ -72,7 +73,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "._conflicts": "check_placement_conflicts placement_conflicts",
         "._devices": "is_device_resource",
         "._kept": "dropped_settings",
-        "._place": "PlacedPod place",
+        "._place": "LeftOutWarning PlacedPod place",
         "._manifests": "DEFAULT_COMMAND DEFAULT_IMAGE build_manifests build_pod",
     },
     own="Placement Platform PodFragment Requirement apply_to_pod get_platform merge_fragment "
@@ -102,6 +103,7 @@ if TYPE_CHECKING:
     from accelerators.kubernetes._node_count import node_count_problems as node_count_problems
     from accelerators.kubernetes._pinning import node_name_env as node_name_env
     from accelerators.kubernetes._pinning import pin_to_node as pin_to_node
+    from accelerators.kubernetes._place import LeftOutWarning as LeftOutWarning
     from accelerators.kubernetes._place import PlacedPod as PlacedPod
     from accelerators.kubernetes._place import place as place
     from accelerators.kubernetes._resources import check_resources as check_resources

@@ -29,6 +29,7 @@ Flyte plugin's ``task_args`` all place through it.
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from accelerators.kubernetes._platform import Platform
     from accelerators.spec import AcceleratorSpec, SpecLike
 
-__all__ = ["PlacedPod", "place", "single_process_problems"]
+__all__ = ["LeftOutWarning", "PlacedPod", "place", "single_process_problems"]
 
 _REQUESTS_ADVICE = (
     "The API server rejects a pod whose requests exceed its limits: raise the limit (limits in "
@@ -53,6 +54,11 @@ def _coerce(spec: SpecLike) -> AcceleratorSpec:
     from accelerators.spec import AcceleratorSpec
 
     return AcceleratorSpec.coerce(spec)
+
+
+class LeftOutWarning(UserWarning):
+    """Some alternatives of a spec cannot run where it is placed; the pod runs on the others
+    (:attr:`PlacedPod.left_out` says which and why)."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +125,14 @@ class PlacedPod:
         than any node has while the others fit (``H100:8``: no node has 8 H100 NVL cards).
         Not among :attr:`problems`."""
         return (self.platform.left_out(self.spec) if self.fragment else ()) + self.crowded
+
+    def warn_left_out(self, lead: str = "", stacklevel: int = 2) -> None:
+        """Warn (:class:`LeftOutWarning`) when :attr:`left_out` is not empty: what the user
+        wrote narrows where it is placed, and that is said, not silent."""
+        if self.left_out:
+            warnings.warn(
+                LeftOutWarning(lead + "; ".join(self.left_out)), stacklevel=stacklevel + 1
+            )
 
     @property
     def single_process_problems(self) -> tuple[str, ...]:

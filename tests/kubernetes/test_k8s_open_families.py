@@ -200,3 +200,15 @@ def test_an_alternative_no_node_can_hold_is_left_out_when_others_fit(
     none_fit = place("H100-SXM:16 | H100-NVL:16", "flyte")
     assert [p.split(":")[0] for p in none_fit.problems] == ["'H100-SXM", "'H100-NVL"]
     assert place("H100:16", "flyte").ok
+
+
+def test_warn_left_out_says_what_the_platform_left_out() -> None:
+    import warnings
+
+    from accelerators.kubernetes import LeftOutWarning, place
+
+    with pytest.warns(LeftOutWarning, match=r"^V100:2 on gke: Cannot place 'V100-32GB:2'"):
+        place("V100:2", "gke").warn_left_out("V100:2 on gke: ")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing left out: no warning
+        place("V100-16GB:2", "gke").warn_left_out()

@@ -261,7 +261,7 @@ def place_task(
     """
     pod, source, resources = arguments
     template, name = base
-    return place(
+    placed = place(
         spec,
         platform,
         base=template,
@@ -271,7 +271,10 @@ def place_task(
         arguments_source=source,
         resources_source=resources,
         **options,
-    ).check()
+    )
+    pod_dict = placed.check()
+    placed.warn_left_out(f"{placed.spec}: ", stacklevel=3)
+    return pod_dict
 
 
 def to_dict(obj: Any) -> dict[str, Any]:

@@ -182,3 +182,15 @@ def test_a_templated_template_is_judged_when_the_pod_is_built(tmp_path: Path) ->
     op.render_template_fields({"params": {"template": path}})
     with pytest.raises(PlacementError, match=r"p4d\.24xlarge is an AWS instance type"):
         op.build_pod_request_obj(dry_run=True)
+
+
+def test_an_alternative_the_platform_cannot_place_is_left_out_with_a_warning() -> None:
+    """issue 32: a bare V100 is either size; GKE labels only the 16 GB card, so the pod runs
+    there, and the DAG's parse warns which alternative was left out (never silently)."""
+    from accelerators.kubernetes import LeftOutWarning
+
+    with pytest.warns(LeftOutWarning, match=r"'V100-32GB:2' on platform 'gke'"):
+        config = executor_config("V100:2", platform="gke")
+    pod = config["pod_override"]
+    assert pod.spec.node_selector == {"cloud.google.com/gke-accelerator": "nvidia-tesla-v100"}
+    validate_pod(pod)

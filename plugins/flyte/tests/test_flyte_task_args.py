@@ -170,8 +170,22 @@ def test_fallback_goes_into_the_pod_template_not_the_idl() -> None:
 def test_a_bare_v100_places_on_the_members_the_platform_has(
     platform: str, devices: list[str]
 ) -> None:
-    # issue 32: a bare V100 is the family (Beam's V100 takes 32 GB workers)
-    spec = serialize(_task(**task_args("V100:2", platform=platform)))
+    # issue 32: a bare V100 is the family (Beam's V100 takes 32 GB workers); a member the
+    # platform cannot place is left out, with a warning that names it (never silently)
+    import warnings
+
+    from accelerators.kubernetes import LeftOutWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        args = task_args("V100:2", platform=platform)
+    left = [str(w.message) for w in caught if issubclass(w.category, LeftOutWarning)]
+    if platform == "gke":
+        assert len(left) == 1
+        assert "'V100-32GB:2' on platform 'gke'" in left[0]
+    else:
+        assert left == []
+    spec = serialize(_task(**args))
     assert spec.template.extended_resources.gpu_accelerator == tasks_pb2.GPUAccelerator()
     pod_spec = template_pod_spec(spec)
     assert pod_spec is not None

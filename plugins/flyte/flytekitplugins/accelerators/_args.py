@@ -193,6 +193,7 @@ def _task_args(
         raise PlacementError(
             f"Cannot use {str(parsed)!r} as a Flyte task's accelerator: " + "; ".join(problems)
         )
+    placed.warn_left_out(f"{str(parsed)!r} as a Flyte task's accelerator: ", stacklevel=3)
     if pod_template is not None and pod_template.pod_spec is not None:
         # A selector, affinity or device resource of the template that no node can meet
         # together with the spec (propeller adds the accelerator's own labels on top).
