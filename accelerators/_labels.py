@@ -22,24 +22,31 @@ from accelerators.errors import SpecSyntaxError
 
 __all__ = ["Selector", "looks_like_selector", "read_selector"]
 
+GKE = "cloud.google.com/gke-accelerator"
+GKE_COUNT = "cloud.google.com/gke-accelerator-count"
+GFD_PRODUCT = "nvidia.com/gpu.product"
+GFD_COUNT = "nvidia.com/gpu.count"
+KARPENTER_GPU = "karpenter.k8s.aws/instance-gpu-name"
+KARPENTER_GPU_COUNT = "karpenter.k8s.aws/instance-gpu-count"
+AMD_PRODUCT = "amd.com/gpu.product-name"
 #: Node labels whose value names the accelerator (see each system's label docs; the catalog's
 #: ``names.gke``, ``names.gfd``, ``names.karpenter``, ``names.eks``, ``names.rocm`` and
 #: ``names.intel`` hold those values).
 NAME_LABELS = (
-    "cloud.google.com/gke-accelerator",
+    GKE,
     "cloud.google.com/gke-tpu-accelerator",
-    "nvidia.com/gpu.product",
-    "karpenter.k8s.aws/instance-gpu-name",
+    GFD_PRODUCT,
+    KARPENTER_GPU,
     "karpenter.k8s.aws/instance-accelerator-name",
     "k8s.amazonaws.com/accelerator",
-    "amd.com/gpu.product-name",
+    AMD_PRODUCT,
     "gpu.intel.com/product",
 )
 #: Node labels whose value counts the devices named by the other label.
 COUNT_LABELS = (
-    "cloud.google.com/gke-accelerator-count",
-    "nvidia.com/gpu.count",
-    "karpenter.k8s.aws/instance-gpu-count",
+    GKE_COUNT,
+    GFD_COUNT,
+    KARPENTER_GPU_COUNT,
     "karpenter.k8s.aws/instance-accelerator-count",
     "amd.com/gpu.count",
 )

@@ -97,14 +97,10 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
                 token.role = "memory"
                 state.memory.append(token)
         elif kind == "vcpu" and _compute_profile(token, prev, nxt, candidates):
-            token.role = "vgpu profile"  # NVIDIA's C-series (compute) vGPU: "A30-6C", "H100-40C"
-            token.number = float(piece.groups[0])
-            token.meaning = f"a {piece.groups[0]} GB vGPU profile (C)"
+            _vgpu_profile(token)  # NVIDIA's C-series (compute) vGPU: "A30-6C", "H100-40C"
         elif kind == "vgpu":
             if prev is not None and prev.role == "model" and not piece.glued:
-                token.role = "vgpu profile"
-                token.number = float(piece.groups[0])
-                token.meaning = f"a {piece.groups[0]} GB vGPU profile ({piece.groups[1].upper()})"
+                _vgpu_profile(token)
         elif kind == "topology":
             if tpu:
                 token.role, token.meaning = "topology", f"a {piece.value} slice"
@@ -229,6 +225,13 @@ def _is_host(token: Token | None) -> bool:
 def _marks_count(word: str) -> bool:
     """Whether a device word right after a number makes it a count: ``8gpu``, ``8-way``."""
     return word.startswith("gpu") or word == "way"
+
+
+def _vgpu_profile(token: Token) -> None:
+    """``4Q``, ``6C``: an NVIDIA vGPU profile of that many GB of the board's memory."""
+    size, series = token.piece.groups[0], token.piece.groups[1].upper()
+    token.role, token.number = "vgpu profile", float(size)
+    token.meaning = f"a {size} GB vGPU profile ({series})"
 
 
 def _compute_profile(

@@ -66,7 +66,7 @@ def _device_count(state: Read) -> bool:
 
 def _needs(state: Read, token: Token, what: str) -> str:
     token.role = "instance size"
-    token.meaning = "its device count is the system's: the spec must give it (:N)"
+    token.meaning = f"{what}: its device count is the system's, the spec must give it (:N)"
     return (
         f"{quote(token.piece.text)} in {quote(state.text)} is {what}, and how many devices it "
         f"has is the system's to say: give the count ({quote(state.text + ':N')})"

@@ -129,10 +129,9 @@ class PlacedPod:
     def warn_left_out(self, lead: str = "", stacklevel: int = 2) -> None:
         """Warn (:class:`LeftOutWarning`) when :attr:`left_out` is not empty: what the user
         wrote narrows where it is placed, and that is said, not silent."""
-        if self.left_out:
-            warnings.warn(
-                LeftOutWarning(lead + "; ".join(self.left_out)), stacklevel=stacklevel + 1
-            )
+        left = self.left_out  # each read places the alternatives again
+        if left:
+            warnings.warn(LeftOutWarning(lead + "; ".join(left)), stacklevel=stacklevel + 1)
 
     @property
     def single_process_problems(self) -> tuple[str, ...]:

@@ -31,22 +31,22 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from accelerators._labels import AMD_PRODUCT as _AMD
+from accelerators._labels import GFD_COUNT as _GFD_COUNT
+from accelerators._labels import GFD_PRODUCT as _GFD_PRODUCT
+from accelerators._labels import GKE as _GKE
+from accelerators._labels import GKE_COUNT as _GKE_COUNT
+from accelerators._labels import KARPENTER_GPU as _KARPENTER
+from accelerators._labels import KARPENTER_GPU_COUNT as _KARPENTER_COUNT
 from accelerators.errors import AcceleratorError
 from accelerators.sizing._model import SizingError
 from accelerators.spec import AcceleratorSpec
 
 __all__ = ["OwnedNodes", "owned_nodes"]
 
-_GKE = "cloud.google.com/gke-accelerator"
-_GKE_COUNT = "cloud.google.com/gke-accelerator-count"
 _GKE_PARTITION = "cloud.google.com/gke-gpu-partition-size"
-_GFD_PRODUCT = "nvidia.com/gpu.product"
-_GFD_COUNT = "nvidia.com/gpu.count"
 _GFD_MIG_COUNT = re.compile(r"^nvidia\.com/mig-(?P<profile>\d+g\.\d+gb(?:\.me)?)\.count$")
-_KARPENTER = "karpenter.k8s.aws/instance-gpu-name"
-_KARPENTER_COUNT = "karpenter.k8s.aws/instance-gpu-count"
 _KARPENTER_MEMORY = "karpenter.k8s.aws/instance-gpu-memory"
-_AMD = "amd.com/gpu.product-name"
 
 
 @dataclass(frozen=True, slots=True)

@@ -133,28 +133,15 @@ def test_a_spec_of_one_alternative_keeps_its_own_refusal() -> None:
 def test_a_users_selector_is_judged_against_the_placed_members_only() -> None:
     # the pod runs on the 16 GB card on GKE: a selector for another card contradicts it,
     # even though the unplaced 32 GB member has no label to contradict
-    placed = place(
-        "V100:4",
-        "gke",
-        arguments={
-            "spec": {
-                "containers": [{"name": "main"}],
-                "nodeSelector": {"cloud.google.com/gke-accelerator": "nvidia-l4"},
-            }
-        },
-    )
+    def selecting(label: str) -> Any:
+        selector = {"cloud.google.com/gke-accelerator": label}
+        pod = {"spec": {"containers": [{"name": "main"}], "nodeSelector": selector}}
+        return place("V100:4", "gke", arguments=pod)
+
+    placed = selecting("nvidia-l4")
     assert not placed.ok
     assert any("nvidia-l4" in p for p in placed.problems), placed.problems
-    fine = place(
-        "V100:4",
-        "gke",
-        arguments={
-            "spec": {
-                "containers": [{"name": "main"}],
-                "nodeSelector": {"cloud.google.com/gke-accelerator": "nvidia-tesla-v100"},
-            }
-        },
-    )
+    fine = selecting("nvidia-tesla-v100")
     assert fine.ok, fine.problems
 
 
