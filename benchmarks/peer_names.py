@@ -190,15 +190,32 @@ def evaluate(row: Row) -> Outcome:
     if got != wanted and not family:
         return Outcome(row, "wrong", f"{spec} is not {' | '.join(wanted)}")
     counts = {(_rounded(alt.count, row), _range_of(alt)) for alt in spec.alternatives}
+    if _same_slots(spec, row):
+        counts = {(row.count, None)}
     expected = (row.count, (row.count, row.count_max) if row.ranged else None)
     if counts != {expected}:
         return Outcome(row, "wrong", f"{spec} has count {spec.count}, expected {_say(row)}")
-    if spec.shared != (row.partition == "shared"):
-        return Outcome(row, "wrong", f"{spec} is {'' if spec.shared else 'not '}a shared slot")
+    # A fraction is a shared slot that says its share (accelerators.spec: ``is_shared``), so a
+    # row's shared slot with a share (a vGPU profile's 0.25) reads as ``T4:0.25``, not as
+    # ``T4:0.25@shared``, which states the share twice and is refused.
+    shared = row.partition == "shared" or 0 < row.count < 1
+    if spec.is_shared != shared:
+        return Outcome(row, "wrong", f"{spec} is {'' if spec.is_shared else 'not '}a shared slot")
     if row.partition not in (None, "shared") and spec.partition != row.partition:
         detail = f"{spec} has partition {spec.partition}, expected {row.partition}"
         return Outcome(row, "wrong", detail)
     return Outcome(row, "resolved", str(spec), family)
+
+
+def _same_slots(spec: object, row: Row) -> bool:
+    """Whether a share of a GPU and the row's are the same slot: one of as many per GPU
+    (``1/round(1/share)``). A row may write a vGPU profile's share as its part of the board's
+    memory (23 of 94 GB: 0.2447) where the reader says one of the 4 it holds (0.25)."""
+    shares = {alt.count for alt in spec.alternatives}  # type: ignore[attr-defined]
+    if not 0 < row.count < 1 or len(shares) != 1:
+        return False
+    (share,) = shares
+    return 0 < share < 1 and round(1 / share) == round(1 / row.count)
 
 
 def _rounded(count: float, row: Row) -> float:
