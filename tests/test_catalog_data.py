@@ -596,6 +596,7 @@ def test_every_source_is_used():
         used |= {acc.workloads.source} if acc.workloads is not None else set()
     used |= {group.source for group in _store.LOADED.file().groups}
     used |= {source for name in _store.LOADED.file().open_names for source in name.sources}
+    used |= {board.source for board in _store.LOADED.file().vgpu_boards}
     assert used == set(catalog.sources())
 
 

@@ -772,7 +772,7 @@ def test_vgpu_compute_profiles_and_bracketed_sizes(text: str, canonical: str) ->
 @pytest.mark.parametrize(
     "text",
     [
-        "H100-40C",  # 40 GB is half an SXM or PCIe H100, less of an NVL: no one share
+        "H800-80C",  # in vGPU types "H800" is the H800 PCIe 80GB, a board the catalog lacks
         "MI50 (16GB)",  # the catalog's MI50 is the 32 GB card: never read as it
     ],
 )

@@ -309,6 +309,23 @@ def render_names_markdown() -> str:
             for o in _store.LOADED.file().open_names
         ],
     )
+    out += [
+        "",
+        "## NVIDIA vGPU board codes",
+        "",
+        "The board part of an NVIDIA vGPU type name (`A100D-16C`, MIG-backed `H100XM-1-10C`), read "
+        "only inside one. A time-sliced type is one of the N of its size the board holds (`1/N`; "
+        "the whole framebuffer is one GPU); a MIG-backed type is one instance of its MIG profile. "
+        "Any other board part is an ordinary name of a data-centre or professional board.",
+        "",
+    ]
+    out += _table(
+        ["Code", "Board", "Catalog SKU", "Source"],
+        [
+            (f"`{b.code}`", b.board, b.sku or "not carried: refused", b.source)
+            for b in _store.LOADED.file().vgpu_boards
+        ],
+    )
     return "\n".join(out) + "\n"
 
 

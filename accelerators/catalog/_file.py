@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from accelerators.catalog._schema import _STRICT, SCHEMA_VERSION, Accelerator, Source
 
-__all__ = ["CatalogFile", "NameGroup", "OpenName"]
+__all__ = ["CatalogFile", "NameGroup", "OpenName", "VgpuBoard"]
 
 
 class NameGroup(BaseModel):
@@ -49,6 +49,22 @@ class OpenName(BaseModel):
     note: str
 
 
+class VgpuBoard(BaseModel):
+    """The board part of an NVIDIA vGPU type name (``A100D`` in ``A100D-16C``): which board it
+    is, and the catalog SKU that board is (empty when the catalog does not carry it).
+
+    Read only inside a vGPU type name (:mod:`accelerators.catalog._vgpu`): elsewhere ``A100X``
+    is the A100X converged card, and a plain ``A100`` leaves its memory open.
+    """
+
+    model_config = _STRICT
+
+    code: str
+    board: str
+    sku: str
+    source: str
+
+
 class CatalogFile(BaseModel):
     """The whole data file."""
 
@@ -60,6 +76,7 @@ class CatalogFile(BaseModel):
     accelerators: tuple[Accelerator, ...]
     groups: tuple[NameGroup, ...] = ()
     open_names: tuple[OpenName, ...] = ()
+    vgpu_boards: tuple[VgpuBoard, ...] = ()
 
     @model_validator(mode="after")
     def _check_references(self) -> "CatalogFile":
@@ -106,6 +123,16 @@ class CatalogFile(BaseModel):
             problems += [f"open name {open_name.name!r}: unknown model {m!r}" for m in unknown]
             refs = [s for s in open_name.sources if s not in self.sources]
             problems += [f"open name {open_name.name!r}: unknown source key {s!r}" for s in refs]
+        skus = {acc.name for acc in self.accelerators}
+        codes: set[str] = set()
+        for board in self.vgpu_boards:
+            if board.sku and board.sku not in skus:
+                problems.append(f"vGPU board {board.code!r}: unknown SKU {board.sku!r}")
+            if board.source not in self.sources:
+                problems.append(f"vGPU board {board.code!r}: unknown source key {board.source!r}")
+            if board.code.casefold() in codes:
+                problems.append(f"vGPU board {board.code!r} is listed twice")
+            codes.add(board.code.casefold())
         for model, names in defaults.items():
             if len(names) != 1:
                 problems.append(

@@ -16,6 +16,7 @@ from accelerators.catalog._modelwords import ModelWords, words_of
 from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._segment import Piece
 from accelerators.catalog._spellings import NameMatch, tpu_slice
+from accelerators.catalog._vgpu import profile_share
 from accelerators.errors import UnknownAcceleratorError
 
 if TYPE_CHECKING:
@@ -64,12 +65,20 @@ class Read:
         ]
 
 
+#: Vendors that are also clouds: their word beside another maker's model names the cloud.
+_CLOUDS = frozenset(("aws", "google"))
+
+
 def narrow(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
     """Keep the candidates every vendor, architecture, memory, form and edition word fits."""
     for token in state.tokens:
         kind, value = token.piece.kind, token.piece.value
         if kind in ("vendor", "line"):
             keep = [a for a in candidates if a.vendor == value]
+            if not keep and kind == "vendor" and value in _CLOUDS:
+                # PyTorch's runner "linux.aws.a100": the cloud the A100 runs in, not its maker
+                token.role, token.meaning = "noise", f"the cloud ({token.meaning}), not the maker"
+                continue
             candidates = _fits(state, candidates, keep, f"is made by {token.meaning}")
         elif kind == "architecture":
             keep = [a for a in candidates if a.architecture.casefold().startswith(value)]
@@ -209,8 +218,8 @@ def result(state: Read, candidates: list[Accelerator], *, pinned_by_report: bool
         acc = skus[0]
     vgpu = next((t for t in state.tokens if t.role == "vgpu profile"), None)
     if vgpu is not None:
-        share = vgpu.number / acc.device_memory_gb
-        if len(models) > 1 or not 0 < share <= 1:  # the whole framebuffer (T4-16C) is one GPU
+        share = profile_share(vgpu.number, acc)  # the whole framebuffer (T4-16C) is one GPU
+        if len(models) > 1 or share is None:
             raise refuse(
                 state,
                 f"a {format_number(vgpu.number)} GB vGPU profile is no share of one {acc.model}",

@@ -76,6 +76,10 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
             value = float(piece.groups[0])
             if nxt is not None and nxt.piece.kind == "cpu":
                 token.role, token.meaning = "host figure", f"{piece.groups[0]} CPUs"
+            elif nxt is not None and nxt.piece.kind == "host" and nxt.piece.value == "vcpu":
+                # UpCloud's "GPU-12xCPU-128GB-1xL4": 12 vCPUs, not 12 devices
+                token.role, token.meaning = "host figure", f"{piece.groups[0]} vCPUs"
+                nxt.number = value  # the CPU word of a figure: a size beside it is the host's
             else:
                 token.role, token.meaning, token.number = (
                     "count",
@@ -99,7 +103,9 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
         elif kind == "vcpu" and _compute_profile(token, prev, nxt, candidates):
             _vgpu_profile(token)  # NVIDIA's C-series (compute) vGPU: "A30-6C", "H100-40C"
         elif kind == "vgpu":
-            if prev is not None and prev.role == "model" and not piece.glued:
+            # a GeForce card has no vGPU profiles
+            consumer = not candidates or any(_consumer(a) for a in candidates)
+            if prev is not None and prev.role == "model" and not piece.glued and not consumer:
                 _vgpu_profile(token)
         elif kind == "topology":
             if tpu:
@@ -122,11 +128,37 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
                 state.memory.append(prev)
         elif kind == "unknown" and piece.value == "x" and _next_to_number(prev, nxt):
             token.role, token.meaning = "count marker", "the x of a count"
+    _read_parallel(state)
     for value, token in state.counts:
         if value <= 0:
             raise refuse(
                 state, f"it asks for {format_number(value)} devices ({quote(token.piece.text)})"
             )
+
+
+def _read_parallel(state: Read) -> None:
+    """``tp4-pp2``: an inference profile's tensor- and pipeline-parallel degrees, read as one
+    count, their product (4 x 2 = 8 devices). Each degree may be given once."""
+    degrees = [t for t in state.tokens if t.piece.kind == "parallel"]
+    if not degrees:
+        return
+    kinds = [t.piece.groups[0] for t in degrees]
+    if len(set(kinds)) != len(kinds):
+        raise refuse(
+            state,
+            "it gives a parallel degree twice ("
+            + ", ".join(quote(t.piece.text) for t in degrees)
+            + ")",
+        )
+    total = 1.0
+    for token in degrees:
+        what, value = token.piece.groups
+        total *= float(value)
+        token.role = "count"
+        token.number = float(value)
+        token.meaning = f"{'tensor' if what == 'tp' else 'pipeline'}-parallel degree {value}"
+    degrees[0].meaning += f" (devices: {' x '.join(t.piece.groups[1] for t in degrees)})"
+    state.counts.append((total, degrees[0]))
 
 
 def _read_number(
@@ -219,6 +251,8 @@ def _is_host(token: Token | None) -> bool:
     if token is None:
         return False
     piece = token.piece
+    if piece.kind == "host" and piece.value == "vcpu":  # "12xCPU-128GB": the CPU word of a figure
+        return token.number is not None
     return (piece.kind == "host" and piece.value in ("ram", "disk")) or piece.kind == "vcpu"
 
 
@@ -250,6 +284,10 @@ def _compute_profile(
     # NVIDIA vGPU runs on data-centre and professional boards, never a GeForce card (whose
     # "4C" is something else: UCloud's 2080Ti-4C)
     return bool(candidates) and all(
-        0 < size <= a.device_memory_gb and "consumer" not in a.form_factor.casefold()
-        for a in candidates
+        0 < size <= a.device_memory_gb and not _consumer(a) for a in candidates
     )
+
+
+def _consumer(acc: Accelerator) -> bool:
+    """A GeForce or Radeon RX card: NVIDIA's vGPU software does not run on one."""
+    return "consumer" in acc.form_factor.casefold()

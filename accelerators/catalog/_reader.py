@@ -96,6 +96,9 @@ _NOISE_MEANINGS = {
     "platforms": "a platform or system word",
     "prose": "product prose",
     "cpu_architectures": "a CPU architecture",
+    "os": "an operating system",
+    "precisions": "a number format",
+    "serving": "a serving mode",
 }
 
 
@@ -154,6 +157,7 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
     for token in tokens:
         token.role = _KIND_ROLE.get(token.piece.kind, "")
         token.meaning = _first_meaning(token)
+    _unglue_noise(tokens)
     models = _model_tokens(state) or _model_number(state)
     if not models:
         return without_model(state)
@@ -172,6 +176,28 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
     if not needs_count:
         return match
     return replace(match, needs_count=needs_count, count=None)  # "3-K80-NODE": 3 nodes?
+
+
+def _unglue_noise(tokens: list[Token]) -> None:
+    """Two noise words run together in one word (``trtllm``, TensorRT-LLM's CI label
+    ``b200-trtllm``) are one word the vocabulary does not know, not two it does: an unknown
+    word may hide a count. A case change between them (``DataCenter``) separates them."""
+    i = 1
+    while i < len(tokens):
+        a, b = tokens[i - 1].piece, tokens[i].piece
+        if (
+            a.kind == b.kind == "noise"
+            and b.glued
+            and a.text[-1:].isalpha()
+            and b.text[:1].isalpha()
+            and not (a.text[-1].islower() and b.text[0].isupper())
+        ):
+            text = a.text + b.text
+            whole = replace(a, text=text, end=b.end, kind="unknown", value=text.lower())
+            tokens[i - 1].piece, tokens[i - 1].role, tokens[i - 1].meaning = whole, "", ""
+            del tokens[i]
+        else:
+            i += 1
 
 
 def _first_meaning(token: Token) -> str:

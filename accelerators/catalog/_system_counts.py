@@ -2,11 +2,13 @@
 
 An instance size (``gpua5000.medium`` is 2 RTX A5000s on Exoscale, ``gpu-a40-large`` 1 A40 on
 Replicate) or a node or pool word (OpenPAI's ``K80-NODE`` is a node of 4 K80s, its
-``K80-NODE-POOL`` 16) stands for as many devices as the system gives it; reading one device
-would be silently wrong where it has more. Such a name reads (its model, memory and form are
-its own), but the count is left to the spec: ``gpua5000.medium:2``. A count the name states
-as devices (``x8``, ``8x``, ``8-gpu``) is the count; a bare number next to a node word
-(``3-K80-NODE``) may count nodes, so it does not settle it.
+``K80-NODE-POOL`` 16, its ``DGX1-V100-CPU-SOCKET`` the 4 V100s of one CPU socket; a CI
+runner label such as ``amd-mi350-runner``) stands for as many devices as the system gives
+it; reading one device would be silently wrong where it has more. Such a name reads (its
+model, memory and form are its own), but the count is left to the spec:
+``gpua5000.medium:2``. A count the name states as devices (``x8``, ``8x``, ``8-gpu``) is the
+count; a bare number next to a node word (``3-K80-NODE``) may count nodes, so it does not
+settle it.
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ _COUNT_SIZES = frozenset(
     ("nano", "micro", "tiny", "small", "medium", "large", "xlarge", "xxlarge", "xl", "xxl")
 )
 #: Words for a machine or a group of machines: how many devices it has is the system's.
-_NODE_WORDS = frozenset(("node", "nodes", "pool", "nodepool"))
+_NODE_WORDS = frozenset(("node", "nodes", "pool", "nodepool", "runner", "runners"))
+#: A CPU socket's part of a node (OpenPAI's ``DGX1-V100-CPU-SOCKET``: the 4 V100s of a socket).
+_SOCKET_WORDS = frozenset(("socket", "sockets"))
 
 
 def left_to_system(state: Read) -> str:
     """Why the spec must give the count (the word that leaves it to the system), or ''."""
-    nodes = [t for t in state.tokens if _is_word(t, "platforms", _NODE_WORDS)]
+    nodes = [t for t in state.tokens if _is_word(t, "platforms", _NODE_WORDS) or _socket(t)]
     if nodes and not _device_count(state):
         return _needs(state, nodes[0], "a node or pool")
     if state.counts:
@@ -50,6 +54,11 @@ def _is_word(token: Token, group: str, words: frozenset[str]) -> bool:
         and not piece.glued
         and piece.text.casefold() in words
     )
+
+
+def _socket(token: Token) -> bool:
+    piece = token.piece
+    return piece.kind == "cpu" and not piece.glued and piece.text.casefold() in _SOCKET_WORDS
 
 
 def _device_count(state: Read) -> bool:

@@ -107,6 +107,9 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     "vcpu": re.compile(r"([0-9]{1,4})(vcpus?|v|c|cpus?|cores?)(?![a-z])"),
     # 4q, 2b, 1a: an NVIDIA vGPU profile's framebuffer (Q virtual workstation, B PC, A apps)
     "vgpu": re.compile(r"([0-9]{1,3})([qab])(?![a-z])"),
+    # tp4, pp2: tensor- and pipeline-parallel degrees of an inference profile (NIM's
+    # "...-h100-bf16-tp4-pp1-throughput"): together they count the devices (tp x pp)
+    "parallel": re.compile(r"(tp|pp)([0-9]{1,3})(?![0-9])"),
     # 2x4, 2x2x1: a TPU slice topology
     "topology": re.compile(r"([0-9]{1,3})x([0-9]{1,3})(?:x([0-9]{1,3}))?(?![0-9])"),
     # nvl72, nvl36: a rack's NVLink domain (GB200 NVL72), not the NVL card
