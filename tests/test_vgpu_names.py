@@ -103,8 +103,7 @@ def test_every_vgpu_board_code_names_a_catalog_sku_or_none() -> None:
         ("tensorrt_llm-h100_nvl-fp8-tp2-pp2-throughput", "H100-NVL:4"),
         ("vllm-a10g-bf16-tp4-latency", "A10G:4"),
         # CI runner labels: operating systems and runtimes are noise
-        ("linux.aws.a100", "A100-40GB | A100-80GB"),  # AWS: the cloud, not the A100's maker
-        ("google-l4", "L4"),
+        ("linux.dgx.a100", "A100-40GB | A100-80GB"),
         ("cuda_a10g", "A10G"),
         # UpCloud's plans: 12xCPU is 12 vCPUs and 128GB beside it the host's RAM
         ("GPU-12xCPU-128GB-1xL4", "L4"),

@@ -65,20 +65,12 @@ class Read:
         ]
 
 
-#: Vendors that are also clouds: their word beside another maker's model names the cloud.
-_CLOUDS = frozenset(("aws", "google"))
-
-
 def narrow(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
     """Keep the candidates every vendor, architecture, memory, form and edition word fits."""
     for token in state.tokens:
         kind, value = token.piece.kind, token.piece.value
         if kind in ("vendor", "line"):
             keep = [a for a in candidates if a.vendor == value]
-            if not keep and kind == "vendor" and value in _CLOUDS:
-                # PyTorch's runner "linux.aws.a100": the cloud the A100 runs in, not its maker
-                token.role, token.meaning = "noise", f"the cloud ({token.meaning}), not the maker"
-                continue
             candidates = _fits(state, candidates, keep, f"is made by {token.meaning}")
         elif kind == "architecture":
             keep = [a for a in candidates if a.architecture.casefold().startswith(value)]
