@@ -24,6 +24,11 @@ Two corpora, one file per system, written from each system's public sources:
   22 more systems, collected while the reader was developed on the earlier ones, holding no
   name an earlier corpus has, committed before any reader ran on it and run once with the
   reader the issue ships, frozen.
+* ``tests/peer_names/fresh5/{visible,sealed}/*.tsv``, the *fifth fresh* corpus (issue 32): 29
+  more systems (hypervisors' vGPU names, CI runner labels, regional clouds, serverless and
+  notebook platforms), collected while the reader was developed on the fourth corpus's one run,
+  holding no name an earlier corpus has, committed before any reader ran on it and run once
+  with the reader frozen.
 
 A row counts as resolved when the spec's accelerator is of the expected model, with the
 expected device count (or count range, ``1..2``, ``4..``) and (where the row gives one)
@@ -65,6 +70,8 @@ FRESH3 = CORPORA / "fresh3" / "visible"
 SEALED3 = CORPORA / "fresh3" / "sealed"
 FRESH4 = CORPORA / "fresh4" / "visible"
 SEALED4 = CORPORA / "fresh4" / "sealed"
+FRESH5 = CORPORA / "fresh5" / "visible"
+SEALED5 = CORPORA / "fresh5" / "sealed"
 TARGET = 0.95
 #: The word in the device column of a name that determines no accelerator: refusing it is right.
 REFUSE = "refuse"
@@ -333,6 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--fresh2", action="store_true", help="only the second fresh corpus")
     which.add_argument("--fresh3", action="store_true", help="only the third fresh corpus")
     which.add_argument("--fresh4", action="store_true", help="only the fourth fresh corpus")
+    which.add_argument("--fresh5", action="store_true", help="only the fifth fresh corpus")
     parser.add_argument(
         "--no-sealed", action="store_true", help="leave the fresh corpus's sealed third unread"
     )
@@ -351,6 +359,8 @@ def main(argv: list[str] | None = None) -> int:
         "fresh 3, sealed": SEALED3,
         "fresh 4": FRESH4,
         "fresh 4, sealed": SEALED4,
+        "fresh 5": FRESH5,
+        "fresh 5, sealed": SEALED5,
     }
     chosen = {
         "taught": args.taught,
@@ -359,6 +369,7 @@ def main(argv: list[str] | None = None) -> int:
         "fresh 2": args.fresh2,
         "fresh 3": args.fresh3,
         "fresh 4": args.fresh4,
+        "fresh 5": args.fresh5,
     }
     if any(chosen.values()):
         corpora = {k: v for k, v in corpora.items() if chosen.get(k.split(",")[0], False)}
@@ -367,6 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         corpora.pop("fresh 2, sealed", None)
         corpora.pop("fresh 3, sealed", None)
         corpora.pop("fresh 4, sealed", None)
+        corpora.pop("fresh 5, sealed", None)
     results: dict[str, list[Outcome]] = {}
     for title, directory in corpora.items():
         results[title] = [evaluate(row) for row in load(directory)]

@@ -216,6 +216,9 @@ SEALED3 = peer_names.load(peer_names.SEALED3)
 # -- the fourth fresh corpus: 22 more systems, for the reader issue 32 ships -----------------------
 FRESH4 = peer_names.load(peer_names.FRESH4)
 SEALED4 = peer_names.load(peer_names.SEALED4)
+# -- the fifth fresh corpus: 29 more systems, run once with the reader frozen ----------------------
+FRESH5 = peer_names.load(peer_names.FRESH5)
+SEALED5 = peer_names.load(peer_names.SEALED5)
 
 
 def test_the_fourth_corpus_holds_no_name_an_earlier_corpus_has() -> None:
@@ -224,14 +227,25 @@ def test_the_fourth_corpus_holds_no_name_an_earlier_corpus_has() -> None:
     assert not [row.name for row in FRESH4 + SEALED4 if row.name in seen]
 
 
+def test_the_fifth_corpus_holds_no_name_an_earlier_corpus_has() -> None:
+    earlier = HELD_OUT + FRESH + SEALED + FRESH2 + SEALED2 + FRESH3 + SEALED3 + FRESH4 + SEALED4
+    seen = {row.name for row in ROWS + earlier}
+    assert not [row.name for row in FRESH5 + SEALED5 if row.name in seen]
+
+
 @pytest.mark.parametrize(
     ("visible", "sealed", "earlier"),
     [
         (FRESH2, SEALED2, HELD_OUT + FRESH + SEALED),
         (FRESH3, SEALED3, HELD_OUT + FRESH + SEALED + FRESH2 + SEALED2),
         (FRESH4, SEALED4, HELD_OUT + FRESH + SEALED + FRESH2 + SEALED2 + FRESH3 + SEALED3),
+        (
+            FRESH5,
+            SEALED5,
+            HELD_OUT + FRESH + SEALED + FRESH2 + SEALED2 + FRESH3 + SEALED3 + FRESH4 + SEALED4,
+        ),
     ],
-    ids=["fresh2", "fresh3", "fresh4"],
+    ids=["fresh2", "fresh3", "fresh4", "fresh5"],
 )
 def test_a_later_fresh_corpus_is_new_sourced_and_split(
     visible: list[Any], sealed: list[Any], earlier: list[Any]
