@@ -20,7 +20,13 @@ from typing import NamedTuple, NoReturn
 from accelerators._text import quote
 from accelerators.errors import SpecSyntaxError
 
-__all__ = ["Selector", "looks_like_selector", "read_selector"]
+__all__ = [
+    "Selector",
+    "looks_like_label_list",
+    "looks_like_selector",
+    "read_label_list",
+    "read_selector",
+]
 
 GKE = "cloud.google.com/gke-accelerator"
 GKE_COUNT = "cloud.google.com/gke-accelerator-count"
@@ -50,6 +56,10 @@ COUNT_LABELS = (
     "karpenter.k8s.aws/instance-accelerator-count",
     "amd.com/gpu.count",
 )
+#: Keys without a prefix that clusters, runners and schedulers use for the accelerator's name
+#: (machine.dev's ``gpu=l4``, a hand-made node label ``accelerator=a100``): read like the labels
+#: above, but only as the one key of a selector.
+PLAIN_NAME_KEYS = ("gpu", "gpu-type", "gpu_type", "accelerator", "accelerator-type")
 _PAIR = re.compile(r"\s*([A-Za-z0-9._-]+(?:/[A-Za-z0-9._-]+)?)\s*=\s*([^,=\s]+)\s*")
 
 
@@ -68,6 +78,9 @@ def looks_like_selector(text: str) -> bool:
     """Whether ``text`` is ``key=value`` pairs and its first key is a label key (it holds a
     ``/``, as label keys with a prefix do; LSF's keys never do)."""
     first = _PAIR.match(text)
+    if first is not None and first[1] in PLAIN_NAME_KEYS:
+        # "gpu=l4", perhaps with a count label after a ",": no LSF request (its pairs take ":")
+        return all(_PAIR.fullmatch(part) for part in text.split(","))
     return first is not None and "/" in first[1]
 
 
@@ -81,7 +94,7 @@ def read_selector(text: str) -> Selector:
         if match is None:
             _fail(text, f"Expected label=value, got {part!r}", where)
         key, value = match[1], match[2]
-        if key not in (*NAME_LABELS, *COUNT_LABELS):
+        if key not in (*NAME_LABELS, *COUNT_LABELS, *PLAIN_NAME_KEYS):
             known = ", ".join(NAME_LABELS)
             _fail(
                 text,
@@ -93,7 +106,7 @@ def read_selector(text: str) -> Selector:
             _fail(text, f"{key}= is given twice", where)
         pairs[key] = (value, position + match.start(2))
         position += len(part) + 1
-    names = [key for key in pairs if key in NAME_LABELS]
+    names = [key for key in pairs if key in (*NAME_LABELS, *PLAIN_NAME_KEYS)]
     counts = [key for key in pairs if key in COUNT_LABELS]
     if len(names) != 1:
         why = "names no accelerator" if not names else "names the accelerator twice"
@@ -120,3 +133,39 @@ def read_selector(text: str) -> Selector:
 
 def _fail(text: str, message: str, span: tuple[int, int]) -> NoReturn:
     raise SpecSyntaxError(message, source=text, span=span)
+
+
+#: A CI job's runner labels, as a YAML flow list or a JSON array: GitHub Actions'
+#: ``runs-on: [self-hosted, nvidia, v100]``, ``["self-hosted", "H100"]``.
+_LABEL_LIST = re.compile(r"\s*\[(?P<items>[^\[\]]*)\]\s*")
+_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
+
+
+def looks_like_label_list(text: str) -> bool:
+    """Whether ``text`` is a list of runner labels in brackets (the grammar has no ``[``)."""
+    return _LABEL_LIST.fullmatch(text) is not None
+
+
+def read_label_list(text: str) -> tuple[str, int]:
+    """The labels of a runner label list, joined by spaces, and where the first one starts.
+
+    The runner carries every label, so the labels read together as one name: the token reader
+    must account for each word of each (``self-hosted``, an operating system, a CUDA version,
+    a vendor) and find one accelerator among them, or refuse saying which word it cannot place.
+    """
+    found = _LABEL_LIST.fullmatch(text)
+    if found is None:
+        _fail(text, "Expected a list of runner labels in brackets", (0, len(text)))
+    labels: list[str] = []
+    first = None
+    position = found.start("items")
+    for part in found["items"].split(","):
+        label = part.strip().strip("\"'")
+        where = (position, position + len(part))
+        if not _LABEL.fullmatch(label):
+            _fail(text, f"Expected a runner label, got {part.strip()!r}", where)
+        if first is None:
+            first = text.index(label, position)
+        labels.append(label)
+        position += len(part) + 1
+    return " ".join(labels), first or 0

@@ -127,6 +127,12 @@ class _Parser:
             if looks_like_request(self.source):  # accelerators._lsf
                 asked = read_request(self.source)
                 return self._parse_named(asked.name, asked.name_start, asked.num, asked.vendor)
+        if self.source.lstrip().startswith("["):  # a CI runner's label list?
+            from accelerators._labels import looks_like_label_list, read_label_list
+
+            if looks_like_label_list(self.source):
+                joined, start = read_label_list(self.source)
+                return self._parse_named(joined, start, None, None)
         return self._parse_spec()
 
     def _parse_named(

@@ -84,6 +84,7 @@ _KIND_ROLE = {
     "mig": "partition",
     "vcpu": "host figure",
     "x_count": "count",
+    "cuda_version": "noise",
 }
 
 
@@ -99,6 +100,7 @@ _NOISE_MEANINGS = {
     "os": "an operating system",
     "precisions": "a number format",
     "serving": "a serving mode",
+    "channels": "a release channel",
 }
 
 
@@ -224,6 +226,8 @@ def _first_meaning(token: Token) -> str:
         return "an instance size"
     if kind == "version":
         return "a version"
+    if kind == "cuda_version":
+        return "a CUDA version"
     if kind == "memory_sxm":
         token.number = float(piece.groups[0])
         return f"{piece.groups[0]} GB, SXM"

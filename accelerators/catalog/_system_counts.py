@@ -27,7 +27,10 @@ _COUNT_SIZES = frozenset(
     ("nano", "micro", "tiny", "small", "medium", "large", "xlarge", "xxlarge", "xl", "xxl")
 )
 #: Words for a machine or a group of machines: how many devices it has is the system's.
-_NODE_WORDS = frozenset(("node", "nodes", "pool", "nodepool", "runner", "runners"))
+_NODE_WORDS = frozenset(
+    # a DGX system or an HGX baseboard holds as many GPUs as its model (DGX A100: 8)
+    ("node", "nodes", "pool", "nodepool", "runner", "runners", "dgx", "hgx", "dgx1", "dgx2")
+)
 #: A CPU socket's part of a node (OpenPAI's ``DGX1-V100-CPU-SOCKET``: the 4 V100s of a socket).
 _SOCKET_WORDS = frozenset(("socket", "sockets"))
 
@@ -52,6 +55,7 @@ def _is_word(token: Token, group: str, words: frozenset[str]) -> bool:
         piece.kind == "noise"
         and piece.value == group
         and not piece.glued
+        and not piece.bracket  # pci.ids' "GB100 [HGX GB200]": the board's name
         and piece.text.casefold() in words
     )
 
@@ -65,6 +69,10 @@ def _device_count(state: Read) -> bool:
     """Whether the name states a count of devices: ``x8``, ``8x``, or a number before a
     device word (``8-gpu``)."""
     for _, token in state.counts:
+        following = state.tokens.index(token) + 1
+        nxt = state.tokens[following] if following < len(state.tokens) else None
+        if nxt is not None and _is_word(nxt, "platforms", _NODE_WORDS):
+            continue  # "8x DGX A100": 8 systems, not 8 GPUs
         if token.piece.kind in ("x_count", "count_x"):
             return True
         following = state.tokens.index(token) + 1

@@ -110,6 +110,8 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     # tp4, pp2: tensor- and pipeline-parallel degrees of an inference profile (NIM's
     # "...-h100-bf16-tp4-pp1-throughput"): together they count the devices (tp x pp)
     "parallel": re.compile(r"(tp|pp)([0-9]{1,3})(?![0-9])"),
+    # cu121, cu118: the CUDA version a runner or a wheel is built for (not the device)
+    "cuda_version": re.compile(r"cu(1[0-9][0-9]?|[2-9][0-9])(?![0-9])"),
     # 2x4, 2x2x1: a TPU slice topology
     "topology": re.compile(r"([0-9]{1,3})x([0-9]{1,3})(?:x([0-9]{1,3}))?(?![0-9])"),
     # nvl72, nvl36: a rack's NVLink domain (GB200 NVL72), not the NVL card

@@ -1,0 +1,90 @@
+"""CI runner label lists, plain ``gpu=`` label keys, system words that hide a count (a DGX
+system, an HGX baseboard) and release-channel words: read, or refused saying why."""
+
+from __future__ import annotations
+
+import pytest
+
+from accelerators import AcceleratorSpec
+from accelerators.errors import InvalidSpecError, SpecSyntaxError, UnknownAcceleratorError
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        # GitHub Actions' runs-on lists, as YAML flow lists and JSON arrays: every label read
+        ("[self-hosted, nvidia, cu121, v100]", "V100-16GB | V100-32GB"),
+        ('["self-hosted", "H100"]', "H100-SXM | H100-PCIE | H100-NVL"),
+        ("[self-hosted, amd, mi100]", "MI100"),
+        ("[self-hosted, gpu-ci, gpu-l40s, l40s-1gpu]", "L40S"),
+        ("[v100]", "V100-16GB | V100-32GB"),
+    ],
+)
+def test_a_runner_label_list_reads_as_its_labels_together(text: str, canonical: str) -> None:
+    assert str(AcceleratorSpec.parse(text)) == canonical
+
+
+@pytest.mark.parametrize(
+    ("text", "error", "says"),
+    [
+        ("[]", SpecSyntaxError, "Expected a runner label"),
+        ("[self-hosted,]", SpecSyntaxError, "Expected a runner label"),
+        ("[h100, a100]", UnknownAcceleratorError, "more than one accelerator"),
+        # a site's own word ("142") is no word the reader knows: it may hide a count
+        ("[self-hosted, linux-a100-142]", UnknownAcceleratorError, "'142'"),
+        ("[self-hosted, nvidia, cu121]", UnknownAcceleratorError, "Unknown accelerator"),
+    ],
+)
+def test_a_runner_label_list_that_names_no_one_accelerator_is_refused(
+    text: str, error: type[Exception], says: str
+) -> None:
+    with pytest.raises(error, match=says):
+        AcceleratorSpec.parse(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("gpu=l4", "L4"),  # machine.dev's job labels
+        ("accelerator=nvidia-tesla-v100", "V100-16GB"),
+        ("gpu=l4,nvidia.com/gpu.count=2", "L4:2"),
+    ],
+)
+def test_a_plain_gpu_key_reads_its_value(text: str, canonical: str) -> None:
+    assert str(AcceleratorSpec.parse(text)) == canonical
+
+
+def test_a_plain_gpu_key_with_an_unknown_value_names_the_value() -> None:
+    with pytest.raises(UnknownAcceleratorError, match="'banana'"):
+        AcceleratorSpec.parse("gpu=banana")
+    # LSF's request keys are ':'-separated: "gpu=" is none of them
+    with pytest.raises(SpecSyntaxError, match="no LSF -gpu key"):
+        AcceleratorSpec.parse("gpu=l4:num=2")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "dgx_a100",  # Megatron-LM's cluster: 8 A100s a DGX A100
+        "DGX H100",
+        "HGX A100",  # a baseboard of 4 or 8
+        "8x DGX A100",  # 8 systems, not 8 GPUs
+    ],
+)
+def test_a_dgx_system_or_hgx_board_leaves_the_count_to_the_spec(text: str) -> None:
+    with pytest.raises(InvalidSpecError, match="is a node or pool"):
+        AcceleratorSpec.parse(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("dgx_a100:8", "A100-40GB:8 | A100-80GB:8"),
+        ("HGX H100 SXM5 8-way", "H100-SXM!:8"),  # the name counts its GPUs
+        ("DGX-H100_H100-SXM-80GBx8", "H100-SXM!:8"),
+        ("GB100 [HGX GB200]", "GB200"),  # pci.ids: the board's name in brackets
+        ("linux-amd64-gpu-t4-latest", "T4"),  # a release channel
+    ],
+)
+def test_a_system_word_with_a_count_or_a_board_name_reads(text: str, canonical: str) -> None:
+    assert str(AcceleratorSpec.parse(text)) == canonical
