@@ -220,7 +220,10 @@ def _resolve(index: Index, text: str) -> NameMatch:
     found = found or _with_count(index, stripped, _COUNT_SUFFIX.search(stripped))
     found = found or _instance_type(index, stripped)
     found = found or same_entry_choice(stripped, lambda name: _lookup(index, name))
-    found = found or _vgpu_type(index, stripped)
+    if not found and "-" in stripped:  # an NVIDIA vGPU type (A100D-16C, GRID T4-1Q)?
+        from accelerators.catalog._vgpu import read_vgpu_type
+
+        found = read_vgpu_type(stripped, lambda name: _lookup(index, name))
     if not found:
         # The structured reader, the last tier, is imported only for a name the tiers above
         # do not know (~2 ms of regular expressions a plain name never needs).
@@ -230,16 +233,6 @@ def _resolve(index: Index, text: str) -> NameMatch:
     if found is None:
         raise _unknown(index, text)
     return found
-
-
-def _vgpu_type(index: Index, text: str) -> NameMatch | None:
-    """An NVIDIA vGPU type name (``A100D-16C``, ``GRID T4-1Q``; :mod:`._vgpu`)."""
-    if "-" not in text:
-        return None
-    from accelerators.catalog._vgpu import read_vgpu_type
-
-    boards = {b.code.casefold(): (b.board, b.sku) for b in catalog.LOADED.file().vgpu_boards}
-    return read_vgpu_type(text, boards, lambda name: _lookup(index, name))
 
 
 def _device_reported(index: Index, text: str) -> NameMatch | None:

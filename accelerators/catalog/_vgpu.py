@@ -33,6 +33,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from accelerators._text import format_number, quote
+from accelerators.catalog import _store
 from accelerators.catalog._spellings import NameMatch
 from accelerators.errors import UnknownAcceleratorError
 
@@ -56,6 +57,11 @@ _WHOLE = 0.98
 _MOST_PER_GPU = 32
 
 
+def _boards() -> dict[str, tuple[str, str]]:
+    """The catalog's vGPU board codes, case-folded, to (board, SKU or "")."""
+    return {b.code.casefold(): (b.board, b.sku) for b in _store.LOADED.file().vgpu_boards}
+
+
 def profile_share(size_gb: float, acc: Accelerator) -> float | None:
     """The share of ``acc`` that a time-sliced vGPU profile of ``size_gb`` GB is: one of the
     ``N`` such profiles the board holds, ``1/N``, 1 for the whole framebuffer; None when the
@@ -71,12 +77,9 @@ def profile_share(size_gb: float, acc: Accelerator) -> float | None:
     return 1 / min(int(memory / size_gb / _WHOLE), _MOST_PER_GPU)
 
 
-def read_vgpu_type(
-    text: str, boards: dict[str, tuple[str, str]], lookup: Callable[[str], NameMatch | None]
-) -> NameMatch | None:
+def read_vgpu_type(text: str, lookup: Callable[[str], NameMatch | None]) -> NameMatch | None:
     """``text`` read as an NVIDIA vGPU type name, or None when it is not one.
 
-    :param boards: the catalog's vGPU board codes, case-folded, to (board, SKU or "").
     :param lookup: resolves a board that is no code to a catalog entry (an ordinary name).
     :raises UnknownAcceleratorError: a vGPU type of a board the catalog does not carry, or one
         the board cannot have.
@@ -85,7 +88,7 @@ def read_vgpu_type(
     if m is None or (m["me"] and not m["slices"]):
         return None
     code = m["board"]
-    known = boards.get(code.casefold())
+    known = _boards().get(code.casefold())
     if known is not None:
         board, sku = known
         if not sku:
