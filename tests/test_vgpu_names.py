@@ -153,3 +153,21 @@ def test_explain_names_the_new_roles() -> None:
     text = str(lines)
     assert "tensor-parallel degree 2" in text
     assert "a number format" in text
+
+
+def test_explain_reads_a_vgpu_type_part_by_part() -> None:
+    from accelerators.catalog._explain import explain_name
+
+    reading = explain_name("GRID A100D-1-10CME")
+    assert reading.method == "vGPU type"
+    parts = [(t.text, t.role) for t in reading.tokens]
+    assert parts == [
+        ("GRID", "product line"),
+        ("A100D", "vgpu board"),
+        ("1", "partition"),
+        ("10C", "vgpu profile"),
+        ("ME", "partition"),
+    ]
+    assert "A100 PCIe 80GB" in reading.tokens[1].meaning
+    assert reading.result == "A100-80GB-PCIE!@1g.10gb+me"
+    assert "one of 4 per GPU" in explain_name("H100L-23C").tokens[-1].meaning

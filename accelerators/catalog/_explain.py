@@ -81,6 +81,10 @@ def explain_name(text: str) -> NameReading:
         return NameReading(text, method, tokens, None, refusal, suggestions)
     if match.source == "reader":
         return NameReading(text, "token reader", _reader_tokens(text), match_text(match))
+    if match.source == "vgpu":
+        from accelerators.catalog._vgpu import vgpu_tokens
+
+        return NameReading(text, "vGPU type", vgpu_tokens(text, match), match_text(match))
     if match.source == "instance":
         token = TokenReading(text, 0, len(text), "instance type", match_text(match))
         return NameReading(text, "instance type", (token,), match_text(match))

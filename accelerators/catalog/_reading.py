@@ -38,6 +38,7 @@ ROLES: dict[str, str] = {
     "topology": "a TPU slice topology",
     "sharing": "a shared slot of a GPU (time-slicing or MPS)",
     "vgpu profile": "an NVIDIA vGPU profile: a share of the GPU's memory",
+    "vgpu board": "the board part of an NVIDIA vGPU type (NVIDIA's code or a catalog name)",
     "host figure": "a figure of the machine (vCPUs, RAM, disk, CPUs), not of the accelerator",
     "chip": "a chip code name (GH100, AD102GL) or the chip part of a pci.ids name",
     "system word": "a word naming the system around the accelerators (server, cluster)",

@@ -38,13 +38,14 @@ from accelerators.catalog._spellings import NameMatch
 from accelerators.errors import UnknownAcceleratorError
 
 if TYPE_CHECKING:
+    from accelerators.catalog._reading import TokenReading
     from accelerators.catalog._schema import Accelerator
 
-__all__ = ["profile_share", "read_vgpu_type"]
+__all__ = ["profile_share", "read_vgpu_type", "vgpu_tokens"]
 
 #: ``[nvidia.com/][NVIDIA ][GRID ]<board>-[<slices>-]<GB><series>[ME]``.
 _TYPE = re.compile(
-    r"(?:[a-z0-9.\-]+\.com/)?(?:nvidia[\s_\-]+)?(?:grid[\s_\-]+)?"
+    r"(?P<domain>[a-z0-9.\-]+\.com/)?(?P<vendor>nvidia[\s_\-]+)?(?P<line>grid[\s_\-]+)?"
     r"(?P<board>[a-z0-9][a-z0-9 _\-]*?)-(?:(?P<slices>[1-7])-)?"
     r"(?P<size>[0-9]{1,3})(?P<series>[abcq])(?P<me>me)?",
     re.IGNORECASE,
@@ -127,3 +128,46 @@ def read_vgpu_type(text: str, lookup: Callable[[str], NameMatch | None]) -> Name
             name=text,
         )
     return NameMatch(acc, pinned, 1 if share == 1.0 else share, None, "vgpu")
+
+
+_SERIES = {"c": "compute", "q": "virtual workstation", "b": "virtual PC", "a": "virtual apps"}
+
+
+def vgpu_tokens(text: str, found: NameMatch) -> tuple[TokenReading, ...]:
+    """``text``'s parts as :func:`read_vgpu_type` read them (for ``--explain``)."""
+    from accelerators.catalog._reading import TokenReading
+
+    m = _TYPE.fullmatch(text.strip())
+    if m is None:
+        return ()
+    offset = len(text) - len(text.lstrip())
+    known = _boards().get(m["board"].casefold())
+    board = f"NVIDIA's code for the {known[0]}" if known else "a catalog name"
+    parts = [
+        ("domain", "noise", "a Kubernetes resource's domain"),
+        ("vendor", "vendor", "NVIDIA"),
+        ("line", "product line", "NVIDIA GRID, the vGPU software's line"),
+        ("board", "vgpu board", f"{board}: {found.accelerator.name}"),
+        ("slices", "partition", f"MIG-backed: a GPU instance of {m['slices']} slices"),
+    ]
+    size = f"{m['size']}{m['series']}"
+    if found.partition:
+        said = f"MIG profile {found.partition}"
+    elif found.count in (None, 1):
+        said = "the whole framebuffer: one GPU"
+    else:
+        said = f"one of {round(1 / float(found.count))} per GPU"
+    meaning = f"a {m['size']} GB {_SERIES[m['series'].lower()]} profile ({said})"
+    tokens = [
+        TokenReading(m[group].strip(" _-"), m.start(group) + offset, m.end(group) + offset, r, w)
+        for group, r, w in parts
+        if m[group]
+    ]
+    start = m.start("size") + offset
+    tokens.append(TokenReading(size, start, start + len(size), "vgpu profile", meaning))
+    if m["me"]:
+        start = m.start("me") + offset
+        tokens.append(
+            TokenReading(m["me"], start, start + 2, "partition", "+me: the media extension")
+        )
+    return tuple(tokens)
