@@ -103,7 +103,13 @@ def parse_spec(text: str) -> ParsedSpec:
             f"Expected an accelerator spec of at most {MAX_LENGTH:,} characters {_EXAMPLES}, "
             f"got {len(text):,}: {quote(text, 60)}"
         )
-    return _Parser(text).parse()
+    # Vendors' trademark signs ("AMD Instinct\u2122 MI300X", "Intel\u00ae Gaudi\u00ae 2") say
+    # nothing: each becomes a space, so positions in messages stay those of the text given
+    return _Parser(text.translate(_TRADEMARKS)).parse()
+
+
+#: The trademark, registered and copyright signs.
+_TRADEMARKS = {0x2122: " ", 0x00AE: " ", 0x00A9: " "}
 
 
 class _VendorThenName(Exception):

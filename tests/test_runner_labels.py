@@ -88,3 +88,28 @@ def test_a_dgx_system_or_hgx_board_leaves_the_count_to_the_spec(text: str) -> No
 )
 def test_a_system_word_with_a_count_or_a_board_name_reads(text: str, canonical: str) -> None:
     assert str(AcceleratorSpec.parse(text)) == canonical
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("AMD Instinct\u2122 MI300X", "MI300X"),  # ROCm's docs print the trademark sign
+        ("AMD Radeon\u2122 Pro W7900", "W7900"),
+        ("Intel\u00ae Gaudi\u00ae 2", "GAUDI2"),
+    ],
+)
+def test_a_trademark_sign_is_no_word(text: str, canonical: str) -> None:
+    from accelerators import catalog
+
+    assert str(AcceleratorSpec.parse(text)) == canonical
+    assert catalog.get(text).model == canonical
+
+
+def test_other_non_ascii_characters_are_still_refused() -> None:
+    from accelerators import catalog
+    from accelerators.errors import AcceleratorError
+
+    with pytest.raises(UnknownAcceleratorError, match="non-ASCII"):
+        catalog.get("H100 \u212a")  # a Kelvin sign, not a K
+    with pytest.raises(AcceleratorError, match="Unexpected"):
+        AcceleratorSpec.parse("A100 \u212a")

@@ -121,6 +121,8 @@ _MIG_SUFFIX = re.compile(
     r"(?<=[^\s_\-])[\s_\-]+mig[\s_\-]+([1-7]g\.[0-9]+gb(?:[+\-][a-z.]+)?)\Z", re.IGNORECASE
 )
 _RESULT_MEMO_SIZE = 4096
+#: The trademark, registered and copyright signs vendors print in names: each is a space.
+_TRADEMARKS = {0x2122: " ", 0x00AE: " ", 0x00A9: " "}
 
 
 # -- resolution ------------------------------------------------------------------------------
@@ -135,6 +137,7 @@ def resolve_name(text: str) -> NameMatch:
             f"Expected an accelerator name (str), got {type(text).__name__}: {text!r}",
             name=repr(text),
         )
+    text = text.translate(_TRADEMARKS)  # "AMD Instinct\u2122 MI300X": a sign, not a word
     if not text.isascii():
         # Look-alike characters (a Kelvin sign for K, a Cyrillic A) are not names; the spec
         # grammar refuses them too, so the catalog must not quietly fold them.
