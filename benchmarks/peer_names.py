@@ -29,6 +29,11 @@ Two corpora, one file per system, written from each system's public sources:
   notebook platforms), collected while the reader was developed on the fourth corpus's one run,
   holding no name an earlier corpus has, committed before any reader ran on it and run once
   with the reader frozen.
+* ``tests/peer_names/fresh6/{visible,sealed}/*.tsv``, the *sixth fresh* corpus (issue 32): 16
+  more systems (libraries' and NVIDIA's GPU lists, schedulers and ML platforms, clouds and
+  marketplaces), collected under a brief that fixes the labelling conventions, holding no name
+  an earlier corpus has, committed before any reader ran on it and run once with the reader
+  frozen.
 
 A row counts as resolved when the spec's accelerator is of the expected model, with the
 expected device count (or count range, ``1..2``, ``4..``) and (where the row gives one)
@@ -72,6 +77,8 @@ FRESH4 = CORPORA / "fresh4" / "visible"
 SEALED4 = CORPORA / "fresh4" / "sealed"
 FRESH5 = CORPORA / "fresh5" / "visible"
 SEALED5 = CORPORA / "fresh5" / "sealed"
+FRESH6 = CORPORA / "fresh6" / "visible"
+SEALED6 = CORPORA / "fresh6" / "sealed"
 TARGET = 0.95
 #: The word in the device column of a name that determines no accelerator: refusing it is right.
 REFUSE = "refuse"
@@ -341,6 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--fresh3", action="store_true", help="only the third fresh corpus")
     which.add_argument("--fresh4", action="store_true", help="only the fourth fresh corpus")
     which.add_argument("--fresh5", action="store_true", help="only the fifth fresh corpus")
+    which.add_argument("--fresh6", action="store_true", help="only the sixth fresh corpus")
     parser.add_argument(
         "--no-sealed", action="store_true", help="leave the fresh corpus's sealed third unread"
     )
@@ -361,6 +369,8 @@ def main(argv: list[str] | None = None) -> int:
         "fresh 4, sealed": SEALED4,
         "fresh 5": FRESH5,
         "fresh 5, sealed": SEALED5,
+        "fresh 6": FRESH6,
+        "fresh 6, sealed": SEALED6,
     }
     chosen = {
         "taught": args.taught,
@@ -370,6 +380,7 @@ def main(argv: list[str] | None = None) -> int:
         "fresh 3": args.fresh3,
         "fresh 4": args.fresh4,
         "fresh 5": args.fresh5,
+        "fresh 6": args.fresh6,
     }
     if any(chosen.values()):
         corpora = {k: v for k, v in corpora.items() if chosen.get(k.split(",")[0], False)}
@@ -379,6 +390,7 @@ def main(argv: list[str] | None = None) -> int:
         corpora.pop("fresh 3, sealed", None)
         corpora.pop("fresh 4, sealed", None)
         corpora.pop("fresh 5, sealed", None)
+        corpora.pop("fresh 6, sealed", None)
     results: dict[str, list[Outcome]] = {}
     for title, directory in corpora.items():
         results[title] = [evaluate(row) for row in load(directory)]

@@ -219,6 +219,9 @@ SEALED4 = peer_names.load(peer_names.SEALED4)
 # -- the fifth fresh corpus: 29 more systems, run once with the reader frozen ----------------------
 FRESH5 = peer_names.load(peer_names.FRESH5)
 SEALED5 = peer_names.load(peer_names.SEALED5)
+# -- the sixth fresh corpus: 16 more systems, run once with the reader frozen ----------------------
+FRESH6 = peer_names.load(peer_names.FRESH6)
+SEALED6 = peer_names.load(peer_names.SEALED6)
 
 
 def test_the_fourth_corpus_holds_no_name_an_earlier_corpus_has() -> None:
@@ -233,6 +236,13 @@ def test_the_fifth_corpus_holds_no_name_an_earlier_corpus_has() -> None:
     assert not [row.name for row in FRESH5 + SEALED5 if row.name in seen]
 
 
+def test_the_sixth_corpus_holds_no_name_an_earlier_corpus_has() -> None:
+    earlier = HELD_OUT + FRESH + SEALED + FRESH2 + SEALED2 + FRESH3 + SEALED3
+    earlier += FRESH4 + SEALED4 + FRESH5 + SEALED5
+    seen = {row.name for row in ROWS + earlier}
+    assert not [row.name for row in FRESH6 + SEALED6 if row.name in seen]
+
+
 @pytest.mark.parametrize(
     ("visible", "sealed", "earlier"),
     [
@@ -244,8 +254,23 @@ def test_the_fifth_corpus_holds_no_name_an_earlier_corpus_has() -> None:
             SEALED5,
             HELD_OUT + FRESH + SEALED + FRESH2 + SEALED2 + FRESH3 + SEALED3 + FRESH4 + SEALED4,
         ),
+        (
+            FRESH6,
+            SEALED6,
+            HELD_OUT
+            + FRESH
+            + SEALED
+            + FRESH2
+            + SEALED2
+            + FRESH3
+            + SEALED3
+            + FRESH4
+            + SEALED4
+            + FRESH5
+            + SEALED5,
+        ),
     ],
-    ids=["fresh2", "fresh3", "fresh4", "fresh5"],
+    ids=["fresh2", "fresh3", "fresh4", "fresh5", "fresh6"],
 )
 def test_a_later_fresh_corpus_is_new_sourced_and_split(
     visible: list[Any], sealed: list[Any], earlier: list[Any]
