@@ -301,13 +301,18 @@ def test_a_later_fresh_corpus_is_new_sourced_and_split(
         (SEALED3, 126, 7),
         # the fourth corpus's one run, with the reader frozen at f560e4d, was 200/41 and
         # 87/23 (its unseen figures); these are after the fixes that run found and the vGPU
-        # reading (a DGX system now leaves its count to the spec: 3 rows right before)
-        (FRESH4, 299, 9),
-        (SEALED4, 133, 7),
+        # reading (a DGX system and a rack's NVL domain now leave the count to the spec: 5
+        # rows right before, such as OpenPAI's DGX1-V100, one V100 of a DGX-1)
+        (FRESH4, 302, 9),
+        (SEALED4, 132, 7),
         # the fifth corpus's one run, with the reader frozen at 75c71e8, was 282/30 and
         # 145/13 (its unseen figures); these are after the fixes that run found
         (FRESH5, 301, 29),
         (SEALED5, 153, 12),
+        # the sixth corpus's one run, with the reader frozen at 4a5729b, was 253/5 and 126/2
+        # (its unseen figures); these are after the fixes that run found
+        (FRESH6, 258, 4),
+        (SEALED6, 126, 2),
     ],
     ids=[
         "fresh2",
@@ -318,6 +323,8 @@ def test_a_later_fresh_corpus_is_new_sourced_and_split(
         "fresh4-sealed",
         "fresh5",
         "fresh5-sealed",
+        "fresh6",
+        "fresh6-sealed",
     ],
 )
 def test_later_fresh_corpora_do_not_regress(rows: list[Any], right: int, wrong: int) -> None:
@@ -342,7 +349,10 @@ def test_a_count_the_name_states_is_never_dropped_in_the_later_corpora() -> None
     implied |= {"GRID M60-8Q", "GRID M60-1B", "A16_16A", "A16_8A"}
     implied |= {"NVIDIA L40S-1A", "nvidia.com/NVIDIA_L40S-1A", "NVIDIA L40S-1B", "NVIDIA L40S-1Q"}
     implied |= {"V100-8XLarge", "V100-16XLarge", "aws-a100"}
-    for row in FRESH2 + SEALED2 + FRESH3 + SEALED3 + FRESH4 + SEALED4 + FRESH5 + SEALED5:
+    # the sixth: Nscale's "Instinct MI250", one board that Kubernetes sees as 2 devices
+    implied |= {"Instinct MI250"}
+    later = FRESH2 + SEALED2 + FRESH3 + SEALED3 + FRESH4 + SEALED4 + FRESH5 + SEALED5
+    for row in later + FRESH6 + SEALED6:
         outcome = peer_names.evaluate(row)
         if "has count" in outcome.detail:
             assert row.name in implied, outcome.detail

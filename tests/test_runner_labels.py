@@ -113,3 +113,28 @@ def test_other_non_ascii_characters_are_still_refused() -> None:
         catalog.get("H100 \u212a")  # a Kelvin sign, not a K
     with pytest.raises(AcceleratorError, match="Unexpected"):
         AcceleratorSpec.parse("A100 \u212a")
+
+
+def test_a_racks_nvlink_domain_leaves_the_count_to_the_spec() -> None:
+    # Nscale reserves "GB300 NVL72": a rack of 72 GPUs, not one
+    with pytest.raises(InvalidSpecError, match="is a node or pool"):
+        AcceleratorSpec.parse("GB300 NVL72")
+    assert str(AcceleratorSpec.parse("GB300 NVL72:72")) == "GB300:72"
+    # MLPerf's system names count the GPUs themselves
+    assert str(AcceleratorSpec.parse("GB200-NVL72_GB200-186GB_aarch64x72_TRT")) == "GB200:72"
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("a100-pcie-40", "A100-40GB-PCIE!"),  # Grid'5000's short names: model, form, memory
+        ("v100-sxm2-32", "V100-32GB-SXM2!"),
+    ],
+)
+def test_a_memory_size_without_unit_may_follow_the_form_factor(text: str, canonical: str) -> None:
+    assert str(AcceleratorSpec.parse(text)) == canonical
+
+
+def test_a_bare_number_that_could_be_a_count_after_the_form_factor_is_refused() -> None:
+    with pytest.raises(UnknownAcceleratorError, match="'16' follows the model"):
+        AcceleratorSpec.parse("p100-pcie-16")  # 16 GB, or 16 P100s?

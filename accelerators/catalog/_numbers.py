@@ -218,6 +218,8 @@ def _read_last_number(
     that could be either (``..._nvidia3060ti-8``: 8 cards, or the 3060 Ti's 8 GB?) and any other
     trailing number stay unplaced, and the name is refused: a count is never dropped."""
     piece = token.piece
+    while prev is not None and prev.role == "form factor":  # Grid'5000's "a100-pcie-40"
+        prev = _prev(state, prev)
     if prev is None or prev.role != "model" or piece.glued or piece.kind != "number":
         return
     value = float(piece.value)

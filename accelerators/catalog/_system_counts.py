@@ -37,7 +37,12 @@ _SOCKET_WORDS = frozenset(("socket", "sockets"))
 
 def left_to_system(state: Read) -> str:
     """Why the spec must give the count (the word that leaves it to the system), or ''."""
-    nodes = [t for t in state.tokens if _is_word(t, "platforms", _NODE_WORDS) or _socket(t)]
+    nodes = [
+        t
+        for t in state.tokens
+        # a rack's NVLink domain ("GB300 NVL72") is a rack of that many GPUs
+        if _is_word(t, "platforms", _NODE_WORDS) or _socket(t) or t.piece.kind == "rack"
+    ]
     if nodes and not _device_count(state):
         return _needs(state, nodes[0], "a node or pool")
     if state.counts:
@@ -71,7 +76,9 @@ def _device_count(state: Read) -> bool:
     for _, token in state.counts:
         following = state.tokens.index(token) + 1
         nxt = state.tokens[following] if following < len(state.tokens) else None
-        if nxt is not None and _is_word(nxt, "platforms", _NODE_WORDS):
+        if nxt is not None and (
+            _is_word(nxt, "platforms", _NODE_WORDS) or nxt.piece.kind == "rack"
+        ):
             continue  # "8x DGX A100": 8 systems, not 8 GPUs
         if token.piece.kind in ("x_count", "count_x"):
             return True
