@@ -203,6 +203,11 @@ REQUIRED = {
     "QUADRO-RTX-6000": ("QUADRO-RTX-6000", "QUADRO_RTX_6000", True, "nvidia", "gpu"),
     "QUADRO-RTX-8000": ("QUADRO-RTX-8000", "QUADRO_RTX_8000", True, "nvidia", "gpu"),
     "RTX-2080-TI": ("RTX-2080-TI", "RTX_2080_TI", True, "nvidia", "gpu"),
+    # NVIDIA cards other systems name (drivers, pci.ids, DCGM, schedulers) that the catalog lacked
+    "V100S": ("V100S", "V100S", True, "nvidia", "gpu"),
+    "M10": ("M10", "M10", True, "nvidia", "gpu"),
+    "GRID-K520": ("GRID-K520", "GRID_K520", True, "nvidia", "gpu"),
+    "A800-40GB": ("A800-40GB", "A800_40GB", True, "nvidia", "gpu"),
 }
 
 # -- flytekit 1.16.31 constants and the device strings they send (reference: flyte.md §1) --
@@ -704,6 +709,8 @@ NVIDIA_TENSOR = [
     and n not in {"GTX-1080-TI", "GTX-1070", "M40-24GB"}
     # catalog 2026.11.11: GeForce GTX (no tensor cores), Kepler, Pascal Quadro, small RTX A-series
     and not n.startswith(("GTX-", "K40", "RTX-A1000", "RTX-A400"))
+    # no tensor cores: Maxwell and Kepler boards
+    and n not in {"M10", "GRID-K520"}
 ]
 
 

@@ -74,7 +74,7 @@ REFUSED = [
     # the one it carries, nor another model of that memory (the 6 GB RTX 2060)
     ("NVIDIA GeForce GTX 1060 3GB", "has 3 GB \\(it has 6 GB\\)"),
     ("NVIDIA GeForce RTX 3050 6GB", "has 6 GB \\(it has 8 GB\\)"),
-    ("GV100GL [Tesla V100S PCIe 32GB]", "Cannot read|Unknown accelerator"),
+    ("GK104GL [GRID K2]", "Cannot read|Unknown accelerator"),
     ("AD102GL [L40G]", "Unknown accelerator"),
     # a size, form factor or memory type no entry of that model has
     ("NVIDIA A100-SXM-64GB", "no A100 in the catalog has 64 GB"),
