@@ -208,6 +208,15 @@ REQUIRED = {
     "M10": ("M10", "M10", True, "nvidia", "gpu"),
     "GRID-K520": ("GRID-K520", "GRID_K520", True, "nvidia", "gpu"),
     "A800-40GB": ("A800-40GB", "A800_40GB", True, "nvidia", "gpu"),
+    "TITAN-XP": ("TITAN-XP", "TITAN_XP", True, "nvidia", "gpu"),
+    "TITAN-X-PASCAL": ("TITAN-X-PASCAL", "TITAN_X_PASCAL", True, "nvidia", "gpu"),
+    "GTX-980-TI": ("GTX-980-TI", "GTX_980_TI", True, "nvidia", "gpu"),
+    "GTX-980": ("GTX-980", "GTX_980", True, "nvidia", "gpu"),
+    "QUADRO-M6000": ("QUADRO-M6000", "QUADRO_M6000", True, "nvidia", "gpu"),
+    "QUADRO-M6000-24GB": ("QUADRO-M6000-24GB", "QUADRO_M6000_24GB", True, "nvidia", "gpu"),
+    "T1000": ("T1000", "T1000", True, "nvidia", "gpu"),
+    "T1000-8GB": ("T1000-8GB", "T1000_8GB", True, "nvidia", "gpu"),
+    "T600": ("T600", "T600", True, "nvidia", "gpu"),
 }
 
 # -- flytekit 1.16.31 constants and the device strings they send (reference: flyte.md §1) --
@@ -709,8 +718,8 @@ NVIDIA_TENSOR = [
     and n not in {"GTX-1080-TI", "GTX-1070", "M40-24GB"}
     # catalog 2026.11.11: GeForce GTX (no tensor cores), Kepler, Pascal Quadro, small RTX A-series
     and not n.startswith(("GTX-", "K40", "RTX-A1000", "RTX-A400"))
-    # no tensor cores: Maxwell and Kepler boards
-    and n not in {"M10", "GRID-K520"}
+    # no tensor cores: Maxwell and Kepler boards, Turing TU117 (T1000, T600)
+    and n not in {"M10", "GRID-K520", "T1000", "T1000-8GB", "T600"}
 ]
 
 
