@@ -808,3 +808,49 @@ def test_a_node_name_that_counts_its_devices_reads() -> None:
 
     assert str(AcceleratorSpec.parse("node-8gpu-l40s")) == "L40S:8"
     assert str(AcceleratorSpec.parse("a100-pool-x8:80GB")) == "A100-80GB:8"
+
+
+# -- AMD and Intel cards other systems name (ROCm's and llama.cpp's GPU lists) ------------------
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("AMD Radeon RX 7800 XT", "RX-7800-XT"),
+        ("Radeon RX 6950 XT", "RX-6950-XT"),
+        ("RX 6700 XT", "RX-6700-XT"),
+        ("AMD Radeon RX 6600", "RX-6600"),
+        ("Radeon VII", "VII"),
+        ("AMD Radeon Pro VII", "PRO-VII"),
+        ("Vega 20 [Radeon Pro VII]", "PRO-VII"),
+        ("AMD Radeon Pro W7800", "W7800"),
+        ("Radeon PRO W7800", "W7800"),
+        ("AMD Radeon Pro W7800 48GB", "W7800-48GB"),
+        ("Radeon PRO W6600", "W6600"),
+        ("Arc A770 16GB", "ARC-A770-16GB"),
+        ("Arc A770 8GB", "ARC-A770-8GB"),
+        # the driver names both A770s alike: the open name reads as the two
+        ("Intel(R) Arc(TM) A770 Graphics", "ARC-A770-16GB | ARC-A770-8GB"),
+        ("Arc A770", "ARC-A770-16GB | ARC-A770-8GB"),
+        ("Intel(R) Arc(TM) A750 Graphics", "ARC-A750"),
+        ("Intel(R) Arc(TM) B580 Graphics", "ARC-B580"),
+        ("ArcB580", "ARC-B580"),
+        # neighbours keep their own entries
+        ("RX 6800", "RX-6800"),
+        ("Radeon Pro W7900", "W7900"),
+        ("Arc Pro B60", "ARC-PRO-B60"),
+    ],
+)
+def test_amd_and_intel_cards_read_as_themselves(text: str, canonical: str) -> None:
+    """A new card's names read as it; its neighbours (XT, Pro, a memory size) stay their own."""
+    from accelerators import AcceleratorSpec
+
+    assert str(AcceleratorSpec.parse(text)) == canonical
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["RX 6600 XT", "RX 6750 XT", "RX 7700 XT", "Radeon PRO W7700", "Arc A580", "Arc B570"],
+)
+def test_a_neighbour_the_catalog_lacks_is_refused(text: str) -> None:
+    """Not read as the card beside it (the RX 6600 XT is not the RX 6600)."""
+    with pytest.raises(UnknownAcceleratorError):
+        resolve_name(text)
