@@ -79,6 +79,16 @@ def test_a_vgpu_type_the_board_cannot_have_is_refused(text: str) -> None:
         AcceleratorSpec.parse(text)
 
 
+def test_slices_before_a_size_on_a_board_without_mig_are_left_to_the_token_reader() -> None:
+    # an L4 has no MIG: "l4-1-8c" is no MIG-backed vGPU type, and the reader places the numbers
+    # (or refuses naming them); a board with MIG but not that profile is refused as a vGPU type
+    with pytest.raises(UnknownAcceleratorError) as caught:
+        AcceleratorSpec.parse("l4-1-8c")
+    assert "MIG-backed" not in str(caught.value)
+    with pytest.raises(UnknownAcceleratorError, match="MIG-backed"):
+        AcceleratorSpec.parse("A100-3-40C")
+
+
 def test_a_size_larger_than_the_board_after_an_ordinary_name_is_host_cores() -> None:
     # Ori's "l40s-112c": 112 host cores beside an L40S, no 112 GB vGPU type
     assert str(AcceleratorSpec.parse("l40s-112c")) == "L40S"

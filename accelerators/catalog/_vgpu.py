@@ -110,6 +110,8 @@ def read_vgpu_type(text: str, lookup: Callable[[str], NameMatch | None]) -> Name
     size = float(m["size"])
     if m["slices"]:
         profile = f"{m['slices']}g.{m['size']}gb" + ("+me" if m["me"] else "")
+        if profile not in acc.partitions and known is None and not acc.partitions:
+            return None  # no MIG on this board: "t4-1-8c" is no MIG-backed type
         if profile not in acc.partitions:
             raise UnknownAcceleratorError(
                 f"Cannot read accelerator name {quote(text)}: it is a MIG-backed NVIDIA vGPU "
