@@ -43,7 +43,7 @@ from accelerators._parser_fields import (
     resolve,
     share_count,
 )
-from accelerators._text import format_number, quote, shorten
+from accelerators._text import format_number, quote, shorten, without_trademarks
 from accelerators._tokenizer import DESCRIPTIONS as _SAY
 from accelerators._tokenizer import HINTS as _HINTS
 from accelerators._tokenizer import Token, Tokenizer
@@ -103,13 +103,7 @@ def parse_spec(text: str) -> ParsedSpec:
             f"Expected an accelerator spec of at most {MAX_LENGTH:,} characters {_EXAMPLES}, "
             f"got {len(text):,}: {quote(text, 60)}"
         )
-    # Vendors' trademark signs ("AMD Instinct\u2122 MI300X", "Intel\u00ae Gaudi\u00ae 2") say
-    # nothing: each becomes a space, so positions in messages stay those of the text given
-    return _Parser(text.translate(_TRADEMARKS)).parse()
-
-
-#: The trademark, registered and copyright signs.
-_TRADEMARKS = {0x2122: " ", 0x00AE: " ", 0x00A9: " "}
+    return _Parser(without_trademarks(text)).parse()
 
 
 class _VendorThenName(Exception):

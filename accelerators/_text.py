@@ -16,6 +16,7 @@ __all__ = [
     "redact",
     "safe_name",
     "shorten",
+    "without_trademarks",
 ]
 
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/@\s'\"]+)@")
@@ -108,3 +109,14 @@ def safe_name(text: str, limit: int = 253) -> str:
         return shown
     digest = hashlib.sha256(shown.encode("utf-8")).hexdigest()[:8]
     return f"{shown[: limit - 9]}~{digest}"
+
+
+#: The trademark, registered and copyright signs vendors print in names ("AMD Instinct\u2122
+#: MI300X", "Intel\u00ae Gaudi\u00ae 2").
+_TRADEMARKS = {0x2122: " ", 0x00AE: " ", 0x00A9: " "}
+
+
+def without_trademarks(text: str) -> str:
+    """``text`` with each trademark, registered or copyright sign made a space: a sign is no
+    word of a name, and positions in messages stay those of the text given."""
+    return text.translate(_TRADEMARKS)

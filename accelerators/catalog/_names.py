@@ -55,7 +55,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from accelerators._text import quote
+from accelerators._text import quote, without_trademarks
 from accelerators.catalog import _store as catalog
 from accelerators.catalog._choices import same_entry_choice
 from accelerators.catalog._memory import MemoryRequest
@@ -121,8 +121,6 @@ _MIG_SUFFIX = re.compile(
     r"(?<=[^\s_\-])[\s_\-]+mig[\s_\-]+([1-7]g\.[0-9]+gb(?:[+\-][a-z.]+)?)\Z", re.IGNORECASE
 )
 _RESULT_MEMO_SIZE = 4096
-#: The trademark, registered and copyright signs vendors print in names: each is a space.
-_TRADEMARKS = {0x2122: " ", 0x00AE: " ", 0x00A9: " "}
 
 
 # -- resolution ------------------------------------------------------------------------------
@@ -137,7 +135,7 @@ def resolve_name(text: str) -> NameMatch:
             f"Expected an accelerator name (str), got {type(text).__name__}: {text!r}",
             name=repr(text),
         )
-    text = text.translate(_TRADEMARKS)  # "AMD Instinct\u2122 MI300X": a sign, not a word
+    text = without_trademarks(text)  # "AMD Instinct\u2122 MI300X": a sign, not a word
     if not text.isascii():
         # Look-alike characters (a Kelvin sign for K, a Cyrillic A) are not names; the spec
         # grammar refuses them too, so the catalog must not quietly fold them.

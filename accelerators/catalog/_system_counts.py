@@ -37,12 +37,7 @@ _SOCKET_WORDS = frozenset(("socket", "sockets"))
 
 def left_to_system(state: Read) -> str:
     """Why the spec must give the count (the word that leaves it to the system), or ''."""
-    nodes = [
-        t
-        for t in state.tokens
-        # a rack's NVLink domain ("GB300 NVL72") is a rack of that many GPUs
-        if _is_word(t, "platforms", _NODE_WORDS) or _socket(t) or t.piece.kind == "rack"
-    ]
+    nodes = [t for t in state.tokens if _system_word(t)]
     if nodes and not _device_count(state):
         return _needs(state, nodes[0], "a node or pool")
     if state.counts:
@@ -65,9 +60,14 @@ def _is_word(token: Token, group: str, words: frozenset[str]) -> bool:
     )
 
 
-def _socket(token: Token) -> bool:
+def _system_word(token: Token) -> bool:
+    """A node, pool, runner, DGX or HGX word, a CPU socket, or a rack's NVLink domain
+    (``GB300 NVL72`` is a rack of that many GPUs): a part of a system whose count is its own."""
     piece = token.piece
-    return piece.kind == "cpu" and not piece.glued and piece.text.casefold() in _SOCKET_WORDS
+    if piece.kind == "rack":
+        return True
+    socket = piece.kind == "cpu" and piece.text.casefold() in _SOCKET_WORDS and not piece.glued
+    return socket or _is_word(token, "platforms", _NODE_WORDS)
 
 
 def _device_count(state: Read) -> bool:
@@ -76,14 +76,11 @@ def _device_count(state: Read) -> bool:
     for _, token in state.counts:
         following = state.tokens.index(token) + 1
         nxt = state.tokens[following] if following < len(state.tokens) else None
-        if nxt is not None and (
-            _is_word(nxt, "platforms", _NODE_WORDS) or nxt.piece.kind == "rack"
-        ):
+        if nxt is not None and _system_word(nxt):
             continue  # "8x DGX A100": 8 systems, not 8 GPUs
         if token.piece.kind in ("x_count", "count_x"):
             return True
-        following = state.tokens.index(token) + 1
-        if following < len(state.tokens) and state.tokens[following].role == "count marker":
+        if nxt is not None and nxt.role == "count marker":
             return True
     return False
 
