@@ -188,6 +188,10 @@ VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
     ("tpu-v5litepod-8:8", "TPU-V5E@2x4:8", ("TPU-V5E",)),
     ("tpu-v5p-8", "TPU-V5P@2x2x1:4", ("TPU-V5P",)),
     ("tpu-v6e-1", "TPU-V6E@1x1", ("TPU-V6E",)),
+    # a topology standing as its own part is not a count suffix: a 2x4 slice, not 4 slices of 2
+    ("tpu-v5e-2x4", "TPU-V5E@2x4:8", ("TPU-V5E",)),
+    ("google-tpu-v5e-2x2:4", "TPU-V5E@2x2:4", ("TPU-V5E",)),
+    ("tpu-v4-2x2x1", "TPU-V4@2x2x1:4", ("TPU-V4",)),
     # loose spellings
     ("A100 80GB", "A100-80GB", ("A100-80GB-SXM",)),
     ("H100 NVL", "H100-NVL", ("H100-NVL",)),

@@ -116,7 +116,11 @@ _SYSTEM_LABELS = {
 # end; their look-behinds keep the searches linear on long runs of blanks or separators.
 _COUNT_PREFIX = re.compile(r"([0-9]{1,9}(?:\.[0-9]{1,9})?)\s*x\s*(?=\S)", re.IGNORECASE)
 _SPACED_COUNT_SUFFIX = re.compile(r"(?<=\S)\s+x\s*([0-9]{1,9})\Z", re.IGNORECASE)
-_COUNT_SUFFIX = re.compile(r"(?<=\S)x([0-9]{1,9})\Z", re.IGNORECASE)
+#: ``l40sx4``, ``h100x8``: a count glued after the name, but not the ``x4`` of a topology that
+#: stands as a part of its own (``tpu-v5e-2x4``: a 2x4 slice, not 4 slices of 2).
+_COUNT_SUFFIX = re.compile(
+    r"(?<=\S)(?<![-_ ][0-9])(?<![-_ ][0-9]{2})x([0-9]{1,9})\Z", re.IGNORECASE
+)
 _MIG_SUFFIX = re.compile(
     r"(?<=[^\s_\-])[\s_\-]+mig[\s_\-]+([1-7]g\.[0-9]+gb(?:[+\-][a-z.]+)?)\Z", re.IGNORECASE
 )
