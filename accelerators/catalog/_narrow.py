@@ -188,15 +188,24 @@ def model_words_entries(state: Read) -> list[Accelerator]:
     return state.words.entries
 
 
+#: Sharing words that name a vGPU, which MIG may back (NVIDIA's MIG-backed vGPU types).
+_VGPU_WORDS = frozenset({"vgpu", "vgpus"})
+
+
 def result(state: Read, candidates: list[Accelerator], *, pinned_by_report: bool) -> NameMatch:
     count = count_of(state)
     partition = next((t.piece.value for t in state.tokens if t.piece.kind == "mig"), None)
     if partition is not None:
         having = [a for a in candidates if partition in a.partitions]
         candidates = _fits(state, candidates, having, f"has MIG profile {partition}")
-    if any(t.piece.kind == "sharing" for t in state.tokens):
-        if partition is not None:
+    sharing = [t for t in state.tokens if t.piece.kind == "sharing"]
+    if sharing and partition is not None:
+        # a MIG-backed vGPU ("vgpu.a100.2g.20gb") is that one instance; time-slicing is not
+        if any(t.piece.value not in _VGPU_WORDS for t in sharing):
             raise refuse(state, "it names both a MIG profile and a shared slot")
+        for token in sharing:
+            token.meaning = f"the vGPU on the MIG instance {partition}"
+    elif sharing:
         partition = "shared"
     models = list(dict.fromkeys(a.model for a in candidates))
     firsts = [_default(state, [a for a in candidates if a.model == m]) for m in models]

@@ -89,6 +89,13 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
                 state.counts.append((value, token))
         elif kind in ("number", "decimal") and not token.role:
             _read_number(state, token, prev, nxt, tpu, candidates)
+        elif kind == "count_word" and not piece.glued and _model_ahead(state, token):
+            token.role, token.number = "count", float(piece.value)
+            token.meaning = f"{piece.value} devices (a number word before the model)"
+            state.counts.append((token.number, token))
+        elif kind == "plural" and piece.glued and prev is not None and prev.role == "model":
+            token.role = "count marker"
+            token.meaning = f"the plural of {prev.piece.text!r}: the count says how many"
         elif kind == "memory" or kind == "memory_sxm":
             if kind == "memory":
                 token.number = float(piece.groups[0]) * UNITS[piece.groups[1]]
@@ -129,6 +136,16 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
         elif kind == "unknown" and piece.value == "x" and _next_to_number(prev, nxt):
             token.role, token.meaning = "count marker", "the x of a count"
     _read_parallel(state)
+    plural = _plural_without_count(state)
+    if plural is not None:
+        raise refuse(state, f"{quote(plural.piece.text)} ends a plural, but no count says how many")
+    both = _plural_or_model(state)
+    if both is not None:
+        raise refuse(
+            state,
+            f"{quote(both.piece.text)} after a count could be the {both.piece.text.upper()} or "
+            f"{both.piece.text[:-1].upper()}s (a plural)",
+        )
     for value, token in state.counts:
         if value <= 0:
             raise refuse(
@@ -189,8 +206,7 @@ def _read_number(
     elif prev is not None and prev.role == "model" and piece.glued and prev.piece.value[-1] == "x":
         count(f"the x of {prev.piece.text!r} marks it")
     elif (
-        nxt is not None
-        and nxt.role == "model"
+        _model_ahead(state, token)
         and piece.kind == "number"
         and not _after_letters(state, token)
         and value <= _MAX_BARE_COUNT  # "nvidia-4000-a4000" is no 4000 A4000s
@@ -235,6 +251,46 @@ def _read_last_number(
         token.role, token.number = "count", value
         token.meaning = f"{piece.value} devices (ends an instance name that states its host)"
         state.counts.append((value, token))
+
+
+#: Words that may stand between a count and its model: "2 Tesla T4", "8 NVIDIA A100".
+_BEFORE_MODEL = frozenset({"vendor", "product line", "architecture"})
+
+
+def _model_ahead(state: Read, token: Token) -> bool:
+    """Whether the model comes next after ``token``, past vendor, line and architecture words."""
+    for later in state.tokens[state.tokens.index(token) + 1 :]:
+        if later.role not in _BEFORE_MODEL:
+            return later.role == "model"
+    return False
+
+
+def _plural_without_count(state: Read) -> Token | None:
+    """A model's plural ending (``A100s``) in a name that gives no count."""
+    if state.counts:
+        return None
+    return next((t for t in state.tokens if t.piece.kind == "plural" and t.role), None)
+
+
+def _plural_or_model(state: Read) -> Token | None:
+    """A model word written in capitals but for a lower-case ``s`` after its number, beside a
+    count written as prose (a number or a number word), where the word without the ``s`` is a
+    model too: ``8 L40s`` is 8 L40S or 8 L40 cards. A name written all in lower case
+    (``gpu_4x_l40s``) says nothing by its case."""
+    if not any(t.piece.kind in ("count_word", "number") for _, t in state.counts):
+        return None  # UpCloud's "1xL40s" is the L40S: only prose ("8 V100s") writes plurals
+    for token in state.tokens:
+        text, value = token.piece.text, token.piece.value
+        if (
+            token.role == "model"
+            and len(text) > 2
+            and text.endswith("s")
+            and text[-2].isdigit()
+            and any(c.isupper() for c in text)
+            and value[:-1] in state.words.words
+        ):
+            return token
+    return None
 
 
 def _next_to_number(prev: Token | None, nxt: Token | None) -> bool:

@@ -381,6 +381,10 @@ def _refuse_unplaced(state: Read) -> None:
             parts.append(f"{text}{where} could be a count, a size or a host figure")
         elif token.piece.kind == "topology":
             parts.append(f"{text} is no TPU topology here: it could be host figures")
+        elif token.piece.kind == "count_word":
+            parts.append(
+                f"{quote(token.piece.text)} is a count only right before the model ('two A100s')"
+            )
         else:
             parts.append(f"{text} is not a word it can place")
             hints += close_matches(token.piece.value, lexicon)[:2]

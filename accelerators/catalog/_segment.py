@@ -38,7 +38,14 @@ _TRUNCATED = re.compile(r"(?:\.\.\.|\u2026)\s*\Z")
 
 _UNKNOWN = 10.0  # the price of a run nothing reads
 #: Patterns that read less surely than a word: a number could be many things.
-_PATTERN_COST = {"number": 1.2, "vgpu": 1.5, "chip": 1.1, "version": 1.1, "topology": 1.3}
+_PATTERN_COST = {
+    "number": 1.2,
+    "vgpu": 1.5,
+    "chip": 1.1,
+    "version": 1.1,
+    "topology": 1.3,
+    "plural": 1.5,  # dearer than any model word that ends in s ("l40s", "v100s")
+}
 #: Runs nothing else reads: letters, digits, or both.
 _RUNS = tuple(re.compile(run) for run in (r"[a-z]+", r"[0-9]+", r"[a-z0-9]+"))
 

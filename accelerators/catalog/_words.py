@@ -24,7 +24,7 @@ __all__ = [
 
 _FILE = "name_words.toml"
 #: Classes whose table maps a word to a value (a vendor, an architecture, a form word...).
-_MAPPED = ("vendor", "line", "architecture", "form", "edition", "host")
+_MAPPED = ("vendor", "line", "architecture", "form", "edition", "host", "count_word")
 #: Classes whose table lists words under ``words`` (or, for noise, under any key).
 _LISTED = (
     "neutral",
@@ -122,6 +122,8 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     "version": re.compile(r"v([0-9]{1,2})(?![0-9a-z])"),
     # GH100, AD102GL, TU104, GB202GL: NVIDIA chip code names
     "chip": re.compile(r"(?:g[kmpvabh]|tu|ad|gb)[0-9]{3}(?:gl|bgl|b|l)?(?![0-9a-z])"),
+    # T4s, A100s: a plural ending glued to a model word (read only beside a count)
+    "plural": re.compile(r"(?<=[0-9x])s(?![a-z0-9])"),
     # 8, 0.5
     "number": re.compile(r"[0-9]+(?:\.[0-9]+)?(?![0-9])"),
 }
