@@ -34,6 +34,11 @@ Two corpora, one file per system, written from each system's public sources:
   marketplaces), collected under a brief that fixes the labelling conventions, holding no name
   an earlier corpus has, committed before any reader ran on it and run once with the reader
   frozen.
+* ``tests/peer_names/fresh7/{visible,sealed}/*.tsv``, the *seventh fresh* corpus (issue 32): 23
+  more systems (software GPU tables and benchmark device names, regional clouds, neoclouds and
+  marketplaces, ML platforms and schedulers), collected under the sixth corpus's brief, holding
+  no name an earlier corpus has, committed before any reader ran on it and run once with the
+  reader frozen.
 
 A row counts as resolved when the spec's accelerator is of the expected model, with the
 expected device count (or count range, ``1..2``, ``4..``) and (where the row gives one)
@@ -79,6 +84,8 @@ FRESH5 = CORPORA / "fresh5" / "visible"
 SEALED5 = CORPORA / "fresh5" / "sealed"
 FRESH6 = CORPORA / "fresh6" / "visible"
 SEALED6 = CORPORA / "fresh6" / "sealed"
+FRESH7 = CORPORA / "fresh7" / "visible"
+SEALED7 = CORPORA / "fresh7" / "sealed"
 TARGET = 0.95
 #: The word in the device column of a name that determines no accelerator: refusing it is right.
 REFUSE = "refuse"
@@ -349,6 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--fresh4", action="store_true", help="only the fourth fresh corpus")
     which.add_argument("--fresh5", action="store_true", help="only the fifth fresh corpus")
     which.add_argument("--fresh6", action="store_true", help="only the sixth fresh corpus")
+    which.add_argument("--fresh7", action="store_true", help="only the seventh fresh corpus")
     parser.add_argument(
         "--no-sealed", action="store_true", help="leave the fresh corpus's sealed third unread"
     )
@@ -371,6 +379,8 @@ def main(argv: list[str] | None = None) -> int:
         "fresh 5, sealed": SEALED5,
         "fresh 6": FRESH6,
         "fresh 6, sealed": SEALED6,
+        "fresh 7": FRESH7,
+        "fresh 7, sealed": SEALED7,
     }
     chosen = {
         "taught": args.taught,
@@ -381,6 +391,7 @@ def main(argv: list[str] | None = None) -> int:
         "fresh 4": args.fresh4,
         "fresh 5": args.fresh5,
         "fresh 6": args.fresh6,
+        "fresh 7": args.fresh7,
     }
     if any(chosen.values()):
         corpora = {k: v for k, v in corpora.items() if chosen.get(k.split(",")[0], False)}
@@ -391,6 +402,7 @@ def main(argv: list[str] | None = None) -> int:
         corpora.pop("fresh 4, sealed", None)
         corpora.pop("fresh 5, sealed", None)
         corpora.pop("fresh 6, sealed", None)
+        corpora.pop("fresh 7, sealed", None)
     results: dict[str, list[Outcome]] = {}
     for title, directory in corpora.items():
         results[title] = [evaluate(row) for row in load(directory)]

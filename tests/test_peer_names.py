@@ -222,6 +222,9 @@ SEALED5 = peer_names.load(peer_names.SEALED5)
 # -- the sixth fresh corpus: 16 more systems, run once with the reader frozen ----------------------
 FRESH6 = peer_names.load(peer_names.FRESH6)
 SEALED6 = peer_names.load(peer_names.SEALED6)
+# -- the seventh fresh corpus: 23 more systems, run once with the reader frozen --------------------
+FRESH7 = peer_names.load(peer_names.FRESH7)
+SEALED7 = peer_names.load(peer_names.SEALED7)
 
 
 def test_the_fourth_corpus_holds_no_name_an_earlier_corpus_has() -> None:
@@ -241,6 +244,13 @@ def test_the_sixth_corpus_holds_no_name_an_earlier_corpus_has() -> None:
     earlier += FRESH4 + SEALED4 + FRESH5 + SEALED5
     seen = {row.name for row in ROWS + earlier}
     assert not [row.name for row in FRESH6 + SEALED6 if row.name in seen]
+
+
+def test_the_seventh_corpus_holds_no_name_an_earlier_corpus_has() -> None:
+    earlier = HELD_OUT + FRESH + SEALED + FRESH2 + SEALED2 + FRESH3 + SEALED3
+    earlier += FRESH4 + SEALED4 + FRESH5 + SEALED5 + FRESH6 + SEALED6
+    seen = {row.name for row in ROWS + earlier}
+    assert not [row.name for row in FRESH7 + SEALED7 if row.name in seen]
 
 
 @pytest.mark.parametrize(
@@ -269,8 +279,25 @@ def test_the_sixth_corpus_holds_no_name_an_earlier_corpus_has() -> None:
             + FRESH5
             + SEALED5,
         ),
+        (
+            FRESH7,
+            SEALED7,
+            HELD_OUT
+            + FRESH
+            + SEALED
+            + FRESH2
+            + SEALED2
+            + FRESH3
+            + SEALED3
+            + FRESH4
+            + SEALED4
+            + FRESH5
+            + SEALED5
+            + FRESH6
+            + SEALED6,
+        ),
     ],
-    ids=["fresh2", "fresh3", "fresh4", "fresh5", "fresh6"],
+    ids=["fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"],
 )
 def test_a_later_fresh_corpus_is_new_sourced_and_split(
     visible: list[Any], sealed: list[Any], earlier: list[Any]
