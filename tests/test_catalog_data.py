@@ -231,7 +231,7 @@ REQUIRED = {
     "T1000": ("T1000", "T1000", True, "nvidia", "gpu"),
     "T1000-8GB": ("T1000-8GB", "T1000_8GB", True, "nvidia", "gpu"),
     "T600": ("T600", "T600", True, "nvidia", "gpu"),
-    # catalog 2026.11.15 (issue 32): cards GPU marketplaces, clouds and software lists name that the catalog lacked
+    # catalog 2026.11.15 (issue 32): cards marketplaces, clouds and software lists name
     "TITAN-V": ("TITAN-V", "TITAN_V", True, "nvidia", "gpu"),
     "GTX-TITAN-X": ("GTX-TITAN-X", "GTX_TITAN_X", True, "nvidia", "gpu"),
     "GTX-1050-TI": ("GTX-1050-TI", "GTX_1050_TI", True, "nvidia", "gpu"),
@@ -717,8 +717,8 @@ def test_halved_sparse_figures_are_half_the_quoted_sparse_value(name):
 @pytest.mark.parametrize("name", ALL_NAMES)
 def test_basic_figures_present_and_plausible(name):
     acc = by_name()[name]
-    # floors: the entry-level cards of catalog 2026.11.15 (2 GB GTX 1050, GTX 950, Quadro P400 and K620;
-    # the K620's 28.8 GB/s of DDR3; the P400's 30 W)
+    # floors: the entry-level cards of catalog 2026.11.15 (2 GB GTX 1050, GTX 950, Quadro P400
+    # and K620; the K620's 28.8 GB/s of DDR3; the P400's 30 W)
     assert 2 <= acc.memory_gb <= 300
     assert 0.025 <= acc.bandwidth_tbps <= 10  # Inferentia 1: 50 GiB/s of DRAM
     if not acc.tflops:  # only where the data says why
@@ -765,7 +765,7 @@ NVIDIA_TENSOR = [
     and not n.startswith(("GTX-", "K40", "RTX-A1000", "RTX-A400"))
     # no tensor cores: Maxwell and Kepler boards, Turing TU117 (T1000, T600)
     and n not in {"M10", "GRID-K520", "T1000", "T1000-8GB", "T600"}
-    # catalog 2026.11.15: TITAN V (the page prints no dense tensor rate), Pascal and Maxwell Quadro cards
+    # catalog 2026.11.15: TITAN V (no dense tensor rate printed), Pascal and Maxwell Quadros
     and n != "TITAN-V"
     and not n.startswith(("QUADRO-P", "QUADRO-M", "QUADRO-K"))
 ]
