@@ -36,7 +36,8 @@ _EXPORTS = LazyExports(
         "accelerators.detect": "current Detected",
         ".": "catalog kinds",
         "accelerators.kinds": "is_nvidia is_amd is_intel is_google is_qualcomm is_ascend is_gpu "
-        "is_tpu is_neuron is_npu is_gaudi is_trainium is_inferentia",
+        "is_tpu is_neuron is_npu is_gaudi is_trainium is_inferentia is_cambricon is_hygon "
+        "is_iluvatar is_metax is_moore_threads is_biren",
     },
 )
 
@@ -60,11 +61,17 @@ if TYPE_CHECKING:
     from accelerators.errors import UnknownPartitionError as UnknownPartitionError
     from accelerators.kinds import is_amd as is_amd
     from accelerators.kinds import is_ascend as is_ascend
+    from accelerators.kinds import is_biren as is_biren
+    from accelerators.kinds import is_cambricon as is_cambricon
     from accelerators.kinds import is_gaudi as is_gaudi
     from accelerators.kinds import is_google as is_google
     from accelerators.kinds import is_gpu as is_gpu
+    from accelerators.kinds import is_hygon as is_hygon
+    from accelerators.kinds import is_iluvatar as is_iluvatar
     from accelerators.kinds import is_inferentia as is_inferentia
     from accelerators.kinds import is_intel as is_intel
+    from accelerators.kinds import is_metax as is_metax
+    from accelerators.kinds import is_moore_threads as is_moore_threads
     from accelerators.kinds import is_neuron as is_neuron
     from accelerators.kinds import is_npu as is_npu
     from accelerators.kinds import is_nvidia as is_nvidia

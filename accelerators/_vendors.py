@@ -13,7 +13,8 @@ Every fact carries where it comes from: the device plugins' resource names are t
 daemonsets advertise (NVIDIA's k8s-device-plugin, ROCm's k8s-device-plugin, Intel's
 intel-device-plugins-for-kubernetes, GKE's TPU device plugin, the AWS Neuron device plugin,
 Habana's device plugin, Huawei's mind-cluster Ascend device plugin, Qualcomm's Cloud AI
-device plugin).
+device plugin, and for Cambricon, Hygon, Iluvatar, MetaX, Moore Threads and Biren the resources
+HAMi's chart and GPUStack's manufacturer table give for their plugins).
 
 Standard library only: the tokenizer and ``import accelerators`` read it.
 """
@@ -176,6 +177,70 @@ VENDORS: tuple[VendorRecord, ...] = (
         # Qualcomm's Cloud AI device plugin: one resource per AI 100 SoC
         devices=(DeviceRecord("npu", "Cloud AI NPU", "qualcomm.com/qaic", "qualcomm-"),),
         products="Cloud AI 100",
+    ),
+    # The Chinese vendors below: the resources their device plugins advertise, as HAMi's chart
+    # (Project-HAMi/HAMi charts/hami values.yaml and device-configmap.yaml, 4707fb0) and GPUStack's
+    # manufacturer table name them; no node-taint convention was found for any of them.
+    VendorRecord(
+        name="cambricon",
+        display="Cambricon",
+        article="a",
+        # Cambricon's cambricon-device-plugin: one cambricon.com/mlu per MLU
+        devices=(DeviceRecord("npu", "Cambricon MLU", "cambricon.com/mlu", "cambricon-"),),
+        products="MLU",
+    ),
+    VendorRecord(
+        name="hygon",
+        display="Hygon",
+        article="a",
+        # Hygon's DCU device plugin: one hygon.com/dcu per DCU
+        devices=(DeviceRecord("gpu", "Hygon DCU", "hygon.com/dcu", "hygon-"),),
+        products="DCU",
+    ),
+    VendorRecord(
+        name="iluvatar",
+        display="Iluvatar",
+        article="an",
+        # Iluvatar CoreX's ix-device-plugin: iluvatar.ai/gpu; its newer plugin (and GPUStack's
+        # table) names iluvatar.com/gpu
+        devices=(
+            DeviceRecord(
+                "gpu", "Iluvatar CoreX GPU", "iluvatar.ai/gpu", "iluvatar-", ("iluvatar.com/gpu",)
+            ),
+        ),
+        products="CoreX (Tiangai, Zhikai)",
+    ),
+    VendorRecord(
+        name="metax",
+        display="MetaX",
+        article="a",
+        # MetaX's gpu-device plugin: metax-tech.com/gpu per GPU; its sGPU plugin's shares
+        devices=(
+            DeviceRecord(
+                "gpu", "MetaX GPU", "metax-tech.com/gpu", "metax-", ("metax-tech.com/sgpu",)
+            ),
+        ),
+        products="Xiyun C",
+    ),
+    VendorRecord(
+        name="mthreads",
+        display="MooreThreads",
+        article="a",
+        # Moore Threads' mthreads-device-plugin: mthreads.com/gpu; its shared vGPU slots
+        devices=(
+            DeviceRecord(
+                "gpu", "Moore Threads GPU", "mthreads.com/gpu", "mthreads-", ("mthreads.com/vgpu",)
+            ),
+        ),
+        products="MTT S",
+    ),
+    VendorRecord(
+        name="biren",
+        display="Biren",
+        article="a",
+        # Biren's device plugin as HAMi's chart names it: birentech.com/gpu
+        devices=(DeviceRecord("gpu", "Biren GPU", "birentech.com/gpu", "biren-"),),
+        products="BR100",
     ),
 )
 

@@ -33,11 +33,17 @@ __all__ = [
     "accelerators_of",
     "is_amd",
     "is_ascend",
+    "is_biren",
+    "is_cambricon",
     "is_gaudi",
     "is_google",
     "is_gpu",
+    "is_hygon",
+    "is_iluvatar",
     "is_inferentia",
     "is_intel",
+    "is_metax",
+    "is_moore_threads",
     "is_neuron",
     "is_npu",
     "is_nvidia",
@@ -93,4 +99,13 @@ is_trainium = _every(lambda acc: acc.family == "Trainium", "an AWS Trainium chip
 is_inferentia = _every(lambda acc: acc.family == "Inferentia", "an AWS Inferentia chip")
 is_gaudi = _every(lambda acc: acc.device_class == "hpu", "an Intel Gaudi HPU")
 is_ascend = _made_by("huawei")
-is_npu = _every(lambda acc: acc.device_class == "npu", "an NPU (Huawei Ascend, Qualcomm Cloud AI)")
+is_cambricon = _made_by("cambricon")
+is_hygon = _made_by("hygon")
+is_iluvatar = _made_by("iluvatar")
+is_metax = _made_by("metax")
+is_moore_threads = _made_by("mthreads")
+is_biren = _made_by("biren")
+is_npu = _every(
+    lambda acc: acc.device_class == "npu",
+    "an NPU (Huawei Ascend, Qualcomm Cloud AI, Cambricon MLU)",
+)

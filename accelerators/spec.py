@@ -132,6 +132,12 @@ class AcceleratorSpec(BaseModel):
     AWS: ClassVar[_Factories] = _Factories("aws")
     Huawei: ClassVar[_Factories] = _Factories("huawei")
     Qualcomm: ClassVar[_Factories] = _Factories("qualcomm")
+    Cambricon: ClassVar[_Factories] = _Factories("cambricon")
+    Hygon: ClassVar[_Factories] = _Factories("hygon")
+    Iluvatar: ClassVar[_Factories] = _Factories("iluvatar")
+    MetaX: ClassVar[_Factories] = _Factories("metax")
+    MooreThreads: ClassVar[_Factories] = _Factories("mthreads")
+    Biren: ClassVar[_Factories] = _Factories("biren")
 
     def __init__(self, **data: Any) -> None:
         try:

@@ -352,6 +352,12 @@ def test_every_constant_has_a_distinct_valid_device_string() -> None:
         ("aws", "neuron"): "aws-neuron-",
         ("huawei", "npu"): "huawei-",
         ("qualcomm", "npu"): "qualcomm-",
+        ("cambricon", "npu"): "cambricon-",
+        ("hygon", "gpu"): "hygon-",
+        ("iluvatar", "gpu"): "iluvatar-",
+        ("metax", "gpu"): "metax-",
+        ("mthreads", "gpu"): "mthreads-",
+        ("biren", "gpu"): "biren-",
     }
     for name, device in derived.items():
         acc = _constant(name).accelerator

@@ -190,6 +190,12 @@ VENDOR_NAMESPACES = {
     "aws": S.AWS,
     "huawei": S.Huawei,
     "qualcomm": S.Qualcomm,
+    "cambricon": S.Cambricon,
+    "hygon": S.Hygon,
+    "iluvatar": S.Iluvatar,
+    "metax": S.MetaX,
+    "mthreads": S.MooreThreads,
+    "biren": S.Biren,
 }
 
 

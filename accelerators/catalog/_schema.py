@@ -32,7 +32,21 @@ SCHEMA_VERSION = 1
 #: Dense-TFLOPS keys, in display order. ``fp32`` is the non-tensor (vector) rate on NVIDIA.
 DTYPES: tuple[str, ...] = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "mxfp8", "fp4", "int8")
 
-Vendor = Literal["nvidia", "amd", "intel", "google", "aws", "huawei", "qualcomm"]
+Vendor = Literal[
+    "nvidia",
+    "amd",
+    "intel",
+    "google",
+    "aws",
+    "huawei",
+    "qualcomm",
+    "cambricon",
+    "hygon",
+    "iluvatar",
+    "metax",
+    "mthreads",
+    "biren",
+]
 DeviceClass = Literal["gpu", "tpu", "neuron", "hpu", "npu"]
 Confidence = Literal["source", "derived", "unconfirmed"]
 #: What a source is: the vendor's datasheet or product brief, its product page, a whitepaper

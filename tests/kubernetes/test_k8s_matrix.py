@@ -52,6 +52,12 @@ RESOURCES = {
     ("intel", "gpu"): "gpu.intel.com/i915",
     ("huawei", "npu"): "huawei.com/Ascend910",  # the Ascend device plugin's resource
     ("qualcomm", "npu"): "qualcomm.com/qaic",  # Qualcomm's Cloud AI device plugin
+    ("cambricon", "npu"): "cambricon.com/mlu",  # Cambricon's device plugin
+    ("hygon", "gpu"): "hygon.com/dcu",  # Hygon's DCU device plugin
+    ("iluvatar", "gpu"): "iluvatar.ai/gpu",  # Iluvatar CoreX's ix-device-plugin
+    ("metax", "gpu"): "metax-tech.com/gpu",  # MetaX's GPU device plugin
+    ("mthreads", "gpu"): "mthreads.com/gpu",  # Moore Threads' device plugin
+    ("biren", "gpu"): "birentech.com/gpu",  # Biren's device plugin (HAMi's chart)
 }
 TAINTS = {"nvidia.com/gpu": "nvidia.com/gpu", "amd.com/gpu": "amd.com/gpu"}
 

@@ -96,10 +96,11 @@ def test_every_constant_has_a_flyte2_device(acc: Any) -> None:
         with pytest.raises(PlacementError, match=f"no device class for {acc.vendor} npu"):
             flyte2_device(text)
         return
-    if (acc.vendor, acc.device_class) == ("intel", "gpu"):
+    if acc.device_class == "gpu" and acc.vendor not in ("nvidia", "amd"):
         # Flyte 2's DeviceClass has no Intel GPU (GPU, TPU, NEURON, AMD_GPU, HABANA_GAUDI,
-        # APPLE_SILICON): refused with a reason, never sent as an NVIDIA "GPU".
-        with pytest.raises(PlacementError, match="no device class for intel gpu"):
+        # APPLE_SILICON), nor Hygon's, Iluvatar's, MetaX's, Moore Threads' or Biren's: refused
+        # with a reason, never sent as an NVIDIA "GPU".
+        with pytest.raises(PlacementError, match=f"no device class for {acc.vendor} gpu"):
             flyte2_device(text)
         return
     device = flyte2_device(text)
