@@ -34,6 +34,10 @@ from accelerators.errors import UnknownAcceleratorError
         ("vgpu.a100.2g.20gb", "A100-80GB@2g.20gb"),
         ("vgpu-t4", "T4@shared"),
         ("vm.l40s", "L40S"),
+        # an instance described with its machine's figures; a '/' before them offers no choice
+        ("1xL40S / 16 vCPU / 232GiB RAM", "L40S"),
+        ("2x H100 / 32 vCPU / 400 GB RAM", "H100-SXM:2 | H100-PCIE:2 | H100-NVL:2"),
+        ("k8s-l4", "L4"),
     ],
 )
 def test_prose_counts_and_words_read(text: str, canonical: str) -> None:
@@ -55,6 +59,8 @@ def test_prose_counts_and_words_read(text: str, canonical: str) -> None:
         ("shared a100 1g.10gb", "both a MIG profile and a shared slot"),
         # "vm" is a word, but a number after the model is still unplaced
         ("vm.a6000.4", "'4'"),
+        # a '/' between a model and a bare number is still a choice
+        ("H100 / 8", "a choice of boards"),
     ],
 )
 def test_prose_counts_that_say_too_little_are_refused(text: str, says: str) -> None:

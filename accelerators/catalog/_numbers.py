@@ -131,8 +131,12 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
                 )
                 token.role, token.meaning = "memory", "the unit of the size before it"
                 prev.number = float(prev.piece.groups[0]) * UNITS[piece.value]
-                prev.role = "memory"
-                state.memory.append(prev)
+                if _is_host(nxt):  # "400 GB RAM": the machine's
+                    prev.role = token.role = "host figure"
+                    prev.meaning = f"{format_number(prev.number)} GB of RAM"
+                else:
+                    prev.role = "memory"
+                    state.memory.append(prev)
         elif kind == "unknown" and piece.value == "x" and _next_to_number(prev, nxt):
             token.role, token.meaning = "count marker", "the x of a count"
     _read_parallel(state)

@@ -328,9 +328,15 @@ def _a_choice(state: Read, models: list[Token]) -> bool:
         before = [p for p in parts if p.end <= slash]
         after = [p for p in parts if p.start > slash]
         kinds = {before[-1].kind, after[0].kind} if before and after else set()
+        if len(after) > 1 and after[0].kind == "number" and after[1].kind in _HOST_KINDS:
+            continue  # "1xL40S / 16 vCPU / 232GiB RAM": the machine's figures, no other board
         if kinds and (kinds <= {"model", "number"} or kinds <= {"memory"}):
             return True
     return False
+
+
+#: Pieces that make the number before them a figure of the machine (``16 vCPU``).
+_HOST_KINDS = frozenset({"host", "cpu"})
 
 
 def _read_unknown(state: Read, models: list[Token]) -> None:
