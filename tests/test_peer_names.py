@@ -227,77 +227,34 @@ FRESH7 = peer_names.load(peer_names.FRESH7)
 SEALED7 = peer_names.load(peer_names.SEALED7)
 
 
-def test_the_fourth_corpus_holds_no_name_an_earlier_corpus_has() -> None:
-    earlier = HELD_OUT + FRESH + SEALED + FRESH2 + SEALED2 + FRESH3 + SEALED3
-    seen = {row.name for row in ROWS + earlier}
-    assert not [row.name for row in FRESH4 + SEALED4 if row.name in seen]
+#: The fresh corpora in the order they were collected, each (visible, sealed).
+IN_ORDER = [
+    (FRESH, SEALED),
+    (FRESH2, SEALED2),
+    (FRESH3, SEALED3),
+    (FRESH4, SEALED4),
+    (FRESH5, SEALED5),
+    (FRESH6, SEALED6),
+    (FRESH7, SEALED7),
+]
 
 
-def test_the_fifth_corpus_holds_no_name_an_earlier_corpus_has() -> None:
-    earlier = HELD_OUT + FRESH + SEALED + FRESH2 + SEALED2 + FRESH3 + SEALED3 + FRESH4 + SEALED4
-    seen = {row.name for row in ROWS + earlier}
-    assert not [row.name for row in FRESH5 + SEALED5 if row.name in seen]
+def _before(index: int) -> list[Any]:
+    """The held-out corpus and every fresh corpus collected before ``IN_ORDER[index]``."""
+    return HELD_OUT + [row for visible, sealed in IN_ORDER[:index] for row in visible + sealed]
 
 
-def test_the_sixth_corpus_holds_no_name_an_earlier_corpus_has() -> None:
-    earlier = HELD_OUT + FRESH + SEALED + FRESH2 + SEALED2 + FRESH3 + SEALED3
-    earlier += FRESH4 + SEALED4 + FRESH5 + SEALED5
-    seen = {row.name for row in ROWS + earlier}
-    assert not [row.name for row in FRESH6 + SEALED6 if row.name in seen]
-
-
-def test_the_seventh_corpus_holds_no_name_an_earlier_corpus_has() -> None:
-    earlier = HELD_OUT + FRESH + SEALED + FRESH2 + SEALED2 + FRESH3 + SEALED3
-    earlier += FRESH4 + SEALED4 + FRESH5 + SEALED5 + FRESH6 + SEALED6
-    seen = {row.name for row in ROWS + earlier}
-    assert not [row.name for row in FRESH7 + SEALED7 if row.name in seen]
+@pytest.mark.parametrize("index", range(3, len(IN_ORDER)), ids=lambda i: f"fresh{i + 1}")
+def test_a_later_corpus_holds_no_name_an_earlier_corpus_has(index: int) -> None:
+    visible, sealed = IN_ORDER[index]
+    seen = {row.name for row in ROWS + _before(index)}
+    assert not [row.name for row in visible + sealed if row.name in seen]
 
 
 @pytest.mark.parametrize(
     ("visible", "sealed", "earlier"),
-    [
-        (FRESH2, SEALED2, HELD_OUT + FRESH + SEALED),
-        (FRESH3, SEALED3, HELD_OUT + FRESH + SEALED + FRESH2 + SEALED2),
-        (FRESH4, SEALED4, HELD_OUT + FRESH + SEALED + FRESH2 + SEALED2 + FRESH3 + SEALED3),
-        (
-            FRESH5,
-            SEALED5,
-            HELD_OUT + FRESH + SEALED + FRESH2 + SEALED2 + FRESH3 + SEALED3 + FRESH4 + SEALED4,
-        ),
-        (
-            FRESH6,
-            SEALED6,
-            HELD_OUT
-            + FRESH
-            + SEALED
-            + FRESH2
-            + SEALED2
-            + FRESH3
-            + SEALED3
-            + FRESH4
-            + SEALED4
-            + FRESH5
-            + SEALED5,
-        ),
-        (
-            FRESH7,
-            SEALED7,
-            HELD_OUT
-            + FRESH
-            + SEALED
-            + FRESH2
-            + SEALED2
-            + FRESH3
-            + SEALED3
-            + FRESH4
-            + SEALED4
-            + FRESH5
-            + SEALED5
-            + FRESH6
-            + SEALED6,
-        ),
-    ],
-    ids=["fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"],
+    [(*IN_ORDER[i], _before(i)) for i in range(1, len(IN_ORDER))],
+    ids=[f"fresh{i + 1}" for i in range(1, len(IN_ORDER))],
 )
 def test_a_later_fresh_corpus_is_new_sourced_and_split(
     visible: list[Any], sealed: list[Any], earlier: list[Any]
