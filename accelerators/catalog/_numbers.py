@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from accelerators._text import format_number, quote
 from accelerators.catalog._narrow import UNITS, Read, Token, refuse
+from accelerators.catalog._vgpu import consumer_card
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -111,7 +112,7 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
             _vgpu_profile(token)  # NVIDIA's C-series (compute) vGPU: "A30-6C", "H100-40C"
         elif kind == "vgpu":
             # a GeForce card has no vGPU profiles
-            consumer = not candidates or any(_consumer(a) for a in candidates)
+            consumer = not candidates or any(consumer_card(a) for a in candidates)
             if prev is not None and prev.role == "model" and not piece.glued and not consumer:
                 _vgpu_profile(token)
         elif kind == "topology":
@@ -346,10 +347,5 @@ def _compute_profile(
     # NVIDIA vGPU runs on data-centre and professional boards, never a GeForce card (whose
     # "4C" is something else: UCloud's 2080Ti-4C)
     return bool(candidates) and all(
-        0 < size <= a.device_memory_gb and not _consumer(a) for a in candidates
+        0 < size <= a.device_memory_gb and not consumer_card(a) for a in candidates
     )
-
-
-def _consumer(acc: Accelerator) -> bool:
-    """A GeForce or Radeon RX card: NVIDIA's vGPU software does not run on one."""
-    return "consumer" in acc.form_factor.casefold()

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from accelerators.catalog._reading import TokenReading
     from accelerators.catalog._schema import Accelerator
 
-__all__ = ["profile_share", "read_vgpu_type", "vgpu_tokens"]
+__all__ = ["consumer_card", "profile_share", "read_vgpu_type", "vgpu_tokens"]
 
 #: ``[nvidia.com/][NVIDIA ][GRID ]<board>-[<slices>-]<GB><series>[ME]``.
 _TYPE = re.compile(
@@ -58,9 +58,22 @@ _WHOLE = 0.98
 _MOST_PER_GPU = 32
 
 
+#: The last catalog file read and its board codes (a catalog reload makes a new file).
+_BOARDS: tuple[object, dict[str, tuple[str, str]]] = (None, {})
+
+
 def _boards() -> dict[str, tuple[str, str]]:
     """The catalog's vGPU board codes, case-folded, to (board, SKU or "")."""
-    return {b.code.casefold(): (b.board, b.sku) for b in _store.LOADED.file().vgpu_boards}
+    global _BOARDS
+    file = _store.LOADED.file()
+    if _BOARDS[0] is not file:
+        _BOARDS = (file, {b.code.casefold(): (b.board, b.sku) for b in file.vgpu_boards})
+    return _BOARDS[1]
+
+
+def consumer_card(acc: Accelerator) -> bool:
+    """A GeForce or Radeon RX card: NVIDIA's vGPU software does not run on one."""
+    return "consumer" in acc.form_factor.casefold()
 
 
 def profile_share(size_gb: float, acc: Accelerator) -> float | None:
@@ -105,7 +118,7 @@ def read_vgpu_type(text: str, lookup: Callable[[str], NameMatch | None]) -> Name
         return None  # no one board: the token reader reads it or says why not
     acc = found.accelerator
     pinned = known is not None or found.pinned
-    if acc.vendor != "nvidia" or "consumer" in acc.form_factor.casefold():
+    if acc.vendor != "nvidia" or consumer_card(acc):
         return None  # vGPU runs on data-centre and professional boards ("2080Ti-4C" is not one)
     size = float(m["size"])
     if m["slices"]:
