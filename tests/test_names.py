@@ -636,6 +636,9 @@ def test_a_number_or_slash_the_reader_cannot_place_is_refused(text: str, why: st
         ("gpu-a40-small", "small", "gpu-a40-small:1", "A40"),  # Replicate's has 1
         ("h100-xl", "xl", "h100-xl:8", "H100-SXM:8 | H100-PCIE:8 | H100-NVL:8"),
         ("gpu-a100-large", "large", "gpu-a100-large:80GB:4", "A100-80GB:4"),
+        # a numbered size sizes the machine, not its GPUs: Saturn Cloud's V100-8XLarge has 4
+        ("V100-8XLarge", "8XLarge", "V100-8XLarge:32GB:4", "V100-32GB:4"),
+        ("gpu.a10.6xlarge", "6xlarge", "gpu.a10.6xlarge:1", "A10"),
     ],
 )
 def test_an_instance_size_needs_the_count_from_the_spec(

@@ -44,9 +44,18 @@ def left_to_system(state: Read) -> str:
         return ""
     for token in state.tokens:
         # a pci.ids chip's "GL-XL" is no instance size, nor is a size glued to the model
-        if _is_word(token, "sizes", _COUNT_SIZES) and token.role != "chip":
+        if _is_size(token) and token.role != "chip":
             return _needs(state, token, "an instance size")
     return ""
+
+
+def _is_size(token: Token) -> bool:
+    """An instance size: ``large``, or a numbered one (Saturn Cloud's ``V100-8XLarge`` is 4
+    V100s, its ``V100-16XLarge`` 8: the number sizes the machine, it counts no devices)."""
+    piece = token.piece
+    if piece.kind == "size":
+        return not piece.glued and not piece.bracket
+    return _is_word(token, "sizes", _COUNT_SIZES)
 
 
 def _is_word(token: Token, group: str, words: frozenset[str]) -> bool:
