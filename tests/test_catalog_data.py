@@ -293,6 +293,13 @@ REQUIRED = {
         "gpu",
     ),
     "JETSON-XAVIER-NX-8GB": ("JETSON-XAVIER-NX-8GB", "JETSON_XAVIER_NX_8GB", True, "nvidia", "gpu"),
+    "JETSON-XAVIER-NX-16GB": (
+        "JETSON-XAVIER-NX-16GB",
+        "JETSON_XAVIER_NX_16GB",
+        True,
+        "nvidia",
+        "gpu",
+    ),
     "JETSON-NANO-4GB": ("JETSON-NANO-4GB", "JETSON_NANO_4GB", True, "nvidia", "gpu"),
 }
 
@@ -1016,6 +1023,7 @@ JETSON_FIGURES = {
     "JETSON-ORIN-NANO-4GB": (4, 0.034, 10, 0.64, "nvidia-jetson-orin-nano-datasheet"),
     "JETSON-AGX-XAVIER-32GB": (32, 0.1365, None, None, "ultralytics-jetson-guide"),
     "JETSON-XAVIER-NX-8GB": (8, 0.0597, None, None, "ultralytics-jetson-guide"),
+    "JETSON-XAVIER-NX-16GB": (16, 0.0597, None, None, "seeed-recomputer-j20"),
     "JETSON-NANO-4GB": (4, 0.0256, None, None, "ultralytics-jetson-guide"),
 }
 
