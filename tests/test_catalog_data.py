@@ -270,6 +270,37 @@ REQUIRED = {
     "R9700": ("R9700", "R9700", True, "amd", "gpu"),
     "ARC-A380": ("ARC-A380", "ARC_A380", True, "intel", "gpu"),
     "RTX-PRO-4500-SERVER": ("RTX-PRO-4500-SERVER", "RTX_PRO_4500_SERVER", True, "nvidia", "gpu"),
+    # catalog 2026.11.16 (issue 32): NVIDIA Jetson modules (unified-memory SoCs)
+    "JETSON-T5000": ("JETSON-T5000", "JETSON_T5000", True, "nvidia", "gpu"),
+    "JETSON-AGX-ORIN-64GB": ("JETSON-AGX-ORIN-64GB", "JETSON_AGX_ORIN_64GB", True, "nvidia", "gpu"),
+    "JETSON-AGX-ORIN-32GB": ("JETSON-AGX-ORIN-32GB", "JETSON_AGX_ORIN_32GB", True, "nvidia", "gpu"),
+    "JETSON-AGX-ORIN-INDUSTRIAL": (
+        "JETSON-AGX-ORIN-INDUSTRIAL",
+        "JETSON_AGX_ORIN_INDUSTRIAL",
+        True,
+        "nvidia",
+        "gpu",
+    ),
+    "JETSON-ORIN-NX-16GB": ("JETSON-ORIN-NX-16GB", "JETSON_ORIN_NX_16GB", True, "nvidia", "gpu"),
+    "JETSON-ORIN-NX-8GB": ("JETSON-ORIN-NX-8GB", "JETSON_ORIN_NX_8GB", True, "nvidia", "gpu"),
+    "JETSON-ORIN-NANO-8GB": ("JETSON-ORIN-NANO-8GB", "JETSON_ORIN_NANO_8GB", True, "nvidia", "gpu"),
+    "JETSON-ORIN-NANO-4GB": ("JETSON-ORIN-NANO-4GB", "JETSON_ORIN_NANO_4GB", True, "nvidia", "gpu"),
+    "JETSON-AGX-XAVIER-32GB": (
+        "JETSON-AGX-XAVIER-32GB",
+        "JETSON_AGX_XAVIER_32GB",
+        True,
+        "nvidia",
+        "gpu",
+    ),
+    "JETSON-XAVIER-NX-8GB": ("JETSON-XAVIER-NX-8GB", "JETSON_XAVIER_NX_8GB", True, "nvidia", "gpu"),
+    "JETSON-XAVIER-NX-16GB": (
+        "JETSON-XAVIER-NX-16GB",
+        "JETSON_XAVIER_NX_16GB",
+        True,
+        "nvidia",
+        "gpu",
+    ),
+    "JETSON-NANO-4GB": ("JETSON-NANO-4GB", "JETSON_NANO_4GB", True, "nvidia", "gpu"),
 }
 
 # -- flytekit 1.16.31 constants and the device strings they send (reference: flyte.md §1) --
@@ -728,13 +759,14 @@ def test_halved_sparse_figures_are_half_the_quoted_sparse_value(name):
 def test_basic_figures_present_and_plausible(name):
     acc = by_name()[name]
     # floors: the entry-level cards of catalog 2026.11.15 (2 GB GTX 1050, GTX 950, Quadro P400
-    # and K620; the K620's 28.8 GB/s of DDR3; the P400's 30 W)
+    # and K620; the K620's 28.8 GB/s of DDR3; the P400's 30 W); the Jetson Nano's 25.6 GB/s and
+    # the Orin Nano 4GB's 10 W mode of catalog 2026.11.16
     assert 2 <= acc.memory_gb <= 300
     assert 0.025 <= acc.bandwidth_tbps <= 10  # Inferentia 1: 50 GiB/s of DRAM
     if not acc.tflops:  # only where the data says why
         assert any("left out" in note for note in acc.notes), name
     if acc.tdp_w is not None:
-        assert 25 <= acc.tdp_w <= 1500
+        assert 10 <= acc.tdp_w <= 1500
 
 
 #: NVIDIA entries whose tensor figures the data leaves out (consumer cards, unretrieved sheets).
@@ -757,6 +789,7 @@ TENSOR_LEFT_OUT = {
             "RTX-A2000",
             "RTX-A5500",
             "TITAN-",
+            "JETSON-",
         )
     )
 }
@@ -975,3 +1008,45 @@ def test_figures_citing_a_source_without_url_are_unconfirmed():
         if sources[fig.source].url is None and fig.confidence != "unconfirmed"
     ]
     assert loose == []
+
+
+# -- catalog 2026.11.16 (issue 32): the NVIDIA Jetson modules and the figures read for them --
+#: name -> (memory GB, bandwidth TB/s, tdp W or None, fp32 TFLOPS or None, source of the memory)
+JETSON_FIGURES = {
+    "JETSON-T5000": (128, 0.273, None, None, "ridgerun-jetson-thor"),
+    "JETSON-AGX-ORIN-64GB": (64, 0.2048, 60, 5.32, "nvidia-jetson-agx-orin-datasheet"),
+    "JETSON-AGX-ORIN-32GB": (32, 0.2048, 40, 3.365, "nvidia-jetson-agx-orin-datasheet"),
+    "JETSON-AGX-ORIN-INDUSTRIAL": (64, 0.2048, 75, 4.8, "nvidia-jetson-agx-orin-datasheet"),
+    "JETSON-ORIN-NX-16GB": (16, 0.102, 25, 1.88, "nvidia-jetson-orin-nx-datasheet"),
+    "JETSON-ORIN-NX-8GB": (8, 0.102, 20, 1.56, "nvidia-jetson-orin-nx-datasheet"),
+    "JETSON-ORIN-NANO-8GB": (8, 0.068, 15, 1.28, "nvidia-jetson-orin-nano-datasheet"),
+    "JETSON-ORIN-NANO-4GB": (4, 0.034, 10, 0.64, "nvidia-jetson-orin-nano-datasheet"),
+    "JETSON-AGX-XAVIER-32GB": (32, 0.1365, None, None, "ultralytics-jetson-guide"),
+    "JETSON-XAVIER-NX-8GB": (8, 0.0597, None, None, "ultralytics-jetson-guide"),
+    "JETSON-XAVIER-NX-16GB": (16, 0.0597, None, None, "seeed-recomputer-j20"),
+    "JETSON-NANO-4GB": (4, 0.0256, None, None, "ultralytics-jetson-guide"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(JETSON_FIGURES))
+def test_jetson_module_figures(name):
+    acc = by_name()[name]
+    memory, bandwidth, tdp, fp32, source = JETSON_FIGURES[name]
+    assert (acc.memory_gb, acc.bandwidth_tbps, acc.tdp_w) == (memory, bandwidth, tdp)
+    assert acc.tflops.get("fp32") == fp32
+    # no sparse-only tensor rate is stored: only the CUDA-core FP32 where the sheet prints it
+    assert set(acc.tflops) <= {"fp32"}
+    assert acc.figure("memory_gb").source == source
+    assert "unified" in acc.memory_type
+    assert "unified" in acc.figure("memory_gb").note
+    assert acc.family.startswith("Jetson")
+    assert acc.device_class == "gpu"
+
+
+@pytest.mark.parametrize("name", [n for n in JETSON_FIGURES if "-ORIN-N" in n])
+def test_jetson_super_mode_is_a_note_not_the_figures(name):
+    # NVIDIA's data sheets give MAXN_SUPER as a power mode of the same module: the default
+    # column is stored, the MAXN_SUPER one is in a note
+    acc = by_name()[name]
+    assert any("MAXN_SUPER" in note for note in acc.notes)
+    assert "MAXN_SUPER" in acc.figure("tdp_w").note
