@@ -270,6 +270,52 @@ REQUIRED = {
     "R9700": ("R9700", "R9700", True, "amd", "gpu"),
     "ARC-A380": ("ARC-A380", "ARC_A380", True, "intel", "gpu"),
     "RTX-PRO-4500-SERVER": ("RTX-PRO-4500-SERVER", "RTX_PRO_4500_SERVER", True, "nvidia", "gpu"),
+    # catalog 2026.11.16 (issue 32): more cards marketplaces, software lists and old clusters name
+    "RX-6600-XT": ("RX-6600-XT", "RX_6600_XT", True, "amd", "gpu"),
+    "RX-6650-XT": ("RX-6650-XT", "RX_6650_XT", True, "amd", "gpu"),
+    "RX-6750-XT": ("RX-6750-XT", "RX_6750_XT", True, "amd", "gpu"),
+    "RX-6400": ("RX-6400", "RX_6400", True, "amd", "gpu"),
+    "RX-5500-XT-8GB": ("RX-5500-XT-8GB", "RX_5500_XT_8GB", True, "amd", "gpu"),
+    "RX-5500-XT-4GB": ("RX-5500-XT-4GB", "RX_5500_XT_4GB", True, "amd", "gpu"),
+    "RX-5600-XT": ("RX-5600-XT", "RX_5600_XT", True, "amd", "gpu"),
+    "RX-5700": ("RX-5700", "RX_5700", True, "amd", "gpu"),
+    "RX-7600": ("RX-7600", "RX_7600", True, "amd", "gpu"),
+    "RX-7600-XT": ("RX-7600-XT", "RX_7600_XT", True, "amd", "gpu"),
+    "RX-7700-XT": ("RX-7700-XT", "RX_7700_XT", True, "amd", "gpu"),
+    "RX-580-8GB": ("RX-580-8GB", "RX_580_8GB", True, "amd", "gpu"),
+    "RX-580-4GB": ("RX-580-4GB", "RX_580_4GB", True, "amd", "gpu"),
+    "RX-570-8GB": ("RX-570-8GB", "RX_570_8GB", True, "amd", "gpu"),
+    "RX-570-4GB": ("RX-570-4GB", "RX_570_4GB", True, "amd", "gpu"),
+    "RX-VEGA-56": ("RX-VEGA-56", "RX_VEGA_56", True, "amd", "gpu"),
+    "RX-VEGA-64": ("RX-VEGA-64", "RX_VEGA_64", True, "amd", "gpu"),
+    "W5700": ("W5700", "W5700", True, "amd", "gpu"),
+    "W6400": ("W6400", "W6400", True, "amd", "gpu"),
+    "GTX-1650-SUPER": ("GTX-1650-SUPER", "GTX_1650_SUPER", True, "nvidia", "gpu"),
+    "GTX-1630": ("GTX-1630", "GTX_1630", True, "nvidia", "gpu"),
+    "RTX-3050-6GB": ("RTX-3050-6GB", "RTX_3050_6GB", True, "nvidia", "gpu"),
+    "RTX-3060-8GB": ("RTX-3060-8GB", "RTX_3060_8GB", True, "nvidia", "gpu"),
+    "RTX-2060-12GB": ("RTX-2060-12GB", "RTX_2060_12GB", True, "nvidia", "gpu"),
+    "RTX-3080-12GB": ("RTX-3080-12GB", "RTX_3080_12GB", True, "nvidia", "gpu"),
+    "GTX-780-3GB": ("GTX-780-3GB", "GTX_780_3GB", True, "nvidia", "gpu"),
+    "GTX-780-6GB": ("GTX-780-6GB", "GTX_780_6GB", True, "nvidia", "gpu"),
+    "GTX-780-TI": ("GTX-780-TI", "GTX_780_TI", True, "nvidia", "gpu"),
+    "GTX-TITAN": ("GTX-TITAN", "GTX_TITAN", True, "nvidia", "gpu"),
+    "GTX-TITAN-BLACK": ("GTX-TITAN-BLACK", "GTX_TITAN_BLACK", True, "nvidia", "gpu"),
+    "RTX-5050": ("RTX-5050", "RTX_5050", True, "nvidia", "gpu"),
+    "K20": ("K20", "K20", True, "nvidia", "gpu"),
+    "K20X": ("K20X", "K20X", True, "nvidia", "gpu"),
+    "K10": ("K10", "K10", True, "nvidia", "gpu"),
+    "M2090": ("M2090", "M2090", True, "nvidia", "gpu"),
+    "M4": ("M4", "M4", True, "nvidia", "gpu"),
+    "M6": ("M6", "M6", True, "nvidia", "gpu"),
+    "P6": ("P6", "P6", True, "nvidia", "gpu"),
+    "ARC-A580": ("ARC-A580", "ARC_A580", True, "intel", "gpu"),
+    "ARC-A310": ("ARC-A310", "ARC_A310", True, "intel", "gpu"),
+    "ARC-PRO-A40": ("ARC-PRO-A40", "ARC_PRO_A40", True, "intel", "gpu"),
+    "ARC-PRO-A50": ("ARC-PRO-A50", "ARC_PRO_A50", True, "intel", "gpu"),
+    "ARC-PRO-A60": ("ARC-PRO-A60", "ARC_PRO_A60", True, "intel", "gpu"),
+    "ARC-B570": ("ARC-B570", "ARC_B570", True, "intel", "gpu"),
+    "ARC-PRO-B50": ("ARC-PRO-B50", "ARC_PRO_B50", True, "intel", "gpu"),
 }
 
 # -- flytekit 1.16.31 constants and the device strings they send (reference: flyte.md §1) --
@@ -778,6 +824,8 @@ NVIDIA_TENSOR = [
     # catalog 2026.11.15: TITAN V (no dense tensor rate printed), Pascal and Maxwell Quadros
     and n != "TITAN-V"
     and not n.startswith(("QUADRO-P", "QUADRO-M", "QUADRO-K"))
+    # catalog 2026.11.16: Kepler, Fermi, Maxwell and Pascal (GP104) Tesla boards, no tensor cores
+    and n not in {"K20", "K20X", "K10", "M2090", "M4", "M6", "P6"}
 ]
 
 
