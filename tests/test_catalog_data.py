@@ -17,6 +17,7 @@ import pytest
 
 from accelerators import catalog
 from accelerators.catalog import Accelerator, _store
+from accelerators.catalog._names import resolve_name
 from accelerators.catalog._schema import DTYPES
 from accelerators.errors import CatalogDataError, UnknownAcceleratorError
 
@@ -301,6 +302,53 @@ REQUIRED = {
         "gpu",
     ),
     "JETSON-NANO-4GB": ("JETSON-NANO-4GB", "JETSON_NANO_4GB", True, "nvidia", "gpu"),
+
+    # catalog 2026.11.16 (issue 32): more cards marketplaces, software lists and old clusters name
+    "RX-6600-XT": ("RX-6600-XT", "RX_6600_XT", True, "amd", "gpu"),
+    "RX-6650-XT": ("RX-6650-XT", "RX_6650_XT", True, "amd", "gpu"),
+    "RX-6750-XT": ("RX-6750-XT", "RX_6750_XT", True, "amd", "gpu"),
+    "RX-6400": ("RX-6400", "RX_6400", True, "amd", "gpu"),
+    "RX-5500-XT-8GB": ("RX-5500-XT-8GB", "RX_5500_XT_8GB", True, "amd", "gpu"),
+    "RX-5500-XT-4GB": ("RX-5500-XT-4GB", "RX_5500_XT_4GB", True, "amd", "gpu"),
+    "RX-5600-XT": ("RX-5600-XT", "RX_5600_XT", True, "amd", "gpu"),
+    "RX-5700": ("RX-5700", "RX_5700", True, "amd", "gpu"),
+    "RX-7600": ("RX-7600", "RX_7600", True, "amd", "gpu"),
+    "RX-7600-XT": ("RX-7600-XT", "RX_7600_XT", True, "amd", "gpu"),
+    "RX-7700-XT": ("RX-7700-XT", "RX_7700_XT", True, "amd", "gpu"),
+    "RX-580-8GB": ("RX-580-8GB", "RX_580_8GB", True, "amd", "gpu"),
+    "RX-580-4GB": ("RX-580-4GB", "RX_580_4GB", True, "amd", "gpu"),
+    "RX-570-8GB": ("RX-570-8GB", "RX_570_8GB", True, "amd", "gpu"),
+    "RX-570-4GB": ("RX-570-4GB", "RX_570_4GB", True, "amd", "gpu"),
+    "RX-VEGA-56": ("RX-VEGA-56", "RX_VEGA_56", True, "amd", "gpu"),
+    "RX-VEGA-64": ("RX-VEGA-64", "RX_VEGA_64", True, "amd", "gpu"),
+    "W5700": ("W5700", "W5700", True, "amd", "gpu"),
+    "W6400": ("W6400", "W6400", True, "amd", "gpu"),
+    "GTX-1650-SUPER": ("GTX-1650-SUPER", "GTX_1650_SUPER", True, "nvidia", "gpu"),
+    "GTX-1630": ("GTX-1630", "GTX_1630", True, "nvidia", "gpu"),
+    "RTX-3050-6GB": ("RTX-3050-6GB", "RTX_3050_6GB", True, "nvidia", "gpu"),
+    "RTX-3060-8GB": ("RTX-3060-8GB", "RTX_3060_8GB", True, "nvidia", "gpu"),
+    "RTX-2060-12GB": ("RTX-2060-12GB", "RTX_2060_12GB", True, "nvidia", "gpu"),
+    "RTX-3080-12GB": ("RTX-3080-12GB", "RTX_3080_12GB", True, "nvidia", "gpu"),
+    "GTX-780-3GB": ("GTX-780-3GB", "GTX_780_3GB", True, "nvidia", "gpu"),
+    "GTX-780-6GB": ("GTX-780-6GB", "GTX_780_6GB", True, "nvidia", "gpu"),
+    "GTX-780-TI": ("GTX-780-TI", "GTX_780_TI", True, "nvidia", "gpu"),
+    "GTX-TITAN": ("GTX-TITAN", "GTX_TITAN", True, "nvidia", "gpu"),
+    "GTX-TITAN-BLACK": ("GTX-TITAN-BLACK", "GTX_TITAN_BLACK", True, "nvidia", "gpu"),
+    "RTX-5050": ("RTX-5050", "RTX_5050", True, "nvidia", "gpu"),
+    "K20": ("K20", "K20", True, "nvidia", "gpu"),
+    "K20X": ("K20X", "K20X", True, "nvidia", "gpu"),
+    "K10": ("K10", "K10", True, "nvidia", "gpu"),
+    "M2090": ("M2090", "M2090", True, "nvidia", "gpu"),
+    "M4": ("M4", "M4", True, "nvidia", "gpu"),
+    "M6": ("M6", "M6", True, "nvidia", "gpu"),
+    "P6": ("P6", "P6", True, "nvidia", "gpu"),
+    "ARC-A580": ("ARC-A580", "ARC_A580", True, "intel", "gpu"),
+    "ARC-A310": ("ARC-A310", "ARC_A310", True, "intel", "gpu"),
+    "ARC-PRO-A40": ("ARC-PRO-A40", "ARC_PRO_A40", True, "intel", "gpu"),
+    "ARC-PRO-A50": ("ARC-PRO-A50", "ARC_PRO_A50", True, "intel", "gpu"),
+    "ARC-PRO-A60": ("ARC-PRO-A60", "ARC_PRO_A60", True, "intel", "gpu"),
+    "ARC-B570": ("ARC-B570", "ARC_B570", True, "intel", "gpu"),
+    "ARC-PRO-B50": ("ARC-PRO-B50", "ARC_PRO_B50", True, "intel", "gpu"),
 }
 
 # -- flytekit 1.16.31 constants and the device strings they send (reference: flyte.md §1) --
@@ -811,6 +859,8 @@ NVIDIA_TENSOR = [
     # catalog 2026.11.15: TITAN V (no dense tensor rate printed), Pascal and Maxwell Quadros
     and n != "TITAN-V"
     and not n.startswith(("QUADRO-P", "QUADRO-M", "QUADRO-K"))
+    # catalog 2026.11.16: Kepler, Fermi, Maxwell and Pascal (GP104) Tesla boards, no tensor cores
+    and n not in {"K20", "K20X", "K10", "M2090", "M4", "M6", "P6"}
 ]
 
 
@@ -862,6 +912,105 @@ def test_amd_notes_say_vector_or_matrix(name):
     acc = by_name()[name]
     text = " ".join(acc.notes) + (acc.figure("tflops.fp32").note or "")
     assert "vector" in text
+
+
+#: catalog 2026.11.16: every figure added, (memory GB, bandwidth TB/s, power W, FP32 TFLOPS), as
+#: the cited row or page prints it (K10: the board, two GPUs; memory variants share one row).
+FIGURES_2026_11_16 = {
+    "RX-6600-XT": (8, 0.256, 160, 10.605),
+    "RX-6650-XT": (8, 0.28, 180, 10.793),
+    "RX-6750-XT": (12, 0.432, 250, 13.312),
+    "RX-6400": (4, 0.128, 53, 3.565),
+    "RX-5500-XT-8GB": (8, 0.224, 130, 5.196),
+    "RX-5500-XT-4GB": (4, 0.224, 130, 5.196),
+    "RX-5600-XT": (6, 0.288, 160, 7.188),
+    "RX-5700": (8, 0.448, 180, 7.949),
+    "RX-7600": (8, 0.288, 165, 21.75),
+    "RX-7600-XT": (16, 0.288, 190, 22.57),
+    "RX-7700-XT": (12, 0.432, 245, 35.17),
+    "RX-580-8GB": (8, 0.256, 185, 6.175),
+    "RX-580-4GB": (4, 0.256, 185, 6.175),
+    "RX-570-8GB": (8, 0.224, 150, 5.095),
+    "RX-570-4GB": (4, 0.224, 150, 5.095),
+    "RX-VEGA-56": (8, 0.4096, 210, 10.544),
+    "RX-VEGA-64": (8, 0.4838, 295, 12.665),
+    "W5700": (8, 0.448, 205, 8.663),
+    "W6400": (4, 0.128, 50, 3.58),
+    "GTX-1650-SUPER": (4, 0.192, 100, 4.416),
+    "GTX-1630": (4, 0.096, 75, 1.82784),
+    "RTX-3050-6GB": (6, 0.168, 70, 6.774),
+    "RTX-3060-8GB": (8, 0.24, 170, 12.74),
+    "RTX-2060-12GB": (12, 0.336, 185, 7.18),
+    "RTX-3080-12GB": (12, 0.912, 350, 30.6),
+    "GTX-780-3GB": (3, 0.2884, 230, 3.9767),
+    "GTX-780-6GB": (6, 0.2884, 230, 3.9767),
+    "GTX-780-TI": (3, 0.3365, 230, 5.0457),
+    "GTX-TITAN": (6, 0.2884, 230, 4.4997),
+    "GTX-TITAN-BLACK": (6, 0.3365, 230, 5.1206),
+    "RTX-5050": (8, 0.32, 130, 13.17),
+    "K20": (5, 0.208, 225, 3.524),
+    "K20X": (6, 0.25, 235, 3.935),
+    "K10": (8, 0.32, 225, 4.577),
+    "M2090": (6, 0.1776, 225, 1.331),
+    "M4": (4, 0.088, 75, 2.195),
+    "M6": (8, 0.1472, 100, 3.229),
+    "P6": (16, 0.1922, 90, 6.169),
+    "ARC-A580": (8, 0.512, 185, 10.445),
+    "ARC-A310": (4, 0.124, 75, 3.072),
+    "ARC-PRO-A40": (6, 0.192, 50, 5.02),
+    "ARC-PRO-A50": (6, 0.192, 75, 5.02),
+    "ARC-PRO-A60": (12, 0.384, 130, 10.04),
+    "ARC-B570": (10, 0.38, 150, 11.52),
+    "ARC-PRO-B50": (16, 0.224, 70, 10.65),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES_2026_11_16))
+def test_catalog_2026_11_16_figures(name):
+    acc = by_name()[name]
+    memory, bandwidth, power, fp32 = FIGURES_2026_11_16[name]
+    assert (acc.memory_gb, acc.bandwidth_tbps, acc.tdp_w) == (memory, bandwidth, power)
+    assert acc.tflops["fp32"] == fp32
+    # dense vector rates only: no tensor, matrix or sparse figure was added for these cards
+    assert set(acc.tflops) <= {"fp32", "fp64"}, name
+    for key, fig in figures(acc):
+        assert fig.source, f"{name} {key}"
+        assert fig.note, f"{name} {key}"
+        assert fig.confidence == "source", f"{name} {key}"
+
+
+def test_catalog_2026_11_16_k10_is_a_two_gpu_board():
+    k10 = by_name()["K10"]
+    assert k10.devices_per_board == 2
+    assert [f.per_device for _, f in figures(k10) if f.per_device] == [4, 0.16]
+    assert any("half the board" in note for note in k10.notes)
+
+
+@pytest.mark.parametrize(
+    ("text", "model"),
+    [
+        ("RX 580 8GB", "RX-580-8GB"),
+        ("Radeon RX 570 4GB", "RX-570-4GB"),
+        ("RX 5500 XT 4GB", "RX-5500-XT-4GB"),
+        ("NVIDIA GeForce GTX 780 Ti", "GTX-780-TI"),
+        ("GTX 780 6GB", "GTX-780-6GB"),
+        ("RTX 3050 6GB", "RTX-3050-6GB"),
+        ("RTX 3050", "RTX-3050"),
+        ("RTX 2060 12GB", "RTX-2060-12GB"),
+        ("RTX 3060 8GB", "RTX-3060-8GB"),
+        ("NVIDIA GeForce RTX 3060", "RTX-3060"),
+        ("RTX 3080 12GB", "RTX-3080-12GB"),
+        ("NVIDIA GeForce RTX 3080", "RTX-3080"),
+        ("Tesla K20Xm", "K20X"),
+        ("Tesla K20m", "K20"),
+        ("GTX TITAN Black", "GTX-TITAN-BLACK"),
+        ("GTX TITAN X", "GTX-TITAN-X"),
+        ("Intel(R) Arc(TM) B570 Graphics", "ARC-B570"),
+        ("Arc Pro B50", "ARC-PRO-B50"),
+    ],
+)
+def test_catalog_2026_11_16_names_read_as_their_cards(text, model):
+    assert resolve_name(text).accelerator.model == model
 
 
 def test_same_silicon_same_figures():
