@@ -302,7 +302,6 @@ REQUIRED = {
         "gpu",
     ),
     "JETSON-NANO-4GB": ("JETSON-NANO-4GB", "JETSON_NANO_4GB", True, "nvidia", "gpu"),
-
     # catalog 2026.11.16 (issue 32): more cards marketplaces, software lists and old clusters name
     "RX-6600-XT": ("RX-6600-XT", "RX_6600_XT", True, "amd", "gpu"),
     "RX-6650-XT": ("RX-6650-XT", "RX_6650_XT", True, "amd", "gpu"),
