@@ -39,6 +39,11 @@ Two corpora, one file per system, written from each system's public sources:
   marketplaces, ML platforms and schedulers), collected under the sixth corpus's brief, holding
   no name an earlier corpus has, committed before any reader ran on it and run once with the
   reader frozen.
+* ``tests/peer_names/fresh8/{visible,sealed}/*.tsv``, the *eighth fresh* corpus (issue 32): 27
+  more systems (regional clouds and hosters, neoclouds and marketplaces, software, benchmark and
+  mining-tool device lists, virtualisation platforms), collected under the seventh corpus's brief
+  by collectors whose reports named no names, holding no name an earlier corpus has, committed
+  before any reader ran on it and run once with the reader frozen.
 
 A row counts as resolved when the spec's accelerator is of the expected model, with the
 expected device count (or count range, ``1..2``, ``4..``) and (where the row gives one)
@@ -86,6 +91,8 @@ FRESH6 = CORPORA / "fresh6" / "visible"
 SEALED6 = CORPORA / "fresh6" / "sealed"
 FRESH7 = CORPORA / "fresh7" / "visible"
 SEALED7 = CORPORA / "fresh7" / "sealed"
+FRESH8 = CORPORA / "fresh8" / "visible"
+SEALED8 = CORPORA / "fresh8" / "sealed"
 TARGET = 0.95
 #: The word in the device column of a name that determines no accelerator: refusing it is right.
 REFUSE = "refuse"
@@ -357,6 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--fresh5", action="store_true", help="only the fifth fresh corpus")
     which.add_argument("--fresh6", action="store_true", help="only the sixth fresh corpus")
     which.add_argument("--fresh7", action="store_true", help="only the seventh fresh corpus")
+    which.add_argument("--fresh8", action="store_true", help="only the eighth fresh corpus")
     parser.add_argument(
         "--no-sealed", action="store_true", help="leave the fresh corpus's sealed third unread"
     )
@@ -381,6 +389,8 @@ def main(argv: list[str] | None = None) -> int:
         "fresh 6, sealed": SEALED6,
         "fresh 7": FRESH7,
         "fresh 7, sealed": SEALED7,
+        "fresh 8": FRESH8,
+        "fresh 8, sealed": SEALED8,
     }
     chosen = {
         "taught": args.taught,
@@ -392,17 +402,12 @@ def main(argv: list[str] | None = None) -> int:
         "fresh 5": args.fresh5,
         "fresh 6": args.fresh6,
         "fresh 7": args.fresh7,
+        "fresh 8": args.fresh8,
     }
     if any(chosen.values()):
         corpora = {k: v for k, v in corpora.items() if chosen.get(k.split(",")[0], False)}
     if args.no_sealed:
-        corpora.pop("fresh, sealed", None)
-        corpora.pop("fresh 2, sealed", None)
-        corpora.pop("fresh 3, sealed", None)
-        corpora.pop("fresh 4, sealed", None)
-        corpora.pop("fresh 5, sealed", None)
-        corpora.pop("fresh 6, sealed", None)
-        corpora.pop("fresh 7, sealed", None)
+        corpora = {k: v for k, v in corpora.items() if not k.endswith(", sealed")}
     results: dict[str, list[Outcome]] = {}
     for title, directory in corpora.items():
         results[title] = [evaluate(row) for row in load(directory)]

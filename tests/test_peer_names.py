@@ -225,6 +225,9 @@ SEALED6 = peer_names.load(peer_names.SEALED6)
 # -- the seventh fresh corpus: 23 more systems, run once with the reader frozen --------------------
 FRESH7 = peer_names.load(peer_names.FRESH7)
 SEALED7 = peer_names.load(peer_names.SEALED7)
+# -- the eighth fresh corpus: 27 more systems, run once with the reader frozen ---------------------
+FRESH8 = peer_names.load(peer_names.FRESH8)
+SEALED8 = peer_names.load(peer_names.SEALED8)
 
 
 #: The fresh corpora in the order they were collected, each (visible, sealed).
@@ -236,6 +239,7 @@ IN_ORDER = [
     (FRESH5, SEALED5),
     (FRESH6, SEALED6),
     (FRESH7, SEALED7),
+    (FRESH8, SEALED8),
 ]
 
 
