@@ -632,6 +632,28 @@ def test_a_number_or_slash_the_reader_cannot_place_is_refused(text: str, why: st
 
 
 @pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        # CloudStack's SR-IOV profiles of an AMD MI210: no NVIDIA vGPU, and 4 cores or a
+        # profile the docs do not size? (a GeForce's "4C" stays UCloud's 4 cores)
+        ("mi210-4c", "'4c' follows the model: host cores, or a profile of the board"),
+        ("mi210-1c", "'1c' follows the model: host cores, or a profile of the board"),
+        # a series word names the model's series (InvokeAI's "GTX 1660 series": 1660, SUPER, Ti)
+        ("GTX 1660 series", "'series' after the model names a series of cards"),
+        ("GeForce RTX 3080 family", "'family' after the model names a series of cards"),
+    ],
+)
+def test_a_profile_of_another_vendor_or_a_series_is_refused(text: str, why: str) -> None:
+    from accelerators import AcceleratorSpec
+    from accelerators.errors import UnknownAcceleratorError
+
+    with pytest.raises(UnknownAcceleratorError, match=why):
+        AcceleratorSpec.parse(text)
+    assert str(AcceleratorSpec.parse("2080Ti-4C")) == "RTX-2080-TI"  # UCloud's 4 cores
+    assert str(AcceleratorSpec.parse("A30-6C")) == "A30:0.25"  # NVIDIA's C-series vGPU
+
+
+@pytest.mark.parametrize(
     ("text", "size", "counted", "read"),
     [
         # an instance size may stand for the count: Exoscale's medium has 2 GPUs, large 4

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from accelerators._text import format_number, quote
 from accelerators.catalog._narrow import UNITS, Read, Token, refuse
-from accelerators.catalog._vgpu import consumer_card
+from accelerators.catalog._vgpu import no_nvidia_vgpu
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -110,10 +110,13 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
                 state.memory.append(token)
         elif kind == "vcpu" and _compute_profile(token, prev, nxt, candidates):
             _vgpu_profile(token)  # NVIDIA's C-series (compute) vGPU: "A30-6C", "H100-40C"
+        elif kind == "vcpu" and _profile_or_cores(token, prev, nxt, candidates):
+            token.role = ""  # refused, naming it: cores, or a profile of another vendor's board?
+            token.meaning = f"{piece.text!r} right after the model: host cores or a profile?"
         elif kind == "vgpu":
-            # a GeForce card has no vGPU profiles
-            consumer = not candidates or any(consumer_card(a) for a in candidates)
-            if prev is not None and prev.role == "model" and not piece.glued and not consumer:
+            # a GeForce card, or another vendor's, has no NVIDIA vGPU profiles
+            none = not candidates or any(no_nvidia_vgpu(a) for a in candidates)
+            if prev is not None and prev.role == "model" and not piece.glued and not none:
                 _vgpu_profile(token)
         elif kind == "topology":
             if tpu:
@@ -331,6 +334,22 @@ def _vgpu_profile(token: Token) -> None:
     token.meaning = f"a {size} GB vGPU profile ({series})"
 
 
+def _profile_or_cores(
+    token: Token, prev: Token | None, nxt: Token | None, candidates: list[Accelerator]
+) -> bool:
+    """Whether ``4c`` right after a data-centre board of another vendor than NVIDIA, with no
+    other host figure beside it, could as well be a profile of the board as 4 host cores
+    (CloudStack's AMD ``mi210-4c`` is an SR-IOV profile): the name is refused."""
+    piece = token.piece
+    if piece.groups[1] != "c" or prev is None or prev.role != "model" or piece.glued:
+        return False
+    if nxt is not None and (_is_host(nxt) or nxt.piece.kind in ("memory", "vcpu")):
+        return False
+    return bool(candidates) and all(
+        a.vendor != "nvidia" and "consumer" not in a.form_factor.casefold() for a in candidates
+    )
+
+
 def _compute_profile(
     token: Token, prev: Token | None, nxt: Token | None, candidates: list[Accelerator]
 ) -> bool:
@@ -344,8 +363,9 @@ def _compute_profile(
     if nxt is not None and (_is_host(nxt) or nxt.piece.kind in ("memory", "vcpu")):
         return False  # "h100-16c-64gb": 16 cores beside 64 GB of RAM
     size = float(piece.groups[0])
-    # NVIDIA vGPU runs on data-centre and professional boards, never a GeForce card (whose
-    # "4C" is something else: UCloud's 2080Ti-4C)
+    # NVIDIA vGPU runs on NVIDIA's data-centre and professional boards, never a GeForce card
+    # (whose "4C" is something else: UCloud's 2080Ti-4C) nor another vendor's (CloudStack's
+    # AMD "mi210-4c" is an SR-IOV profile whose size its docs do not give)
     return bool(candidates) and all(
-        0 < size <= a.device_memory_gb and not consumer_card(a) for a in candidates
+        0 < size <= a.device_memory_gb and not no_nvidia_vgpu(a) for a in candidates
     )

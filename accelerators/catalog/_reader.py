@@ -41,7 +41,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from accelerators._text import quote
 from accelerators._vendors import VENDORS
 from accelerators.catalog._modelwords import model_words
 from accelerators.catalog._narrow import Read, Token, narrow, refuse, result, without_model
@@ -50,8 +49,9 @@ from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._segment import segment
 from accelerators.catalog._spellings import NameMatch
 from accelerators.catalog._system_counts import left_to_system
+from accelerators.catalog._unplaced import refuse_unplaced, series_after_model
 from accelerators.catalog._words import vocabulary
-from accelerators.errors import UnknownAcceleratorError, close_matches
+from accelerators.errors import UnknownAcceleratorError
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -169,7 +169,8 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
     read_numbers(state, candidates)
     needs_count = left_to_system(state)
     _read_unknown(state, models)
-    _refuse_unplaced(state)
+    series_after_model(state)
+    refuse_unplaced(state)
     candidates = narrow(state, candidates)
     found = _reported(state, reported) if reported is not None else None
     if found is not None and found.accelerator in candidates:
@@ -365,38 +366,6 @@ def _read_unknown(state: Read, models: list[Token]) -> None:
         elif piece.kind == "unknown" and counted:
             token.role = "system word"
             token.meaning = "the system around the accelerators (the name states the count)"
-
-
-def _refuse_unplaced(state: Read) -> None:
-    bad = [t for t in state.tokens if t.role in ("", "variant")]
-    if not bad:
-        return
-    for token in bad:
-        token.role = token.role or "unplaced"
-    lexicon = [*vocabulary().words, *state.words.words]
-    parts, hints = [], []
-    after = state.tokens.index(next(t for t in state.tokens if t.role == "model"))
-    for token in bad:
-        text = quote(token.piece.value)
-        if token.role == "variant" and token.piece.kind in ("number", "decimal"):
-            parts.append(f"{text} follows the model: a count, a size, a host figure or a variant?")
-        elif token.role == "variant":
-            parts.append(f"{text} follows the model, and the catalog has no variant by that name")
-        elif token.piece.kind in ("number", "decimal"):
-            where = " follows the model:" if state.tokens.index(token) > after else ""
-            parts.append(f"{text}{where} could be a count, a size or a host figure")
-        elif token.piece.kind == "topology":
-            parts.append(f"{text} is no TPU topology here: it could be host figures")
-        elif token.piece.kind == "count_word":
-            parts.append(
-                f"{quote(token.piece.text)} is a count only right before the model ('two A100s')"
-            )
-        else:
-            parts.append(f"{text} is not a word it can place")
-            hints += close_matches(token.piece.value, lexicon)[:2]
-        token.meaning = token.meaning or "not placed"
-    hint = f" (did you mean {' or '.join(repr(h) for h in hints[:3])}?)" if hints else ""
-    raise refuse(state, "; ".join(parts) + hint, tuple(hints[:3]))
 
 
 def _reported(state: Read, reported: Callable[[str], NameMatch | None]) -> NameMatch | None:

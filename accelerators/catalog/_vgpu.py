@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from accelerators.catalog._reading import TokenReading
     from accelerators.catalog._schema import Accelerator
 
-__all__ = ["consumer_card", "profile_share", "read_vgpu_type", "vgpu_tokens"]
+__all__ = ["no_nvidia_vgpu", "profile_share", "read_vgpu_type", "vgpu_tokens"]
 
 #: ``[nvidia.com/][NVIDIA ][GRID ]<board>-[<slices>-]<GB><series>[ME]``.
 _TYPE = re.compile(
@@ -71,9 +71,10 @@ def _boards() -> dict[str, tuple[str, str]]:
     return _BOARDS[1]
 
 
-def consumer_card(acc: Accelerator) -> bool:
-    """A GeForce or Radeon RX card: NVIDIA's vGPU software does not run on one."""
-    return "consumer" in acc.form_factor.casefold()
+def no_nvidia_vgpu(acc: Accelerator) -> bool:
+    """A board NVIDIA's vGPU software does not run on: another vendor's (an AMD MI210's SR-IOV
+    profile ``mi210-4c`` is no C-series vGPU) or a consumer card (a GeForce's ``2080Ti-4C``)."""
+    return acc.vendor != "nvidia" or "consumer" in acc.form_factor.casefold()
 
 
 def profile_share(size_gb: float, acc: Accelerator) -> float | None:
@@ -118,7 +119,7 @@ def read_vgpu_type(text: str, lookup: Callable[[str], NameMatch | None]) -> Name
         return None  # no one board: the token reader reads it or says why not
     acc = found.accelerator
     pinned = known is not None or found.pinned
-    if acc.vendor != "nvidia" or consumer_card(acc):
+    if no_nvidia_vgpu(acc):
         return None  # vGPU runs on data-centre and professional boards ("2080Ti-4C" is not one)
     size = float(m["size"])
     if m["slices"]:
