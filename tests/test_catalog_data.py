@@ -338,7 +338,7 @@ REQUIRED = {
     "K20X": ("K20X", "K20X", True, "nvidia", "gpu"),
     "K10": ("K10", "K10", True, "nvidia", "gpu"),
     "M2090": ("M2090", "M2090", True, "nvidia", "gpu"),
-    "TESLA-M6": ("TESLA-M6", "TESLA_M6", True, "nvidia", "gpu"),
+    "M6": ("M6", "M6", True, "nvidia", "gpu"),
     "P6": ("P6", "P6", True, "nvidia", "gpu"),
     "ARC-A580": ("ARC-A580", "ARC_A580", True, "intel", "gpu"),
     "ARC-A310": ("ARC-A310", "ARC_A310", True, "intel", "gpu"),
@@ -858,7 +858,7 @@ NVIDIA_TENSOR = [
     and n != "TITAN-V"
     and not n.startswith(("QUADRO-P", "QUADRO-M", "QUADRO-K"))
     # catalog 2026.11.16: Kepler, Fermi, Maxwell and Pascal (GP104) Tesla boards, no tensor cores
-    and n not in {"K20", "K20X", "K10", "M2090", "TESLA-M6", "P6"}
+    and n not in {"K20", "K20X", "K10", "M2090", "M6", "P6"}
 ]
 
 
@@ -950,7 +950,7 @@ FIGURES_2026_11_16 = {
     "K20X": (6, 0.25, 235, 3.935),
     "K10": (8, 0.32, 225, 4.577),
     "M2090": (6, 0.1776, 225, 1.331),
-    "TESLA-M6": (8, 0.1472, 100, 3.229),
+    "M6": (8, 0.1472, 100, 3.229),
     "P6": (16, 0.1922, 90, 6.169),
     "ARC-A580": (8, 0.512, 185, 10.445),
     "ARC-A310": (4, 0.124, 75, 3.072),
