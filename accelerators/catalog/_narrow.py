@@ -43,6 +43,9 @@ class Token:
     role: str = ""
     meaning: str = ""
     number: float = 0.0
+    #: Why the token refuses the name, set where a rule leaves it unplaced on purpose
+    #: ("after the model names a series of cards"); the refusal says it after the token.
+    refusal: str = ""
 
 
 @dataclass

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from accelerators._text import format_number, quote
 from accelerators.catalog._narrow import UNITS, Read, Token, refuse
-from accelerators.catalog._vgpu import no_nvidia_vgpu
+from accelerators.catalog._vgpu import consumer_card, no_nvidia_vgpu
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -111,8 +111,9 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
         elif kind == "vcpu" and _compute_profile(token, prev, nxt, candidates):
             _vgpu_profile(token)  # NVIDIA's C-series (compute) vGPU: "A30-6C", "H100-40C"
         elif kind == "vcpu" and _profile_or_cores(token, prev, nxt, candidates):
-            token.role = ""  # refused, naming it: cores, or a profile of another vendor's board?
-            token.meaning = f"{piece.text!r} right after the model: host cores or a profile?"
+            token.role = ""  # refused: cores, or a profile of another vendor's board?
+            token.meaning = "host cores, or a profile of the board?"
+            token.refusal = f"follows the model: {token.meaning}"
         elif kind == "vgpu":
             # a GeForce card, or another vendor's, has no NVIDIA vGPU profiles
             none = not candidates or any(no_nvidia_vgpu(a) for a in candidates)
@@ -334,19 +335,25 @@ def _vgpu_profile(token: Token) -> None:
     token.meaning = f"a {size} GB vGPU profile ({series})"
 
 
-def _profile_or_cores(
-    token: Token, prev: Token | None, nxt: Token | None, candidates: list[Accelerator]
-) -> bool:
-    """Whether ``4c`` right after a data-centre board of another vendor than NVIDIA, with no
-    other host figure beside it, could as well be a profile of the board as 4 host cores
-    (CloudStack's AMD ``mi210-4c`` is an SR-IOV profile): the name is refused."""
+def _lone_c_after_model(token: Token, prev: Token | None, nxt: Token | None) -> bool:
+    """Whether ``4c`` follows the model word across a separator with no host figure after it:
+    a vGPU profile's size, or host cores (``h100-16c-64gb``: 16 cores beside 64 GB of RAM)."""
     piece = token.piece
     if piece.groups[1] != "c" or prev is None or prev.role != "model" or piece.glued:
         return False
-    if nxt is not None and (_is_host(nxt) or nxt.piece.kind in ("memory", "vcpu")):
-        return False
-    return bool(candidates) and all(
-        a.vendor != "nvidia" and "consumer" not in a.form_factor.casefold() for a in candidates
+    return nxt is None or not (_is_host(nxt) or nxt.piece.kind in ("memory", "vcpu"))
+
+
+def _profile_or_cores(
+    token: Token, prev: Token | None, nxt: Token | None, candidates: list[Accelerator]
+) -> bool:
+    """Whether a lone ``4c`` after a data-centre board of another vendor than NVIDIA could as
+    well be a profile of the board as 4 host cores (CloudStack's AMD ``mi210-4c`` is an SR-IOV
+    profile): the name is refused."""
+    return (
+        _lone_c_after_model(token, prev, nxt)
+        and bool(candidates)
+        and all(a.vendor != "nvidia" and not consumer_card(a) for a in candidates)
     )
 
 
@@ -357,12 +364,9 @@ def _compute_profile(
     GPU's memory, NVIDIA's ``A30-6C``), not 6 host cores: it follows the model word across a
     separator, nothing after it is a host figure, and every candidate is a board vGPU runs on
     with at least that much memory."""
-    piece = token.piece
-    if piece.groups[1] != "c" or prev is None or prev.role != "model" or piece.glued:
+    if not _lone_c_after_model(token, prev, nxt):
         return False
-    if nxt is not None and (_is_host(nxt) or nxt.piece.kind in ("memory", "vcpu")):
-        return False  # "h100-16c-64gb": 16 cores beside 64 GB of RAM
-    size = float(piece.groups[0])
+    size = float(token.piece.groups[0])
     # NVIDIA vGPU runs on NVIDIA's data-centre and professional boards, never a GeForce card
     # (whose "4C" is something else: UCloud's 2080Ti-4C) nor another vendor's (CloudStack's
     # AMD "mi210-4c" is an SR-IOV profile whose size its docs do not give)

@@ -28,6 +28,7 @@ def series_after_model(state: Read) -> None:
     for before, token in itertools.pairwise(state.tokens):
         if before.role == "model" and token.piece.text.casefold() in _SERIES_WORDS:
             token.role, token.meaning = "", "a series of cards, not one"
+            token.refusal = "after the model names a series of cards, not one card"
 
 
 def refuse_unplaced(state: Read) -> None:
@@ -52,12 +53,8 @@ def refuse_unplaced(state: Read) -> None:
             parts.append(f"{text}{where} could be a count, a size or a host figure")
         elif token.piece.kind == "topology":
             parts.append(f"{text} is no TPU topology here: it could be host figures")
-        elif token.meaning == "a series of cards, not one":
-            parts.append(
-                f"{quote(token.piece.text)} after the model names a series of cards, not one card"
-            )
-        elif token.piece.kind == "vcpu":  # "mi210-4c": an AMD board's profile, or 4 cores?
-            parts.append(f"{text} follows the model: host cores, or a profile of the board?")
+        elif token.refusal:  # a rule left it unplaced on purpose ("series", "mi210-4c")
+            parts.append(f"{quote(token.piece.text)} {token.refusal}")
         elif token.piece.kind == "count_word":
             parts.append(
                 f"{quote(token.piece.text)} is a count only right before the model ('two A100s')"

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from accelerators.catalog._reading import TokenReading
     from accelerators.catalog._schema import Accelerator
 
-__all__ = ["no_nvidia_vgpu", "profile_share", "read_vgpu_type", "vgpu_tokens"]
+__all__ = ["consumer_card", "no_nvidia_vgpu", "profile_share", "read_vgpu_type", "vgpu_tokens"]
 
 #: ``[nvidia.com/][NVIDIA ][GRID ]<board>-[<slices>-]<GB><series>[ME]``.
 _TYPE = re.compile(
@@ -71,10 +71,15 @@ def _boards() -> dict[str, tuple[str, str]]:
     return _BOARDS[1]
 
 
+def consumer_card(acc: Accelerator) -> bool:
+    """A GeForce or Radeon RX card (the catalog's consumer form factors)."""
+    return "consumer" in acc.form_factor.casefold()
+
+
 def no_nvidia_vgpu(acc: Accelerator) -> bool:
     """A board NVIDIA's vGPU software does not run on: another vendor's (an AMD MI210's SR-IOV
     profile ``mi210-4c`` is no C-series vGPU) or a consumer card (a GeForce's ``2080Ti-4C``)."""
-    return acc.vendor != "nvidia" or "consumer" in acc.form_factor.casefold()
+    return acc.vendor != "nvidia" or consumer_card(acc)
 
 
 def profile_share(size_gb: float, acc: Accelerator) -> float | None:
