@@ -93,6 +93,28 @@ FRESH7 = CORPORA / "fresh7" / "visible"
 SEALED7 = CORPORA / "fresh7" / "sealed"
 FRESH8 = CORPORA / "fresh8" / "visible"
 SEALED8 = CORPORA / "fresh8" / "sealed"
+_FRESH_PARTS = [
+    (FRESH, SEALED),
+    (FRESH2, SEALED2),
+    (FRESH3, SEALED3),
+    (FRESH4, SEALED4),
+    (FRESH5, SEALED5),
+    (FRESH6, SEALED6),
+    (FRESH7, SEALED7),
+    (FRESH8, SEALED8),
+]
+#: Every corpus, in the order collected: its title, its command-line flag and the parts
+#: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
+_CORPORA: dict[str, tuple[str, list[tuple[str, Path]]]] = {
+    "taught": ("taught", [("taught", CORPORA)]),
+    "held-out": ("held-out", [("held-out", HELD_OUT)]),
+}
+for _n, (_visible, _sealed) in enumerate(_FRESH_PARTS, start=1):
+    _title = "fresh" if _n == 1 else f"fresh {_n}"
+    _CORPORA[_title] = (
+        _title.replace(" ", ""),
+        [(_title, _visible), (f"{_title}, sealed", _sealed)],
+    )
 TARGET = 0.95
 #: The word in the device column of a name that determines no accelerator: refusing it is right.
 REFUSE = "refuse"
@@ -352,19 +374,15 @@ def _print(title: str, outcomes: list[Outcome], *, misses: bool) -> None:
                 print(f"{'':<39}WRONG {bad}")
 
 
+def _dest(flag: str) -> str:
+    return flag.replace("-", "_")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--held-out", action="store_true", help="only the held-out corpus")
-    which.add_argument("--taught", action="store_true", help="only the taught corpus")
-    which.add_argument("--fresh", action="store_true", help="only the fresh corpus")
-    which.add_argument("--fresh2", action="store_true", help="only the second fresh corpus")
-    which.add_argument("--fresh3", action="store_true", help="only the third fresh corpus")
-    which.add_argument("--fresh4", action="store_true", help="only the fourth fresh corpus")
-    which.add_argument("--fresh5", action="store_true", help="only the fifth fresh corpus")
-    which.add_argument("--fresh6", action="store_true", help="only the sixth fresh corpus")
-    which.add_argument("--fresh7", action="store_true", help="only the seventh fresh corpus")
-    which.add_argument("--fresh8", action="store_true", help="only the eighth fresh corpus")
+    for title, (flag, _) in _CORPORA.items():
+        which.add_argument(f"--{flag}", action="store_true", help=f"only the {title} corpus")
     parser.add_argument(
         "--no-sealed", action="store_true", help="leave the fresh corpus's sealed third unread"
     )
@@ -372,40 +390,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the per-row outcomes here")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
+    chosen = [title for title, (flag, _) in _CORPORA.items() if getattr(args, _dest(flag))]
     corpora = {
-        "taught": CORPORA,
-        "held-out": HELD_OUT,
-        "fresh": FRESH,
-        "fresh, sealed": SEALED,
-        "fresh 2": FRESH2,
-        "fresh 2, sealed": SEALED2,
-        "fresh 3": FRESH3,
-        "fresh 3, sealed": SEALED3,
-        "fresh 4": FRESH4,
-        "fresh 4, sealed": SEALED4,
-        "fresh 5": FRESH5,
-        "fresh 5, sealed": SEALED5,
-        "fresh 6": FRESH6,
-        "fresh 6, sealed": SEALED6,
-        "fresh 7": FRESH7,
-        "fresh 7, sealed": SEALED7,
-        "fresh 8": FRESH8,
-        "fresh 8, sealed": SEALED8,
+        name: directory
+        for title, (_, parts) in _CORPORA.items()
+        if not chosen or title in chosen
+        for name, directory in parts
     }
-    chosen = {
-        "taught": args.taught,
-        "held-out": args.held_out,
-        "fresh": args.fresh,
-        "fresh 2": args.fresh2,
-        "fresh 3": args.fresh3,
-        "fresh 4": args.fresh4,
-        "fresh 5": args.fresh5,
-        "fresh 6": args.fresh6,
-        "fresh 7": args.fresh7,
-        "fresh 8": args.fresh8,
-    }
-    if any(chosen.values()):
-        corpora = {k: v for k, v in corpora.items() if chosen.get(k.split(",")[0], False)}
     if args.no_sealed:
         corpora = {k: v for k, v in corpora.items() if not k.endswith(", sealed")}
     results: dict[str, list[Outcome]] = {}
