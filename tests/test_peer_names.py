@@ -318,22 +318,8 @@ def test_a_later_fresh_corpus_is_new_sourced_and_split(
         (FRESH8, 173, 7),
         (SEALED8, 68, 3),
     ],
-    ids=[
-        "fresh2",
-        "fresh2-sealed",
-        "fresh3",
-        "fresh3-sealed",
-        "fresh4",
-        "fresh4-sealed",
-        "fresh5",
-        "fresh5-sealed",
-        "fresh6",
-        "fresh6-sealed",
-        "fresh7",
-        "fresh7-sealed",
-        "fresh8",
-        "fresh8-sealed",
-    ],
+    # the corpora from the second on, in IN_ORDER's order, each visible then sealed
+    ids=[f"fresh{i + 1}{part}" for i in range(1, len(IN_ORDER)) for part in ("", "-sealed")],
 )
 def test_later_fresh_corpora_do_not_regress(rows: list[Any], right: int, wrong: int) -> None:
     headline = peer_names.headline([peer_names.evaluate(row) for row in rows])
@@ -362,8 +348,7 @@ def test_a_count_the_name_states_is_never_dropped_in_the_later_corpora() -> None
     implied |= {"B200 SXM", "mi250x"}
     # the eighth: Outscale's "nvidia-m60" flexible GPU, the whole board (its 2 GPUs)
     implied |= {"nvidia-m60"}
-    later = FRESH2 + SEALED2 + FRESH3 + SEALED3 + FRESH4 + SEALED4 + FRESH5 + SEALED5
-    for row in later + FRESH6 + SEALED6 + FRESH7 + SEALED7 + FRESH8 + SEALED8:
+    for row in [row for visible, sealed in IN_ORDER[1:] for row in visible + sealed]:
         outcome = peer_names.evaluate(row)
         if "has count" in outcome.detail:
             assert row.name in implied, outcome.detail
