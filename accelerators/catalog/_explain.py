@@ -85,6 +85,10 @@ def explain_name(text: str) -> NameReading:
         from accelerators.catalog._vgpu import vgpu_tokens
 
         return NameReading(text, "vGPU type", vgpu_tokens(text, match), match_text(match))
+    if match.source == "generation":
+        from accelerators.catalog._generations import generation_tokens
+
+        return NameReading(text, "generation", generation_tokens(text, match), match_text(match))
     if match.source == "instance":
         token = TokenReading(text, 0, len(text), "instance type", match_text(match))
         return NameReading(text, "instance type", (token,), match_text(match))

@@ -44,10 +44,11 @@ _DROPPED = frozenset(
     {"form", "edition", "neutral", "memory_type", "noise", "device", "interconnect"}
 )
 #: Product-line prefixes a model word may be read without.
-_LINES = ("geforce", "quadro", "tesla", "radeon", "instinct", "rtx", "gtx")
+_LINES = ("geforce", "quadro", "tesla", "radeon", "instinct", "rtx", "gtx", "rx")
 #: What may follow a bare model number in another model's word: a variant of that model
-#: (``3090ti``, ``4090d``, ``4070tis``, ``4060ti16gb``), which the number alone does not name.
-_VARIANT = re.compile(r" (?:ti|super|tisuper|tis|d|s)(?:[0-9]+gb?)?")
+#: (``3090ti``, ``4090d``, ``4070tis``, ``4060ti16gb``, Radeon's ``6600xt``), which the number
+#: alone does not name.
+_VARIANT = re.compile(r" (?:ti|super|tisuper|tis|d|s|xt|xtx|gre)(?:[0-9]+gb?)?")
 _COUNTED = re.compile(r"x[0-9]{1,4}")  # a spelling that carries a count (HF "l40sx4")
 
 
@@ -127,6 +128,16 @@ def model_words(index: Index) -> ModelWords:
             add(bare, acc)
             if re.fullmatch(r"v[0-9]+", bare):
                 table.weak.add(bare)
+    from accelerators.catalog import _store
+
+    for name in _store.LOADED.file().open_names:  # "MI300": the MI300 series' models
+        for text in (name.name, *name.spellings):
+            key = _core(text)
+            if len(key) >= 3 and not key.isdigit():
+                for model in name.members:
+                    for acc in index.entries:
+                        if acc.model == model:
+                            add(key, acc)
     for key, bucket in list(table.words.items()):
         for line in _LINES:
             rest = key.removeprefix(line)

@@ -232,9 +232,14 @@ def _resolve(index: Index, text: str) -> NameMatch:
     if not found:
         # The structured reader, the last tier, is imported only for a name the tiers above
         # do not know (~2 ms of regular expressions a plain name never needs).
+        from accelerators.catalog._generations import read_generation
         from accelerators.catalog._reader import read
 
-        found = read(index, stripped, reported=lambda name: _device_reported(index, name))
+        # a generation of cards ("RTX 30xx") is a whole name of its own form, before the
+        # reader, which would refuse its "30xx"
+        found = read_generation(index, stripped) or read(
+            index, stripped, reported=lambda name: _device_reported(index, name)
+        )
     if found is None:
         raise _unknown(index, text)
     return found

@@ -44,7 +44,8 @@ class Token:
     meaning: str = ""
     number: float = 0.0
     #: Why the token refuses the name, set where a rule leaves it unplaced on purpose
-    #: ("after the model names a series of cards"); the refusal says it after the token.
+    #: ("follows the model: host cores, or a profile of the board?"); the refusal says it
+    #: after the token.
     refusal: str = ""
 
 

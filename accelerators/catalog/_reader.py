@@ -49,7 +49,7 @@ from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._segment import segment
 from accelerators.catalog._spellings import NameMatch
 from accelerators.catalog._system_counts import left_to_system
-from accelerators.catalog._unplaced import refuse_unplaced, series_after_model
+from accelerators.catalog._unplaced import read_series, refuse_unplaced
 from accelerators.catalog._words import vocabulary
 from accelerators.errors import UnknownAcceleratorError
 
@@ -169,7 +169,7 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
     read_numbers(state, candidates)
     needs_count = left_to_system(state)
     _read_unknown(state, models)
-    series_after_model(state)
+    candidates = read_series(state, candidates)
     refuse_unplaced(state)
     candidates = narrow(state, candidates)
     found = _reported(state, reported) if reported is not None else None
@@ -273,8 +273,14 @@ def _only_tpu_words(state: Read, models: list[Token]) -> bool:
 
 
 def _model_number(state: Read) -> list[Token]:
-    """A bare model number after a vendor word, in a name with no model word (``nvidia_3090``,
-    ``nvidia3080``): the model whose number it is, when the vendor makes one."""
+    """A bare model number, in a name with no model word: after a vendor word
+    (``nvidia_3090``, ``nvidia3080``), the model whose number it is when the vendor makes one;
+    with no vendor word (a runner's ``linux-4090``, a mining tool's ``6600XT``, ``3080 12G``),
+    the consumer card whose number it is when one vendor's model has that number (the index
+    keeps only numbers that name one model and its variants: ``6000`` names several boards
+    and is no model number). A number that is the whole name is refused: lists write it as a
+    pattern (HAMi's ``1080`` avoids the GTX 1080 Ti too, ComfyUI's ``1660`` matches the SUPER
+    and the Ti)."""
     numbers = [t for t in state.tokens if t.piece.kind == "number"]
     vendors = {t.piece.value for t in state.tokens if t.piece.kind == "vendor"}
     tokens = state.tokens
@@ -285,14 +291,21 @@ def _model_number(state: Read) -> list[Token]:
         and tokens.index(t) > 0
         and tokens[tokens.index(t) - 1].piece.kind == "vendor"
     ]
-    if len(vendors) != 1 or not (len(glued) == 1 or len(numbers) == 1):
+    if len(vendors) > 1 or not (len(glued) == 1 or len(numbers) == 1):
         return []
     token = glued[0] if glued else numbers[0]
     if token.piece.glued and not glued:
         return []
     entries = state.words.numbers.get(token.piece.value, [])
-    if not entries or {a.vendor for a in entries} != vendors:
+    makers = {a.vendor for a in entries}
+    if not entries or len(makers) != 1 or (vendors and makers != vendors):
         return []
+    if not vendors and (
+        len(state.tokens) == 1  # the number alone: in a list it is a pattern ("1080" is
+        # HAMi's "any 1080", GTX 1080 Ti included), not one card
+        or not all("consumer" in a.form_factor.casefold() for a in entries)
+    ):
+        return []  # "8000 XT" is no Quadro RTX 8000: only a consumer card's number
     token.piece = replace(token.piece, kind="model")
     token.role = "model"
     return [token]

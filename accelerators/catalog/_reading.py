@@ -24,6 +24,8 @@ ROLES: dict[str, str] = {
     "product line": "a product line (Tesla, GeForce, Instinct...); it tells the vendor",
     "architecture": "an architecture or generation; it must be the accelerator's",
     "model": "a catalog model word",
+    "generation": "a GeForce or Radeon generation (30xx, 7000): its desktop cards",
+    "series": "'series' after the model: the models of that series (the card and its variants)",
     "memory": "memory per device; it picks among the model's sizes",
     "total memory": "the memory of all the devices together (count x memory per device)",
     "memory type": "a memory technology (HBM3, GDDR6...); it must be the accelerator's",

@@ -2,33 +2,58 @@
 
 After the numbers and the unknown words are read, a token with no role (or a ``variant`` the
 catalog does not carry) is the reason the name is refused: ``'1' follows the model``, ``'4c'
-follows the model: host cores, or a profile of the board?``, ``'series' after the model names a
-series of cards``; an unknown word gets its close matches from the vocabulary.
+follows the model: host cores, or a profile of the board?``; an unknown word gets its close
+matches from the vocabulary. A series word after the model is no refusal: it reads the series
+(:func:`read_series`).
 """
 
 from __future__ import annotations
 
 import itertools
+import re
+from typing import TYPE_CHECKING
 
 from accelerators._text import quote
 from accelerators.catalog._narrow import Read, refuse
 from accelerators.catalog._words import vocabulary
 from accelerators.errors import close_matches
 
-__all__ = ["refuse_unplaced", "series_after_model"]
+if TYPE_CHECKING:
+    from accelerators.catalog._schema import Accelerator
+
+__all__ = ["read_series", "refuse_unplaced"]
 
 
 #: Words that, right after a model, name the model's series rather than the one card
 #: (InvokeAI's "GTX 1660 series" is the 1660, 1660 SUPER and 1660 Ti).
 _SERIES_WORDS = frozenset(("series", "family"))
+#: What a model word of the series adds to the series' own word: a variant of the card
+#: (``gtx1660`` -> ``gtx1660super``, ``gtx1660ti``; ``rtx4090`` -> ``rtx4090d``).
+_VARIANT = re.compile(r"(?:ti|super|tisuper|tis|s|d|xt|xtx|gre)(?:[0-9]+gb?)?")
 
 
-def series_after_model(state: Read) -> None:
-    """A series word right after the model leaves it unplaced: the name is refused."""
+def read_series(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
+    """A series word right after the model reads the name as the series: the models the
+    model word names (``MI300 series``: the MI300 open name's four) or, when it names one
+    card, that card and its variants (``GTX 1660 series``: the 1660, 1660 SUPER and 1660 Ti).
+    A series of one card is that card."""
     for before, token in itertools.pairwise(state.tokens):
-        if before.role == "model" and token.piece.text.casefold() in _SERIES_WORDS:
-            token.role, token.meaning = "", "a series of cards, not one"
-            token.refusal = "after the model names a series of cards, not one card"
+        if before.role != "model" or token.piece.text.casefold() not in _SERIES_WORDS:
+            continue
+        key = before.piece.value
+        vendors = {a.vendor for a in candidates}
+        wider = [
+            acc
+            for word, bucket in state.words.words.items()
+            if word.startswith(key) and _VARIANT.fullmatch(word[len(key) :])
+            for acc in bucket
+            if acc.vendor in vendors
+        ]
+        candidates = list(dict.fromkeys([*candidates, *wider]))
+        models = list(dict.fromkeys(a.model for a in candidates))
+        token.role = "series"
+        token.meaning = f"the series: {', '.join(models)}"
+    return candidates
 
 
 def refuse_unplaced(state: Read) -> None:
@@ -53,7 +78,7 @@ def refuse_unplaced(state: Read) -> None:
             parts.append(f"{text}{where} could be a count, a size or a host figure")
         elif token.piece.kind == "topology":
             parts.append(f"{text} is no TPU topology here: it could be host figures")
-        elif token.refusal:  # a rule left it unplaced on purpose ("series", "mi210-4c")
+        elif token.refusal:  # a rule left it unplaced on purpose ("mi210-4c")
             parts.append(f"{quote(token.piece.text)} {token.refusal}")
         elif token.piece.kind == "count_word":
             parts.append(
