@@ -1023,7 +1023,6 @@ def test_catalog_2026_11_16_names_read_as_their_cards(text, model):
     assert resolve_name(text).accelerator.model == model
 
 
-
 #: catalog 2026.11.29 (29a): every figure added, (memory GB, bandwidth TB/s, power W, FP32 TFLOPS),
 #: as the cited row or page prints it; the tensor rate stored is the V100 FHHL's (Volta: dense).
 FIGURES_2026_11_29 = {
@@ -1082,6 +1081,7 @@ def test_catalog_2026_11_29_skus_keep_their_models_default():
 )
 def test_catalog_2026_11_29_names_read_as_their_cards(text, name):
     assert resolve_name(text).accelerator.name == name
+
 
 def test_same_silicon_same_figures():
     entries = by_name()
