@@ -347,6 +347,16 @@ REQUIRED = {
     "ARC-PRO-A60": ("ARC-PRO-A60", "ARC_PRO_A60", True, "intel", "gpu"),
     "ARC-B570": ("ARC-B570", "ARC_B570", True, "intel", "gpu"),
     "ARC-PRO-B50": ("ARC-PRO-B50", "ARC_PRO_B50", True, "intel", "gpu"),
+    # catalog 2026.11.29 (29a): Fermi Tesla boards, the V100 FHHL, RTX PRO Blackwell cards
+    "C2050": ("C2050", "C2050", True, "nvidia", "gpu"),
+    "C2070": ("C2070", "C2070", True, "nvidia", "gpu"),
+    "C2075": ("C2075", "C2075", True, "nvidia", "gpu"),
+    "M2050": ("M2050", "M2050", True, "nvidia", "gpu"),
+    "M2070": ("M2070", "M2070", True, "nvidia", "gpu"),
+    "V100-16GB-FHHL": ("V100-16GB", "V100_FHHL", False, "nvidia", "gpu"),
+    "RTX-PRO-4000-SFF": ("RTX-PRO-4000-SFF", "RTX_PRO_4000_SFF", True, "nvidia", "gpu"),
+    "RTX-PRO-2000": ("RTX-PRO-2000", "RTX_PRO_2000", True, "nvidia", "gpu"),
+    "RTX-PRO-5000-72GB": ("RTX-PRO-5000", "RTX_PRO_5000_72GB", False, "nvidia", "gpu"),
 }
 
 # -- flytekit 1.16.31 constants and the device strings they send (reference: flyte.md §1) --
@@ -827,6 +837,7 @@ TENSOR_LEFT_OUT = {
             "RTX-4",
             "RTX-5",
             "RTX-6000-",
+            "RTX-PRO-2",
             "RTX-PRO-4",
             "RTX-PRO-5",
             "RTX-PRO-6000-",
@@ -859,6 +870,8 @@ NVIDIA_TENSOR = [
     and not n.startswith(("QUADRO-P", "QUADRO-M", "QUADRO-K"))
     # catalog 2026.11.16: Kepler, Fermi, Maxwell and Pascal (GP104) Tesla boards, no tensor cores
     and n not in {"K20", "K20X", "K10", "M2090", "M6", "P6"}
+    # catalog 2026.11.29 (29a): Fermi Tesla boards, no tensor cores
+    and n not in {"C2050", "C2070", "C2075", "M2050", "M2070"}
 ]
 
 
@@ -1008,6 +1021,66 @@ def test_catalog_2026_11_16_k10_is_a_two_gpu_board():
 )
 def test_catalog_2026_11_16_names_read_as_their_cards(text, model):
     assert resolve_name(text).accelerator.model == model
+
+
+#: catalog 2026.11.29 (29a): every figure added, (memory GB, bandwidth TB/s, power W, FP32 TFLOPS),
+#: as the cited row or page prints it; the tensor rate stored is the V100 FHHL's (Volta: dense).
+FIGURES_2026_11_29 = {
+    "C2050": (3, 0.144, 247, 1.03),
+    "C2070": (6, 0.144, 247, 1.03),
+    "C2075": (6, 0.144, 225, 1.03),
+    "M2050": (3, 0.1484, 225, 1.03),
+    "M2070": (6, 0.1503, 225, 1.03),
+    "V100-16GB-FHHL": (16, 0.8294, 250, 13.21),
+    "RTX-PRO-4000-SFF": (24, 0.432, 70, 23.96),
+    "RTX-PRO-2000": (16, 0.288, 70, 16.97),
+    "RTX-PRO-5000-72GB": (72, 1.344, 300, 65),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES_2026_11_29))
+def test_catalog_2026_11_29_figures(name):
+    acc = by_name()[name]
+    memory, bandwidth, power, fp32 = FIGURES_2026_11_29[name]
+    assert (acc.memory_gb, acc.bandwidth_tbps, acc.tdp_w) == (memory, bandwidth, power)
+    assert acc.tflops["fp32"] == fp32
+    expected = {"fp32", "fp64", "fp16"} if name == "V100-16GB-FHHL" else {"fp32", "fp64"}
+    assert set(acc.tflops) <= expected, name
+    for key, fig in figures(acc):
+        assert fig.source, f"{name} {key}"
+        assert fig.note, f"{name} {key}"
+        assert fig.confidence == "source", f"{name} {key}"
+
+
+def test_catalog_2026_11_29_skus_keep_their_models_default():
+    # the 72 GB RTX PRO 5000 and the V100 FHHL are SKUs: a bare model name still reads as before
+    assert catalog.by_model("RTX-PRO-5000")[0].name == "RTX-PRO-5000"
+    assert catalog.by_model("V100-16GB")[0].name == "V100-16GB-SXM2"
+    assert [a.name for a in catalog.by_model("RTX-PRO-5000")] == [
+        "RTX-PRO-5000",
+        "RTX-PRO-5000-72GB",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Tesla C2050", "C2050"),
+        ("Tesla C2075", "C2075"),
+        ("Tesla M2070", "M2070"),
+        ("Tesla M2090", "M2090"),
+        ("Tesla V100-FHHL-16GB", "V100-16GB-FHHL"),
+        ("GV100GL [Tesla V100 FHHL 16GB]", "V100-16GB-FHHL"),
+        ("Tesla V100-PCIE-16GB", "V100-16GB-PCIE"),
+        ("NVIDIA RTX PRO 4000 Blackwell SFF Edition", "RTX-PRO-4000-SFF"),
+        ("NVIDIA RTX PRO 4000 Blackwell", "RTX-PRO-4000"),
+        ("NVIDIA RTX PRO 2000 Blackwell", "RTX-PRO-2000"),
+        ("RTX PRO 5000 72GB", "RTX-PRO-5000-72GB"),
+        ("NVIDIA RTX PRO 5000 Blackwell", "RTX-PRO-5000"),
+    ],
+)
+def test_catalog_2026_11_29_names_read_as_their_cards(text, name):
+    assert resolve_name(text).accelerator.name == name
 
 
 def test_same_silicon_same_figures():
