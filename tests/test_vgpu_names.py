@@ -24,6 +24,7 @@ from accelerators.errors import AcceleratorError, InvalidSpecError, UnknownAccel
         ("H100L-23C", "H100-NVL!:0.25"),  # 23 GB fits 4 times in the NVL's 94 GB
         ("H200-70C", "H200-NVL!:0.5"),
         ("V100D-16C", "V100-32GB-PCIE!:0.5"),
+        ("V100L-16C", "V100-16GB-FHHL!"),  # the FHHL card, a SKU of catalog 2026.11.29
         ("A800-8C", "A800-40GB!:0.2"),  # a plain A800 in a vGPU type is the 40 GB active card
         ("RTX6000P-8Q", "QUADRO-RTX-6000!:0.3333333333333333"),
         # any other board is an ordinary name
@@ -53,7 +54,6 @@ def test_a_vgpu_type_reads_as_its_board_and_share(text: str, canonical: str) -> 
         ("H800L-94C", "H800 PCIe 94GB \\(H800 NVL\\)"),  # not the catalog's SXM5 H800
         ("H800-80C", "H800 PCIe 80GB"),  # not the catalog's SXM5 H800
         ("H100XS-4-32C", "H100 SXM5 64GB"),
-        ("V100L-16C", "V100 FHHL 16GB"),
     ],
 )
 def test_a_vgpu_type_of_a_board_the_catalog_lacks_is_refused_naming_the_board(
