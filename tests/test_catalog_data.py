@@ -357,6 +357,31 @@ REQUIRED = {
     "RTX-PRO-4000-SFF": ("RTX-PRO-4000-SFF", "RTX_PRO_4000_SFF", True, "nvidia", "gpu"),
     "RTX-PRO-2000": ("RTX-PRO-2000", "RTX_PRO_2000", True, "nvidia", "gpu"),
     "RTX-PRO-5000-72GB": ("RTX-PRO-5000", "RTX_PRO_5000_72GB", False, "nvidia", "gpu"),
+    # catalog 2026.11.29 (29b)
+    "RX-470-8GB": ("RX-470-8GB", "RX_470_8GB", True, "amd", "gpu"),
+    "RX-470-4GB": ("RX-470-4GB", "RX_470_4GB", True, "amd", "gpu"),
+    "RX-590": ("RX-590", "RX_590", True, "amd", "gpu"),
+    "RX-6700": ("RX-6700", "RX_6700", True, "amd", "gpu"),
+    "RX-6500-XT-4GB": ("RX-6500-XT-4GB", "RX_6500_XT_4GB", True, "amd", "gpu"),
+    "RX-6500-XT-8GB": ("RX-6500-XT-8GB", "RX_6500_XT_8GB", True, "amd", "gpu"),
+    "W5500": ("W5500", "W5500", True, "amd", "gpu"),
+    "VEGA-FE": ("VEGA-FE", "VEGA_FE", True, "amd", "gpu"),
+    "RX-VEGA-64-LIQUID": ("RX-VEGA-64", "RX_VEGA_64_LIQUID", False, "amd", "gpu"),
+    "HD-7970-3GB": ("HD-7970-3GB", "HD_7970_3GB", True, "amd", "gpu"),
+    "HD-7970-6GB": ("HD-7970-6GB", "HD_7970_6GB", True, "amd", "gpu"),
+    "R9-290X-4GB": ("R9-290X-4GB", "R9_290X_4GB", True, "amd", "gpu"),
+    "R9-290X-8GB": ("R9-290X-8GB", "R9_290X_8GB", True, "amd", "gpu"),
+    "R9-390X": ("R9-390X", "R9_390X", True, "amd", "gpu"),
+    "RTX-4090-LAPTOP": ("RTX-4090-LAPTOP", "RTX_4090_LAPTOP", True, "nvidia", "gpu"),
+    "RTX-4080-LAPTOP": ("RTX-4080-LAPTOP", "RTX_4080_LAPTOP", True, "nvidia", "gpu"),
+    "RTX-4070-LAPTOP": ("RTX-4070-LAPTOP", "RTX_4070_LAPTOP", True, "nvidia", "gpu"),
+    "RTX-4060-LAPTOP": ("RTX-4060-LAPTOP", "RTX_4060_LAPTOP", True, "nvidia", "gpu"),
+    "RTX-4050-LAPTOP": ("RTX-4050-LAPTOP", "RTX_4050_LAPTOP", True, "nvidia", "gpu"),
+    "RTX-3050-TI-LAPTOP": ("RTX-3050-TI-LAPTOP", "RTX_3050_TI_LAPTOP", True, "nvidia", "gpu"),
+    "RTX-2050": ("RTX-2050", "RTX_2050", True, "nvidia", "gpu"),
+    "GTX-1060-3GB": ("GTX-1060-3GB", "GTX_1060_3GB", True, "nvidia", "gpu"),
+    "GTX-580": ("GTX-580", "GTX_580", True, "nvidia", "gpu"),
+    "GTX-570": ("GTX-570", "GTX_570", True, "nvidia", "gpu"),
 }
 
 # -- flytekit 1.16.31 constants and the device strings they send (reference: flyte.md §1) --
@@ -816,8 +841,9 @@ def test_basic_figures_present_and_plausible(name):
     acc = by_name()[name]
     # floors: the entry-level cards of catalog 2026.11.15 (2 GB GTX 1050, GTX 950, Quadro P400
     # and K620; the K620's 28.8 GB/s of DDR3; the P400's 30 W); the Jetson Nano's 25.6 GB/s and
-    # the Orin Nano 4GB's 10 W mode of catalog 2026.11.16
-    assert 2 <= acc.memory_gb <= 300
+    # the Orin Nano 4GB's 10 W mode of catalog 2026.11.16; the Fermi GTX 570's 1.25 GB of
+    # catalog 2026.11.29
+    assert 1.25 <= acc.memory_gb <= 300
     assert 0.025 <= acc.bandwidth_tbps <= 10  # Inferentia 1: 50 GiB/s of DRAM
     if not acc.tflops:  # only where the data says why
         assert any("left out" in note for note in acc.notes), name
@@ -1081,6 +1107,104 @@ def test_catalog_2026_11_29_skus_keep_their_models_default():
 )
 def test_catalog_2026_11_29_names_read_as_their_cards(text, name):
     assert resolve_name(text).accelerator.name == name
+
+
+#: catalog 2026.11.29 (29b): every figure added, (memory GB, bandwidth TB/s, power W or None,
+#: FP32 TFLOPS), as the cited row prints it (laptop GPUs: the upper ends of the printed ranges).
+FIGURES_2026_11_29B = {
+    "RX-470-8GB": (8, 0.211, 120, 4.94),
+    "RX-470-4GB": (4, 0.211, 120, 4.94),
+    "RX-590": (8, 0.256, 225, 7.12),
+    "RX-6700": (10, 0.32, 175, 11.29),
+    "RX-6500-XT-4GB": (4, 0.144, None, 5.765),
+    "RX-6500-XT-8GB": (8, 0.144, None, 5.765),
+    "W5500": (8, 0.224, 125, 5.224),
+    "VEGA-FE": (16, 0.484, 300, 13.107),
+    "RX-VEGA-64-LIQUID": (8, 0.4838, 345, 13.738),
+    "HD-7970-3GB": (3, 0.264, 250, 3.7888),
+    "HD-7970-6GB": (6, 0.264, 250, 3.7888),
+    "R9-290X-4GB": (4, 0.32, 250, 5.632),
+    "R9-290X-8GB": (8, 0.32, 250, 5.632),
+    "R9-390X": (8, 0.384, 275, 5.9136),
+    "RTX-4090-LAPTOP": (16, 0.576, 150, 50.1),
+    "RTX-4080-LAPTOP": (12, 0.432, 150, 33.8),
+    "RTX-4070-LAPTOP": (8, 0.256, 115, 20.0),
+    "RTX-4060-LAPTOP": (8, 0.256, 115, 14.5),
+    "RTX-4050-LAPTOP": (6, 0.192, 115, 12.1),
+    "RTX-3050-TI-LAPTOP": (4, 0.192, None, 8.68),
+    "RTX-2050": (4, 0.112, 45, 6.049792),
+    "GTX-1060-3GB": (3, 0.192, 120, 3.935),
+    "GTX-580": (1.5, 0.192384, 244, 1.5811),
+    "GTX-570": (1.25, 0.152, 219, 1.4054),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES_2026_11_29B))
+def test_catalog_2026_11_29b_figures(name):
+    acc = by_name()[name]
+    memory, bandwidth, power, fp32 = FIGURES_2026_11_29B[name]
+    assert (acc.memory_gb, acc.bandwidth_tbps, acc.tdp_w) == (memory, bandwidth, power)
+    assert acc.tflops["fp32"] == fp32
+    # dense vector rates only: no tensor, matrix or sparse figure was added for these cards
+    assert set(acc.tflops) <= {"fp32", "fp64"}, name
+    for key, fig in figures(acc):
+        assert fig.source == "wikipedia-nvidia-gpus" or fig.source == "wikipedia-amd-gpus"
+        assert fig.note, f"{name} {key}"
+        # the RTX 2050's row prints no rate: its FP32 is cores x 2 x boost clock
+        expected = "derived" if (name, key) == ("RTX-2050", "tflops.fp32") else "source"
+        assert fig.confidence == expected, f"{name} {key}"
+
+
+@pytest.mark.parametrize(
+    ("text", "model"),
+    [
+        ("NVIDIA GeForce RTX 4090 Laptop GPU", "RTX-4090-LAPTOP"),
+        ("NVIDIA GeForce RTX 4090", "RTX-4090"),
+        ("RTX 4060 Laptop", "RTX-4060-LAPTOP"),
+        ("NVIDIA GeForce RTX 4060", "RTX-4060"),
+        ("NVIDIA GeForce RTX 3050 Ti Laptop GPU", "RTX-3050-TI-LAPTOP"),
+        ("NVIDIA GeForce RTX 2050", "RTX-2050"),
+        ("NVIDIA GeForce GTX 1060 3GB", "GTX-1060-3GB"),
+        ("NVIDIA GeForce GTX 1060 6GB", "GTX-1060"),
+        ("GTX 1060", "GTX-1060"),
+        ("NVIDIA GeForce GTX 580", "GTX-580"),
+        ("AMD Radeon RX 6700", "RX-6700"),
+        ("RX 6700 XT", "RX-6700-XT"),
+        ("RX 470 4GB", "RX-470-4GB"),
+        ("RX 6500 XT 8GB", "RX-6500-XT-8GB"),
+        ("Radeon RX 590", "RX-590"),
+        ("Radeon Pro W5500", "W5500"),
+        ("Radeon Vega Frontier Edition", "VEGA-FE"),
+        ("RX Vega 64", "RX-VEGA-64"),
+        ("Radeon R9 390X", "R9-390X"),
+        ("HD 7970 6GB", "HD-7970-6GB"),
+    ],
+)
+def test_catalog_2026_11_29b_names_read_as_their_cards(text, model):
+    assert resolve_name(text).accelerator.model == model
+
+
+def test_catalog_2026_11_29b_liquid_vega_is_a_sku_of_the_vega_64():
+    assert resolve_name("RX Vega 64 Liquid").accelerator.name == "RX-VEGA-64-LIQUID"
+    assert resolve_name("RX Vega 64").accelerator.name == "RX-VEGA-64"
+    assert [a.name for a in catalog.by_model("RX-VEGA-64")] == ["RX-VEGA-64", "RX-VEGA-64-LIQUID"]
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("RX 470", "RX-470-8GB | RX-470-4GB"),
+        ("Radeon RX 6500 XT", "RX-6500-XT-4GB | RX-6500-XT-8GB"),
+        ("HD 7970", "HD-7970-3GB | HD-7970-6GB"),
+        ("R9 290X", "R9-290X-4GB | R9-290X-8GB"),
+    ],
+)
+def test_catalog_2026_11_29b_open_names_name_both_sizes(text, canonical):
+    from accelerators import AcceleratorSpec
+
+    assert str(AcceleratorSpec.parse(text)) == canonical
+    with pytest.raises(UnknownAcceleratorError, match="does not say which model"):
+        catalog.get(text)
 
 
 def test_same_silicon_same_figures():

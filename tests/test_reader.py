@@ -70,9 +70,9 @@ REFUSED = [
     ("NVIDIA GeForce RTX 5090 D", "'d' follows the model"),
     ("NVIDIA_GeForce_RTX_5090_D", "'d' follows the model"),
     ("NVIDIA GeForce RTX 3050 Ti", "'ti' follows the model"),
-    # a memory variant the catalog does not carry (the 3 GB GTX 1060, a 16 GB RTX 3070) is not
-    # the one it carries, nor another model of that memory
-    ("NVIDIA GeForce GTX 1060 3GB", "has 3 GB \\(it has 6 GB\\)"),
+    # a memory variant the catalog does not carry (a 5 GB GTX 1060, a 16 GB RTX 3070) is not
+    # the ones it carries, nor another model of that memory
+    ("NVIDIA GeForce GTX 1060 5GB", "has 5 GB \\(it has 3, 6 GB\\)"),
     ("NVIDIA GeForce RTX 3070 16GB", "has 16 GB \\(it has 8 GB\\)"),
     ("GK104GL [GRID K2]", "Cannot read|Unknown accelerator"),
     ("AD102GL [L40G]", "Unknown accelerator"),

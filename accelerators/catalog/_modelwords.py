@@ -46,9 +46,11 @@ _DROPPED = frozenset(
 #: Product-line prefixes a model word may be read without.
 _LINES = ("geforce", "quadro", "tesla", "radeon", "instinct", "rtx", "gtx", "rx")
 #: What may follow a bare model number in another model's word: a variant of that model
-#: (``3090ti``, ``4090d``, ``4070tis``, ``4060ti16gb``, Radeon's ``6600xt``), which the number
-#: alone does not name.
-_VARIANT = re.compile(r" (?:ti|super|tisuper|tis|d|s|xt|xtx|gre)(?:[0-9]+gb?)?")
+#: (``3090ti``, ``4090d``, ``4070tis``, ``4060ti16gb``, Radeon's ``6600xt``, the laptop GPU
+#: ``4080laptop``), which the number alone does not name.
+_VARIANT = re.compile(
+    r" (?:ti|super|tisuper|tis|d|s|xt|xtx|gre|(?:ti)?(?:laptop|mobile))(?:[0-9]+gb?)?"
+)
 _COUNTED = re.compile(r"x[0-9]{1,4}")  # a spelling that carries a count (HF "l40sx4")
 
 
