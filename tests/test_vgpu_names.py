@@ -31,6 +31,8 @@ from accelerators.errors import AcceleratorError, InvalidSpecError, UnknownAccel
         ("T4-16Q", "T4"),
         ("A10-12C", "A10:0.5"),
         ("L40S-1Q", "L40S:0.03125"),  # at most 32 per GPU, not the 48 its memory would hold
+        ("GRID M60-0B", "M60:0.0625"),  # a "0" GB profile holds 512 MB: one of 16 per M60 GPU
+        ("GRID M60-0Q", "M60:0.0625"),
         ("RTX5000-Ada-4Q", "RTX-5000-ADA:0.125"),
         ("RTX 6000 Ada-48C", "RTX-6000-ADA"),
         # MIG-backed types: one instance of the profile (+me with CME)

@@ -56,6 +56,9 @@ _WHOLE = 0.98
 #: The most time-sliced vGPUs one GPU holds: NVIDIA's vgpu-device-manager config gives 32
 #: A40-1Q to the 48 GB A40 (catalog source ``nvidia-vgpu-device-manager-config``).
 _MOST_PER_GPU = 32
+#: The framebuffer of a profile NVIDIA's vGPU type tables name ``0Q`` or ``0B`` (M60-0Q,
+#: K2's K200): 512 MB, one of 16 on an 8 GB M60 GPU (the Citrix and OpenStack corpora's rows).
+_ZERO_GB = 0.5
 
 
 #: The last catalog file read and its board codes (a catalog reload makes a new file).
@@ -126,7 +129,8 @@ def read_vgpu_type(text: str, lookup: Callable[[str], NameMatch | None]) -> Name
     pinned = known is not None or found.pinned
     if no_nvidia_vgpu(acc):
         return None  # vGPU runs on data-centre and professional boards ("2080Ti-4C" is not one)
-    size = float(m["size"])
+    # NVIDIA's smallest profiles are named 0 GB and hold 512 MB (M60-0Q, M60-0B)
+    size = float(m["size"]) or (_ZERO_GB if m["series"].lower() in "qb" else 0.0)
     if m["slices"]:
         profile = f"{m['slices']}g.{m['size']}gb" + ("+me" if m["me"] else "")
         if profile not in acc.partitions and known is None and not acc.partitions:
@@ -178,7 +182,8 @@ def vgpu_tokens(text: str, found: NameMatch) -> tuple[TokenReading, ...]:
         said = "the whole framebuffer: one GPU"
     else:
         said = f"one of {round(1 / float(found.count))} per GPU"
-    meaning = f"a {m['size']} GB {_SERIES[m['series'].lower()]} profile ({said})"
+    gb = m["size"] if m["size"].strip("0") else "0.5"
+    meaning = f"a {gb} GB {_SERIES[m['series'].lower()]} profile ({said})"
     tokens = [
         TokenReading(m[group].strip(" _-"), m.start(group) + offset, m.end(group) + offset, r, w)
         for group, r, w in parts
