@@ -44,6 +44,11 @@ Two corpora, one file per system, written from each system's public sources:
   mining-tool device lists, virtualisation platforms), collected under the seventh corpus's brief
   by collectors whose reports named no names, holding no name an earlier corpus has, committed
   before any reader ran on it and run once with the reader frozen.
+* ``tests/peer_names/fresh9/{visible,sealed}/*.tsv``, the *ninth fresh* corpus (issue 32): 29
+  more systems (inference platforms, DePIN marketplaces and LLM tools, regional clouds, HPC
+  centres, benchmark lists and surveys, ML and HPC software), collected under the eighth
+  corpus's brief by collectors whose reports named no names, holding no name an earlier corpus
+  has, committed before any reader ran on it and run once with the reader (and catalog) frozen.
 
 A row counts as resolved when the spec's accelerator is of the expected model, with the
 expected device count (or count range, ``1..2``, ``4..``) and (where the row gives one)
@@ -93,6 +98,8 @@ FRESH7 = CORPORA / "fresh7" / "visible"
 SEALED7 = CORPORA / "fresh7" / "sealed"
 FRESH8 = CORPORA / "fresh8" / "visible"
 SEALED8 = CORPORA / "fresh8" / "sealed"
+FRESH9 = CORPORA / "fresh9" / "visible"
+SEALED9 = CORPORA / "fresh9" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -102,6 +109,7 @@ _FRESH_PARTS = [
     (FRESH6, SEALED6),
     (FRESH7, SEALED7),
     (FRESH8, SEALED8),
+    (FRESH9, SEALED9),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
