@@ -692,6 +692,29 @@ def test_a_series_generation_or_card_number_reads_as_its_cards(text: str, read: 
 
 
 @pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("quad-A100", "A100-40GB:4 | A100-80GB:4"),  # NCSA Delta's 4-way nodes
+        ("octa-H200", "H200-SXM:8 | H200-NVL:8"),
+        ("b200_trt_mtp", "B200"),  # InferenceMAX: TensorRT with multi-token prediction
+        ("4090 24G VRAM", "RTX-4090"),
+    ],
+)
+def test_node_count_words_and_serving_words_read(text: str, read: str) -> None:
+    from accelerators import AcceleratorSpec
+
+    assert str(AcceleratorSpec.parse(text)) == read
+
+
+def test_a_count_word_away_from_the_model_is_refused() -> None:
+    from accelerators import AcceleratorSpec
+    from accelerators.errors import UnknownAcceleratorError
+
+    with pytest.raises(UnknownAcceleratorError, match="'dual' is a count only right before"):
+        AcceleratorSpec.parse("dual-slot A100")
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "1080",  # a number alone is a pattern in a list (HAMi: any 1080, the 1080 Ti too)

@@ -135,7 +135,9 @@ def model_words(index: Index) -> ModelWords:
     for name in _store.LOADED.file().open_names:  # "MI300": the MI300 series' models
         for text in (name.name, *name.spellings):
             key = _core(text)
-            if len(key) >= 3 and not key.isdigit():
+            # a short word with no digit ("max" of "Data Center GPU Max") is too common to be
+            # a model word
+            if not key.isdigit() and len(key) >= (3 if any(c.isdigit() for c in key) else 5):
                 for model in name.members:
                     for acc in index.entries:
                         if acc.model == model:
