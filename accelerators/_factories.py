@@ -290,9 +290,14 @@ class Factory(Generic[S]):
         models = _models(skus)
         if len(models) > 1:
             try:
-                preferred = resolve_name(self.family).accelerator.model
+                found = resolve_name(self.family)
             except AcceleratorError:
-                preferred = None
+                found = None
+            # a family the token reader reads (the MI300 open name's four models) names no
+            # default, as a catalog spelling does (A100 is the 40 GB card, flytekit's A100)
+            preferred = (
+                None if found is None or found.source == "reader" else found.accelerator.model
+            )
             if preferred not in models:
                 raise InvalidSpecError(
                     f"{call} covers several models ({_listing(models)}); choose one with "

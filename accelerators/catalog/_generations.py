@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._spellings import NameMatch
+from accelerators.catalog._vgpu import consumer_card
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -130,7 +131,7 @@ def _members(index: Index, vendor: str, line: str, gen: str) -> list[Accelerator
             or acc.model in seen
             or acc.vendor != vendor
             or not found[2].startswith(gen)
-            or "consumer" not in acc.form_factor.casefold()
+            or not consumer_card(acc)
             or "laptop" in acc.form_factor.casefold()
             or (line in ("rtx", "gtx", "rx") and found[1].lower() != line)
         ):

@@ -62,6 +62,9 @@ class ModelWords:
     weak: set[str] = field(default_factory=set)
     #: bare model numbers (``3090``) -> the catalog entries they name, after a vendor word
     numbers: dict[str, list[Accelerator]] = field(default_factory=dict)
+    #: words only an open name teaches (``mi300``): a model word that holds more of the name
+    #: wins over them (``mi300x8`` is 8 MI300X, not the MI300s times ``x8``)
+    opened: set[str] = field(default_factory=set)
     #: every entry some word names, in word order, and those entries by model
     entries: list[Accelerator] = field(default_factory=list)
     by_model: dict[str, list[Accelerator]] = field(default_factory=dict)
@@ -138,6 +141,8 @@ def model_words(index: Index) -> ModelWords:
             # a short word with no digit ("max" of "Data Center GPU Max") is too common to be
             # a model word
             if not key.isdigit() and len(key) >= (3 if any(c.isdigit() for c in key) else 5):
+                if key not in table.words:
+                    table.opened.add(key)
                 for model in name.members:
                     for acc in index.entries:
                         if acc.model == model:

@@ -50,6 +50,7 @@ from accelerators.catalog._segment import segment
 from accelerators.catalog._spellings import NameMatch
 from accelerators.catalog._system_counts import left_to_system
 from accelerators.catalog._unplaced import read_series, refuse_unplaced
+from accelerators.catalog._vgpu import consumer_card
 from accelerators.catalog._words import vocabulary
 from accelerators.errors import UnknownAcceleratorError
 
@@ -118,7 +119,7 @@ def read(
     :raises UnknownAcceleratorError: the name names a model but cannot be read exactly.
     """
     words = model_words(index)
-    pieces = segment(text, words.words, words.longest)
+    pieces = segment(text, words.words, words.longest, words.opened)
     state = Read(text, [Token(p) for p in pieces], words)
     try:
         return _run(state, reported)
@@ -303,7 +304,7 @@ def _model_number(state: Read) -> list[Token]:
     if not vendors and (
         len(state.tokens) == 1  # the number alone: in a list it is a pattern ("1080" is
         # HAMi's "any 1080", GTX 1080 Ti included), not one card
-        or not all("consumer" in a.form_factor.casefold() for a in entries)
+        or not all(consumer_card(a) for a in entries)
     ):
         return []  # "8000 XT" is no Quadro RTX 8000: only a consumer card's number
     token.piece = replace(token.piece, kind="model")

@@ -20,7 +20,7 @@ The segmenter knows no accelerator facts: the model words come from the caller.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from accelerators.catalog._words import MIG_PROFILE, PATTERNS, vocabulary
@@ -46,6 +46,9 @@ _PATTERN_COST = {
     "topology": 1.3,
     "plural": 1.5,  # dearer than any model word that ends in s ("l40s", "v100s")
 }
+#: What an open name's word costs more than a catalog model word: ``mi300x8`` reads as the
+#: MI300X's word and 8 (0.88 + 1.2), not as MI300 and ``x8`` (0.9 + 1.0 + this).
+_OPENED_COST = 0.3
 #: Runs nothing else reads: letters, digits, or both.
 _RUNS = tuple(re.compile(run) for run in (r"[a-z]+", r"[0-9]+", r"[a-z0-9]+"))
 
@@ -134,11 +137,17 @@ def _chunks(text: str) -> tuple[str, list[int], list[_Chunk], list[bool]]:
     return "".join(squashed), where, chunks, camel
 
 
-def segment(text: str, models: Mapping[str, object], longest: int | None = None) -> list[Piece]:
+def segment(
+    text: str,
+    models: Mapping[str, object],
+    longest: int | None = None,
+    opened: Collection[str] = (),
+) -> list[Piece]:
     """The pieces of ``text``, left to right (see the module docstring).
 
     :param models: the model words to look for (squashed, lower case).
     :param longest: the longest model word (computed when not given).
+    :param opened: model words only an open name teaches: dearer than the others.
     """
     truncated = bool(_TRUNCATED.search(text))
     if truncated:
@@ -177,7 +186,7 @@ def segment(text: str, models: Mapping[str, object], longest: int | None = None)
             if i == chunk.start:
                 options.append((chunk.end, chunk.fixed, s[i : chunk.end], (), 1.0))
         else:
-            _model_options(s, i, chunks, chunk_of, models, longest, options)
+            _model_options(s, i, chunks, chunk_of, models, longest, options, opened)
             for length in range(min(vocab.longest, chunk.end - i), 0, -1):
                 found = vocab.get(s[i : i + length])
                 if length == 1 and (i != chunk.start or chunk.end != i + 1):
@@ -237,6 +246,7 @@ def _model_options(
     models: Mapping[str, object],
     longest: int,
     options: list[tuple[int, str, str, tuple[str, ...], float]],
+    opened: Collection[str] = (),
 ) -> None:
     """Model words starting at ``i``: they may run over separators, but not into a MIG
     profile or across a bracket."""
@@ -256,4 +266,5 @@ def _model_options(
             size = PATTERNS["memory"].match(s, end, last.end)
             if size is None or float(size[1]) <= 0:
                 continue
-        options.append((i + length, "model", key, (), 1.0 - 0.02 * length))
+        dearer = _OPENED_COST if key in opened else 0.0
+        options.append((i + length, "model", key, (), 1.0 - 0.02 * length + dearer))
