@@ -698,6 +698,8 @@ def test_a_series_generation_or_card_number_reads_as_its_cards(text: str, read: 
         ("octa-H200", "H200-SXM:8 | H200-NVL:8"),
         ("b200_trt_mtp", "B200"),  # InferenceMAX: TensorRT with multi-token prediction
         ("4090 24G VRAM", "RTX-4090"),
+        # a cloud flavor's vCPU x GB shape beside a stated count (GreenNode)
+        ("g1-standard-8x32-2rtx2080ti", "RTX-2080-TI:2"),
     ],
 )
 def test_node_count_words_and_serving_words_read(text: str, read: str) -> None:
@@ -724,6 +726,8 @@ def test_a_count_word_away_from_the_model_is_refused() -> None:
         "GTX 30xx",  # GeForce 30 cards are RTX
         "40x",  # no product line or series mark: a count?
         "RX 600",
+        "g1-standard-8x32-8rtx2080ti",  # 8x32 could be the 8 devices again: not a shape
+        "gpu-2x4-h100",  # no stated count: 2x4 could be one
     ],
 )
 def test_a_number_that_names_no_card_or_generation_is_refused(text: str) -> None:

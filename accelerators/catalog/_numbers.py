@@ -145,6 +145,8 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
         elif kind == "unknown" and piece.value == "x" and _next_to_number(prev, nxt):
             token.role, token.meaning = "count marker", "the x of a count"
     _read_parallel(state)
+    if not tpu:
+        _host_shapes(state)
     plural = _plural_without_count(state)
     if plural is not None:
         raise refuse(state, f"{quote(plural.piece.text)} ends a plural, but no count says how many")
@@ -160,6 +162,20 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
             raise refuse(
                 state, f"it asks for {format_number(value)} devices ({quote(token.piece.text)})"
             )
+
+
+def _host_shapes(state: Read) -> None:
+    """``8x32`` beside a stated count of another accelerator (GreenNode's
+    ``g1-standard-8x32-2rtx2080ti``: 8 vCPUs and 32 GB for 2 RTX 2080 Ti) is the machine's
+    shape. Where its first number is the count, it could say the devices again: left unplaced."""
+    counts = {value for value, _ in state.counts}
+    for token in state.tokens:
+        if token.piece.kind != "topology" or token.role or not counts:
+            continue
+        first, *rest = token.piece.value.split("x")
+        if len(rest) == 1 and float(first) not in counts and float(rest[0]) >= float(first):
+            token.role = "host figure"
+            token.meaning = f"the machine's shape: {first} vCPUs x {rest[0]} GB"
 
 
 def _read_parallel(state: Read) -> None:
