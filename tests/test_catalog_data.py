@@ -1270,10 +1270,19 @@ def test_catalog_2026_11_30a_inference_parts_say_so():
         ("FuriosaAI RNGD", "RNGD"),
         ("RNGD", "RNGD"),
         ("Furiosa Warboy", "WARBOY"),
+        # the vendor words the token reader now places (data/name_words.toml)
+        ("Tenstorrent Wormhole n300 card", "WORMHOLE-N300"),
+        ("FuriosaAI RNGD card", "RNGD"),
     ],
 )
 def test_catalog_2026_11_30a_names_read_as_their_cards(text, name):
     assert resolve_name(text).accelerator.name == name
+
+
+def test_catalog_2026_11_30a_another_vendors_n150_is_refused():
+    # Intel's N150 is a CPU: a name that says it is Intel's does not read as the Wormhole card
+    with pytest.raises(UnknownAcceleratorError, match="no N150 in the catalog is made by Intel"):
+        resolve_name("Intel Processor N150")
 
 
 def test_catalog_2026_11_30a_vendors_and_resources():

@@ -331,8 +331,12 @@ def test_a_later_fresh_corpus_is_new_sourced_and_split(
         # the ninth corpus's one run, with the reader's code and catalog 2026.11.29 frozen at
         # e38f83f, was 271/12 and 124/6 (its unseen figures); these are after the fixes that
         # run found (the count words "quad" and "octa", "mtp" a serving word, "VRAM" prose)
-        (FRESH9, 285, 12),
-        (SEALED9, 134, 6),
+        # catalog 2026.11.30 (30a)'s Tenstorrent and FuriosaAI entries read five rows labelled
+        # '-' as the cards they mean (Backend.AI's 'RNGD Device', 'rngd.device', 'Tenstorrent
+        # Wormhole(TM) n300 Device'; sealed: 'Warboy Device', 'warboy.device'): wrong by label
+        # until they are relabelled
+        (FRESH9, 285, 15),
+        (SEALED9, 134, 8),
     ],
     # the corpora from the second on, in IN_ORDER's order, each visible then sealed
     ids=[f"fresh{i + 1}{part}" for i in range(1, len(IN_ORDER)) for part in ("", "-sealed")],
