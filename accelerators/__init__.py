@@ -37,7 +37,7 @@ _EXPORTS = LazyExports(
         ".": "catalog kinds",
         "accelerators.kinds": "is_nvidia is_amd is_intel is_google is_qualcomm is_ascend is_gpu "
         "is_tpu is_neuron is_npu is_gaudi is_trainium is_inferentia is_cambricon is_hygon "
-        "is_iluvatar is_metax is_moore_threads is_biren",
+        "is_iluvatar is_metax is_moore_threads is_biren is_tenstorrent is_furiosa",
     },
 )
 
@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from accelerators.kinds import is_ascend as is_ascend
     from accelerators.kinds import is_biren as is_biren
     from accelerators.kinds import is_cambricon as is_cambricon
+    from accelerators.kinds import is_furiosa as is_furiosa
     from accelerators.kinds import is_gaudi as is_gaudi
     from accelerators.kinds import is_google as is_google
     from accelerators.kinds import is_gpu as is_gpu
@@ -76,6 +77,7 @@ if TYPE_CHECKING:
     from accelerators.kinds import is_npu as is_npu
     from accelerators.kinds import is_nvidia as is_nvidia
     from accelerators.kinds import is_qualcomm as is_qualcomm
+    from accelerators.kinds import is_tenstorrent as is_tenstorrent
     from accelerators.kinds import is_tpu as is_tpu
     from accelerators.kinds import is_trainium as is_trainium
     from accelerators.spec import AcceleratorSpec as AcceleratorSpec

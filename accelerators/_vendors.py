@@ -13,8 +13,9 @@ Every fact carries where it comes from: the device plugins' resource names are t
 daemonsets advertise (NVIDIA's k8s-device-plugin, ROCm's k8s-device-plugin, Intel's
 intel-device-plugins-for-kubernetes, GKE's TPU device plugin, the AWS Neuron device plugin,
 Habana's device plugin, Huawei's mind-cluster Ascend device plugin, Qualcomm's Cloud AI
-device plugin, and for Cambricon, Hygon, Iluvatar, MetaX, Moore Threads and Biren the resources
-HAMi's chart and GPUStack's manufacturer table give for their plugins).
+device plugin, the Tenstorrent device plugins in development, FuriosaAI's device plugin, and
+for Cambricon, Hygon, Iluvatar, MetaX, Moore Threads and Biren the resources HAMi's chart and
+GPUStack's manufacturer table give for their plugins).
 
 Standard library only: the tokenizer and ``import accelerators`` read it.
 """
@@ -241,6 +242,36 @@ VENDORS: tuple[VendorRecord, ...] = (
         # Biren's device plugin as HAMi's chart names it: birentech.com/gpu
         devices=(DeviceRecord("gpu", "Biren GPU", "birentech.com/gpu", "biren-"),),
         products="BR100",
+    ),
+    VendorRecord(
+        name="tenstorrent",
+        display="Tenstorrent",
+        article="a",
+        # Tenstorrent's own Kubernetes path is a DRA driver (no extended resource); the device
+        # plugins in development name one resource per card type: tenstorrent.com/n150, n300
+        # (n300, n300s, n300l), blackhole (p100a, p150a/b/c, p300). The registry holds one
+        # resource per vendor and class: placement asks for tenstorrent.com/n150 unless
+        # resource_name= names the card's own. (tt-mnijjar/k8s-device-plugin README at 24ea831;
+        # guhaneswaran/tt-k8s-device-plugin; docs.tenstorrent.com/tt-dra-driver.)
+        devices=(
+            DeviceRecord(
+                "npu",
+                "Tensix processor",
+                "tenstorrent.com/n150",
+                "tenstorrent-",
+                ("tenstorrent.com/n300", "tenstorrent.com/blackhole"),
+            ),
+        ),
+        products="Wormhole, Blackhole",
+    ),
+    VendorRecord(
+        name="furiosa",
+        display="FuriosaAI",
+        article="a",
+        # FuriosaAI's device plugin: one furiosa.ai/rngd per RNGD card (its Kubernetes docs);
+        # the Warboy-era plugin's furiosa.ai/npu
+        devices=(DeviceRecord("npu", "NPU", "furiosa.ai/rngd", "furiosa-", ("furiosa.ai/npu",)),),
+        products="RNGD, Warboy",
     ),
 )
 

@@ -35,6 +35,7 @@ __all__ = [
     "is_ascend",
     "is_biren",
     "is_cambricon",
+    "is_furiosa",
     "is_gaudi",
     "is_google",
     "is_gpu",
@@ -48,6 +49,7 @@ __all__ = [
     "is_npu",
     "is_nvidia",
     "is_qualcomm",
+    "is_tenstorrent",
     "is_tpu",
     "is_trainium",
 ]
@@ -105,7 +107,9 @@ is_iluvatar = _made_by("iluvatar")
 is_metax = _made_by("metax")
 is_moore_threads = _made_by("mthreads")
 is_biren = _made_by("biren")
+is_tenstorrent = _made_by("tenstorrent")
+is_furiosa = _made_by("furiosa")
 is_npu = _every(
     lambda acc: acc.device_class == "npu",
-    "an NPU (Huawei Ascend, Qualcomm Cloud AI, Cambricon MLU)",
+    "an NPU (Huawei Ascend, Qualcomm Cloud AI, Cambricon MLU, Tenstorrent, FuriosaAI)",
 )

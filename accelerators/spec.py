@@ -138,6 +138,8 @@ class AcceleratorSpec(BaseModel):
     MetaX: ClassVar[_Factories] = _Factories("metax")
     MooreThreads: ClassVar[_Factories] = _Factories("mthreads")
     Biren: ClassVar[_Factories] = _Factories("biren")
+    Tenstorrent: ClassVar[_Factories] = _Factories("tenstorrent")
+    FuriosaAI: ClassVar[_Factories] = _Factories("furiosa")
 
     def __init__(self, **data: Any) -> None:
         try:

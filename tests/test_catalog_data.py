@@ -382,6 +382,13 @@ REQUIRED = {
     "GTX-1060-3GB": ("GTX-1060-3GB", "GTX_1060_3GB", True, "nvidia", "gpu"),
     "GTX-580": ("GTX-580", "GTX_580", True, "nvidia", "gpu"),
     "GTX-570": ("GTX-570", "GTX_570", True, "nvidia", "gpu"),
+    # catalog 2026.11.30 (30a)
+    "WORMHOLE-N150": ("WORMHOLE-N150", "WORMHOLE_N150", True, "tenstorrent", "npu"),
+    "WORMHOLE-N300": ("WORMHOLE-N300", "WORMHOLE_N300", True, "tenstorrent", "npu"),
+    "BLACKHOLE-P100A": ("BLACKHOLE-P100A", "BLACKHOLE_P100A", True, "tenstorrent", "npu"),
+    "BLACKHOLE-P150": ("BLACKHOLE-P150", "BLACKHOLE_P150", True, "tenstorrent", "npu"),
+    "RNGD": ("RNGD", "RNGD", True, "furiosa", "npu"),
+    "WARBOY": ("WARBOY", "WARBOY", True, "furiosa", "npu"),
 }
 
 # -- flytekit 1.16.31 constants and the device strings they send (reference: flyte.md §1) --
@@ -1205,6 +1212,89 @@ def test_catalog_2026_11_29b_open_names_name_both_sizes(text, canonical):
     assert str(AcceleratorSpec.parse(text)) == canonical
     with pytest.raises(UnknownAcceleratorError, match="does not say which model"):
         catalog.get(text)
+
+
+#: catalog 2026.11.30 (30a): (memory GB, bandwidth TB/s, power W, {dtype: dense rate}, source),
+#: as the vendor's own documentation prints them (the n300: board totals of its two ASICs).
+FIGURES_2026_11_30A = {
+    "WORMHOLE-N150": (12, 0.288, 160, {"fp16": 74, "fp8": 262}, "tenstorrent-wormhole-specs"),
+    "WORMHOLE-N300": (24, 0.576, 300, {"fp16": 131, "fp8": 466}, "tenstorrent-wormhole-specs"),
+    "BLACKHOLE-P100A": (28, 0.448, 300, {}, "tenstorrent-blackhole-specs"),
+    "BLACKHOLE-P150": (32, 0.512, 300, {}, "tenstorrent-blackhole-specs"),
+    "RNGD": (48, 1.5, 150, {"bf16": 256, "fp8": 512, "int8": 512}, "furiosa-rngd-spec"),
+    "WARBOY": (16, 0.066, 60, {"int8": 64}, "furiosa-warboy-spec"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES_2026_11_30A))
+def test_catalog_2026_11_30a_figures(name):
+    acc = by_name()[name]
+    memory, bandwidth, power, rates, source = FIGURES_2026_11_30A[name]
+    assert (acc.memory_gb, acc.bandwidth_tbps, acc.tdp_w) == (memory, bandwidth, power)
+    assert dict(acc.tflops) == rates
+    assert acc.device_class == "npu"
+    for key, fig in figures(acc):
+        assert fig.source == source, f"{name} {key}"
+        assert fig.confidence == "source", f"{name} {key}"
+        assert fig.sparse is None, f"{name} {key}"  # neither vendor prints a sparse rate
+        assert fig.note, f"{name} {key}"
+    assert catalog.sources()[source].kind == "vendor-docs"
+
+
+def test_catalog_2026_11_30a_n300_is_a_two_asic_board():
+    n150, n300 = by_name()["WORMHOLE-N150"], by_name()["WORMHOLE-N300"]
+    assert (n150.devices_per_board, n300.devices_per_board) == (1, 2)
+    # the scheduler's device is one ASIC: the n300's 24 GB are two 12 GB Wormholes
+    assert n300.device_memory_gb == n150.memory_gb == 12
+    assert n300.figure("memory_gb").per_device == 12
+
+
+def test_catalog_2026_11_30a_inference_parts_say_so():
+    entries = by_name()
+    assert not entries["RNGD"].trains
+    assert not entries["WARBOY"].trains
+    assert entries["WORMHOLE-N150"].trains  # Tenstorrent's stack trains as well
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Wormhole n150", "WORMHOLE-N150"),
+        ("Tenstorrent n150", "WORMHOLE-N150"),
+        ("n150d", "WORMHOLE-N150"),
+        ("Wormhole n300s", "WORMHOLE-N300"),
+        ("Tenstorrent n300", "WORMHOLE-N300"),
+        ("Blackhole p100a", "BLACKHOLE-P100A"),
+        ("Blackhole p150a", "BLACKHOLE-P150"),
+        ("p150b", "BLACKHOLE-P150"),
+        ("FuriosaAI RNGD", "RNGD"),
+        ("RNGD", "RNGD"),
+        ("Furiosa Warboy", "WARBOY"),
+        # the vendor words the token reader now places (data/name_words.toml)
+        ("Tenstorrent Wormhole n300 card", "WORMHOLE-N300"),
+        ("FuriosaAI RNGD card", "RNGD"),
+    ],
+)
+def test_catalog_2026_11_30a_names_read_as_their_cards(text, name):
+    assert resolve_name(text).accelerator.name == name
+
+
+def test_catalog_2026_11_30a_another_vendors_n150_is_refused():
+    # Intel's N150 is a CPU: a name that says it is Intel's does not read as the Wormhole card
+    with pytest.raises(UnknownAcceleratorError, match="no N150 in the catalog is made by Intel"):
+        resolve_name("Intel Processor N150")
+
+
+def test_catalog_2026_11_30a_vendors_and_resources():
+    from accelerators import AcceleratorSpec
+    from accelerators.kubernetes._devices import describe, device_resource
+
+    assert describe(catalog.get("RNGD")) == "RNGD is a FuriosaAI NPU"
+    assert describe(catalog.get("WORMHOLE-N300")).endswith("is a Tenstorrent Tensix processor")
+    assert device_resource("furiosa", "npu") == "furiosa.ai/rngd"
+    assert device_resource("tenstorrent", "npu") == "tenstorrent.com/n150"
+    assert str(AcceleratorSpec.parse("Tenstorrent:2")) == "tenstorrent:2"
+    assert AcceleratorSpec.FuriosaAI.vendor == "furiosa"
 
 
 def test_same_silicon_same_figures():

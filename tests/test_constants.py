@@ -358,6 +358,8 @@ def test_every_constant_has_a_distinct_valid_device_string() -> None:
         ("metax", "gpu"): "metax-",
         ("mthreads", "gpu"): "mthreads-",
         ("biren", "gpu"): "biren-",
+        ("tenstorrent", "npu"): "tenstorrent-",
+        ("furiosa", "npu"): "furiosa-",
     }
     for name, device in derived.items():
         acc = _constant(name).accelerator

@@ -196,6 +196,8 @@ VENDOR_NAMESPACES = {
     "metax": S.MetaX,
     "mthreads": S.MooreThreads,
     "biren": S.Biren,
+    "tenstorrent": S.Tenstorrent,
+    "furiosa": S.FuriosaAI,
 }
 
 

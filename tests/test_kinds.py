@@ -14,6 +14,7 @@ from accelerators.kinds import (
     is_ascend,
     is_biren,
     is_cambricon,
+    is_furiosa,
     is_gaudi,
     is_google,
     is_gpu,
@@ -27,6 +28,7 @@ from accelerators.kinds import (
     is_npu,
     is_nvidia,
     is_qualcomm,
+    is_tenstorrent,
     is_tpu,
     is_trainium,
 )
@@ -128,6 +130,8 @@ VENDOR_CHECKS = {
     "metax": is_metax,
     "mthreads": is_moore_threads,
     "biren": is_biren,
+    "tenstorrent": is_tenstorrent,
+    "furiosa": is_furiosa,
 }
 CLASS_CHECKS = {"gpu": is_gpu, "tpu": is_tpu, "neuron": is_neuron, "hpu": is_gaudi, "npu": is_npu}
 

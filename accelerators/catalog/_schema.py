@@ -46,6 +46,8 @@ Vendor = Literal[
     "metax",
     "mthreads",
     "biren",
+    "tenstorrent",
+    "furiosa",
 ]
 DeviceClass = Literal["gpu", "tpu", "neuron", "hpu", "npu"]
 Confidence = Literal["source", "derived", "unconfirmed"]

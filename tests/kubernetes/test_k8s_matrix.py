@@ -58,6 +58,8 @@ RESOURCES = {
     ("metax", "gpu"): "metax-tech.com/gpu",  # MetaX's GPU device plugin
     ("mthreads", "gpu"): "mthreads.com/gpu",  # Moore Threads' device plugin
     ("biren", "gpu"): "birentech.com/gpu",  # Biren's device plugin (HAMi's chart)
+    ("tenstorrent", "npu"): "tenstorrent.com/n150",  # tt-k8s-device-plugin (per card type)
+    ("furiosa", "npu"): "furiosa.ai/rngd",  # FuriosaAI's device plugin
 }
 TAINTS = {"nvidia.com/gpu": "nvidia.com/gpu", "amd.com/gpu": "amd.com/gpu"}
 
