@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "accelerators_of",
     "is_amd",
+    "is_apple",
     "is_ascend",
     "is_biren",
     "is_cambricon",
@@ -105,6 +106,7 @@ is_iluvatar = _made_by("iluvatar")
 is_metax = _made_by("metax")
 is_moore_threads = _made_by("mthreads")
 is_biren = _made_by("biren")
+is_apple = _made_by("apple")
 is_npu = _every(
     lambda acc: acc.device_class == "npu",
     "an NPU (Huawei Ascend, Qualcomm Cloud AI, Cambricon MLU)",

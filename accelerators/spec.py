@@ -138,6 +138,7 @@ class AcceleratorSpec(BaseModel):
     MetaX: ClassVar[_Factories] = _Factories("metax")
     MooreThreads: ClassVar[_Factories] = _Factories("mthreads")
     Biren: ClassVar[_Factories] = _Factories("biren")
+    Apple: ClassVar[_Factories] = _Factories("apple")
 
     def __init__(self, **data: Any) -> None:
         try:

@@ -358,6 +358,7 @@ def test_every_constant_has_a_distinct_valid_device_string() -> None:
         ("metax", "gpu"): "metax-",
         ("mthreads", "gpu"): "mthreads-",
         ("biren", "gpu"): "biren-",
+        ("apple", "gpu"): "apple-",
     }
     for name, device in derived.items():
         acc = _constant(name).accelerator

@@ -196,6 +196,7 @@ VENDOR_NAMESPACES = {
     "metax": S.MetaX,
     "mthreads": S.MooreThreads,
     "biren": S.Biren,
+    "apple": S.Apple,
 }
 
 

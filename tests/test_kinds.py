@@ -11,6 +11,7 @@ from accelerators.errors import UnknownAcceleratorError
 from accelerators.kinds import (
     accelerators_of,
     is_amd,
+    is_apple,
     is_ascend,
     is_biren,
     is_cambricon,
@@ -128,6 +129,7 @@ VENDOR_CHECKS = {
     "metax": is_metax,
     "mthreads": is_moore_threads,
     "biren": is_biren,
+    "apple": is_apple,
 }
 CLASS_CHECKS = {"gpu": is_gpu, "tpu": is_tpu, "neuron": is_neuron, "hpu": is_gaudi, "npu": is_npu}
 

@@ -46,6 +46,7 @@ Vendor = Literal[
     "metax",
     "mthreads",
     "biren",
+    "apple",
 ]
 DeviceClass = Literal["gpu", "tpu", "neuron", "hpu", "npu"]
 Confidence = Literal["source", "derived", "unconfirmed"]

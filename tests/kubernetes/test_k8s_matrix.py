@@ -58,6 +58,7 @@ RESOURCES = {
     ("metax", "gpu"): "metax-tech.com/gpu",  # MetaX's GPU device plugin
     ("mthreads", "gpu"): "mthreads.com/gpu",  # Moore Threads' device plugin
     ("biren", "gpu"): "birentech.com/gpu",  # Biren's device plugin (HAMi's chart)
+    ("apple", "gpu"): "apple.com/gpu",  # the community's generic-device-plugin resource
 }
 TAINTS = {"nvidia.com/gpu": "nvidia.com/gpu", "amd.com/gpu": "amd.com/gpu"}
 
