@@ -37,7 +37,7 @@ _EXPORTS = LazyExports(
         ".": "catalog kinds",
         "accelerators.kinds": "is_nvidia is_amd is_intel is_google is_qualcomm is_ascend is_gpu "
         "is_tpu is_neuron is_npu is_gaudi is_trainium is_inferentia is_cambricon is_hygon "
-        "is_iluvatar is_metax is_moore_threads is_biren is_tenstorrent is_furiosa",
+        "is_iluvatar is_metax is_moore_threads is_biren is_tenstorrent is_furiosa is_apple",
     },
 )
 
@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from accelerators.errors import UnknownAcceleratorError as UnknownAcceleratorError
     from accelerators.errors import UnknownPartitionError as UnknownPartitionError
     from accelerators.kinds import is_amd as is_amd
+    from accelerators.kinds import is_apple as is_apple
     from accelerators.kinds import is_ascend as is_ascend
     from accelerators.kinds import is_biren as is_biren
     from accelerators.kinds import is_cambricon as is_cambricon

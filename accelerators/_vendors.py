@@ -273,6 +273,17 @@ VENDORS: tuple[VendorRecord, ...] = (
         devices=(DeviceRecord("npu", "NPU", "furiosa.ai/rngd", "furiosa-", ("furiosa.ai/npu",)),),
         products="RNGD, Warboy",
     ),
+    VendorRecord(
+        name="apple",
+        display="Apple",
+        article="an",
+        # Apple silicon's GPU, rented as whole Macs (EC2 Mac, Scaleway, MacStadium). Apple ships
+        # no Kubernetes device plugin: apple.com/gpu is the resource the community setups
+        # advertise for it (okamototk/k8s-mac, through squat/generic-device-plugin, for a
+        # Linux VM's Venus/Vulkan view of the GPU); no node-taint convention was found.
+        devices=(DeviceRecord("gpu", "Apple silicon GPU", "apple.com/gpu", "apple-"),),
+        products="M1, M2, M3, M4",
+    ),
 )
 
 

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "accelerators_of",
     "is_amd",
+    "is_apple",
     "is_ascend",
     "is_biren",
     "is_cambricon",
@@ -109,6 +110,8 @@ is_moore_threads = _made_by("mthreads")
 is_biren = _made_by("biren")
 is_tenstorrent = _made_by("tenstorrent")
 is_furiosa = _made_by("furiosa")
+
+is_apple = _made_by("apple")
 is_npu = _every(
     lambda acc: acc.device_class == "npu",
     "an NPU (Huawei Ascend, Qualcomm Cloud AI, Cambricon MLU, Tenstorrent, FuriosaAI)",

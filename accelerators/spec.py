@@ -141,6 +141,8 @@ class AcceleratorSpec(BaseModel):
     Tenstorrent: ClassVar[_Factories] = _Factories("tenstorrent")
     FuriosaAI: ClassVar[_Factories] = _Factories("furiosa")
 
+    Apple: ClassVar[_Factories] = _Factories("apple")
+
     def __init__(self, **data: Any) -> None:
         try:
             super().__init__(**data)

@@ -389,6 +389,36 @@ REQUIRED = {
     "BLACKHOLE-P150": ("BLACKHOLE-P150", "BLACKHOLE_P150", True, "tenstorrent", "npu"),
     "RNGD": ("RNGD", "RNGD", True, "furiosa", "npu"),
     "WARBOY": ("WARBOY", "WARBOY", True, "furiosa", "npu"),
+    # catalog 2026.11.30 (30b): Apple silicon, one SKU per chip and unified-memory size
+    "M1-8GB": ("M1-8GB", "M1_8GB", True, "apple", "gpu"),
+    "M1-16GB": ("M1-16GB", "M1_16GB", True, "apple", "gpu"),
+    "M1-PRO-16GB": ("M1-PRO-16GB", "M1_PRO_16GB", True, "apple", "gpu"),
+    "M1-PRO-32GB": ("M1-PRO-32GB", "M1_PRO_32GB", True, "apple", "gpu"),
+    "M1-MAX-32GB": ("M1-MAX-32GB", "M1_MAX_32GB", True, "apple", "gpu"),
+    "M1-MAX-64GB": ("M1-MAX-64GB", "M1_MAX_64GB", True, "apple", "gpu"),
+    "M1-ULTRA-64GB": ("M1-ULTRA-64GB", "M1_ULTRA_64GB", True, "apple", "gpu"),
+    "M1-ULTRA-128GB": ("M1-ULTRA-128GB", "M1_ULTRA_128GB", True, "apple", "gpu"),
+    "M2-8GB": ("M2-8GB", "M2_8GB", True, "apple", "gpu"),
+    "M2-16GB": ("M2-16GB", "M2_16GB", True, "apple", "gpu"),
+    "M2-24GB": ("M2-24GB", "M2_24GB", True, "apple", "gpu"),
+    "M2-PRO-16GB": ("M2-PRO-16GB", "M2_PRO_16GB", True, "apple", "gpu"),
+    "M2-PRO-32GB": ("M2-PRO-32GB", "M2_PRO_32GB", True, "apple", "gpu"),
+    "M2-MAX-32GB": ("M2-MAX-32GB", "M2_MAX_32GB", True, "apple", "gpu"),
+    "M2-MAX-64GB": ("M2-MAX-64GB", "M2_MAX_64GB", True, "apple", "gpu"),
+    "M2-MAX-96GB": ("M2-MAX-96GB", "M2_MAX_96GB", True, "apple", "gpu"),
+    "M2-ULTRA-64GB": ("M2-ULTRA-64GB", "M2_ULTRA_64GB", True, "apple", "gpu"),
+    "M2-ULTRA-128GB": ("M2-ULTRA-128GB", "M2_ULTRA_128GB", True, "apple", "gpu"),
+    "M2-ULTRA-192GB": ("M2-ULTRA-192GB", "M2_ULTRA_192GB", True, "apple", "gpu"),
+    "M3-8GB": ("M3-8GB", "M3_8GB", True, "apple", "gpu"),
+    "M3-16GB": ("M3-16GB", "M3_16GB", True, "apple", "gpu"),
+    "M3-24GB": ("M3-24GB", "M3_24GB", True, "apple", "gpu"),
+    "M3-PRO-18GB": ("M3-PRO-18GB", "M3_PRO_18GB", True, "apple", "gpu"),
+    "M3-PRO-36GB": ("M3-PRO-36GB", "M3_PRO_36GB", True, "apple", "gpu"),
+    "M4-16GB": ("M4-16GB", "M4_16GB", True, "apple", "gpu"),
+    "M4-24GB": ("M4-24GB", "M4_24GB", True, "apple", "gpu"),
+    "M4-32GB": ("M4-32GB", "M4_32GB", True, "apple", "gpu"),
+    "M4-PRO-24GB": ("M4-PRO-24GB", "M4_PRO_24GB", True, "apple", "gpu"),
+    "M4-PRO-64GB": ("M4-PRO-64GB", "M4_PRO_64GB", True, "apple", "gpu"),
 }
 
 # -- flytekit 1.16.31 constants and the device strings they send (reference: flyte.md §1) --
@@ -1483,3 +1513,129 @@ def test_jetson_super_mode_is_a_note_not_the_figures(name):
     acc = by_name()[name]
     assert any("MAXN_SUPER" in note for note in acc.notes)
     assert "MAXN_SUPER" in acc.figure("tdp_w").note
+
+
+#: catalog 2026.11.30 (30b): Apple silicon, (unified memory GB, bandwidth TB/s, memory source,
+#: bandwidth source) as the cited pages print them: one SKU per chip and memory size.
+APPLE_FIGURES = {
+    "M1-8GB": (8, 0.0682, "techterms-m1", "llamacpp-metal-pr1642"),
+    "M1-16GB": (16, 0.0682, "techterms-m1", "llamacpp-metal-pr1642"),
+    "M1-PRO-16GB": (16, 0.2, "stuffindia-m1-pro", "mybroadband-m1-pro-max"),
+    "M1-PRO-32GB": (32, 0.2, "stuffindia-m1-pro", "mybroadband-m1-pro-max"),
+    "M1-MAX-32GB": (32, 0.4, "apple-fandom-m1-max", "mybroadband-m1-pro-max"),
+    "M1-MAX-64GB": (64, 0.4, "apple-fandom-m1-max", "mybroadband-m1-pro-max"),
+    "M1-ULTRA-64GB": (64, 0.8, "clearence-mac-studio-m1-ultra", "thetechportal-m1-ultra"),
+    "M1-ULTRA-128GB": (128, 0.8, "thetechportal-m1-ultra", "thetechportal-m1-ultra"),
+    "M2-8GB": (8, 0.1, "newatlas-mac-mini-2023", "newatlas-mac-mini-2023"),
+    "M2-16GB": (16, 0.1, "newatlas-mac-mini-2023", "newatlas-mac-mini-2023"),
+    "M2-24GB": (24, 0.1, "newatlas-mac-mini-2023", "newatlas-mac-mini-2023"),
+    "M2-PRO-16GB": (16, 0.2, "newatlas-mac-mini-2023", "pocketnow-mac-mini-2023"),
+    "M2-PRO-32GB": (32, 0.2, "newatlas-mac-mini-2023", "pocketnow-mac-mini-2023"),
+    "M2-MAX-32GB": (32, 0.4, "imore-mac-studio-2023", "imore-mac-studio-2023"),
+    "M2-MAX-64GB": (64, 0.4, "imore-mac-studio-2023", "imore-mac-studio-2023"),
+    "M2-MAX-96GB": (96, 0.4, "imore-mac-studio-2023", "imore-mac-studio-2023"),
+    "M2-ULTRA-64GB": (64, 0.8, "imore-mac-studio-2023", "imore-mac-studio-2023"),
+    "M2-ULTRA-128GB": (128, 0.8, "imore-mac-studio-2023", "imore-mac-studio-2023"),
+    "M2-ULTRA-192GB": (192, 0.8, "imore-mac-studio-2023", "imore-mac-studio-2023"),
+    "M3-8GB": (8, 0.1, "netm-m3-macbook-pro", "ac-serverhub-m3"),
+    "M3-16GB": (16, 0.1, "netm-m3-macbook-pro", "ac-serverhub-m3"),
+    "M3-24GB": (24, 0.1, "netm-m3-macbook-pro", "ac-serverhub-m3"),
+    "M3-PRO-18GB": (18, 0.15, "storadera-m3-pro", "macrumors-m3-pro-bandwidth"),
+    "M3-PRO-36GB": (36, 0.15, "storadera-m3-pro", "macrumors-m3-pro-bandwidth"),
+    "M4-16GB": (16, 0.12, "pcpro-m4-series", "pcpro-m4-series"),
+    "M4-24GB": (24, 0.12, "01net-mac-mini-m4", "pcpro-m4-series"),
+    "M4-32GB": (32, 0.12, "pcpro-m4-series", "pcpro-m4-series"),
+    "M4-PRO-24GB": (24, 0.273, "gadgetdb-mac-mini-m4-pro", "macrumors-m4-pro"),
+    "M4-PRO-64GB": (64, 0.273, "macrumors-m4-pro", "macrumors-m4-pro"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(APPLE_FIGURES))
+def test_catalog_2026_11_30b_apple_figures(name):
+    acc = by_name()[name]
+    memory, bandwidth, memory_source, bandwidth_source = APPLE_FIGURES[name]
+    assert (acc.memory_gb, acc.bandwidth_tbps) == (memory, bandwidth)
+    assert acc.figure("memory_gb").source == memory_source
+    assert acc.figure("bandwidth_tbps").source == bandwidth_source
+    # no rate and no power without a page that prints it per configuration
+    assert acc.tflops == {}
+    assert acc.tdp_w is None
+    assert any("left out" in note for note in acc.notes)
+    # the memory the CPU and GPU share, said where it is stored
+    assert "unified" in acc.memory_type
+    assert "unified" in acc.figure("memory_gb").note
+    assert (acc.vendor, acc.device_class, acc.family) == ("apple", "gpu", "Apple " + acc.chip)
+    # one model per memory size; the chip's SKUs share one bandwidth figure
+    assert acc.model == acc.name
+    assert acc.name.endswith(f"-{memory:g}GB")
+    siblings = [a for a in catalog.all() if a.vendor == "apple" and a.chip == acc.chip]
+    assert {a.bandwidth_tbps for a in siblings} == {bandwidth}
+
+
+def _open_members(text: str) -> list[str]:
+    from accelerators import AcceleratorSpec
+
+    return str(AcceleratorSpec.parse(text)).split(" | ")
+
+
+#: every Apple chip in the catalog, by its bare name: the chip's memory sizes, smallest first
+APPLE_CHIPS = {
+    chip: sorted(
+        (a.name for a in catalog.all() if a.vendor == "apple" and a.chip == chip),
+        key=lambda name: by_name()[name].memory_gb,
+    )
+    for chip in sorted({a.chip for a in catalog.all() if a.vendor == "apple" and a.chip})
+}
+
+
+@pytest.mark.parametrize("chip", sorted(APPLE_CHIPS))
+def test_catalog_2026_11_30b_a_bare_apple_chip_is_the_family(chip):
+    # "M2 Max" (and llama.cpp's and MLX's "Apple M2 Max") is every memory size, never one
+    members = APPLE_CHIPS[chip]
+    assert len(members) >= 2
+    for text in (chip, f"Apple {chip}", chip.lower().replace(" ", "-")):
+        assert sorted(_open_members(text)) == sorted(members), text
+        with pytest.raises(UnknownAcceleratorError, match="does not say which model"):
+            catalog.get(text)
+    # a stated memory picks one
+    for name in members:
+        memory = by_name()[name].memory_gb
+        assert resolve_name(f"Apple {chip} {memory:g}GB").accelerator.name == name
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["M3 Max", "Apple M3 Max", "M4 Max", "M3 Ultra", "M4 Pro 48GB", "M1 32GB", "M2 Ultra 96GB"],
+)
+def test_catalog_2026_11_30b_apple_chips_and_sizes_not_carried_are_refused(text):
+    # no page read gave these chips' sizes (or the size is not one the chip is sold with)
+    with pytest.raises(UnknownAcceleratorError):
+        resolve_name(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "model"),
+    [
+        # NVIDIA's M-numbered Teslas keep their meaning beside Apple's chips
+        ("M40", "M40"),
+        ("Tesla M40", "M40"),
+        ("M60", "M60"),
+        ("M10", "M10"),
+        ("M6", "M6"),
+        ("M2090", "M2090"),
+        ("M2050", "M2050"),
+        ("M2070", "M2070"),
+        ("K80", "K80"),
+        ("NVIDIA Tesla M60", "M60"),
+    ],
+)
+def test_catalog_2026_11_30b_m_numbered_teslas_keep_their_meaning(text, model):
+    assert resolve_name(text).accelerator.model == model
+
+
+def test_catalog_2026_11_30b_no_nvidia_m4():
+    # the Tesla M4 stays out, so a bare "M4" is Apple's chip and an NVIDIA one is refused
+    assert sorted(_open_members("M4")) == sorted(APPLE_CHIPS["M4"])
+    for text in ("Tesla M4", "NVIDIA M4"):
+        with pytest.raises(UnknownAcceleratorError):
+            resolve_name(text)

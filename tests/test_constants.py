@@ -360,6 +360,7 @@ def test_every_constant_has_a_distinct_valid_device_string() -> None:
         ("biren", "gpu"): "biren-",
         ("tenstorrent", "npu"): "tenstorrent-",
         ("furiosa", "npu"): "furiosa-",
+        ("apple", "gpu"): "apple-",
     }
     for name, device in derived.items():
         acc = _constant(name).accelerator

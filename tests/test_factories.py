@@ -198,6 +198,7 @@ VENDOR_NAMESPACES = {
     "biren": S.Biren,
     "tenstorrent": S.Tenstorrent,
     "furiosa": S.FuriosaAI,
+    "apple": S.Apple,
 }
 
 

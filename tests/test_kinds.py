@@ -11,6 +11,7 @@ from accelerators.errors import UnknownAcceleratorError
 from accelerators.kinds import (
     accelerators_of,
     is_amd,
+    is_apple,
     is_ascend,
     is_biren,
     is_cambricon,
@@ -132,6 +133,7 @@ VENDOR_CHECKS = {
     "biren": is_biren,
     "tenstorrent": is_tenstorrent,
     "furiosa": is_furiosa,
+    "apple": is_apple,
 }
 CLASS_CHECKS = {"gpu": is_gpu, "tpu": is_tpu, "neuron": is_neuron, "hpu": is_gaudi, "npu": is_npu}
 

@@ -738,6 +738,18 @@ def test_a_number_that_names_no_card_or_generation_is_refused(text: str) -> None
         AcceleratorSpec.parse(text)
 
 
+@pytest.mark.parametrize("text", ["m4.xlarge", "m1.small", "M.2", "m2-ssd"])
+def test_a_bare_apple_chip_word_beside_a_machine_or_dotted_is_refused(text: str) -> None:
+    from accelerators import AcceleratorSpec
+    from accelerators.errors import UnknownAcceleratorError
+
+    # AWS's m4.xlarge is a CPU instance and M.2 a drive: not Apple's M4 or M2
+    with pytest.raises(UnknownAcceleratorError, match="not Apple's chip"):
+        AcceleratorSpec.parse(text)
+    assert str(AcceleratorSpec.parse("Apple M1 (GPU - 8 cores)")) == "M1-8GB | M1-16GB"
+    assert str(AcceleratorSpec.parse("m4")) == "M4-16GB | M4-24GB | M4-32GB"
+
+
 def test_a_generation_reads_token_by_token() -> None:
     from accelerators import AcceleratorSpec
 

@@ -49,7 +49,7 @@ from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._segment import segment
 from accelerators.catalog._spellings import NameMatch
 from accelerators.catalog._system_counts import left_to_system
-from accelerators.catalog._unplaced import read_series, refuse_unplaced
+from accelerators.catalog._unplaced import read_series, refuse_apple_chip_alone, refuse_unplaced
 from accelerators.catalog._vgpu import consumer_card
 from accelerators.catalog._words import vocabulary
 from accelerators.errors import UnknownAcceleratorError
@@ -167,6 +167,7 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
     if "+" in state.text:  # Modal's "B200+": that model or a newer one
         raise refuse(state, "'+' is no separator: it may mean 'or newer' (Modal's 'B200+')")
     candidates = _candidates(state, models)
+    refuse_apple_chip_alone(state, models, candidates)
     read_numbers(state, candidates)
     needs_count = left_to_system(state)
     _read_unknown(state, models)

@@ -48,6 +48,7 @@ Vendor = Literal[
     "biren",
     "tenstorrent",
     "furiosa",
+    "apple",
 ]
 DeviceClass = Literal["gpu", "tpu", "neuron", "hpu", "npu"]
 Confidence = Literal["source", "derived", "unconfirmed"]

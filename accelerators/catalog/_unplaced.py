@@ -19,9 +19,10 @@ from accelerators.catalog._words import vocabulary
 from accelerators.errors import close_matches
 
 if TYPE_CHECKING:
+    from accelerators.catalog._narrow import Token
     from accelerators.catalog._schema import Accelerator
 
-__all__ = ["read_series", "refuse_unplaced"]
+__all__ = ["read_series", "refuse_apple_chip_alone", "refuse_unplaced"]
 
 
 #: Words that, right after a model, name the model's series rather than the one card
@@ -54,6 +55,36 @@ def read_series(state: Read, candidates: list[Accelerator]) -> list[Accelerator]
         token.role = "series"
         token.meaning = f"the series: {', '.join(models)}"
     return candidates
+
+
+#: An Apple chip word with no tier (``m1``..``m9``): other systems use the same two characters
+#: for machines and parts (AWS's CPU instance families ``m4.xlarge``, an ``M.2`` SSD).
+_APPLE_CHIP = re.compile(r"m[1-9]")
+#: Pieces that say a bare chip word is a machine or a part, not Apple's chip.
+_MACHINE_KINDS = frozenset({"size", "host", "cpu", "vcpu"})
+
+
+def refuse_apple_chip_alone(
+    state: Read, models: list[Token], candidates: list[Accelerator]
+) -> None:
+    """A bare Apple chip word (``M4``, no Pro, Max or Ultra) reads as the chip, but not
+    written ``M.2`` or beside an instance size or a host figure (``m4.xlarge``, ``m2-ssd``)."""
+    if not all(a.vendor == "apple" for a in candidates):
+        return
+    bare = [t for t in models if _APPLE_CHIP.fullmatch(t.piece.value)]
+    if not bare or any(t.piece.kind == "vendor" for t in state.tokens):
+        return  # "Apple M1 (GPU - 8 cores)" says whose chip it is
+    dotted = any("." in t.piece.text for t in bare)
+    machine = any(
+        t.piece.kind in _MACHINE_KINDS or t.meaning == "an instance size" for t in state.tokens
+    )
+    if dotted or machine:
+        raise refuse(
+            state,
+            f"{quote(bare[0].piece.text)} beside a machine's words, or written with a dot, is not "
+            "Apple's chip (AWS's m4.xlarge is a CPU instance, M.2 a drive): write 'Apple "
+            f"{bare[0].piece.text.replace('.', '').upper()}'",
+        )
 
 
 def refuse_unplaced(state: Read) -> None:

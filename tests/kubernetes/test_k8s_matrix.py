@@ -60,6 +60,7 @@ RESOURCES = {
     ("biren", "gpu"): "birentech.com/gpu",  # Biren's device plugin (HAMi's chart)
     ("tenstorrent", "npu"): "tenstorrent.com/n150",  # tt-k8s-device-plugin (per card type)
     ("furiosa", "npu"): "furiosa.ai/rngd",  # FuriosaAI's device plugin
+    ("apple", "gpu"): "apple.com/gpu",  # the community's generic-device-plugin resource
 }
 TAINTS = {"nvidia.com/gpu": "nvidia.com/gpu", "amd.com/gpu": "amd.com/gpu"}
 
