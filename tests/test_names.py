@@ -750,6 +750,17 @@ def test_a_bare_apple_chip_word_beside_a_machine_or_dotted_is_refused(text: str)
     assert str(AcceleratorSpec.parse("m4")) == "M4-16GB | M4-24GB | M4-32GB"
 
 
+@pytest.mark.parametrize("text", ["AMD H100", "NVIDIA MI300X", "Intel A100", "Apple M40"])
+def test_a_vendor_word_that_contradicts_the_entry_is_refused(text: str) -> None:
+    from accelerators import AcceleratorSpec
+    from accelerators.errors import UnknownAcceleratorError
+
+    with pytest.raises(UnknownAcceleratorError, match="in the catalog is made by"):
+        AcceleratorSpec.parse(text)
+    # a cloud's name before another vendor's board is no contradiction (Friendli's aws-v100)
+    assert str(AcceleratorSpec.parse("aws-v100")) == "V100-16GB | V100-32GB"
+
+
 def test_a_generation_reads_token_by_token() -> None:
     from accelerators import AcceleratorSpec
 

@@ -56,6 +56,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from accelerators._text import quote, without_trademarks
+from accelerators._vendors import VENDORS
 from accelerators.catalog import _store as catalog
 from accelerators.catalog._choices import same_entry_choice
 from accelerators.catalog._memory import MemoryRequest
@@ -322,7 +323,25 @@ def _lookup(index: Index, text: str) -> NameMatch | None:
         index, text, (index.loose, loose_key(text)), (index.words, words_key(text)), first=1
     )
     found = found if found is not None else _lookup_with_memory(index, text)
+    if found is not None and _another_vendor(text, found.accelerator):
+        return None  # "AMD H100", "Apple M40": the token reader refuses, naming the vendor
     return found if found is None else _left_open(index, text, found)
+
+
+#: Vendor and product-line words (``nvidia``, ``tesla``, ``radeon``) -> the vendor they name;
+#: not the vendors that are clouds too, whose names prefix other vendors' boards (Friendli's
+#: ``aws-v100``, a V100 on AWS; a Huawei Cloud or Google Cloud GPU).
+_CLOUDS = frozenset({"aws", "google", "huawei"})
+_VENDOR_OF = {
+    word: v.name for v in VENDORS if v.name not in _CLOUDS for word in (v.name, *v.words)
+}
+
+
+def _another_vendor(text: str, acc: Accelerator) -> bool:
+    """Whether ``text`` names a vendor other than ``acc``'s: the looser tiers drop vendor
+    words to match a spelling, and must not drop one that contradicts the entry."""
+    said = {_VENDOR_OF.get(w) for w in re.split(r"[^a-z0-9]+", text.casefold())}
+    return bool(said - {None, acc.vendor})
 
 
 def _left_open(index: Index, text: str, found: NameMatch) -> NameMatch:
