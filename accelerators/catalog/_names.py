@@ -332,9 +332,7 @@ def _lookup(index: Index, text: str) -> NameMatch | None:
 #: not the vendors that are clouds too, whose names prefix other vendors' boards (Friendli's
 #: ``aws-v100``, a V100 on AWS; a Huawei Cloud or Google Cloud GPU).
 _CLOUDS = frozenset({"aws", "google", "huawei"})
-_VENDOR_OF = {
-    word: v.name for v in VENDORS if v.name not in _CLOUDS for word in (v.name, *v.words)
-}
+_VENDOR_OF = {word: v.name for v in VENDORS if v.name not in _CLOUDS for word in (v.name, *v.words)}
 
 
 def _another_vendor(text: str, acc: Accelerator) -> bool:
