@@ -49,6 +49,11 @@ Two corpora, one file per system, written from each system's public sources:
   centres, benchmark lists and surveys, ML and HPC software), collected under the eighth
   corpus's brief by collectors whose reports named no names, holding no name an earlier corpus
   has, committed before any reader ran on it and run once with the reader (and catalog) frozen.
+* ``tests/peer_names/fresh10/{visible,sealed}/*.tsv``, the *tenth fresh* corpus (issue 32): 33
+  more systems (HPC centres' and universities' node and partition names, ML and HPC software,
+  GPU marketplaces and clouds, benchmark result lists), collected under the ninth corpus's brief
+  with at most about 60 rows per system, committed before any reader ran on it and run once
+  with the reader and catalog frozen.
 
 A row counts as resolved when the spec's accelerator is of the expected model, with the
 expected device count (or count range, ``1..2``, ``4..``) and (where the row gives one)
@@ -100,6 +105,8 @@ FRESH8 = CORPORA / "fresh8" / "visible"
 SEALED8 = CORPORA / "fresh8" / "sealed"
 FRESH9 = CORPORA / "fresh9" / "visible"
 SEALED9 = CORPORA / "fresh9" / "sealed"
+FRESH10 = CORPORA / "fresh10" / "visible"
+SEALED10 = CORPORA / "fresh10" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -110,6 +117,7 @@ _FRESH_PARTS = [
     (FRESH7, SEALED7),
     (FRESH8, SEALED8),
     (FRESH9, SEALED9),
+    (FRESH10, SEALED10),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
