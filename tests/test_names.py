@@ -761,6 +761,21 @@ def test_a_vendor_word_that_contradicts_the_entry_is_refused(text: str) -> None:
     assert str(AcceleratorSpec.parse("aws-v100")) == "V100-16GB | V100-32GB"
 
 
+@pytest.mark.parametrize(
+    "text", ["RTX 2080 (Mobile)", "GTX 1660 Ti (Mobile)", "b200_26b_bf16", "H100-26B"]
+)
+def test_a_laptop_qualifier_or_a_model_size_is_not_dropped(text: str) -> None:
+    from accelerators import AcceleratorSpec
+    from accelerators.errors import UnknownAcceleratorError
+
+    # "(Mobile)" makes the laptop GPU, not the card; a B-series vGPU profile is small, so a
+    # "26b" beside a model is a model size (mistral.rs), not 26 GB of the board
+    with pytest.raises(UnknownAcceleratorError):
+        AcceleratorSpec.parse(text)
+    assert str(AcceleratorSpec.parse("A40 (compute mode)")) == "A40"
+    assert str(AcceleratorSpec.parse("RTX 4090 (Laptop)")) == "RTX-4090-LAPTOP"
+
+
 def test_a_generation_reads_token_by_token() -> None:
     from accelerators import AcceleratorSpec
 

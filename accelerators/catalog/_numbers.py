@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from accelerators._text import format_number, quote
 from accelerators.catalog._narrow import UNITS, Read, Token, refuse
-from accelerators.catalog._vgpu import consumer_card, no_nvidia_vgpu
+from accelerators.catalog._vgpu import MOST_B_SERIES_GB, consumer_card, no_nvidia_vgpu
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -115,8 +115,12 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
             token.meaning = "host cores, or a profile of the board?"
             token.refusal = f"follows the model: {token.meaning}"
         elif kind == "vgpu":
-            # a GeForce card, or another vendor's, has no NVIDIA vGPU profiles
+            # a GeForce card, or another vendor's, has no NVIDIA vGPU profiles, and NVIDIA's
+            # B-series (virtual PC) ones are small: "b200_26b" is a 26B model
             none = not candidates or any(no_nvidia_vgpu(a) for a in candidates)
+            none = none or (
+                piece.groups[1].lower() == "b" and float(piece.groups[0]) > MOST_B_SERIES_GB
+            )
             if prev is not None and prev.role == "model" and not piece.glued and not none:
                 _vgpu_profile(token)
         elif kind == "topology":

@@ -52,6 +52,8 @@ DEVICE_REPORTED = frozenset({"nvml", "gfd", "rocm"})
 _SEPARATORS = re.compile(r"[\s_\-]+")
 _WORD_SPLIT = re.compile(r"[\s_\-/,]+")
 _PARENTHESISED = re.compile(r"\([^()]*\)")
+#: Words in brackets that name another device than the one before them: a laptop part.
+_ANOTHER_DEVICE = re.compile(r"\b(?:mobile|laptop|notebook|max-?q)\b", re.IGNORECASE)
 _BRACKETED_SIZE = re.compile(r"\(\s*([0-9]+(?:\.[0-9]+)?)\s*(gb|g|gib)\s*\)")
 MEMORY_WORD = re.compile(r"([0-9]+(?:\.[0-9]+)?)(?:g|gb|gib)")
 _FORM_FACTOR_GENERATION = re.compile(r"(sxm|oam)[0-9]")
@@ -177,9 +179,13 @@ def exact_key(text: str) -> str:
 
 def _bracketed(found: re.Match[str]) -> str:
     """A bracketed qualifier is set aside (``A40 (compute mode)``), but not a memory size:
-    ``MI50 (16GB)`` is the 16 GB card, and a size the name gives is never dropped."""
+    ``MI50 (16GB)`` is the 16 GB card, and a size the name gives is never dropped; nor a word
+    that makes it another device (``RTX 2080 (Mobile)`` is the laptop GPU, not the card)."""
     size = _BRACKETED_SIZE.fullmatch(found.group(0))
-    return f" {size[1]}{size[2]} " if size else " "
+    if size:
+        return f" {size[1]}{size[2]} "
+    inside = found.group(0)[1:-1]
+    return f" {inside} " if _ANOTHER_DEVICE.search(inside) else " "
 
 
 def words(text: str) -> list[str]:

@@ -41,7 +41,14 @@ if TYPE_CHECKING:
     from accelerators.catalog._reading import TokenReading
     from accelerators.catalog._schema import Accelerator
 
-__all__ = ["consumer_card", "no_nvidia_vgpu", "profile_share", "read_vgpu_type", "vgpu_tokens"]
+__all__ = [
+    "MOST_B_SERIES_GB",
+    "consumer_card",
+    "no_nvidia_vgpu",
+    "profile_share",
+    "read_vgpu_type",
+    "vgpu_tokens",
+]
 
 #: ``[nvidia.com/][NVIDIA ][GRID ]<board>-[<slices>-]<GB><series>[ME]``.
 _TYPE = re.compile(
@@ -56,6 +63,9 @@ _WHOLE = 0.98
 #: The most time-sliced vGPUs one GPU holds: NVIDIA's vgpu-device-manager config gives 32
 #: A40-1Q to the 48 GB A40 (catalog source ``nvidia-vgpu-device-manager-config``).
 _MOST_PER_GPU = 32
+#: NVIDIA's B-series (virtual PC) profiles are small: 0 to 3 GB in the corpora (M60-0B,
+#: T4-2B4, L40S-3B); a "26b" beside a model is a model size (mistral.rs' "b200_26b").
+MOST_B_SERIES_GB = 4
 #: The framebuffer of a profile NVIDIA's vGPU type tables name ``0Q`` or ``0B`` (M60-0Q,
 #: K2's K200): 512 MB, one of 16 on an 8 GB M60 GPU (the Citrix and OpenStack corpora's rows).
 _ZERO_GB = 0.5
@@ -110,6 +120,8 @@ def read_vgpu_type(text: str, lookup: Callable[[str], NameMatch | None]) -> Name
     m = _TYPE.fullmatch(text.strip())
     if m is None or (m["me"] and not m["slices"]):
         return None
+    if m["series"].lower() == "b" and int(m["size"]) > MOST_B_SERIES_GB:
+        return None  # B-series (virtual PC) profiles are small: "b200-26b" is no vGPU
     code = m["board"]
     known = _boards().get(code.casefold())
     if known is not None:
