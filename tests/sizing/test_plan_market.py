@@ -142,7 +142,8 @@ def test_the_catalog_sources_which_parts_are_inference_only() -> None:
     from accelerators import catalog
 
     only = {a.name for a in catalog.all() if not a.trains}
-    assert only == {"INFERENTIA1", "INFERENTIA2"}
+    # AWS's Inferentia and FuriosaAI's RNGD and Warboy ("optimized for ... inference")
+    assert only == {"INFERENTIA1", "INFERENTIA2", "RNGD", "WARBOY"}
     for name in only:
         workloads = catalog.get(name).workloads
         assert workloads is not None
