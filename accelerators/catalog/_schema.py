@@ -292,6 +292,10 @@ class Accelerator(BaseModel):
     names: Names = Field(default_factory=Names)
     workloads: Workloads | None = None
     """None: the device trains and serves (every GPU); set where a vendor says otherwise."""
+    k8s_resource: str | None = None
+    """The device plugin's extended resource for this board where a vendor's plugins name one
+    per card (Tenstorrent's ``tenstorrent.com/n300``); None: the vendor's, from the registry.
+    It must be one of the vendor's resources (:mod:`accelerators._vendors`)."""
     flyte2_shared: str | None = None
     """Flyte 2 SDK name of a shared (time-sliced/MPS) slot of this GPU (``"T4 shared"``).
     Not a spelling of the device: it names a slot, which the grammar reads as ``T4@shared``."""
@@ -311,6 +315,25 @@ class Accelerator(BaseModel):
         if value is not None and not _CONSTANT_RE.match(value):
             raise ValueError(f"constant {value!r} is not SHORT_UPPER")
         return value
+
+    @model_validator(mode="after")
+    def _check_k8s_resource(self) -> "Accelerator":
+        if self.k8s_resource is None:
+            return self
+        from accelerators._vendors import device_records
+
+        known = {
+            name
+            for vendor, device in device_records()
+            if vendor.name == self.vendor and device.device_class == self.device_class
+            for name in (device.resource, *device.other_resources)
+        }
+        if self.k8s_resource not in known:
+            raise ValueError(
+                f"{self.name}: k8s_resource {self.k8s_resource!r} is none of the {self.vendor} "
+                f"{self.device_class} resources the vendor registry knows ({sorted(known)})"
+            )
+        return self
 
     @model_validator(mode="after")
     def _check_partitions(self) -> "Accelerator":

@@ -49,7 +49,7 @@ class Generic(Platform):
             )
         if spec.tpu_topology is not None:
             raise self.fail(spec, "a TPU topology is selected with node labels; use platform 'gke'")
-        resource = device_resource(acc.vendor, acc.device_class)
+        resource = acc.k8s_resource or device_resource(acc.vendor, acc.device_class)
         if spec.mig_profile is not None:
             resource = mig_resource(spec.mig_profile.profile)
         resource = self.resource_name or resource

@@ -57,7 +57,7 @@ class Karpenter(Platform):
                 "be selected; use platform 'nvidia' (GPU Operator MIG) or 'gke'",
             )
         values = self.label_values_for(spec.candidates, lambda a: a.names.karpenter)
-        resource = device_resource(acc.vendor, acc.device_class)
+        resource = acc.k8s_resource or device_resource(acc.vendor, acc.device_class)
         if not values or resource is None:
             known = _karpenter_names()
             raise self.fail(

@@ -153,7 +153,9 @@ class Platform(ABC):
         """
         acc = spec.accelerator
         if acc is not None:
-            return list(spec.candidates), device_resource(acc.vendor, acc.device_class)
+            return list(spec.candidates), acc.k8s_resource or device_resource(
+                acc.vendor, acc.device_class
+            )
         vendor = spec.vendor or "nvidia"
         candidates = [
             a
