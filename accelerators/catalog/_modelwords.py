@@ -45,12 +45,13 @@ _DROPPED = frozenset(
 )
 #: Product-line prefixes a model word may be read without.
 _LINES = ("geforce", "quadro", "tesla", "radeon", "instinct", "rtx", "gtx", "rx")
+#: The words a card's variant adds to its number (``ti``, ``super``, Radeon's ``xt``), as a
+#: regular-expression alternation.
+VARIANT_WORDS = "ti|super|tisuper|tis|d|s|xt|xtx|gre"
 #: What may follow a bare model number in another model's word: a variant of that model
 #: (``3090ti``, ``4090d``, ``4070tis``, ``4060ti16gb``, Radeon's ``6600xt``, the laptop GPU
 #: ``4080laptop``), which the number alone does not name.
-_VARIANT = re.compile(
-    r" (?:ti|super|tisuper|tis|d|s|xt|xtx|gre|(?:ti)?(?:laptop|mobile))(?:[0-9]+gb?)?"
-)
+_VARIANT = re.compile(rf" (?:{VARIANT_WORDS}|(?:ti)?(?:laptop|mobile))(?:[0-9]+gb?)?")
 _COUNTED = re.compile(r"x[0-9]{1,4}")  # a spelling that carries a count (HF "l40sx4")
 
 
@@ -143,10 +144,9 @@ def model_words(index: Index) -> ModelWords:
             if not key.isdigit() and len(key) >= (3 if any(c.isdigit() for c in key) else 5):
                 if key not in table.words:
                     table.opened.add(key)
-                for model in name.members:
-                    for acc in index.entries:
-                        if acc.model == model:
-                            add(key, acc)
+                for acc in index.entries:
+                    if acc.model in name.members:
+                        add(key, acc)
     for key, bucket in list(table.words.items()):
         for line in _LINES:
             rest = key.removeprefix(line)

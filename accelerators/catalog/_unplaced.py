@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING
 
 from accelerators._text import quote
+from accelerators.catalog._modelwords import VARIANT_WORDS
 from accelerators.catalog._narrow import Read, refuse
 from accelerators.catalog._words import vocabulary
 from accelerators.errors import close_matches
@@ -30,7 +31,7 @@ __all__ = ["read_series", "refuse_apple_chip_alone", "refuse_unplaced"]
 _SERIES_WORDS = frozenset(("series", "family"))
 #: What a model word of the series adds to the series' own word: a variant of the card
 #: (``gtx1660`` -> ``gtx1660super``, ``gtx1660ti``; ``rtx4090`` -> ``rtx4090d``).
-_VARIANT = re.compile(r"(?:ti|super|tisuper|tis|s|d|xt|xtx|gre)(?:[0-9]+gb?)?")
+_VARIANT = re.compile(rf"(?:{VARIANT_WORDS})(?:[0-9]+gb?)?")
 
 
 def read_series(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
@@ -76,7 +77,8 @@ def refuse_apple_chip_alone(
         return  # "Apple M1 (GPU - 8 cores)" says whose chip it is
     dotted = any("." in t.piece.text for t in bare)
     machine = any(
-        t.piece.kind in _MACHINE_KINDS or t.meaning == "an instance size" for t in state.tokens
+        t.piece.kind in _MACHINE_KINDS or (t.piece.kind, t.piece.value) == ("noise", "sizes")
+        for t in state.tokens
     )
     if dotted or machine:
         raise refuse(
