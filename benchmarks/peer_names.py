@@ -15,7 +15,8 @@ Two corpora, one file per system, written from each system's public sources:
   more systems no corpus above used, collected after the first fresh corpus's sealed third had
   been read, committed before any reader ran on it, and first run once with the reader done;
   its sealed third is reported on its own line. A ``refuse`` row's name names no model (a plan
-  code): each fresh corpus is also reported without those rows ("naming a device").
+  code): each fresh corpus is also reported without those rows ("naming a device"), and those
+  split by whether the catalog carries the device.
 * ``tests/peer_names/fresh3/{visible,sealed}/*.tsv``, the *third fresh* corpus (issue 32): 19
   more systems, collected while the reader was developed on the second corpus's visible part,
   committed before any reader ran on it and run once with the reader frozen: the honest
@@ -423,7 +424,12 @@ def main(argv: list[str] | None = None) -> int:
     for title, outcomes in results.items():
         print(_line(title, outcomes))
         if title.startswith("fresh"):  # without the plan codes, whose refusal is right
-            print(_line("  naming a device", [o for o in outcomes if not o.row.refuse]))
+            naming = [o for o in outcomes if not o.row.refuse]
+            print(_line("  naming a device", naming))
+            # split by whether the catalog carries the device (a row that names one it lacks
+            # is right only refused: a miss by rule)
+            print(_line("    the catalog has", [o for o in naming if o.row.device is not None]))
+            print(_line("    the catalog lacks", [o for o in naming if o.row.device is None]))
     counts = [o for outcomes in results.values() for o in outcomes if "has count" in o.detail]
     print(f"\nsilently wrong counts, all corpora: {len(counts)}")
     for o in counts:
