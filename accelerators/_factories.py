@@ -296,7 +296,9 @@ class Factory(Generic[S]):
             # a family the token reader reads (the MI300 open name's four models) names no
             # default, as a catalog spelling does (A100 is the 40 GB card, flytekit's A100)
             preferred = (
-                None if found is None or found.source == "reader" else found.accelerator.model
+                None
+                if found is None or found.source in ("reader", "open-name")
+                else found.accelerator.model
             )
             if preferred not in models:
                 raise InvalidSpecError(

@@ -12,24 +12,35 @@ a caret under the span of the text that says it (:func:`~accelerators.errors.wit
 from __future__ import annotations
 
 import math
+from contextvars import ContextVar
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from accelerators._text import quote
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._names import NameMatch, resolve_name, select_by_memory
 from accelerators.catalog._partitions import check_partition
-from accelerators.errors import AcceleratorError, InvalidSpecError, with_caret
+from accelerators.errors import (
+    AcceleratorError,
+    CountNotStatedError,
+    InvalidSpecError,
+    close_matches,
+    with_caret,
+)
 
 if TYPE_CHECKING:
     from accelerators._tokenizer import Token
 
 __all__ = [
+    "DENOTED",
+    "DENOTES",
     "MAX_COUNT",
     "SHARED",
     "WHOLE",
     "Alternative",
     "ParsedAlternative",
     "build",
+    "check_denotes",
     "complete_named",
     "count_value",
     "refuse",
@@ -44,6 +55,15 @@ MAX_COUNT = 2**53
 WHOLE = ("whole", "unpartitioned")
 #: ``@shared`` (or Flyte 2's trailing word, ``T4 shared``): a shared slot of a GPU.
 SHARED = "shared"
+
+#: What the names of a source stand for (``AcceleratorSpec.parse(text, denotes=...)``):
+#: ``device``, one device as the operating system and Kubernetes count them (a name that
+#: states no count is one); ``board``, a product as sold (a dual-GPU K80 board is 2 devices);
+#: ``node``, a machine, partition, pool or instance type, whose device count only a count in
+#: the name (or the spec) says. The first is the default.
+DENOTED = ("device", "board", "node")
+#: The reading in progress's ``denotes`` (set by ``AcceleratorSpec.parse`` for one parse).
+DENOTES: ContextVar[str] = ContextVar("accelerators_denotes", default=DENOTED[0])
 
 
 class ParsedAlternative(NamedTuple):
@@ -69,6 +89,18 @@ class Alternative:
         self.count_span: tuple[int, int] | None = None
         #: Further models a group name means (Modal's ``B200+`` is B200, then B300; ``any``).
         self.group: tuple[Any, ...] = ()
+
+
+def check_denotes(value: object) -> str:
+    """``value`` if it is one of :data:`DENOTED`; else the error that says what is expected."""
+    if isinstance(value, str) and value in DENOTED:
+        return value
+    near = close_matches(value, DENOTED, n=1) if isinstance(value, str) else []
+    hint = f"; did you mean {near[0]!r}?" if near else ""
+    raise InvalidSpecError(
+        "Expected denotes= to be 'device' (a name is one device), 'board' (a product as "
+        f"sold) or 'node' (a machine, partition or instance type), got {value!r}{hint}"
+    )
 
 
 def refuse(message: str, source: str, span: tuple[int, int]) -> NoReturn:
@@ -112,9 +144,11 @@ def complete_named(
     fields["accelerator"] = acc
     fields["exact"] = exact or match.pinned
     if match.needs_count and "count" not in fields:
-        error = InvalidSpecError(match.needs_count)
+        error = CountNotStatedError(match.needs_count)
         error.name = name.text  # explain shows how the name reads
         raise with_caret(error, source, name.span)
+    if partition is None:  # a slice ("A100@1g.10gb") is never a node or a board
+        match = _denoted(source, alternative, match, name)
     if match.count is not None:
         count = fields.setdefault("count", match.count)
         if count != match.count:
@@ -155,6 +189,42 @@ def complete_named(
         except AcceleratorError as exc:
             raise with_caret(exc, source, where) from None
         fields["partition"] = chosen
+
+
+def _denoted(source: str, alternative: Alternative, match: NameMatch, name: Token) -> NameMatch:
+    """The match as its source's names mean it (:data:`DENOTES`).
+
+    A name for a node (``gpu-a100``, a partition) that states no count leaves the count to
+    its system: the spec must give it, never 1 by default. A name for a board as sold
+    (``Tesla K80``, ``MI250``) counts the devices the board holds, once per board the name
+    states. A slice, a shared slot or a count the spec itself gives keeps its meaning.
+    """
+    denotes = DENOTES.get()
+    fields = alternative.fields
+    if (
+        denotes == DENOTED[0]
+        or match.partition is not None
+        or fields.get("shared")
+        or fields.get("partition") is not None
+        or {"count", "count_range"} & set(fields)
+    ):
+        return match
+    if denotes == "node":
+        if match.count is None:
+            error = CountNotStatedError(
+                f"{quote(name.text)} names a node, partition or instance (denotes='node'), and "
+                "how many devices it holds is not in the name: give the count "
+                f"('{name.text}:8'), or read the name as one device (denotes='device')"
+            )
+            error.name = name.text  # explain shows how the name reads
+            raise with_caret(error, source, name.span)
+        return match
+    per_board = {acc.devices_per_board for acc in (fields["accelerator"], *alternative.group)}
+    boards = match.count if match.count is not None else 1
+    if len(per_board) != 1 or boards < 1 or not float(boards).is_integer():
+        return match
+    per = per_board.pop()
+    return match if per == 1 else replace(match, count=boards * per)
 
 
 def _chosen_partition(

@@ -31,6 +31,7 @@ from typing import TypeVar
 __all__ = [
     "AcceleratorError",
     "CatalogDataError",
+    "CountNotStatedError",
     "InvalidSpecError",
     "PlacementError",
     "SpecSyntaxError",
@@ -62,6 +63,16 @@ class InvalidSpecError(AcceleratorError):
     (``8x H100:4``) or out of range (``H100:0``), a share stated twice (``T4@shared:0.5``),
     and a value that is neither text, a spec, a constant nor a list of those.
     :class:`SpecSyntaxError`, for text that breaks the grammar, is a subclass.
+    """
+
+
+class CountNotStatedError(InvalidSpecError):
+    """A name whose device count is its system's to say, in a spec that does not say it.
+
+    A name for a node or an instance size (``gpu-a100`` read with ``denotes="node"``,
+    Exoscale's ``gpua5000.medium``, an HGX board) holds as many devices as its system says;
+    the reader refuses to guess 1. Give the count in the spec (``gpu-a100:4``). ``name`` is
+    the name.
     """
 
 

@@ -53,6 +53,7 @@ from pydantic import (
 from accelerators import _spec_rules as rules
 from accelerators import catalog
 from accelerators._parser import MAX_COUNT, ParsedSpec, parse_spec
+from accelerators._parser_fields import DENOTES, check_denotes
 from accelerators._spec_text import alternative_text, explain_text
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._partitions import check_partition
@@ -238,9 +239,13 @@ class AcceleratorSpec(BaseModel):
         return flat[0].model_copy(update={"fallbacks": tuple(flat[1:])})
 
     @classmethod
-    def parse(cls, text: str) -> AcceleratorSpec:
+    def parse(cls, text: str, *, denotes: str = "device") -> AcceleratorSpec:
         """Read a spec from its text (``"H100:8"``, ``"A100@1g.10gb | L4"``; the grammar is in
         ``docs/grammar.md``). For a spec, a constant or a list, use :meth:`coerce`.
+
+        ``denotes`` says what a source's names stand for: ``"device"`` (the default; ``H100``
+        is one), ``"board"`` (a product as sold: ``Tesla K80`` is 2 devices) or ``"node"`` (a
+        machine, partition or instance type: a name that states no count is refused).
 
         :raises SpecSyntaxError: the text does not follow the grammar.
         :raises InvalidSpecError: it does, but its parts cannot hold together (``T4@whole``),
@@ -254,10 +259,14 @@ class AcceleratorSpec(BaseModel):
                 f"{type(text).__name__}: {reprlib.repr(text)}; AcceleratorSpec.coerce(value) "
                 "also reads specs, constants and lists of those"
             )
-        return cls._from_parsed(parse_spec(text))
+        token = DENOTES.set(check_denotes(denotes))
+        try:
+            return cls._from_parsed(parse_spec(text))
+        finally:
+            DENOTES.reset(token)
 
     @classmethod
-    def explain(cls, text: str) -> SpecExplanation:
+    def explain(cls, text: str, *, denotes: str = "device") -> SpecExplanation:
         """How ``text`` reads, name by name and token by token; never raises for a string.
 
         Each accelerator name in the spec gets a :class:`~accelerators.catalog.NameReading`:
@@ -269,7 +278,11 @@ class AcceleratorSpec(BaseModel):
         >>> print(AcceleratorSpec.explain("2x-gpu-nvidia-h100").names[0].result)
         H100-SXM:2 | H100-PCIE:2 | H100-NVL:2
         """
-        return explain_text(text, cls._from_parsed)
+        token = DENOTES.set(check_denotes(denotes))
+        try:
+            return explain_text(text, cls._from_parsed)
+        finally:
+            DENOTES.reset(token)
 
     @classmethod
     def _from_parsed(cls, parsed: ParsedSpec) -> AcceleratorSpec:

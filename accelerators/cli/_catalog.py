@@ -205,13 +205,22 @@ def parse_spec(
             "say, or which part could not be placed), then the spec.",
         ),
     ] = False,
+    denotes: Annotated[
+        str,
+        typer.Option(
+            "--denotes",
+            help="What the spec's names stand for: 'device' (one each, the default), 'board' "
+            "(a product as sold: a K80 board is 2 devices) or 'node' (a machine, partition or "
+            "instance type: a name that states no count is refused).",
+        ),
+    ] = "device",
 ) -> None:
     """Show what a spec resolves to: canonical form, accepted SKUs, count, partition."""
     from accelerators.cli._parse import lines
     from accelerators.spec import AcceleratorSpec
 
     if explain:
-        explanation = AcceleratorSpec.explain(spec)
+        explanation = AcceleratorSpec.explain(spec, denotes=denotes)
         if as_json:
             import dataclasses
             import json
@@ -223,7 +232,7 @@ def parse_spec(
         if explanation.spec is None:
             raise typer.Exit(code=2)
         return
-    parsed = AcceleratorSpec.parse(spec)
+    parsed = AcceleratorSpec.parse(spec, denotes=denotes)
     if as_json:
         typer.echo(parsed.model_dump_json())
         return

@@ -1,0 +1,103 @@
+"""``AcceleratorSpec.parse(text, denotes=...)``: what a source's names stand for.
+
+A name states a count or it does not. Read as a device (the default), ``H100`` is one H100. A
+source whose names stand for nodes (HPC partitions, node pools, instance tiers) leaves the
+count of a name that states none to its system: the reader refuses it rather than read 1. A
+source whose names are products as sold counts a dual-GPU board's two devices.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from accelerators import AcceleratorSpec
+from accelerators.errors import InvalidSpecError
+
+
+@pytest.mark.parametrize(
+    ("text", "denotes", "canonical"),
+    [
+        # a name is one device by default, whatever it names
+        ("Tesla K80", "device", "K80"),
+        ("MI250", "device", "MI250"),
+        # a board as sold holds its devices: the K80 and the MI250 two, the A16 four
+        ("Tesla K80", "board", "K80:2"),
+        ("MI250", "board", "MI250:2"),
+        ("NVIDIA A16", "board", "A16:4"),
+        ("2x MI250", "board", "MI250:4"),  # two boards
+        ("H100", "board", "H100-SXM | H100-PCIE | H100-NVL"),  # one device per board
+        # a share or a slice of a board stays what it says
+        ("M60-2Q", "board", "M60:0.25"),
+        # a count the spec itself gives is a count of devices, whatever the names stand for
+        ("K80:3", "board", "K80:3"),
+        # a node's name that states its count is read; a spec's count completes one that
+        # does not; an instance type's count is its table's
+        ("h100x8", "node", "H100-SXM:8"),
+        ("gpu-a100:4", "node", "A100-40GB:4 | A100-80GB:4"),
+        ("p4d.24xlarge", "node", "A100-40GB:8"),
+        # a slice is no node
+        ("A100@1g.10gb", "node", "A100-40GB@1g.10gb | A100-80GB@1g.10gb"),
+        ("tpu-v5litepod-8", "node", "TPU-V5E@2x4:8"),
+    ],
+)
+def test_names_read_as_what_their_source_says_they_stand_for(
+    text: str, denotes: str, canonical: str
+) -> None:
+    assert str(AcceleratorSpec.parse(text, denotes=denotes)) == canonical
+
+
+@pytest.mark.parametrize("text", ["gpu-a100", "H100", "gpu_a100", "NVIDIA Tesla K80"])
+def test_a_node_name_that_states_no_count_is_refused_not_read_as_one(text: str) -> None:
+    with pytest.raises(InvalidSpecError, match="denotes='node'") as info:
+        AcceleratorSpec.parse(text, denotes="node")
+    message = str(info.value)
+    assert "how many devices it holds is not in the name" in message
+    assert f"{text}:8" in message  # how to say it
+    assert info.value.source == text
+    assert "^" in message
+    # read as devices, the same name is one device (the reading before denotes=)
+    assert AcceleratorSpec.parse(text, denotes="device").count == 1
+
+
+def test_a_reading_with_denotes_leaves_the_next_reading_alone() -> None:
+    AcceleratorSpec.parse("Tesla K80", denotes="board")
+    with pytest.raises(InvalidSpecError):
+        AcceleratorSpec.parse("gpu-a100", denotes="node")
+    assert str(AcceleratorSpec.parse("Tesla K80")) == "K80"
+    assert str(AcceleratorSpec.parse("gpu-a100")) == "A100-40GB | A100-80GB"
+
+
+@pytest.mark.parametrize(
+    ("value", "hint"),
+    [("nodes", "did you mean 'node'"), ("Board", "did you mean 'board'"), (None, "got None")],
+)
+def test_denotes_must_be_one_of_three(value: object, hint: str) -> None:
+    with pytest.raises(InvalidSpecError, match="Expected denotes= to be 'device'") as info:
+        AcceleratorSpec.parse("H100", denotes=value)  # type: ignore[arg-type]
+    assert hint in str(info.value)
+
+
+def test_explain_reads_with_denotes_too() -> None:
+    explained = AcceleratorSpec.explain("gpu-a100", denotes="node")
+    assert explained.spec is None
+    assert explained.error is not None
+    assert "denotes='node'" in explained.error
+    assert explained.names[0].result == "A100-40GB | A100-80GB"  # the name itself reads
+    assert AcceleratorSpec.explain("Tesla K80", denotes="board").spec == "K80:2"
+
+
+def test_the_cli_takes_denotes() -> None:
+    typer_testing = pytest.importorskip("typer.testing")
+    from accelerators.cli import build_app
+
+    runner = typer_testing.CliRunner()
+    app = build_app()
+    board = runner.invoke(app, ["parse", "--denotes", "board", "Tesla K80"])
+    assert board.exit_code == 0, board.output
+    assert "K80:2" in board.stdout
+    node = runner.invoke(app, ["parse", "--denotes", "node", "gpu-a100"])
+    assert node.exit_code == 2
+    assert "denotes='node'" in node.output
+    wrong = runner.invoke(app, ["parse", "--denotes", "nodes", "gpu-a100"])
+    assert wrong.exit_code == 2
+    assert "did you mean 'node'" in wrong.output
