@@ -43,7 +43,7 @@ from accelerators._parser_fields import (
     resolve,
     share_count,
 )
-from accelerators._text import format_number, quote, shorten, without_trademarks
+from accelerators._text import format_number, plain_typography, quote, shorten
 from accelerators._tokenizer import DESCRIPTIONS as _SAY
 from accelerators._tokenizer import HINTS as _HINTS
 from accelerators._tokenizer import Token, Tokenizer
@@ -103,7 +103,7 @@ def parse_spec(text: str) -> ParsedSpec:
             f"Expected an accelerator spec of at most {MAX_LENGTH:,} characters {_EXAMPLES}, "
             f"got {len(text):,}: {quote(text, 60)}"
         )
-    return _Parser(without_trademarks(text)).parse()
+    return _Parser(plain_typography(text)).parse()
 
 
 class _VendorThenName(Exception):

@@ -11,12 +11,12 @@ import re
 __all__ = [
     "flops_unit",
     "format_number",
+    "plain_typography",
     "printable",
     "quote",
     "redact",
     "safe_name",
     "shorten",
-    "without_trademarks",
 ]
 
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/@\s'\"]+)@")
@@ -111,12 +111,17 @@ def safe_name(text: str, limit: int = 253) -> str:
     return f"{shown[: limit - 9]}~{digest}"
 
 
-#: The trademark, registered and copyright signs vendors print in names ("AMD Instinct\u2122
-#: MI300X", "Intel\u00ae Gaudi\u00ae 2").
-_TRADEMARKS = {0x2122: " ", 0x00AE: " ", 0x00A9: " "}
+#: Typography a name may be printed with, each one character for one so that positions in
+#: messages stay those of the text given: the trademark, registered and copyright signs
+#: vendors print ("AMD Instinct\u2122 MI300X", "Intel\u00ae Gaudi\u00ae 2") are no word;
+#: typographic hyphens and dashes are hyphens ("M1 Max 32\u2011Core GPU"); a multiplication
+#: sign is the ``x`` of a count ("4\u00d7 A100"); no-break and thin spaces are spaces.
+_TYPOGRAPHY = {0x2122: " ", 0x00AE: " ", 0x00A9: " ", 0x00D7: "x", 0x2212: "-"}
+_TYPOGRAPHY |= dict.fromkeys(range(8208, 8214), "-")
+_TYPOGRAPHY |= dict.fromkeys((160, 8199, 8201, 8239), " ")
 
 
-def without_trademarks(text: str) -> str:
-    """``text`` with each trademark, registered or copyright sign made a space: a sign is no
-    word of a name, and positions in messages stay those of the text given."""
-    return text.translate(_TRADEMARKS)
+def plain_typography(text: str) -> str:
+    """``text`` with its typography made plain (:data:`_TYPOGRAPHY`): a sign is no word of a
+    name, a typographic dash is a hyphen, and positions in messages stay those given."""
+    return text.translate(_TYPOGRAPHY)

@@ -7,7 +7,7 @@ import pytest
 
 from accelerators import AcceleratorSpec
 from accelerators.catalog._names import resolve_name
-from accelerators.errors import UnknownAcceleratorError
+from accelerators.errors import InvalidSpecError, UnknownAcceleratorError
 
 READ = [
     # (name, model, count, partition): driver, pci.ids, benchmark and config names
@@ -98,10 +98,19 @@ def test_a_choice_of_boards_that_are_one_entry_is_that_entry() -> None:
     # pci.ids 10de:2342: the GH200 with 120 GB or 480 GB of CPU memory, one 96 GB HBM3 GPU
     found = resolve_name("GH100 [GH200 120GB / 480GB]")
     assert (found.accelerator.name, found.count) == ("GH200-96GB", None)
-    # a choice between two entries stays a choice, refused with both
+    # a choice between two entries reads as both, each a fallback of the one before
+    # (torchtune's "RTX 3090/4090": either card runs the recipe), as dstack's "A,B" does
+    choice = resolve_name("GH200 96GB / 144GB")
+    assert [a.name for a in (choice.accelerator, *choice.family)] == ["GH200-96GB", "GH200-144GB"]
+    assert str(AcceleratorSpec.parse("RTX 3090/4090")) == "RTX-3090 | RTX-4090"
+    assert str(AcceleratorSpec.parse("A10/A30/A100")) == "A10 | A30 | A100-40GB | A100-80GB"
+    # ... but only when every alternative reads alone as a whole board: a lone number, a
+    # count or a pool is no board, and the choice stays refused with its candidates
     with pytest.raises(UnknownAcceleratorError, match="a choice of boards") as info:
-        resolve_name("GH200 96GB / 144GB")
-    assert set(info.value.suggestions) == {"GH200-96GB", "GH200-144GB"}
+        resolve_name("V100/3090")
+    assert "V100-16GB" in info.value.suggestions
+    with pytest.raises(InvalidSpecError, match="node or pool"):
+        AcceleratorSpec.parse("GB10/DGX Spark")  # a DGX: its count is its system's to say
 
 
 def test_pinned_skus_of_a_variant_keep_their_figures() -> None:

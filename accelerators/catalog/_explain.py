@@ -53,6 +53,7 @@ _SOURCES = {
     "intel": "the Intel GPU plugin's label",
     "other": "a name seen in the wild",
     "open": "a name systems give to different models of one family",
+    "open-name": "the catalog's name of a series or family of several models",
 }
 
 
@@ -137,7 +138,7 @@ def _spelling_tokens(text: str, match: NameMatch) -> tuple[TokenReading, ...]:
     acc = match.accelerator
     how = _SOURCES.get(match.source, match.source)
     meaning = f"{how} of {acc.name}" if match.pinned else f"{how} of the {acc.model} model"
-    if match.source == "open":
+    if match.source in ("open", "open-name"):
         meaning = f"{how} ({', '.join(a.model for a in (acc, *match.family))})"
     tokens.append(TokenReading(text[start:end], start, end, "catalog spelling", meaning))
     return tuple(tokens + tail)

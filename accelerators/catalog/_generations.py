@@ -1,5 +1,5 @@
 """A consumer GPU generation written as a series: ``RTX 30xx``, ``RTX 20 series``,
-``NVIDIA 10xx series``, ``GeForce RTX 40``, ``Radeon RX 7000 series``.
+``NVIDIA 10xx series``, ``GeForce RTX 40``, ``Radeon RX 7000 series``, ``GTX 9XX``.
 
 >>> from accelerators.catalog._names import resolve_name
 >>> found = resolve_name("RTX 20 series")
@@ -37,14 +37,14 @@ _SEP = r"[\s_\-]*"
 _NAME = re.compile(
     rf"(?P<vendor>nvidia|amd){_SEP}"
     rf"|(?P<line>geforce{_SEP}rtx|geforce{_SEP}gtx|radeon{_SEP}rx|geforce|radeon|rtx|gtx|rx){_SEP}"
-    r"|(?P<gen>[0-9](?=000)|[0-9]{1,2})(?P<mark>xx|x|000|00)?(?![0-9a-z])"
+    r"|(?P<gen>[0-9](?=000)|[0-9]{1,2})(?P<mark>xxx|xx|x|000|00)?(?![0-9a-z])"
     rf"|{_SEP}(?P<series>series)\Z",
     re.IGNORECASE,
 )
 #: The vendor each product line is of.
 _LINE_VENDOR = {"geforce": "nvidia", "rtx": "nvidia", "gtx": "nvidia", "rx": "amd", "radeon": "amd"}
 #: A catalog model of a desktop card: its line and its four-digit number.
-_MODEL = re.compile(r"(RTX|GTX|RX)-([0-9]{4})(?:-|\Z)")
+_MODEL = re.compile(r"(RTX|GTX|RX)-([0-9]{3,4})(?:-|\Z)")
 
 
 def read_generation(index: Index, text: str) -> NameMatch | None:
@@ -53,14 +53,20 @@ def read_generation(index: Index, text: str) -> NameMatch | None:
     if parts is None:
         return None
     vendor, line, gen, mark, series = parts
-    if not (line or mark in ("xx", "000") or (series and vendor)):
+    if not (line or mark in ("xx", "xxx", "000") or (series and vendor)):
         return None  # a bare "30" or "40x" is no generation
     amd = vendor == "amd" or _LINE_VENDOR.get(line) == "amd"
-    if len(gen) != (1 if amd else 2) or (amd and mark != "000") or (not amd and "0" in mark):
-        # NVIDIA's generations are two digits (its "RTX 4000" and "RTX 5000" are boards),
-        # AMD's one, with three zeros ("RX 7000")
+    # NVIDIA's generations are two digits (its "RTX 4000" and "RTX 5000" are boards), or one
+    # digit with a mark for each further digit of the cards' numbers (Fooocus's "RTX 4XXX",
+    # "GTX 9XX"); AMD's one, with three zeros ("RX 7000")
+    wildcard = not amd and len(gen) == 1 and mark in ("xx", "xxx")
+    if wildcard:
+        digits = len(gen) + len(mark)
+    elif len(gen) != (1 if amd else 2) or (amd and mark != "000") or (not amd and "0" in mark):
         return None
-    members = _members(index, vendor or _LINE_VENDOR.get(line, ""), line, gen)
+    else:
+        digits = 4
+    members = _members(index, vendor or _LINE_VENDOR.get(line, ""), line, gen, digits)
     if not members:
         return None
     return NameMatch(members[0], False, None, None, "generation", family=tuple(members[1:]))
@@ -120,9 +126,9 @@ def _kind(found: re.Match[str]) -> str:
     return next(k for k in ("vendor", "line", "gen", "series") if found[k] is not None)
 
 
-def _members(index: Index, vendor: str, line: str, gen: str) -> list[Accelerator]:
-    """The desktop cards of ``vendor`` (and ``line``) whose four-digit number starts ``gen``,
-    one per model, in catalog order."""
+def _members(index: Index, vendor: str, line: str, gen: str, digits: int) -> list[Accelerator]:
+    """The desktop cards of ``vendor`` (and ``line``) whose number of ``digits`` digits
+    starts ``gen``, one per model, in catalog order."""
     seen: dict[str, Accelerator] = {}
     for acc in index.entries:
         found = _MODEL.match(acc.model)
@@ -131,6 +137,7 @@ def _members(index: Index, vendor: str, line: str, gen: str) -> list[Accelerator
             or acc.model in seen
             or acc.vendor != vendor
             or not found[2].startswith(gen)
+            or len(found[2]) != digits
             or not consumer_card(acc)
             or "laptop" in acc.form_factor.casefold()
             or (line in ("rtx", "gtx", "rx") and found[1].lower() != line)

@@ -55,10 +55,10 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from accelerators._text import quote, without_trademarks
+from accelerators._text import plain_typography, quote
 from accelerators._vendors import VENDORS
 from accelerators.catalog import _store as catalog
-from accelerators.catalog._choices import same_entry_choice
+from accelerators.catalog._choices import choice_of_entries, same_entry_choice
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._memory_select import select_by_memory
 from accelerators.catalog._partitions import check_partition
@@ -72,6 +72,7 @@ from accelerators.catalog._spellings import (
     cache_clear,
     current_index,
     exact_key,
+    folded,
     is_vendor_word,
     known_spellings,
     loose_key,
@@ -116,7 +117,7 @@ _SYSTEM_LABELS = {
 # Decorations read off a name (the name is what is left). Suffixes are searched for at the
 # end; their look-behinds keep the searches linear on long runs of blanks or separators.
 _COUNT_PREFIX = re.compile(r"([0-9]{1,9}(?:\.[0-9]{1,9})?)\s*x\s*(?=\S)", re.IGNORECASE)
-_SPACED_COUNT_SUFFIX = re.compile(r"(?<=\S)\s+x\s*([0-9]{1,9})\Z", re.IGNORECASE)
+_SPACED_COUNT_SUFFIX = re.compile(r"(?<=\S)(?:\s+x|\s*\*)\s*([0-9]{1,9})\Z", re.IGNORECASE)
 #: ``l40sx4``, ``h100x8``: a count glued after the name, but not the ``x4`` of a topology that
 #: stands as a part of its own (``tpu-v5e-2x4``: a 2x4 slice, not 4 slices of 2).
 _COUNT_SUFFIX = re.compile(
@@ -140,7 +141,7 @@ def resolve_name(text: str) -> NameMatch:
             f"Expected an accelerator name (str), got {type(text).__name__}: {text!r}",
             name=repr(text),
         )
-    text = without_trademarks(text)  # "AMD Instinct\u2122 MI300X": a sign, not a word
+    text = plain_typography(text)  # "AMD Instinct\u2122 MI300X": a sign, not a word
     if not text.isascii():
         # Look-alike characters (a Kelvin sign for K, a Cyrillic A) are not names; the spec
         # grammar refuses them too, so the catalog must not quietly fold them.
@@ -226,6 +227,9 @@ def _resolve(index: Index, text: str) -> NameMatch:
     found = found or _with_count(index, stripped, _COUNT_SUFFIX.search(stripped))
     found = found or _instance_type(index, stripped)
     found = found or same_entry_choice(stripped, lambda name: _lookup(index, name))
+    found = found or choice_of_entries(
+        stripped, lambda name: _lookup(index, name) or _read(index, name)
+    )
     if not found and "-" in stripped:  # an NVIDIA vGPU type (A100D-16C, GRID T4-1Q)?
         from accelerators.catalog._vgpu import read_vgpu_type
 
@@ -281,8 +285,10 @@ def _with_count(index: Index, text: str, decoration: re.Match[str] | None) -> Na
     if decoration is None:
         return None
     count = float(decoration[1])
-    rest = _resolve_decorated(index, _without(text, decoration))
-    if count <= 0 or rest is None or rest.count is not None:
+    rest = _resolve_decorated(index, _without(text, decoration)) or _read(
+        index, _without(text, decoration)
+    )
+    if count <= 0 or rest is None or rest.count is not None or rest.needs_count:
         return None
     return NameMatch(
         rest.accelerator,
@@ -292,6 +298,18 @@ def _with_count(index: Index, text: str, decoration: re.Match[str] | None) -> Na
         rest.source,
         family=rest.family,
     )
+
+
+def _read(index: Index, text: str) -> NameMatch | None:
+    """The token reader's reading of the name a count was written apart from (``4090 24GB``
+    of ``4090 24GB * 4``), or None where it refuses it: the whole text is then read, and its
+    refusal is the one given."""
+    from accelerators.catalog._reader import read
+
+    try:
+        return read(index, text, reported=lambda name: _device_reported(index, name))
+    except UnknownAcceleratorError:
+        return None
 
 
 def _resolve_decorated(index: Index, text: str) -> NameMatch | None:
@@ -318,7 +336,7 @@ def _lookup(index: Index, text: str) -> NameMatch | None:
     """Tiers 1-4 of the module docstring."""
     found = _in_tables(index, text, (index.exact, exact_key(text)))
     if found is not None:
-        return found
+        return _left_open(index, text, found) if folded(index, text, found) else found
     found = _in_tables(
         index, text, (index.loose, loose_key(text)), (index.words, words_key(text)), first=1
     )

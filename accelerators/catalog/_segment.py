@@ -35,6 +35,9 @@ _LITE = re.compile(r"(?<![a-z0-9])(v[0-9]+)([\s_\-]+)lite(?![a-z])", re.I)
 #: is not one (a letter or a dot comes before it).
 _DECIMAL = re.compile(r"(?<![0-9a-z.])[0-9]+\.[0-9]+(?![0-9.])", re.I)
 _TRUNCATED = re.compile(r"(?:\.\.\.|\u2026)\s*\Z")
+#: The x86-64 architecture written with a separator (``amdgpu-mi300-x86-64``, a build
+#: target), kept whole: its ``x86`` is no count, its ``64`` no figure.
+_X86_64 = re.compile(r"(?<![0-9a-z])x86[_\-]64(?![0-9a-z])", re.I)
 
 _UNKNOWN = 10.0  # the price of a run nothing reads
 #: Patterns that read less surely than a word: a number could be many things.
@@ -95,7 +98,7 @@ def _chunks(text: str) -> tuple[str, list[int], list[_Chunk], list[bool]]:
     """The squashed string, each of its characters' place in ``text``, the chunks, and for
     each character whether the original had a case change (lower to upper) before it."""
     fixed = {}
-    for pattern, kind in ((MIG_PROFILE, "mig"), (_DECIMAL, "decimal")):
+    for pattern, kind in ((MIG_PROFILE, "mig"), (_DECIMAL, "decimal"), (_X86_64, "noise")):
         for m in pattern.finditer(text):
             fixed[m.start()] = (m.end(), kind)
     squashed: list[str] = []
@@ -184,7 +187,9 @@ def segment(
         options: list[tuple[int, str, str, tuple[str, ...], float]] = []
         if chunk.fixed:
             if i == chunk.start:
-                options.append((chunk.end, chunk.fixed, s[i : chunk.end], (), 1.0))
+                # a fixed noise piece is a CPU architecture (_X86_64), named as its class is
+                value = "cpu_architectures" if chunk.fixed == "noise" else s[i : chunk.end]
+                options.append((chunk.end, chunk.fixed, value, (), 1.0))
         else:
             _model_options(s, i, chunks, chunk_of, models, longest, options, opened)
             for length in range(min(vocab.longest, chunk.end - i), 0, -1):

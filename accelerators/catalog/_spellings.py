@@ -32,6 +32,7 @@ __all__ = [
     "cache_clear",
     "current_index",
     "exact_key",
+    "folded",
     "is_vendor_word",
     "known_spellings",
     "loose_key",
@@ -253,15 +254,35 @@ def current_index(*, complete: bool = True) -> Index:
     return index
 
 
+#: The sources of an open name's reading: one of its models' spellings, or its own.
+_OPEN = ("open", "open-name")
+
+
+def folded(index: Index, text: str, found: NameMatch) -> bool:
+    """Whether ``found`` is another system's spelling that ``text`` matched only once case and
+    separators were folded: ``nvidia_h100_80gb`` (Mystic) is not GKE's ``nvidia-h100-80gb``,
+    whose SXM card is GKE's own choice. Such a match says no more than the words do, as a
+    looser tier's. The catalog's own spellings and what a device reports fold freely."""
+    if found.source in IDENTITY or found.source in DEVICE_REPORTED or found.source in _OPEN:
+        return False
+    key, stripped = exact_key(text), text.strip()
+    spellings = [*index.exact[0].get(key, ()), *index.exact[1].get(key, ())]
+    return not any(s.text == stripped for s in spellings)
+
+
 def read_open(index: Index, spellings: list[Spelling], found: NameMatch) -> NameMatch:
     """A bare name systems give to different models of one family (catalog
     ``[[open_names]]``: ``A100``) does not determine the model: it reads as the family."""
     if found.pinned or found.count is not None or not index.open:
         return found
+    if spellings and exact_key(spellings[0].text) == exact_key(found.accelerator.model):
+        return found  # the catalog's own model name (canonical text) is that model: "P100"
     for spelling in spellings:
         members = index.open.get(exact_key(spelling.text), ())
         if found.accelerator.model in {acc.model for acc in members}:
-            return NameMatch(members[0], False, None, None, "open", family=members[1:])
+            # an open name's own spelling ("Instinct MI300") keeps saying so: no entry's
+            source = "open-name" if found.source == "open-name" else "open"
+            return NameMatch(members[0], False, None, None, source, family=members[1:])
     return found
 
 
@@ -317,6 +338,14 @@ def _add_systems(index: Index) -> None:
                 sized = split_size(text) if acc.device_class == "tpu" else None
                 if sized is not None:  # "tpu-v5litepod-8" also teaches "tpu-v5litepod"
                     index.add(sized[0], acc, system, None)
+    # An open name's own spellings ("Intel Data Center GPU Max Series", "PVC") name its first
+    # model, which read_open widens to them all; a spelling an entry has keeps that entry.
+    for name in catalog.LOADED.file().open_names:
+        first = catalog.by_model(name.members[0])[0]
+        for text in name.spellings:
+            key = exact_key(text)
+            if not index.exact[0].get(key) and not index.exact[1].get(key):
+                index.add(text, first, "open-name", None)
 
 
 def _slice_units(acc: Accelerator, text: str) -> int | None:

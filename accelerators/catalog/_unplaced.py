@@ -76,9 +76,11 @@ def refuse_apple_chip_alone(
     if not bare or any(t.piece.kind == "vendor" for t in state.tokens):
         return  # "Apple M1 (GPU - 8 cores)" says whose chip it is
     dotted = any("." in t.piece.text for t in bare)
+    tokens = state.tokens
     machine = any(
-        t.piece.kind in _MACHINE_KINDS or (t.piece.kind, t.piece.value) == ("noise", "sizes")
-        for t in state.tokens
+        (t.piece.kind in _MACHINE_KINDS and not _gpu_cores(tokens, i))
+        or (t.piece.kind, t.piece.value) == ("noise", "sizes")
+        for i, t in enumerate(tokens)
     )
     if dotted or machine:
         raise refuse(
@@ -87,6 +89,19 @@ def refuse_apple_chip_alone(
             "Apple's chip (AWS's m4.xlarge is a CPU instance, M.2 a drive): write 'Apple "
             f"{bare[0].piece.text.replace('.', '').upper()}'",
         )
+
+
+def _gpu_cores(tokens: list[Token], i: int) -> bool:
+    """Whether ``tokens[i]`` is the ``core`` of Apple's ``10-Core GPU``: the GPU's own cores,
+    a configuration of the chip (llama.cpp's and LocalScore's tables), not a host's."""
+    word = tokens[i].piece
+    after = tokens[i + 1].piece if i + 1 < len(tokens) else None
+    return (
+        word.kind == "host"
+        and word.text.casefold() in ("core", "cores")
+        and after is not None
+        and (after.kind, after.value) == ("device", "gpu")
+    )
 
 
 def refuse_unplaced(state: Read) -> None:

@@ -133,6 +133,11 @@ def read_vgpu_type(text: str, lookup: Callable[[str], NameMatch | None]) -> Name
                 name=text,
             )
         found = lookup(sku)
+        if found is not None and found.source in (
+            "open",
+            "open-name",
+        ):  # NVIDIA's code names one SKU
+            found = NameMatch(found.accelerator, True, None, None, "vgpu")
     else:
         board, found = code, lookup(code)
     if found is None or found.count is not None or found.family or found.partition:
