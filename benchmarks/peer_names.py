@@ -56,6 +56,11 @@ Two corpora, one file per system, written from each system's public sources:
   with at most about 60 rows per system, committed before any reader ran on it and run once
   with the reader and catalog frozen.
 
+Each name is read as its file's ``# denotes:`` line says its system's names stand for
+(``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board`` or ``node``; ``mixed``
+reads as ``device``); each fresh corpus's line is followed by the reading of every name as a
+device, the reading before ``denotes=``.
+
 A row counts as resolved when the spec's accelerator is of the expected model, with the
 expected device count (or count range, ``1..2``, ``4..``) and (where the row gives one)
 partition. A device written ``A|B|C`` is a name for a choice of models (Modal's ``any``,
@@ -153,6 +158,10 @@ class Row:
     meaning: str = ""
     #: The name determines no accelerator: a refusal is the right answer.
     refuse: bool = False
+    #: What the system's names stand for, from its docs (the file's ``# denotes:`` line):
+    #: ``device``, ``board`` or ``node``, passed to ``AcceleratorSpec.parse(denotes=...)``;
+    #: a file whose list mixes them (``mixed``) or says nothing reads each name as a device.
+    denotes: str = "device"
 
 
 @dataclass(frozen=True)
@@ -180,10 +189,13 @@ def load(directory: Path = CORPORA) -> list[Row]:
     """
     rows = []
     for path in sorted(directory.glob("*.tsv")):
-        kind = "scheduler"
+        kind, denotes = "scheduler", "device"
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.startswith("# kind:"):
                 kind = line.split(":", 1)[1].strip()
+            if line.startswith("# denotes:"):
+                denotes = line.split(":", 1)[1].strip()
+                denotes = denotes if denotes in ("board", "node") else "device"
             if not line.strip() or line.startswith("#"):
                 continue
             name, device, count, partition, *extra = line.split("\t")
@@ -202,6 +214,7 @@ def load(directory: Path = CORPORA) -> list[Row]:
                     extra[0] if extra else "",
                     extra[1] if len(extra) > 1 else "",
                     refuse,
+                    denotes,
                 )
             )
     return rows
@@ -218,11 +231,13 @@ def _expected_models(row: Row) -> list[str] | None:
         return None
 
 
-def evaluate(row: Row) -> Outcome:
-    """Parse one name and compare it with what its system means."""
+def evaluate(row: Row, *, as_devices: bool = False) -> Outcome:
+    """Parse one name and compare it with what its system means: read as its system's docs
+    say its names stand for (``row.denotes``), or, with ``as_devices``, each as one device."""
     from accelerators import AcceleratorSpec
     from accelerators.errors import (
         AcceleratorError,
+        CountNotStatedError,
         InvalidSpecError,
         SpecSyntaxError,
         UnknownAcceleratorError,
@@ -230,13 +245,13 @@ def evaluate(row: Row) -> Outcome:
 
     wanted = None if row.device is None else _expected_models(row)
     try:
-        spec = AcceleratorSpec.parse(row.name)
+        spec = AcceleratorSpec.parse(row.name, denotes="device" if as_devices else row.denotes)
     except UnknownAcceleratorError as exc:
         return Outcome(row, "resolved" if row.refuse else "unknown", str(exc).splitlines()[0])
     except SpecSyntaxError as exc:  # the grammar refused the text: loud, never silent
         return Outcome(row, "resolved" if row.refuse else "unknown", str(exc).splitlines()[0])
     except InvalidSpecError as exc:
-        if exc.name != row.name:
+        if exc.name != row.name and not isinstance(exc, CountNotStatedError):
             kind = "resolved" if row.refuse else "unknown" if wanted is None else "error"
             return Outcome(row, kind, f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
         # the name reads, but the spec must say what the name leaves to its system (the
@@ -430,6 +445,9 @@ def main(argv: list[str] | None = None) -> int:
             # is right only refused: a miss by rule)
             print(_line("    the catalog has", [o for o in naming if o.row.device is not None]))
             print(_line("    the catalog lacks", [o for o in naming if o.row.device is None]))
+            if any(o.row.denotes != "device" for o in outcomes):  # the reading before denotes=
+                as_devices = [evaluate(o.row, as_devices=True) for o in outcomes]
+                print(_line("  every name read as a device", as_devices))
     counts = [o for outcomes in results.values() for o in outcomes if "has count" in o.detail]
     print(f"\nsilently wrong counts, all corpora: {len(counts)}")
     for o in counts:
