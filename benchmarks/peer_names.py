@@ -55,6 +55,12 @@ Two corpora, one file per system, written from each system's public sources:
   GPU marketplaces and clouds, benchmark result lists), collected under the ninth corpus's brief
   with at most about 60 rows per system, committed before any reader ran on it and run once
   with the reader and catalog frozen.
+* ``tests/peer_names/fresh11/{visible,sealed}/*.tsv``, the *eleventh fresh* corpus (issue 32):
+  33 more systems (ML simulators and software, HPC sites' partitions and node features,
+  platforms and serverless GPU types, benchmark and driver lists, regional clouds' own
+  products), collected under the tenth corpus's brief plus a ``# denotes:`` line each collector
+  wrote from the system's docs, committed before any reader ran on it and run once with the
+  reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board`` or ``node``; ``mixed``
@@ -113,6 +119,8 @@ FRESH9 = CORPORA / "fresh9" / "visible"
 SEALED9 = CORPORA / "fresh9" / "sealed"
 FRESH10 = CORPORA / "fresh10" / "visible"
 SEALED10 = CORPORA / "fresh10" / "sealed"
+FRESH11 = CORPORA / "fresh11" / "visible"
+SEALED11 = CORPORA / "fresh11" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -124,6 +132,7 @@ _FRESH_PARTS = [
     (FRESH8, SEALED8),
     (FRESH9, SEALED9),
     (FRESH10, SEALED10),
+    (FRESH11, SEALED11),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
