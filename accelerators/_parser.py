@@ -240,11 +240,14 @@ class _Parser:
         tokens = self.tokens
         name = tokens.expect("NAME", expected="an accelerator name")
         start = name.position
-        if name.text.casefold() == "gpu" and tokens.check("COLON", peek=True):
-            # Slurm's GRES form "gpu:TYPE:COUNT" (--gres=gpu:a100:8).
+        key = re.sub(r"[\s_\-]", "", name.text.casefold())
+        if key in _GPU_KEYS and tokens.check("COLON", peek=True):
+            # Slurm's GRES form "gpu:TYPE:COUNT" (--gres=gpu:a100:8), or a feature that names
+            # the GPU as key:value (Sherlock's "GPU_SKU:A100_SXM4", Yale's "gpumodel:a5000")
             tokens.consume("COLON")
             tokens.skip_ws()
-            name = tokens.expect("NAME", expected="a GPU type after 'gpu:' (Slurm GRES)")
+            after = "'gpu:' (Slurm GRES)" if key == "gpu" else f"'{name.text}:'"
+            name = tokens.expect("NAME", expected=f"a GPU type after {after}")
         head = name.text[:-6].rstrip(" \t")  # Flyte 2's "T4 shared": the name, then the word
         shared_word = name.text[-6:].casefold() == SHARED and len(head) < len(name.text) - 6
         if shared_word:
@@ -436,6 +439,11 @@ class _Parser:
         tokens.raise_syntax_error(
             f"Unexpected {tokens.found()} after {quote(text)}; expected {listed}{hint}"
         )
+
+
+#: Keys a name may be written after as ``key:name`` (separators and case aside): Slurm's GRES
+#: ``gpu`` and the GPU-model keys of node features and labels.
+_GPU_KEYS = frozenset({"gpu", "gpusku", "gpumodel", "gputype", "gpuname"})
 
 
 def _names_an_instance(text: str) -> bool:

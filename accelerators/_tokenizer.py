@@ -31,11 +31,11 @@ _RANGE_BOUNDARY = r"(?![A-Za-z0-9_\-]|\.(?!\.))"
 _WS = r"[ \t\r\n]"
 #: One word of an accelerator name: letters, digits and ``. _ - / #``, a ``+`` followed by a
 #: letter (``MIG 1g.10gb+me``), balanced parenthesised qualifiers such as ``Intel(R)`` and
-#: bracketed ones (pci.ids: ``GH100 [H100 SXM5 80GB]``), and a ``*`` before the count that
-#: ends a name (``4090 24GB * 4``: four of them).
+#: bracketed ones (pci.ids: ``GH100 [H100 SXM5 80GB]``), and a ``*`` of a count inside a name
+#: (``4090 24GB * 4``, ``8 * V100``: that many of them).
 _WORD = (
     r"(?:[A-Za-z0-9_.\-/#]|\+(?=[A-Za-z])|\([A-Za-z0-9_.\-/# ]*\)|\[[A-Za-z0-9_.\-/#() ]*\]"
-    r"|\*(?=[ \t]*[0-9]+[ \t]*(?:[:|,]|\Z)))+"
+    r"|\*(?=[ \t]*[A-Za-z0-9]))+"
     r"(?:\+(?=[ \t]*(?:[:|,]|\Z)))?"  # a trailing '+' (Modal's "B200+"): a group name
 )
 

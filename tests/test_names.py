@@ -624,6 +624,35 @@ def test_other_open_names_are_families_but_their_constants_keep_one_card(
         ("Intel\u00ae Arc\u2122 B-Series Graphics", "ARC-B580 | ARC-B570"),
         # an Apple chip's GPU cores are its configuration, no host's (LocalScore, llama.cpp)
         ("M3 10-Core GPU 16GB", "M3-16GB"),
+        # a bracketed count of devices is read, never set aside; boards and the devices they
+        # hold agree (FluidX3D's "4x A16 (16 GPUs)": four 4-GPU boards)
+        ("1x Tesla K80 (2 GPUs)", "K80:2"),
+        ("4x A16 (16 GPUs)", "A16:16"),
+        ("4x Instinct MI250 (8 GCD)", "MI250:8"),
+        # a multi-GPU board's memory is the board: its devices (llm-analysis' "mi250-128gb")
+        ("mi250-128gb", "MI250:2"),
+        # counts glued in a row where all but one are 1 (FlagPerf's nodes x cards)
+        ("H100x1x8", "H100-SXM:8 | H100-PCIE:8 | H100-NVL:8"),
+        # a fraction before '*' is a share (Tencent TKE's "1/2*T4"); '*' before the name
+        ("1/2*T4", "T4:0.5"),
+        ("8 * V100 (AWS p3.16xlarge)", "V100-16GB:8 | V100-32GB:8"),
+        # a node feature or label that names the GPU as key:value
+        ("GPU_SKU:RTX_2080Ti", "RTX-2080-TI"),
+        ("gpumodel:a5000", "RTX-A5000"),
+        # the key words of an enum or path, a cloud beside another maker's board, the GPU's
+        # compute units, a partner's overclocked or limited edition
+        ("GPU_MODEL_NVIDIA_TESLA_V100_16GB", "V100-16GB"),
+        ("1 K80 / AWS p2.xlarge", "K80"),
+        ("gpu.azure.a10", "A10"),
+        ("M1 Max GPU 24CU 32GB", "M1-MAX-32GB"),
+        ("GTX 1070 OC", "GTX-1070"),
+        ("Apple Silicon M1 Max (32-core GPU)", "M1-MAX-32GB | M1-MAX-64GB"),
+        ("p150x4", "BLACKHOLE-P150:4"),
+        # a number glued to a line word is the model's (Brown's "geforce3090"); a size without
+        # its unit before a form factor (FlagPerf's "A100_40_SXM"); a renderer's API words
+        ("geforce3090", "RTX-3090"),
+        ("A100_40_SXM", "A100-40GB-SXM!"),
+        ("nvidia geforce gtx 1080 ti opengl engine", "GTX-1080-TI"),
         # a generation written with a mark per further digit (Fooocus)
         ("Nvidia GTX 9XX", "GTX-980-TI | GTX-980 | GTX-970 | GTX-960-2GB | GTX-960-4GB | GTX-950"),
     ],
@@ -649,6 +678,15 @@ def test_numbers_and_paths_the_reader_places(text: str, canonical: str) -> None:
         ("standard-v2", "Unknown accelerator"),  # a CPU platform
         # a choice whose one side is no whole board (a lone number) stays refused
         ("V100/3090", "a choice of boards"),
+        # counts that do not hold together: 8 of 8 (64?), boards and as many devices, or a
+        # bracketed count that is no board's
+        ("H100x8x8", "two counts in a row"),
+        ("2x MI250 (2 GCD)", "a count of boards and, in brackets, as many devices"),
+        ("1x A16 (2 GPUs)", "two counts \\(1 and 2\\)"),
+        # a partition written as cores and memory is no host's cores and RAM (FuriosaAI)
+        ("furiosa.ai/rngd-2core.12gb", "'2core.12gb' is not a word"),
+        # Hygon's K100-AI is no K100: a prose word of a model's own name is part of it
+        ("K100", "Unknown accelerator"),
         ("Quadro RTX 6000/8000 x2", "Unknown accelerator|a choice"),
     ],
 )

@@ -86,14 +86,16 @@ def words_of(text: str) -> list[str]:
     return [w for w in _SPLIT.split(low) if w]
 
 
-def _core(text: str) -> str:
+def _core(text: str, keep: frozenset[str] = frozenset()) -> str:
+    """``text``'s model word: its words less vendor, memory, form and prose words, but for
+    ``keep``, the words of the entry's own model name (Hygon's ``K100-AI`` is no ``K100``)."""
     vocab = vocabulary()
     kept = []
     for word in words_of(text):
         kind = (vocab.get(word) or ("", ""))[0]
         if is_vendor_word(word) or _MEMORY.fullmatch(word) or _FORM.fullmatch(word):
             continue
-        if kind in _DROPPED and word != "quadro":
+        if kind in _DROPPED and word != "quadro" and word not in keep:
             continue
         kept.append(word)
     return "".join(kept)
@@ -118,8 +120,11 @@ def model_words(index: Index) -> ModelWords:
         for system in Names.model_fields:
             value = getattr(acc.names, system)
             others += [value] if isinstance(value, str) else list(value or ())
+        own_words = frozenset(
+            w for w in words_of(acc.model) if (vocabulary().get(w) or ("", ""))[0] == "noise"
+        )
         for text in own + others:
-            key = _core(text)
+            key = _core(text, own_words)
             if (
                 len(key) < (2 if text in own else 3)
                 or key.isdigit()

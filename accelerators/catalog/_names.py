@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from accelerators._text import plain_typography, quote
@@ -116,7 +117,9 @@ _SYSTEM_LABELS = {
 }
 # Decorations read off a name (the name is what is left). Suffixes are searched for at the
 # end; their look-behinds keep the searches linear on long runs of blanks or separators.
-_COUNT_PREFIX = re.compile(r"([0-9]{1,9}(?:\.[0-9]{1,9})?)\s*x\s*(?=\S)", re.IGNORECASE)
+_COUNT_PREFIX = re.compile(
+    r"([0-9]{1,9}(?:\.[0-9]{1,9}|/[1-9][0-9]{0,2})?)\s*[x*]\s*(?=\S)", re.IGNORECASE
+)
 _SPACED_COUNT_SUFFIX = re.compile(r"(?<=\S)(?:\s+x|\s*\*)\s*([0-9]{1,9})\Z", re.IGNORECASE)
 #: ``l40sx4``, ``h100x8``: a count glued after the name, but not the ``x4`` of a topology that
 #: stands as a part of its own (``tpu-v5e-2x4``: a 2x4 slice, not 4 slices of 2).
@@ -209,7 +212,7 @@ def _catalog_name(index: Index, text: str) -> NameMatch | None:
     if _COUNT_PREFIX.match(stripped) or _SPACED_COUNT_SUFFIX.search(stripped):
         return None
     spellings = index.exact[0].get(exact_key(stripped))
-    return read_open(index, spellings, _match(spellings, stripped)) if spellings else None
+    return read_open(index, spellings, _match(spellings, stripped), stripped) if spellings else None
 
 
 def _resolve(index: Index, text: str) -> NameMatch:
@@ -284,7 +287,7 @@ def _with_count(index: Index, text: str, decoration: re.Match[str] | None) -> Na
     """``8x H100`` / ``H100 x8`` / ``l40sx4``: the name with the count it was written with."""
     if decoration is None:
         return None
-    count = float(decoration[1])
+    count = float(Fraction(decoration[1]))  # "1/2*T4": half a T4 (Tencent's TKE)
     rest = _resolve_decorated(index, _without(text, decoration)) or _read(
         index, _without(text, decoration)
     )
@@ -382,7 +385,7 @@ def _in_tables(
                 # Hugging Face's 4 A100 80GB) belongs to that spelling: never a looser match
                 spellings = [s for s in spellings if s.units is None or _is_tpu(s)]
             if spellings:
-                return read_open(index, spellings, _match(spellings, text))
+                return read_open(index, spellings, _match(spellings, text), text)
     return None
 
 

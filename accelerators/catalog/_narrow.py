@@ -8,6 +8,8 @@ conflicts with what the catalog has.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -32,6 +34,9 @@ UNITS["gbvram"] = 1.0
 #: Words of a SKU's name that a form-factor word is compared with (SXM5 is SXM).
 _SKU_FORM = {"sxm2": "sxm", "sxm3": "sxm", "sxm4": "sxm", "sxm5": "sxm", "sxm6": "sxm"}
 
+
+#: Vendors that are clouds too: their word beside another vendor's board says where it runs.
+_CLOUDS = frozenset({"aws", "google", "huawei"})
 
 #: Memory sizes within this much of a catalog figure are that figure (Together's 140gb H200).
 _MEMORY_SLACK = 0.01
@@ -75,6 +80,11 @@ def narrow(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
         kind, value = token.piece.kind, token.piece.value
         if kind in ("vendor", "line"):
             keep = [a for a in candidates if a.vendor == value]
+            if not keep and kind == "vendor" and value in _CLOUDS:
+                # a cloud that also makes chips, beside another's board: where it runs
+                # (DAWNBench's "1 K80 / AWS p2.xlarge", Friendli's "aws-a100")
+                token.role, token.meaning = "noise", "a cloud: where the board runs"
+                continue
             candidates = _fits(state, candidates, keep, f"is made by {token.meaning}")
         elif kind == "architecture":
             keep = [a for a in candidates if a.architecture.casefold().startswith(value)]
@@ -112,7 +122,7 @@ def _fits(
 
 
 def _by_memory(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
-    count = count_of(state)
+    count = count_of(state, candidates)
     for token in state.memory:
         gb = token.number
         per = [a for a in candidates if _near(a.device_memory_gb, gb)]
@@ -126,6 +136,20 @@ def _by_memory(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
             each = format_number(gb / devices)
             token.meaning = f"{format_number(gb)} GB in all: {each} GB x {format_number(devices)}"
             candidates = total
+            continue
+        boards = [
+            a
+            for a in candidates
+            if a.devices_per_board > 1 and _near(a.device_memory_gb * a.devices_per_board, gb)
+        ]
+        if boards and count is None and len({a.devices_per_board for a in boards}) == 1:
+            # a multi-GPU board's memory ("mi250-128gb"): the board, and the devices it holds
+            holds = boards[0].devices_per_board
+            token.role = "count"
+            each = format_number(gb / holds)
+            token.meaning = f"{format_number(gb)} GB: a board's, {each} GB x {holds} devices"
+            state.counts.append((float(holds), token))
+            candidates = boards
             continue
         sizes = ", ".join(
             sorted({format_number(a.device_memory_gb) for a in candidates}, key=float)
@@ -144,8 +168,36 @@ def _near(figure: float, gb: float) -> bool:
     return abs(figure - gb) <= max(0.5, figure * _MEMORY_SLACK)
 
 
-def count_of(state: Read) -> float | None:
-    values = {value for value, _ in state.counts}
+def count_of(state: Read, candidates: Sequence[Accelerator] = ()) -> float | None:
+    """The count the name gives, once, however often it is written (``8x H100 (8 GPUs)``).
+
+    Counts glued in a row (FlagPerf's ``A100x1x1``, ``H100x8x8``: nodes by cards?) are one
+    count where all but one are 1; ``x8x8`` (64, or 8?) is refused. Two counts that differ
+    are refused, but for boards and the devices they hold, in brackets: ``4x A16 (16 GPUs)``
+    is the 16 GPUs of 4 four-GPU boards."""
+    counts = state.counts
+    tokens = state.tokens
+    glued = [(v, t) for v, t in counts if t.piece.kind == "x_count"]
+    for (first, a), (second, b) in itertools.pairwise(glued):
+        if tokens.index(b) == tokens.index(a) + 1:
+            if first != 1 and second != 1:
+                raise refuse(state, f"it gives two counts in a row ({a.piece.text}{b.piece.text})")
+            one = a if first == 1 else b
+            counts = [(v, t) for v, t in counts if t is not one]  # x1x8, x8x1: 8 either way
+    values = {value for value, _ in counts}
+    per_board = {a.devices_per_board for a in candidates}
+    bracketed = {t.piece.paren for _, t in counts}
+    if len(values) == 1 and bracketed == {True, False} and per_board != {1}:
+        # "2x MI250 (2 GCD)": two boards hold 4 dies; 2 dies, or 2 per board?
+        raise refuse(state, "it gives a count of boards and, in brackets, as many devices")
+    if len(values) == 2 and candidates:
+        boards, devices = sorted(values)
+        per = {a.devices_per_board for a in candidates}
+        inner = [t for value, t in counts if value == devices]
+        if len(per) == 1 and boards * per.pop() == devices and all(t.piece.paren for t in inner):
+            for token in inner:
+                token.meaning = f"{format_number(devices)} devices: the boards' {token.meaning}"
+            return devices
     if len(values) > 1:
         shown = " and ".join(format_number(v) for v in sorted(values))
         raise refuse(state, f"it gives two counts ({shown})")
@@ -197,7 +249,7 @@ _VGPU_WORDS = frozenset({"vgpu", "vgpus"})
 
 
 def result(state: Read, candidates: list[Accelerator], *, pinned_by_report: bool) -> NameMatch:
-    count = count_of(state)
+    count = count_of(state, candidates)
     partition = next((t.piece.value for t in state.tokens if t.piece.kind == "mig"), None)
     if partition is not None:
         having = [a for a in candidates if partition in a.partitions]

@@ -59,6 +59,10 @@ def _next(state: Read, token: Token) -> Token | None:
     return state.tokens[i + 1] if i + 1 < len(state.tokens) else None
 
 
+def _after(state: Read, token: Token) -> list[Token]:
+    return state.tokens[state.tokens.index(token) + 1 :]
+
+
 def _prev(state: Read, token: Token) -> Token | None:
     i = state.tokens.index(token)
     return state.tokens[i - 1] if i > 0 else None
@@ -250,7 +254,8 @@ def _read_number(
         token.role, token.meaning = "noise", f"a version of {prev.piece.text}"
     elif nxt is not None and nxt.piece.kind == "host":
         token.role, token.meaning = "host figure", f"{piece.value} {nxt.piece.value}"
-    elif nxt is None and not tpu:
+    elif not tpu and all(t.piece.kind == "form" for t in _after(state, token)):
+        # the last number, or one a form factor follows (FlagPerf's "A100_40_SXM")
         _read_last_number(state, token, prev, candidates)
 
 
@@ -344,8 +349,9 @@ def _is_host(token: Token | None) -> bool:
 
 
 def _marks_count(word: str) -> bool:
-    """Whether a device word right after a number makes it a count: ``8gpu``, ``8-way``."""
-    return word.startswith("gpu") or word == "way"
+    """Whether a device word right after a number makes it a count: ``8gpu``, ``8-way``,
+    ``8 GCD`` (an AMD MI250's graphics compute dies, a GPU each to the OS)."""
+    return word.startswith("gpu") or word in ("way", "gcd", "gcds")
 
 
 def _vgpu_profile(token: Token) -> None:

@@ -86,6 +86,7 @@ _KIND_ROLE = {
     "vcpu": "host figure",
     "x_count": "count",
     "cuda_version": "noise",
+    "compute_units": "same device",
 }
 
 
@@ -98,6 +99,9 @@ _NOISE_MEANINGS = {
     "platforms": "a platform or system word",
     "prose": "product prose",
     "cpu_architectures": "a CPU architecture",
+    "apis": "a graphics API",
+    "clouds": "a cloud: where the board runs",
+    "keys": "a key of the path or enum the name is written in",
     "os": "an operating system",
     "precisions": "a number format",
     "serving": "a serving mode",
@@ -231,6 +235,8 @@ def _first_meaning(token: Token) -> str:
         return "a version"
     if kind == "cuda_version":
         return "a CUDA version"
+    if kind == "compute_units":
+        return f"{piece.groups[0]} compute units: a configuration of the chip"
     if kind == "memory_sxm":
         token.number = float(piece.groups[0])
         return f"{piece.groups[0]} GB, SXM"
@@ -286,12 +292,13 @@ def _model_number(state: Read) -> list[Token]:
     numbers = [t for t in state.tokens if t.piece.kind == "number"]
     vendors = {t.piece.value for t in state.tokens if t.piece.kind == "vendor"}
     tokens = state.tokens
-    glued = [  # a number glued to the vendor word ("nvidia3080") is the model number
+    glued = [  # a number glued to the vendor or line word ("nvidia3080", Brown's
+        # "geforce3090") is the model number
         t
         for t in numbers
         if t.piece.glued
         and tokens.index(t) > 0
-        and tokens[tokens.index(t) - 1].piece.kind == "vendor"
+        and tokens[tokens.index(t) - 1].piece.kind in ("vendor", "line")
     ]
     if len(vendors) > 1 or not (len(glued) == 1 or len(numbers) == 1):
         return []

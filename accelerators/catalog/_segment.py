@@ -38,6 +38,9 @@ _TRUNCATED = re.compile(r"(?:\.\.\.|\u2026)\s*\Z")
 #: The x86-64 architecture written with a separator (``amdgpu-mi300-x86-64``, a build
 #: target), kept whole: its ``x86`` is no count, its ``64`` no figure.
 _X86_64 = re.compile(r"(?<![0-9a-z])x86[_\-]64(?![0-9a-z])", re.I)
+#: A partition written as cores and memory (FuriosaAI's ``rngd-2core.12gb``), kept whole: no
+#: host's cores and RAM, and a profile the catalog does not carry, so the name is refused.
+_CORE_PROFILE = re.compile(r"(?<![0-9a-z.])[0-9]+cores?\.[0-9]+gb?(?![0-9a-z])", re.I)
 
 _UNKNOWN = 10.0  # the price of a run nothing reads
 #: Patterns that read less surely than a word: a number could be many things.
@@ -98,7 +101,13 @@ def _chunks(text: str) -> tuple[str, list[int], list[_Chunk], list[bool]]:
     """The squashed string, each of its characters' place in ``text``, the chunks, and for
     each character whether the original had a case change (lower to upper) before it."""
     fixed = {}
-    for pattern, kind in ((MIG_PROFILE, "mig"), (_DECIMAL, "decimal"), (_X86_64, "noise")):
+    fixed_kinds = (
+        (MIG_PROFILE, "mig"),
+        (_DECIMAL, "decimal"),
+        (_X86_64, "noise"),
+        (_CORE_PROFILE, "unknown"),
+    )
+    for pattern, kind in fixed_kinds:
         for m in pattern.finditer(text):
             fixed[m.start()] = (m.end(), kind)
     squashed: list[str] = []

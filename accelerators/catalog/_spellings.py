@@ -55,6 +55,8 @@ _WORD_SPLIT = re.compile(r"[\s_\-/,]+")
 _PARENTHESISED = re.compile(r"\([^()]*\)")
 #: Words in brackets that name another device than the one before them: a laptop part.
 _ANOTHER_DEVICE = re.compile(r"\b(?:mobile|laptop|notebook|max-?q)\b", re.IGNORECASE)
+#: A bracketed count of devices (FluidX3D's "1x Tesla K80 (2 GPUs)", "(8 GCD)"): never set aside.
+_BRACKETED_COUNT = re.compile(r"\b[0-9]+\s*(?:gpus?|gcds?|devices?|dies)\b", re.IGNORECASE)
 _BRACKETED_SIZE = re.compile(r"\(\s*([0-9]+(?:\.[0-9]+)?)\s*(gb|g|gib)\s*\)")
 MEMORY_WORD = re.compile(r"([0-9]+(?:\.[0-9]+)?)(?:g|gb|gib)")
 _FORM_FACTOR_GENERATION = re.compile(r"(sxm|oam)[0-9]")
@@ -181,12 +183,14 @@ def exact_key(text: str) -> str:
 def _bracketed(found: re.Match[str]) -> str:
     """A bracketed qualifier is set aside (``A40 (compute mode)``), but not a memory size:
     ``MI50 (16GB)`` is the 16 GB card, and a size the name gives is never dropped; nor a word
-    that makes it another device (``RTX 2080 (Mobile)`` is the laptop GPU, not the card)."""
+    that makes it another device (``RTX 2080 (Mobile)`` is the laptop GPU, not the card), nor
+    a count of devices (``1x Tesla K80 (2 GPUs)``), which the reader reads or refuses."""
     size = _BRACKETED_SIZE.fullmatch(found.group(0))
     if size:
         return f" {size[1]}{size[2]} "
     inside = found.group(0)[1:-1]
-    return f" {inside} " if _ANOTHER_DEVICE.search(inside) else " "
+    kept = _ANOTHER_DEVICE.search(inside) or _BRACKETED_COUNT.search(inside)
+    return f" {inside} " if kept else " "
 
 
 def words(text: str) -> list[str]:
@@ -270,12 +274,12 @@ def folded(index: Index, text: str, found: NameMatch) -> bool:
     return not any(s.text == stripped for s in spellings)
 
 
-def read_open(index: Index, spellings: list[Spelling], found: NameMatch) -> NameMatch:
+def read_open(index: Index, spellings: list[Spelling], found: NameMatch, text: str) -> NameMatch:
     """A bare name systems give to different models of one family (catalog
     ``[[open_names]]``: ``A100``) does not determine the model: it reads as the family."""
     if found.pinned or found.count is not None or not index.open:
         return found
-    if spellings and exact_key(spellings[0].text) == exact_key(found.accelerator.model):
+    if exact_key(text) == exact_key(found.accelerator.model):
         return found  # the catalog's own model name (canonical text) is that model: "P100"
     for spelling in spellings:
         members = index.open.get(exact_key(spelling.text), ())

@@ -110,6 +110,9 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     # tp4, pp2: tensor- and pipeline-parallel degrees of an inference profile (NIM's
     # "...-h100-bf16-tp4-pp1-throughput"): together they count the devices (tp x pp)
     "parallel": re.compile(r"(tp|pp)([0-9]{1,3})(?![0-9])"),
+    # 24cu, 76CU: the GPU's compute units (FluidX3D's "M1 Max GPU 24CU 32GB"), a configuration
+    # of the chip, not a count
+    "compute_units": re.compile(r"([0-9]{1,3})cus?(?![a-z0-9])"),
     # cu121, cu118: the CUDA version a runner or a wheel is built for (not the device)
     "cuda_version": re.compile(r"cu(1[0-9][0-9]?|[2-9][0-9])(?![0-9])"),
     # 2x4, 2x2x1: a TPU slice topology
