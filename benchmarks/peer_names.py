@@ -61,6 +61,11 @@ Two corpora, one file per system, written from each system's public sources:
   products), collected under the tenth corpus's brief plus a ``# denotes:`` line each collector
   wrote from the system's docs, committed before any reader ran on it and run once with the
   reader and catalog frozen.
+* ``tests/peer_names/fresh12/{visible,sealed}/*.tsv``, the *twelfth fresh* corpus (issue 32):
+  33 more systems (server makers' GPU options, ML software and estimators, HPC sites'
+  partitions and features, CI and platform labels, benchmark and game requirement lists),
+  collected under the eleventh corpus's brief while the reader was fixed on the eleventh's
+  run, committed before any reader ran on it and run once with the reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board`` or ``node``; ``mixed``
@@ -121,6 +126,8 @@ FRESH10 = CORPORA / "fresh10" / "visible"
 SEALED10 = CORPORA / "fresh10" / "sealed"
 FRESH11 = CORPORA / "fresh11" / "visible"
 SEALED11 = CORPORA / "fresh11" / "sealed"
+FRESH12 = CORPORA / "fresh12" / "visible"
+SEALED12 = CORPORA / "fresh12" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -133,6 +140,7 @@ _FRESH_PARTS = [
     (FRESH9, SEALED9),
     (FRESH10, SEALED10),
     (FRESH11, SEALED11),
+    (FRESH12, SEALED12),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
