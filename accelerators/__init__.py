@@ -29,8 +29,9 @@ __version__ = "0.1.0"
 _EXPORTS = LazyExports(
     __name__,
     {
-        "accelerators.errors": "AcceleratorError CatalogDataError InvalidSpecError "
-        "PlacementError SpecSyntaxError UnknownAcceleratorError UnknownPartitionError",
+        "accelerators.errors": "AcceleratorError CatalogDataError CountNotStatedError "
+        "InvalidSpecError PlacementError SpecSyntaxError UnknownAcceleratorError "
+        "UnknownPartitionError",
         "accelerators.spec": "AcceleratorSpec SpecLike",
         "accelerators.bench": "AcceleratorGateError",
         "accelerators.detect": "current Detected",
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from accelerators.detect import current as current
     from accelerators.errors import AcceleratorError as AcceleratorError
     from accelerators.errors import CatalogDataError as CatalogDataError
+    from accelerators.errors import CountNotStatedError as CountNotStatedError
     from accelerators.errors import InvalidSpecError as InvalidSpecError
     from accelerators.errors import PlacementError as PlacementError
     from accelerators.errors import SpecSyntaxError as SpecSyntaxError

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from accelerators import AcceleratorSpec
-from accelerators.errors import InvalidSpecError
+from accelerators.errors import CountNotStatedError, InvalidSpecError
 
 
 @pytest.mark.parametrize(
@@ -101,3 +101,13 @@ def test_the_cli_takes_denotes() -> None:
     wrong = runner.invoke(app, ["parse", "--denotes", "nodes", "gpu-a100"])
     assert wrong.exit_code == 2
     assert "did you mean 'node'" in wrong.output
+
+
+@pytest.mark.parametrize("text", ["DGX-1 V100 32G", "gpu-a100-large", "HGX H100"])
+def test_a_system_word_leaves_the_count_to_the_spec_whatever_denotes_says(text: str) -> None:
+    # a DGX system, an instance size, an HGX board: the count is the system's, even read
+    # as a device (a DGX-1's number is no count of its GPUs)
+    for denotes in ("device", "board", "node"):
+        with pytest.raises(CountNotStatedError, match="the system's to say"):
+            AcceleratorSpec.parse(text, denotes=denotes)
+    assert AcceleratorSpec.parse(f"{text}:8").count == 8

@@ -14,6 +14,7 @@ from accelerators import AcceleratorSpec, bench, errors, kubernetes, sizing
 from accelerators.errors import (
     AcceleratorError,
     CatalogDataError,
+    CountNotStatedError,
     InvalidSpecError,
     PlacementError,
     SpecSyntaxError,
@@ -41,14 +42,17 @@ def test_the_errors_module_lists_each_type() -> None:
     assert set(PUBLIC["accelerators.errors"]) == {
         AcceleratorError,
         CatalogDataError,
+        CountNotStatedError,
         InvalidSpecError,
         PlacementError,
         SpecSyntaxError,
         UnknownAcceleratorError,
         UnknownPartitionError,
     }
-    # catching InvalidSpecError catches every spec that cannot be, grammar breaks included
+    # catching InvalidSpecError catches every spec that cannot be, grammar breaks included, and
+    # a name whose count is its system's to say
     assert issubclass(SpecSyntaxError, InvalidSpecError)
+    assert issubclass(CountNotStatedError, InvalidSpecError)
 
 
 def test_the_top_level_exports_the_same_types() -> None:

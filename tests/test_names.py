@@ -653,6 +653,14 @@ def test_other_open_names_are_families_but_their_constants_keep_one_card(
         ("geforce3090", "RTX-3090"),
         ("A100_40_SXM", "A100-40GB-SXM!"),
         ("nvidia geforce gtx 1080 ti opengl engine", "GTX-1080-TI"),
+        # a DGX system's number counts no GPUs; a bracketed "8x" is read (DeepLearningExamples)
+        ("NVIDIA DGX-1 (8x V100 16GB)", "V100-16GB:8"),
+        ("NVIDIA A100 (8x A100 80GB)", "A100-80GB:8"),
+        # a server maker's option name: its line, the slot's PCIe generation, the board's power
+        # and build ("ThinkSystem ... PCIe Gen4 Passive GPU", Dell's "150W")
+        ("ThinkSystem NVIDIA A30 24GB PCIe Gen4 Passive GPU", "A30"),
+        ("NVIDIA L4 24GB PCIe Accelerator for HPE", "L4"),
+        ("NVIDIA Ampere A10 PCIe 150W 24GB", "A10"),
         # a generation written with a mark per further digit (Fooocus)
         ("Nvidia GTX 9XX", "GTX-980-TI | GTX-980 | GTX-970 | GTX-960-2GB | GTX-960-4GB | GTX-950"),
     ],

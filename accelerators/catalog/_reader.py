@@ -87,6 +87,7 @@ _KIND_ROLE = {
     "x_count": "count",
     "cuda_version": "noise",
     "compute_units": "same device",
+    "watts": "noise",
 }
 
 
@@ -100,6 +101,8 @@ _NOISE_MEANINGS = {
     "prose": "product prose",
     "cpu_architectures": "a CPU architecture",
     "apis": "a graphics API",
+    "makers": "a server maker or its server line",
+    "build": "how the board is built",
     "clouds": "a cloud: where the board runs",
     "keys": "a key of the path or enum the name is written in",
     "os": "an operating system",
@@ -235,6 +238,8 @@ def _first_meaning(token: Token) -> str:
         return "a version"
     if kind == "cuda_version":
         return "a CUDA version"
+    if kind == "watts":
+        return f"{piece.groups[0]} W: the board's power"
     if kind == "compute_units":
         return f"{piece.groups[0]} compute units: a configuration of the chip"
     if kind == "memory_sxm":

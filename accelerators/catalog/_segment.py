@@ -38,6 +38,8 @@ _TRUNCATED = re.compile(r"(?:\.\.\.|\u2026)\s*\Z")
 #: The x86-64 architecture written with a separator (``amdgpu-mi300-x86-64``, a build
 #: target), kept whole: its ``x86`` is no count, its ``64`` no figure.
 _X86_64 = re.compile(r"(?<![0-9a-z])x86[_\-]64(?![0-9a-z])", re.I)
+#: A DGX system's model number (``NVIDIA DGX-1``, ``DGX-2H``), kept whole: no count of its GPUs.
+_DGX_MODEL = re.compile(r"(?<![0-9a-z])dgx[\s_\-]?[12]h?(?![0-9a-z])", re.I)
 #: A partition written as cores and memory (FuriosaAI's ``rngd-2core.12gb``), kept whole: no
 #: host's cores and RAM, and a profile the catalog does not carry, so the name is refused.
 _CORE_PROFILE = re.compile(r"(?<![0-9a-z.])[0-9]+cores?\.[0-9]+gb?(?![0-9a-z])", re.I)
@@ -89,7 +91,8 @@ class _Chunk:
     end: int
     bracket: bool
     paren: bool
-    fixed: str | None = None  # "mig" or "decimal": the chunk is one piece of that kind
+    #: "mig", "decimal", "unknown" or "noise:<group>": the chunk is one piece of that kind
+    fixed: str | None = None
 
 
 def _normalise(text: str) -> str:
@@ -104,7 +107,8 @@ def _chunks(text: str) -> tuple[str, list[int], list[_Chunk], list[bool]]:
     fixed_kinds = (
         (MIG_PROFILE, "mig"),
         (_DECIMAL, "decimal"),
-        (_X86_64, "noise"),
+        (_X86_64, "noise:cpu_architectures"),
+        (_DGX_MODEL, "noise:platforms"),
         (_CORE_PROFILE, "unknown"),
     )
     for pattern, kind in fixed_kinds:
@@ -196,9 +200,10 @@ def segment(
         options: list[tuple[int, str, str, tuple[str, ...], float]] = []
         if chunk.fixed:
             if i == chunk.start:
-                # a fixed noise piece is a CPU architecture (_X86_64), named as its class is
-                value = "cpu_architectures" if chunk.fixed == "noise" else s[i : chunk.end]
-                options.append((chunk.end, chunk.fixed, value, (), 1.0))
+                # a fixed noise piece is named by its group ("noise:platforms")
+                kind, _, group = chunk.fixed.partition(":")
+                value = group or s[i : chunk.end]
+                options.append((chunk.end, kind, value, (), 1.0))
         else:
             _model_options(s, i, chunks, chunk_of, models, longest, options, opened)
             for length in range(min(vocab.longest, chunk.end - i), 0, -1):

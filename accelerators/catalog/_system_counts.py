@@ -29,7 +29,19 @@ _COUNT_SIZES = frozenset(
 #: Words for a machine or a group of machines: how many devices it has is the system's.
 _NODE_WORDS = frozenset(
     # a DGX system or an HGX baseboard holds as many GPUs as its model (DGX A100: 8)
-    ("node", "nodes", "pool", "nodepool", "runner", "runners", "dgx", "hgx", "dgx1", "dgx2")
+    (
+        "node",
+        "nodes",
+        "pool",
+        "nodepool",
+        "runner",
+        "runners",
+        "dgx",
+        "hgx",
+        "dgx1",
+        "dgx2",
+        "dgx2h",
+    )
 )
 #: A CPU socket's part of a node (OpenPAI's ``DGX1-V100-CPU-SOCKET``: the 4 V100s of a socket).
 _SOCKET_WORDS = frozenset(("socket", "sockets"))
@@ -65,7 +77,7 @@ def _is_word(token: Token, group: str, words: frozenset[str]) -> bool:
         and piece.value == group
         and not piece.glued
         and not piece.bracket  # pci.ids' "GB100 [HGX GB200]": the board's name
-        and piece.text.casefold() in words
+        and "".join(ch for ch in piece.text.casefold() if ch.isalnum()) in words
     )
 
 

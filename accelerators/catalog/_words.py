@@ -113,6 +113,9 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     # 24cu, 76CU: the GPU's compute units (FluidX3D's "M1 Max GPU 24CU 32GB"), a configuration
     # of the chip, not a count
     "compute_units": re.compile(r"([0-9]{1,3})cus?(?![a-z0-9])"),
+    # 150w, 350W: a board's power, in the option names of server makers (Dell's "NVIDIA Ampere
+    # A10, PCIe, 150W, 24GB")
+    "watts": re.compile(r"([0-9]{2,4})w(?![a-z0-9])"),
     # cu121, cu118: the CUDA version a runner or a wheel is built for (not the device)
     "cuda_version": re.compile(r"cu(1[0-9][0-9]?|[2-9][0-9])(?![0-9])"),
     # 2x4, 2x2x1: a TPU slice topology
