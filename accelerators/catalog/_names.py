@@ -52,17 +52,16 @@ the data: the words of its name that its model name lacks, plus its ``form_facto
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from accelerators._text import plain_typography, quote
 from accelerators._vendors import VENDORS
-from accelerators.catalog import _store as catalog
 from accelerators.catalog._choices import choice_of_entries, same_entry_choice
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._memory_select import select_by_memory
 from accelerators.catalog._partitions import check_partition
+from accelerators.catalog._spelling_match import match_spellings, unknown_name
 from accelerators.catalog._spellings import (
     DEVICE_REPORTED,
     MEMORY_WORD,
@@ -83,7 +82,7 @@ from accelerators.catalog._spellings import (
     words,
     words_key,
 )
-from accelerators.errors import AcceleratorError, UnknownAcceleratorError, close_matches
+from accelerators.errors import AcceleratorError, UnknownAcceleratorError
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -99,22 +98,6 @@ __all__ = [
     "words",
 ]
 
-#: How each naming system is called in messages (unlisted systems use their field name).
-_SYSTEM_LABELS = {
-    "nvml": "nvidia-smi",
-    "gfd": "GPU Feature Discovery",
-    "gke": "GKE",
-    "karpenter": "Karpenter",
-    "eks": "EKS",
-    "flyte": "Flyte",
-    "flyte2": "Flyte 2",
-    "ray": "Ray",
-    "skypilot": "SkyPilot",
-    "modal": "Modal",
-    "hf": "Hugging Face",
-    "rocm": "ROCm",
-    "intel": "Intel GPU plugin",
-}
 # Decorations read off a name (the name is what is left). Suffixes are searched for at the
 # end; their look-behinds keep the searches linear on long runs of blanks or separators.
 _COUNT_PREFIX = re.compile(
@@ -212,7 +195,11 @@ def _catalog_name(index: Index, text: str) -> NameMatch | None:
     if _COUNT_PREFIX.match(stripped) or _SPACED_COUNT_SUFFIX.search(stripped):
         return None
     spellings = index.exact[0].get(exact_key(stripped))
-    return read_open(index, spellings, _match(spellings, stripped), stripped) if spellings else None
+    return (
+        read_open(index, spellings, match_spellings(spellings, stripped), stripped)
+        if spellings
+        else None
+    )
 
 
 def _resolve(index: Index, text: str) -> NameMatch:
@@ -249,7 +236,7 @@ def _resolve(index: Index, text: str) -> NameMatch:
             index, stripped, reported=lambda name: _device_reported(index, name)
         )
     if found is None:
-        raise _unknown(index, text)
+        raise unknown_name(index, text, lambda name: _lookup(index, name))
     return found
 
 
@@ -385,7 +372,7 @@ def _in_tables(
                 # Hugging Face's 4 A100 80GB) belongs to that spelling: never a looser match
                 spellings = [s for s in spellings if s.units is None or _is_tpu(s)]
             if spellings:
-                return read_open(index, spellings, _match(spellings, text), text)
+                return read_open(index, spellings, match_spellings(spellings, text), text)
     return None
 
 
@@ -431,88 +418,5 @@ def _other_form_factor(acc: Accelerator, parts: list[str]) -> bool:
     return any(w in _FORM_FACTOR_WORDS and w not in own for w in parts)
 
 
-def _match(spellings: list[Spelling], text: str) -> NameMatch:
-    """Turn the spellings one key matched into a match, or raise if they disagree on model."""
-    models = list(dict.fromkeys(s.accelerator.model for s in spellings))
-    if len(models) > 1:
-        raise _ambiguous(
-            text, [catalog.by_model(model)[0] for model in models], [s.text for s in spellings]
-        )
-    skus = list(dict.fromkeys(s.accelerator for s in spellings))
-    siblings = catalog.by_model(models[0])
-    model_level = len(siblings) == 1 or len(skus) > 1 or any(_is_model_level(s) for s in spellings)
-    acc = siblings[0] if model_level else skus[0]
-    first = spellings[0]
-    unit_counts = {s.units for s in spellings}
-    units = unit_counts.pop() if len(unit_counts) == 1 else None
-    match = NameMatch(acc, not model_level, None, None, first.source)
-    if units is None:
-        return match
-    if first.topology is not None:  # the name says the slice itself (HF "v5e-2x4")
-        return NameMatch(acc, match.pinned, units, first.topology, first.source)
-    if acc.device_class == "tpu":
-        return tpu_slice(match, units, text)
-    return NameMatch(acc, match.pinned, units, None, first.source)
-
-
-def _is_model_level(spelling: Spelling) -> bool:
-    acc = spelling.accelerator
-    if spelling.source == "model":
-        return True
-    if spelling.source == "name":
-        return exact_key(acc.name) == exact_key(acc.model)
-    if not acc.default_for_model or spelling.source in DEVICE_REPORTED:
-        return False
-    return not (set(words(spelling.text)) & _form_factor_words(acc))
-
-
-def _form_factor_words(acc: Accelerator) -> set[str]:
-    """Words that tell this SKU from its model: ``sxm`` for ``A100-40GB-SXM``."""
-    return (set(words(acc.name)) - set(words(acc.model))) | set(words(acc.form_factor))
-
-
 def _as_count(value: float) -> float:
     return int(value) if float(value).is_integer() else value
-
-
-# -- errors ----------------------------------------------------------------------------------
-def _ambiguous(
-    text: str, accelerators: Iterable[Accelerator], spellings: Iterable[str] = ()
-) -> UnknownAcceleratorError:
-    candidates = list(dict.fromkeys(accelerators))
-    models = tuple(dict.fromkeys(acc.model for acc in candidates))
-    described = ", ".join(f"{acc.model} ({acc.name})" for acc in candidates)
-    matched = list(dict.fromkeys(spellings))
-    via = f" (it matches {', '.join(repr(s) for s in matched)})" if matched else ""
-    return UnknownAcceleratorError(
-        f"Accelerator name {quote(text)} is ambiguous{via}: it could be {described}. "
-        f"Write the one you mean: {' or '.join(repr(m) for m in models)}",
-        name=text,
-        suggestions=models,
-    )
-
-
-def _unknown(index: Index, text: str) -> UnknownAcceleratorError:
-    from accelerators.catalog._schema import Names
-
-    hints = close_matches(text.strip(), index.displays)
-    loose = loose_key(text)
-    if loose:
-        hints += [index.loose_display[k] for k in close_matches(loose, index.loose_display)]
-    by_model: dict[str, str] = {}  # one suggestion per model, the closest spelling
-    for hint in hints:
-        model = _lookup(index, hint)
-        if model is not None:
-            by_model.setdefault(model.accelerator.model, hint)
-    suggestions = tuple(by_model.values())[:3]
-    did_you_mean = " or ".join(repr(h) for h in suggestions)
-    systems = ", ".join(_SYSTEM_LABELS.get(name, name) for name in Names.model_fields)
-    return UnknownAcceleratorError(
-        f"Unknown accelerator {quote(text)}"
-        + (f"; did you mean {did_you_mean}?" if suggestions else ".")
-        + " Expected the name of a catalog model or SKU (accelerators.catalog.models() "
-        f"lists the {len(catalog.models())} models), an alias, or a name one of these "
-        f"systems uses: {systems}",
-        name=text,
-        suggestions=suggestions,
-    )
