@@ -66,6 +66,12 @@ Two corpora, one file per system, written from each system's public sources:
   partitions and features, CI and platform labels, benchmark and game requirement lists),
   collected under the eleventh corpus's brief while the reader was fixed on the eleventh's
   run, committed before any reader ran on it and run once with the reader and catalog frozen.
+* ``tests/peer_names/fresh13/{visible,sealed}/*.tsv``, the *thirteenth fresh* corpus (issue 32):
+  31 more systems (GPU clouds and testbeds, Jetson board configurations, ML software and
+  estimators, HPC sites' partitions and features, serverless and CI labels, benchmark and
+  tool lists), collected under the twelfth corpus's brief while the reader was fixed on the
+  twelfth's run, committed before any reader ran on it and run once with the reader and
+  catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board`` or ``node``; ``mixed``
@@ -128,6 +134,8 @@ FRESH11 = CORPORA / "fresh11" / "visible"
 SEALED11 = CORPORA / "fresh11" / "sealed"
 FRESH12 = CORPORA / "fresh12" / "visible"
 SEALED12 = CORPORA / "fresh12" / "sealed"
+FRESH13 = CORPORA / "fresh13" / "visible"
+SEALED13 = CORPORA / "fresh13" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -141,6 +149,7 @@ _FRESH_PARTS = [
     (FRESH10, SEALED10),
     (FRESH11, SEALED11),
     (FRESH12, SEALED12),
+    (FRESH13, SEALED13),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
