@@ -661,6 +661,10 @@ def test_other_open_names_are_families_but_their_constants_keep_one_card(
         ("ThinkSystem NVIDIA A30 24GB PCIe Gen4 Passive GPU", "A30"),
         ("NVIDIA L4 24GB PCIe Accelerator for HPE", "L4"),
         ("NVIDIA Ampere A10 PCIe 150W 24GB", "A10"),
+        # a board partner's retail name (OpenRGB); Qualcomm's Cloud AI 100 is its three cards
+        ("ASUS TUF GeForce RTX 3090 Ti Gaming", "RTX-3090-TI"),
+        ("Qualcomm Cloud AI 100", "AI100 | AI100-PRO | AI100-ULTRA"),
+        ("AI100", "AI100"),  # the catalog's own model name stays the Standard card
         # a generation written with a mark per further digit (Fooocus)
         ("Nvidia GTX 9XX", "GTX-980-TI | GTX-980 | GTX-970 | GTX-960-2GB | GTX-960-4GB | GTX-950"),
     ],
@@ -693,6 +697,10 @@ def test_numbers_and_paths_the_reader_places(text: str, canonical: str) -> None:
         ("1x A16 (2 GPUs)", "two counts \\(1 and 2\\)"),
         # a partition written as cores and memory is no host's cores and RAM (FuriosaAI)
         ("furiosa.ai/rngd-2core.12gb", "'2core.12gb' is not a word"),
+        # a MIG slice with no profile is no whole board (OpenXLA's "h100_sxm_mig"), nor is a
+        # "vGPU" of a GeForce card, which NVIDIA's vGPU does not run on
+        ("h100_sxm_mig", "names a MIG slice but no profile"),
+        ("NVIDIA vGPU (RTX 4090)", "NVIDIA's vGPU runs on no consumer card"),
         # Hygon's K100-AI is no K100: a prose word of a model's own name is part of it
         ("K100", "Unknown accelerator"),
         ("Quadro RTX 6000/8000 x2", "Unknown accelerator|a choice"),

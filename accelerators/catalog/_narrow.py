@@ -18,7 +18,7 @@ from accelerators.catalog._modelwords import ModelWords, words_of
 from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._segment import Piece
 from accelerators.catalog._spellings import NameMatch, tpu_slice
-from accelerators.catalog._vgpu import profile_share
+from accelerators.catalog._vgpu import consumer_card, profile_share
 from accelerators.errors import UnknownAcceleratorError
 
 if TYPE_CHECKING:
@@ -251,6 +251,10 @@ _VGPU_WORDS = frozenset({"vgpu", "vgpus"})
 def result(state: Read, candidates: list[Accelerator], *, pinned_by_report: bool) -> NameMatch:
     count = count_of(state, candidates)
     partition = next((t.piece.value for t in state.tokens if t.piece.kind == "mig"), None)
+    said_mig = [t for t in state.tokens if (t.piece.kind, t.piece.value) == ("partition", "mig")]
+    if said_mig and partition is None:
+        # OpenXLA's "h100_sxm_mig": a slice, of what size? never the whole board
+        raise refuse(state, f"{quote(said_mig[0].piece.text)} names a MIG slice but no profile")
     if partition is not None:
         having = [a for a in candidates if partition in a.partitions]
         candidates = _fits(state, candidates, having, f"has MIG profile {partition}")
@@ -262,6 +266,12 @@ def result(state: Read, candidates: list[Accelerator], *, pinned_by_report: bool
         for token in sharing:
             token.meaning = f"the vGPU on the MIG instance {partition}"
     elif sharing:
+        if all(consumer_card(a) for a in candidates) and any(
+            t.piece.value in _VGPU_WORDS for t in sharing
+        ):
+            # NVIDIA's vGPU runs on data-centre and professional boards, no GeForce: a "vGPU
+            # (RTX 4090)" is some other card (GPU-Insights' memory-modified ones)
+            raise refuse(state, "NVIDIA's vGPU runs on no consumer card")
         partition = "shared"
     models = list(dict.fromkeys(a.model for a in candidates))
     firsts = [_default(state, [a for a in candidates if a.model == m]) for m in models]

@@ -102,6 +102,7 @@ _NOISE_MEANINGS = {
     "cpu_architectures": "a CPU architecture",
     "apis": "a graphics API",
     "makers": "a server maker or its server line",
+    "partners": "a board partner or its retail line",
     "build": "how the board is built",
     "clouds": "a cloud: where the board runs",
     "keys": "a key of the path or enum the name is written in",
