@@ -72,6 +72,11 @@ Two corpora, one file per system, written from each system's public sources:
   tool lists), collected under the twelfth corpus's brief while the reader was fixed on the
   twelfth's run, committed before any reader ran on it and run once with the reader and
   catalog frozen.
+* ``tests/peer_names/fresh14/{visible,sealed}/*.tsv``, the *fourteenth fresh* corpus (issue 32):
+  33 more systems (research clouds and OpenStack flavors, accelerator makers' configurations,
+  ML software and launchers, HPC sites, GPU-sharing schedulers and marketplaces, hardware
+  surveys and app benchmarks), collected under the thirteenth corpus's brief, committed
+  before any reader ran on it and run once with the reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board`` or ``node``; ``mixed``
@@ -136,6 +141,8 @@ FRESH12 = CORPORA / "fresh12" / "visible"
 SEALED12 = CORPORA / "fresh12" / "sealed"
 FRESH13 = CORPORA / "fresh13" / "visible"
 SEALED13 = CORPORA / "fresh13" / "sealed"
+FRESH14 = CORPORA / "fresh14" / "visible"
+SEALED14 = CORPORA / "fresh14" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -150,6 +157,7 @@ _FRESH_PARTS = [
     (FRESH11, SEALED11),
     (FRESH12, SEALED12),
     (FRESH13, SEALED13),
+    (FRESH14, SEALED14),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
