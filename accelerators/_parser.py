@@ -39,6 +39,7 @@ from accelerators._parser_fields import (
     build,
     complete_named,
     count_value,
+    node_count,
     refuse,
     resolve,
     share_count,
@@ -207,8 +208,10 @@ class _Parser:
         """memory_request = memory [ ":" count ] ;"""
         alternative = Alternative({}, self.tokens.position)
         memory = alternative.fields["memory"] = self._parse_memory()
+        said = (alternative.start, self.tokens.position)
         alternative.follow = [_SAY["COLON"]] if memory.at_least else [_SAY["PLUS"], _SAY["COLON"]]
         self._parse_colon_tail(alternative, memory_allowed=False)
+        node_count(self.source, alternative, said)
         return alternative
 
     def _parse_vendor_request(self) -> Alternative:
@@ -233,6 +236,7 @@ class _Parser:
                 )
             named.start = token.position
             return named
+        node_count(self.source, alternative, token.span)  # "nvidia" alone: a node of how many?
         return alternative
 
     def _parse_named_request(self) -> Alternative:

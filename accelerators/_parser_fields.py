@@ -43,6 +43,7 @@ __all__ = [
     "check_denotes",
     "complete_named",
     "count_value",
+    "node_count",
     "refuse",
     "resolve",
     "share_count",
@@ -225,6 +226,21 @@ def _denoted(source: str, alternative: Alternative, match: NameMatch, name: Toke
         return match
     per = per_board.pop()
     return match if per == 1 else replace(match, count=boards * per)
+
+
+def node_count(source: str, alternative: Alternative, span: tuple[int, int]) -> None:
+    """Refuse a memory or vendor request with no count where names stand for nodes
+    (``denotes="node"``): Mila's node feature ``32gb`` holds as many GPUs as its nodes do."""
+    fields = alternative.fields
+    if DENOTES.get() != "node" or {"count", "count_range"} & set(fields) or fields.get("shared"):
+        return
+    text = source[span[0] : span[1]].strip()
+    error = CountNotStatedError(
+        f"{quote(text)} names a node, partition or instance (denotes='node'), and how many "
+        f"devices it holds is not in the name: give the count ('{text}:8'), or read the name "
+        "as one device (denotes='device')"
+    )
+    raise with_caret(error, source, span)
 
 
 def _chosen_partition(

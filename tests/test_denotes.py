@@ -111,3 +111,13 @@ def test_a_system_word_leaves_the_count_to_the_spec_whatever_denotes_says(text: 
         with pytest.raises(CountNotStatedError, match="the system's to say"):
             AcceleratorSpec.parse(text, denotes=denotes)
     assert AcceleratorSpec.parse(f"{text}:8").count == 8
+
+
+@pytest.mark.parametrize("text", ["32gb", "48g", "nvidia"])
+def test_a_node_feature_with_no_model_states_no_count_either(text: str) -> None:
+    # Mila's memory features ("32gb": nodes whose GPUs have 32 GB) and a bare vendor read as
+    # a memory or vendor request of one device; a node's holds as many as the node has
+    with pytest.raises(CountNotStatedError, match="denotes='node'"):
+        AcceleratorSpec.parse(text, denotes="node")
+    assert AcceleratorSpec.parse(text).count == 1
+    assert AcceleratorSpec.parse(f"{text}:4", denotes="node").count == 4
