@@ -223,7 +223,7 @@ def test_sealed_shares() -> None:
 # ninth): the second (24 more systems, collected after the first sealed third was read), the
 # third (19), the fourth (22, for the reader issue 32 ships), the fifth (29), the sixth (16),
 # the seventh (23), the eighth (27), the ninth (29), the tenth (33), the eleventh (33), the
-# twelfth (33), the thirteenth (31) and the fourteenth (33) -----------------------------------------
+# twelfth (33), the thirteenth (31) and the fourteenth (33) ----------------------------------------
 #: The fresh corpora in the order they were collected, each (visible, sealed): the benchmark's
 #: one table of them (a corpus added there is checked here).
 IN_ORDER = [(FRESH, SEALED)] + [
