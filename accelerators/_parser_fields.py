@@ -12,6 +12,8 @@ a caret under the span of the text that says it (:func:`~accelerators.errors.wit
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
@@ -43,6 +45,7 @@ __all__ = [
     "check_denotes",
     "complete_named",
     "count_value",
+    "denoting",
     "node_count",
     "refuse",
     "resolve",
@@ -90,6 +93,17 @@ class Alternative:
         self.count_span: tuple[int, int] | None = None
         #: Further models a group name means (Modal's ``B200+`` is B200, then B300; ``any``).
         self.group: tuple[Any, ...] = ()
+
+
+@contextmanager
+def denoting(value: object) -> Iterator[None]:
+    """Read the spec text of the ``with`` block as a source whose names stand for ``value``
+    (:data:`DENOTED`; checked first)."""
+    token = DENOTES.set(check_denotes(value))
+    try:
+        yield
+    finally:
+        DENOTES.reset(token)
 
 
 def check_denotes(value: object) -> str:
@@ -212,13 +226,7 @@ def _denoted(source: str, alternative: Alternative, match: NameMatch, name: Toke
         return match
     if denotes == "node":
         if match.count is None:
-            error = CountNotStatedError(
-                f"{quote(name.text)} names a node, partition or instance (denotes='node'), and "
-                "how many devices it holds is not in the name: give the count "
-                f"('{name.text}:8'), or read the name as one device (denotes='device')"
-            )
-            error.name = name.text  # explain shows how the name reads
-            raise with_caret(error, source, name.span)
+            raise _node_without_count(source, name.text, name.span, name=name.text)
         return match
     per_board = {acc.devices_per_board for acc in (fields["accelerator"], *alternative.group)}
     boards = match.count if match.count is not None else 1
@@ -234,13 +242,21 @@ def node_count(source: str, alternative: Alternative, span: tuple[int, int]) -> 
     fields = alternative.fields
     if DENOTES.get() != "node" or {"count", "count_range"} & set(fields) or fields.get("shared"):
         return
-    text = source[span[0] : span[1]].strip()
+    raise _node_without_count(source, source[span[0] : span[1]].strip(), span)
+
+
+def _node_without_count(
+    source: str, text: str, span: tuple[int, int], *, name: str | None = None
+) -> CountNotStatedError:
+    """The error for ``text``, read as a node's name, that states no count: with a caret, and
+    the ``name`` it is about (explain shows how a name reads)."""
     error = CountNotStatedError(
         f"{quote(text)} names a node, partition or instance (denotes='node'), and how many "
         f"devices it holds is not in the name: give the count ('{text}:8'), or read the name "
         "as one device (denotes='device')"
     )
-    raise with_caret(error, source, span)
+    error.name = name
+    return with_caret(error, source, span)
 
 
 def _chosen_partition(

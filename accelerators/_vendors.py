@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 __all__ = [
+    "CLOUD_VENDORS",
     "VENDORS",
     "DeviceRecord",
     "VendorRecord",
@@ -285,6 +286,12 @@ VENDORS: tuple[VendorRecord, ...] = (
         products="M1, M2, M3, M4",
     ),
 )
+
+
+#: Vendors that are clouds too (AWS, Google, Huawei): their word beside another vendor's board
+#: says where the board runs (Friendli's ``aws-v100``, DAWNBench's ``1 K80 / AWS p2.xlarge``),
+#: not who makes it.
+CLOUD_VENDORS = frozenset({"aws", "google", "huawei"})
 
 
 def vendor_names() -> tuple[str, ...]:

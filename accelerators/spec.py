@@ -53,7 +53,7 @@ from pydantic import (
 from accelerators import _spec_rules as rules
 from accelerators import catalog
 from accelerators._parser import MAX_COUNT, ParsedSpec, parse_spec
-from accelerators._parser_fields import DENOTES, check_denotes
+from accelerators._parser_fields import denoting
 from accelerators._spec_text import alternative_text, explain_text
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._partitions import check_partition
@@ -259,11 +259,8 @@ class AcceleratorSpec(BaseModel):
                 f"{type(text).__name__}: {reprlib.repr(text)}; AcceleratorSpec.coerce(value) "
                 "also reads specs, constants and lists of those"
             )
-        token = DENOTES.set(check_denotes(denotes))
-        try:
+        with denoting(denotes):
             return cls._from_parsed(parse_spec(text))
-        finally:
-            DENOTES.reset(token)
 
     @classmethod
     def explain(cls, text: str, *, denotes: str = "device") -> SpecExplanation:
@@ -278,11 +275,8 @@ class AcceleratorSpec(BaseModel):
         >>> print(AcceleratorSpec.explain("2x-gpu-nvidia-h100").names[0].result)
         H100-SXM:2 | H100-PCIE:2 | H100-NVL:2
         """
-        token = DENOTES.set(check_denotes(denotes))
-        try:
+        with denoting(denotes):
             return explain_text(text, cls._from_parsed)
-        finally:
-            DENOTES.reset(token)
 
     @classmethod
     def _from_parsed(cls, parsed: ParsedSpec) -> AcceleratorSpec:

@@ -56,7 +56,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from accelerators._text import plain_typography, quote
-from accelerators._vendors import VENDORS
+from accelerators._vendors import CLOUD_VENDORS, VENDORS
 from accelerators.catalog._choices import choice_of_entries, same_entry_choice
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._memory_select import select_by_memory
@@ -339,8 +339,9 @@ def _lookup(index: Index, text: str) -> NameMatch | None:
 #: Vendor and product-line words (``nvidia``, ``tesla``, ``radeon``) -> the vendor they name;
 #: not the vendors that are clouds too, whose names prefix other vendors' boards (Friendli's
 #: ``aws-v100``, a V100 on AWS; a Huawei Cloud or Google Cloud GPU).
-_CLOUDS = frozenset({"aws", "google", "huawei"})
-_VENDOR_OF = {word: v.name for v in VENDORS if v.name not in _CLOUDS for word in (v.name, *v.words)}
+_VENDOR_OF = {
+    word: v.name for v in VENDORS if v.name not in CLOUD_VENDORS for word in (v.name, *v.words)
+}
 
 
 def _another_vendor(text: str, acc: Accelerator) -> bool:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from accelerators._text import format_number, quote
+from accelerators._vendors import CLOUD_VENDORS
 from accelerators.catalog._modelwords import ModelWords, words_of
 from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._segment import Piece
@@ -34,9 +35,6 @@ UNITS["gbvram"] = 1.0
 #: Words of a SKU's name that a form-factor word is compared with (SXM5 is SXM).
 _SKU_FORM = {"sxm2": "sxm", "sxm3": "sxm", "sxm4": "sxm", "sxm5": "sxm", "sxm6": "sxm"}
 
-
-#: Vendors that are clouds too: their word beside another vendor's board says where it runs.
-_CLOUDS = frozenset({"aws", "google", "huawei"})
 
 #: Memory sizes within this much of a catalog figure are that figure (Together's 140gb H200).
 _MEMORY_SLACK = 0.01
@@ -80,7 +78,7 @@ def narrow(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
         kind, value = token.piece.kind, token.piece.value
         if kind in ("vendor", "line"):
             keep = [a for a in candidates if a.vendor == value]
-            if not keep and kind == "vendor" and value in _CLOUDS:
+            if not keep and kind == "vendor" and value in CLOUD_VENDORS:
                 # a cloud that also makes chips, beside another's board: where it runs
                 # (DAWNBench's "1 K80 / AWS p2.xlarge", Friendli's "aws-a100")
                 token.role, token.meaning = "noise", "a cloud: where the board runs"
@@ -190,13 +188,13 @@ def count_of(state: Read, candidates: Sequence[Accelerator] = ()) -> float | Non
     if len(values) == 1 and bracketed == {True, False} and per_board != {1}:
         # "2x MI250 (2 GCD)": two boards hold 4 dies; 2 dies, or 2 per board?
         raise refuse(state, "it gives a count of boards and, in brackets, as many devices")
-    if len(values) == 2 and candidates:
+    if len(values) == 2 and len(per_board) == 1:
         boards, devices = sorted(values)
-        per = {a.devices_per_board for a in candidates}
         inner = [t for value, t in counts if value == devices]
-        if len(per) == 1 and boards * per.pop() == devices and all(t.piece.paren for t in inner):
-            for token in inner:
-                token.meaning = f"{format_number(devices)} devices: the boards' {token.meaning}"
+        if boards * next(iter(per_board)) == devices and all(t.piece.paren for t in inner):
+            for value, token in counts:  # said again on each call: the same words each time
+                whose = "devices, the boards hold" if value == devices else "boards"
+                token.meaning = f"{format_number(value)} {whose}"
             return devices
     if len(values) > 1:
         shown = " and ".join(format_number(v) for v in sorted(values))
