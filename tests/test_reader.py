@@ -132,3 +132,30 @@ def test_a_refusal_names_the_candidates() -> None:
 def test_names_that_name_nothing_still_get_close_matches() -> None:
     with pytest.raises(UnknownAcceleratorError, match="did you mean"):
         resolve_name("H10O")
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("TPU4", "TPU-V4"),  # a generation glued to TPU, without its v
+        ("tpu3", "TPU-V3"),
+        ("TPU5e", "TPU-V5E"),
+        ("XavierNX", "JETSON-XAVIER-NX-8GB | JETSON-XAVIER-NX-16GB"),  # Jetson's line word left out
+        ("AGX Orin", "JETSON-AGX-ORIN-64GB | JETSON-AGX-ORIN-32GB"),
+        ("Orin NX 16GB", "JETSON-ORIN-NX-16GB"),
+        ("NVIDIA L20 PCle", "L20"),  # PCIe with a lower-case L
+        ("Tesla V100-DGXS-32GB", "V100-32GB-SXM2!"),  # what nvidia-smi names a DGX Station's V100s
+        ("NVIDIA Tesla K40s", "K40"),
+        ("GeForce RTX 2060 KO 6 GB", "RTX-2060"),  # a board partner's edition word
+        ("ASUS KO GeForce RTX 3060 Ti Gaming OC", "RTX-3060-TI"),
+    ],
+)
+def test_reads_spellings_the_fourteenth_corpus_wrote(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name)) == expected
+
+
+@pytest.mark.parametrize("name", ["tpu-4", "tpu 4", "orin", "nano"])
+def test_a_bare_tpu_number_or_jetson_word_names_no_device(name: str) -> None:
+    # "tpu-4" may be four TPUs; "orin" and "nano" alone are too short to name one module
+    with pytest.raises(UnknownAcceleratorError):
+        AcceleratorSpec.parse(name)

@@ -16,7 +16,9 @@ Words are added from the taught ones:
   other model's word holds the number except as a variant (``3090ti``): ``6000`` is kept
   out, since ``RTX 6000 Ada`` and ``RTX A6000`` hold it too;
 * a SUPER card's word with ``s`` for ``super`` (``rtx4080s``, as marketplaces write it);
-* TPU generations (``tpuv4`` and ``v4``, from ``TPU-V4``). A bare generation word with no
+* a Jetson module's word without ``jetson`` (``xaviernx``, ``agxorin``), when six letters or
+  more are left;
+* TPU generations (``tpuv4``, ``tpu4`` and ``v4``, from ``TPU-V4``). A bare generation word with no
   letter after its number (``v2``, ``v4``) is *weak*: it names a TPU only in a name that
   names nothing else (``n2-A100x8-NVLink-v2`` is a version, not a TPU v2).
 """
@@ -141,6 +143,8 @@ def model_words(index: Index) -> ModelWords:
             add(bare, acc)
             if re.fullmatch(r"v[0-9]+", bare):
                 table.weak.add(bare)
+            if bare.startswith("v"):  # "TPU4", "tpu5e": the generation glued to TPU, no v
+                add("tpu" + bare[1:], acc)
     from accelerators.catalog import _store
 
     for name in _store.LOADED.file().open_names:  # "MI300": the MI300 series' models
@@ -163,6 +167,13 @@ def model_words(index: Index) -> ModelWords:
             elif rest != key and re.fullmatch(r"[0-9]{4}", rest):
                 numbered = table.numbers.setdefault(rest, [])
                 numbered += [a for a in bucket if a not in numbered]
+    for key, bucket in list(table.words.items()):
+        # a Jetson module without its line word ("Xavier NX", "AGX Orin", "Orin Nano"), when
+        # what is left is long enough to name nothing else ("nano" and "orin" alone are not)
+        rest = key.removeprefix("jetson")
+        if rest != key and len(rest) >= 6 and rest not in table.words:
+            for acc in bucket:
+                add(rest, acc)
     for key, bucket in list(table.words.items()):
         short = key.removesuffix("uper")  # "rtx4080super" teaches "rtx4080s" (Akash's gpus.json)
         if key.endswith("super") and short[-2:-1].isdigit() and short not in table.words:

@@ -28,9 +28,11 @@ from accelerators.catalog._words import MIG_PROFILE, PATTERNS, vocabulary
 __all__ = ["Piece", "segment"]
 
 #: Same-length rewrites before cutting: ``Max-Q`` is one word; Google's "lite" TPUs are the
-#: "e" ones (``TPU v5 lite`` is ``v5e``).
+#: "e" ones (``TPU v5 lite`` is ``v5e``); ``PCle`` is PCIe.
 _MAXQ = re.compile(r"max[\s_\-]q(?![a-z])", re.I)
 _LITE = re.compile(r"(?<![a-z0-9])(v[0-9]+)([\s_\-]+)lite(?![a-z])", re.I)
+#: "PCle", a lower-case L for the I of PCIe, as pages and spreadsheets often write it.
+_PCLE = re.compile(r"(?<![a-z])pcle(?![a-z])", re.I)
 #: A decimal number standing alone (``0.5x``), kept whole; ``100.80`` inside ``1H100.80S``
 #: is not one (a letter or a dot comes before it).
 _DECIMAL = re.compile(r"(?<![0-9a-z.])[0-9]+\.[0-9]+(?![0-9.])", re.I)
@@ -44,6 +46,8 @@ _DGX_MODEL = re.compile(r"(?<![0-9a-z])dgx[\s_\-]?[12]h?(?![0-9a-z])", re.I)
 #: host's cores and RAM, and a profile the catalog does not carry, so the name is refused.
 _CORE_PROFILE = re.compile(r"(?<![0-9a-z.])[0-9]+cores?\.[0-9]+gb?(?![0-9a-z])", re.I)
 
+#: A TPU generation glued to "tpu" without its v (``TPU4``), read only when glued.
+_GLUED_TPU = re.compile(r"tpu[0-9]")
 _UNKNOWN = 10.0  # the price of a run nothing reads
 #: Patterns that read less surely than a word: a number could be many things.
 _PATTERN_COST = {
@@ -97,6 +101,7 @@ class _Chunk:
 
 def _normalise(text: str) -> str:
     text = _MAXQ.sub(lambda m: "maxq" + " " * (len(m[0]) - 4), text)
+    text = _PCLE.sub("pcie", text)
     return _LITE.sub(lambda m: m[1] + "e" + " " * (len(m[2]) + 3), text)
 
 
@@ -278,6 +283,8 @@ def _model_options(
         inside = chunks[chunk_of[i] : chunk_of[i + length - 1] + 1]
         if any(c.fixed for c in inside) or last.bracket != first.bracket:
             continue
+        if _GLUED_TPU.match(key) and chunk_of[i + 2] != chunk_of[i + 3]:
+            continue  # "TPU4" is a TPU v4; "tpu-4" may be four TPUs
         end = i + length
         if end < len(s) and key[-1].isdigit() and s[end].isdigit() and end != last.end:
             # The number runs on: "a10" is not in "A100X", "l4" not in "l40"; only a memory
