@@ -121,3 +121,16 @@ def test_a_node_feature_with_no_model_states_no_count_either(text: str) -> None:
         AcceleratorSpec.parse(text, denotes="node")
     assert AcceleratorSpec.parse(text).count == 1
     assert AcceleratorSpec.parse(f"{text}:4", denotes="node").count == 4
+
+
+@pytest.mark.parametrize("name", ["gpu_v100_long", "gpu_p100_debug", "gpu-h200-141g-short"])
+def test_a_scheduler_queues_word_leaves_the_count_to_the_spec(name: str) -> None:
+    # an HPC partition's qualifier: its nodes hold as many GPUs as the site says, so even
+    # read as a device the name is refused rather than read as one
+    with pytest.raises(CountNotStatedError, match="scheduler queue"):
+        AcceleratorSpec.parse(name)
+    assert AcceleratorSpec.parse(f"{name}:4").count == 4
+
+
+def test_a_queues_word_beside_a_stated_count_keeps_the_count() -> None:
+    assert str(AcceleratorSpec.parse("gpuA100x4-interactive")) == "A100-40GB:4 | A100-80GB:4"

@@ -159,3 +159,9 @@ def test_a_bare_tpu_number_or_jetson_word_names_no_device(name: str) -> None:
     # "tpu-4" may be four TPUs; "orin" and "nano" alone are too short to name one module
     with pytest.raises(UnknownAcceleratorError):
         AcceleratorSpec.parse(name)
+
+
+@pytest.mark.parametrize("name", ["jetson-nano-emmc", "jetson-nano-qspi"])
+def test_a_boards_storage_word_is_a_host_figure(name: str) -> None:
+    # Jetson Linux's flash configurations name the module's boot storage
+    assert str(AcceleratorSpec.parse(name)) == "JETSON-NANO-4GB"

@@ -110,6 +110,7 @@ _NOISE_MEANINGS = {
     "precisions": "a number format",
     "serving": "a serving mode",
     "channels": "a release channel",
+    "queues": "a scheduler queue or partition word",
 }
 
 

@@ -1,14 +1,15 @@
 """Names whose device count is their system's to say: the spec must state it.
 
 An instance size (``gpua5000.medium`` is 2 RTX A5000s on Exoscale, ``gpu-a40-large`` 1 A40 on
-Replicate) or a node or pool word (OpenPAI's ``K80-NODE`` is a node of 4 K80s, its
-``K80-NODE-POOL`` 16, its ``DGX1-V100-CPU-SOCKET`` the 4 V100s of one CPU socket; a CI
-runner label such as ``amd-mi350-runner``) stands for as many devices as the system gives
-it; reading one device would be silently wrong where it has more. Such a name reads (its
+Replicate), a scheduler queue's word (an HPC site's ``gpu_v100_long``, ``gpu_p100_debug``) or
+a node or pool word (OpenPAI's ``K80-NODE`` is a node of 4 K80s, its ``K80-NODE-POOL`` 16, its
+``DGX1-V100-CPU-SOCKET`` the 4 V100s of one CPU socket; a CI runner label such as
+``amd-mi350-runner``) stands for as many devices as the system gives it; reading one device
+would be silently wrong where it has more. Such a name reads (its
 model, memory and form are its own), but the count is left to the spec:
 ``gpua5000.medium:2``. A count the name states as devices (``x8``, ``8x``, ``8-gpu``) is the
 count; a bare number next to a node word (``3-K80-NODE``) may count nodes, so it does not
-settle it.
+settle it; beside a queue's word any count does (``gpuA100x4-interactive``).
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ def left_to_system(state: Read) -> str:
     nodes = [t for t in state.tokens if _system_word(t)]
     if nodes and not _device_count(state):
         return _needs(state, nodes[0], "a node or pool")
+    queues = [t for t in state.tokens if _is_queue(t)]
+    if queues and not state.counts:  # "gpuA100x4-interactive": the partition's nodes hold 4
+        return _needs(state, queues[0], "a scheduler queue's word")
     if state.counts:
         return ""
     for token in state.tokens:
@@ -89,6 +93,12 @@ def _system_word(token: Token) -> bool:
         return True
     socket = piece.kind == "cpu" and piece.text.casefold() in _SOCKET_WORDS and not piece.glued
     return socket or _is_word(token, "platforms", _NODE_WORDS)
+
+
+def _is_queue(token: Token) -> bool:
+    """A scheduler queue's or partition's word (``gpu_v100_long``): a partition, whose nodes
+    hold as many devices as the system gives them, unless the name states a count."""
+    return token.piece.kind == "noise" and token.piece.value == "queues" and not token.piece.bracket
 
 
 def _device_count(state: Read) -> bool:
