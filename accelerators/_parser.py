@@ -48,6 +48,7 @@ from accelerators._text import format_number, plain_typography, quote, shorten
 from accelerators._tokenizer import DESCRIPTIONS as _SAY
 from accelerators._tokenizer import HINTS as _HINTS
 from accelerators._tokenizer import Token, Tokenizer
+from accelerators.catalog._commas import descriptive_commas
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._names import NameMatch
 from accelerators.catalog._store import group_members
@@ -104,7 +105,7 @@ def parse_spec(text: str) -> ParsedSpec:
             f"Expected an accelerator spec of at most {MAX_LENGTH:,} characters {_EXAMPLES}, "
             f"got {len(text):,}: {quote(text, 60)}"
         )
-    return _Parser(plain_typography(text)).parse()
+    return _Parser(descriptive_commas(plain_typography(text))).parse()
 
 
 class _VendorThenName(Exception):

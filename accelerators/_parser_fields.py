@@ -148,7 +148,7 @@ def complete_named(
         # A size picks among the models a name left open ("gpu-a100-large:80GB").
         fitting = [a for a in (acc, *alternative.group) if memory.matches(a)]
         if fitting:
-            match = NameMatch(fitting[0], False, match.count, match.partition, match.source)
+            match = replace(match, accelerator=fitting[0], pinned=False, family=())
             acc, alternative.group = fitting[0], ()
     if memory is not None:
         try:
@@ -227,6 +227,8 @@ def _denoted(source: str, alternative: Alternative, match: NameMatch, name: Toke
     if denotes == "node":
         if match.count is None:
             raise _node_without_count(source, name.text, name.span, name=name.text)
+        return match
+    if match.devices:  # "A16 64GB", "1x Tesla K80 (2 GPUs)": the devices, counted already
         return match
     per_board = {acc.devices_per_board for acc in (fields["accelerator"], *alternative.group)}
     boards = match.count if match.count is not None else 1

@@ -134,3 +134,20 @@ def test_a_scheduler_queues_word_leaves_the_count_to_the_spec(name: str) -> None
 
 def test_a_queues_word_beside_a_stated_count_keeps_the_count() -> None:
     assert str(AcceleratorSpec.parse("gpuA100x4-interactive")) == "A100-40GB:4 | A100-80GB:4"
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("NVIDIA A16 64GB", "A16:4"),  # the board's memory: its four GPUs, counted once
+        ("mi250-128gb", "MI250:2"),
+        ("1x Tesla K80 (2 GPUs)", "K80:2"),  # the bracket counts devices already
+        ("4x A16 (16 GPUs)", "A16:16"),
+        ("MI250 (2 GCD)", "MI250:2"),
+        ("2x MI250", "MI250:4"),  # a count of boards: each holds two
+    ],
+)
+def test_a_board_never_multiplies_a_count_of_devices(name: str, expected: str) -> None:
+    # read as boards, a count the name gives in devices is not multiplied again (it read 16
+    # for Dell's "A16 ... 64GB" option, and 4 K80 devices for "1x Tesla K80 (2 GPUs)")
+    assert str(AcceleratorSpec.parse(name, denotes="board")) == expected

@@ -165,3 +165,31 @@ def test_a_bare_tpu_number_or_jetson_word_names_no_device(name: str) -> None:
 def test_a_boards_storage_word_is_a_host_figure(name: str) -> None:
     # Jetson Linux's flash configurations name the module's boot storage
     assert str(AcceleratorSpec.parse(name)) == "JETSON-NANO-4GB"
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("Intel(R) Arc(tm) Pro A60 Graphics", "ARC-PRO-A60"),  # the sign cuts Arc from the card
+        ("B580", "ARC-B580"),
+        ("TPUv6", "TPU-V6E"),  # Google's only v6 is the v6e
+        ("win10_nvidia_gtx_1660_experimental", "GTX-1660"),  # an OS and a release channel
+        ("NVIDIA Ampere A10, PCIe, 150W, 24GB,GPU, V2", "A10"),  # commas that qualify one board
+        ("NVIDIA Tesla T4 16GB, PCIe, 70W, Passive, Single Wide, Low Profile GPU", "T4"),
+        ("A100, PCIe", "A100-40GB-PCIE!"),
+    ],
+)
+def test_reads_spellings_the_earlier_corpora_wrote(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("A10,A10G:2", "A10:2 | A10G:2"),  # commas between boards stay alternatives
+        ("A100, 80GB", "A100-40GB | A100-80GB | 80GB"),  # a memory request of its own
+        ("A100, nvidia", "A100-40GB | A100-80GB | nvidia"),
+    ],
+)
+def test_commas_between_alternatives_keep_their_meaning(text: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(text)) == expected

@@ -17,7 +17,7 @@ Words are added from the taught ones:
   out, since ``RTX 6000 Ada`` and ``RTX A6000`` hold it too;
 * a SUPER card's word with ``s`` for ``super`` (``rtx4080s``, as marketplaces write it);
 * a Jetson module's word without ``jetson`` (``xaviernx``, ``agxorin``), when six letters or
-  more are left;
+  more are left, and an Intel Arc card's without ``arc`` (``proa60``, ``b580``);
 * TPU generations (``tpuv4``, ``tpu4`` and ``v4``, from ``TPU-V4``). A bare generation word with no
   letter after its number (``v2``, ``v4``) is *weak*: it names a TPU only in a name that
   names nothing else (``n2-A100x8-NVLink-v2`` is a version, not a TPU v2).
@@ -56,6 +56,7 @@ VARIANT_WORDS = "ti|super|tisuper|tis|d|s|xt|xtx|gre"
 _VARIANT = re.compile(rf" (?:{VARIANT_WORDS}|(?:ti)?(?:laptop|mobile))(?:[0-9]+gb?)?")
 _COUNTED = re.compile(r"x[0-9]{1,4}")  # a spelling that carries a count (HF "l40sx4")
 _RX_CARD = re.compile(r"(?:\A|radeon)rx[0-9]{3}\Z")  # a three-digit Radeon RX card
+_ARC_CARD = re.compile(r"(?:pro)?[ab][0-9]{2,3}")  # an Intel Arc card's word after "arc"
 
 
 @dataclass
@@ -172,6 +173,12 @@ def model_words(index: Index) -> ModelWords:
         # what is left is long enough to name nothing else ("nano" and "orin" alone are not)
         rest = key.removeprefix("jetson")
         if rest != key and len(rest) >= 6 and rest not in table.words:
+            for acc in bucket:
+                add(rest, acc)
+        # an Intel Arc card without its line word ("Arc(tm) Pro A60": the trademark sign cuts
+        # "Arc" from the rest; "Pro B60", "A770")
+        rest = key.removeprefix("arc")
+        if rest != key and _ARC_CARD.fullmatch(rest) and rest not in table.words:
             for acc in bucket:
                 add(rest, acc)
     for key, bucket in list(table.words.items()):

@@ -299,7 +299,24 @@ def result(state: Read, candidates: list[Accelerator], *, pinned_by_report: bool
             raise refuse(state, f"{acc.name} has no {topology} topology")
         return NameMatch(acc, pinned, shape.chips, topology, "reader")
     value = None if count is None else (int(count) if float(count).is_integer() else count)
-    return NameMatch(acc, pinned, value, partition, "reader", family=tuple(firsts[1:]))
+    devices = count is not None and _counts_devices(state, count)
+    return NameMatch(
+        acc, pinned, value, partition, "reader", family=tuple(firsts[1:]), devices=devices
+    )
+
+
+def _counts_devices(state: Read, count: float) -> bool:
+    """Whether the name's count counts devices rather than boards: a board's memory, a
+    bracketed count (``(2 GPUs)``, ``(8 GCD)``), a number before a device word."""
+    for value, token in state.counts:
+        if value != count:
+            continue
+        if token.piece.kind == "memory" or token.piece.paren:
+            return True
+        following = state.tokens.index(token) + 1
+        if following < len(state.tokens) and state.tokens[following].piece.kind == "device":
+            return True
+    return False
 
 
 def _siblings(state: Read, acc: Accelerator) -> list[Accelerator]:

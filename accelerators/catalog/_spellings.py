@@ -94,6 +94,9 @@ class NameMatch:
     #: Why a spec must give the count itself: the name has an instance size whose device count
     #: is its system's to say (Exoscale's ``gpua5000.medium`` is 2 GPUs); empty otherwise.
     needs_count: str = ""
+    #: ``count`` counts devices, not boards: a multi-GPU board's memory (``A16 64GB``), a
+    #: bracketed ``(2 GPUs)``, a count of GPUs (``2 GPUs``); a board never multiplies it.
+    devices: bool = False
 
 
 class Spelling(NamedTuple):
