@@ -193,3 +193,22 @@ def test_reads_spellings_the_earlier_corpora_wrote(name: str, expected: str) -> 
 )
 def test_commas_between_alternatives_keep_their_meaning(text: str, expected: str) -> None:
     assert str(AcceleratorSpec.parse(text)) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("MI350", "MI355X | MI350X"),  # AMD's MI350 series: two cards
+        ("mi35x", "MI355X | MI350X"),
+        ("linux.rocm.gpu.mi355.1", "MI355X"),
+        ("AMD MI308", "MI308X"),
+    ],
+)
+def test_amds_bare_series_and_model_numbers(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name)) == expected
+
+
+def test_a_bare_mi325_stays_unread() -> None:
+    # SGLang's mi325 runners are MI300X or MI325X machines: the number names no one card
+    with pytest.raises(UnknownAcceleratorError):
+        AcceleratorSpec.parse("MI325")
