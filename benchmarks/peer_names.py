@@ -78,6 +78,13 @@ Two corpora, one file per system, written from each system's public sources:
   surveys and app benchmarks), collected under the thirteenth corpus's brief, committed
   before any reader ran on it and run once with the reader and catalog frozen.
 
+* ``tests/peer_names/fresh15/{visible,sealed}/*.tsv``, the *fifteenth fresh* corpus (issue 32):
+  33 more systems (science and research clouds, neoclouds, HPC sites' partitions and features,
+  ML software's hardware tables, CI and build farms, NPU device plugins, LLM hardware
+  calculators, benchmarks and game requirements), collected under the fourteenth corpus's
+  brief, committed before any reader ran on it and run once with the reader and catalog
+  frozen.
+
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board`` or ``node``; ``mixed``
 reads as ``device``); each fresh corpus's line is followed by the reading of every name as a
@@ -143,6 +150,8 @@ FRESH13 = CORPORA / "fresh13" / "visible"
 SEALED13 = CORPORA / "fresh13" / "sealed"
 FRESH14 = CORPORA / "fresh14" / "visible"
 SEALED14 = CORPORA / "fresh14" / "sealed"
+FRESH15 = CORPORA / "fresh15" / "visible"
+SEALED15 = CORPORA / "fresh15" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -158,6 +167,7 @@ _FRESH_PARTS = [
     (FRESH12, SEALED12),
     (FRESH13, SEALED13),
     (FRESH14, SEALED14),
+    (FRESH15, SEALED15),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
