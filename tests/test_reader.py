@@ -212,3 +212,29 @@ def test_a_bare_mi325_stays_unread() -> None:
     # SGLang's mi325 runners are MI300X or MI325X machines: the number names no one card
     with pytest.raises(UnknownAcceleratorError):
         AcceleratorSpec.parse("MI325")
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("AMD Radeon RX 6700 XT 12GB PCIe x16", "RX-6700-XT"),  # a slot's lanes, not 16 cards
+        ("RTX 4090 PCIe 4.0 x16", "RTX-4090"),
+        ("RX 6600 XT PCIe 4.0 x8", "RX-6600-XT"),
+        ("A100 PCIe Gen4 x16", "A100-40GB | A100-80GB"),
+        ("A100 PCIe x8", "A100-40GB-PCIE!:8"),  # a bare PCIe x8 may count eight cards
+        ("H100 x16", "H100-SXM:16 | H100-PCIE:16 | H100-NVL:16"),
+        ("M1 Ultra (48 GPU Core) 64GB", "M1-ULTRA-64GB | M1-ULTRA-128GB"),  # the chip's cores
+    ],
+)
+def test_pcie_lanes_and_gpu_cores_are_no_count(name: str, expected: str) -> None:
+    # the fifteenth corpus's one run read Raspberry Pi PCIe cards' "PCIe x16" as 16 devices
+    # and Apple's "(48 GPU Core)" as 48
+    assert str(AcceleratorSpec.parse(name)) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("Intel Arc A310 ECO", "ARC-A310"), ("Intel Arc A750 Limited Edition", "ARC-A750")],
+)
+def test_a_cards_retail_edition_names_its_gpu(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name)) == expected

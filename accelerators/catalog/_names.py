@@ -109,6 +109,12 @@ _SPACED_COUNT_SUFFIX = re.compile(r"(?<=\S)(?:\s+x|\s*\*)\s*([0-9]{1,9})\Z", re.
 _COUNT_SUFFIX = re.compile(
     r"(?<=\S)(?<![-_ ][0-9])(?<![-_ ][0-9]{2})x([0-9]{1,9})\Z", re.IGNORECASE
 )
+#: What a spaced ``x16`` follows when it is a PCIe link's width, not a count (``PCIe x16``,
+#: ``PCIe 4.0 x8``, ``PCIe Gen4 x16``; see :func:`._numbers._pcie_lanes`).
+_PCIE_LINK = re.compile(
+    r"pci[\s_\-]?e(?:[\s_\-]*(?:gen[\s_\-]?[0-9]|[0-9]\.0)[\s_\-]+x[0-9]+|[\s_\-]+x16)\Z",
+    re.IGNORECASE,
+)
 _MIG_SUFFIX = re.compile(
     r"(?<=[^\s_\-])[\s_\-]+mig[\s_\-]+([1-7]g\.[0-9]+gb(?:[+\-][a-z.]+)?)\Z", re.IGNORECASE
 )
@@ -212,7 +218,8 @@ def _resolve(index: Index, text: str) -> NameMatch:
     # A count written apart from the name ("8x H100", "H100 x8") is read before the name,
     # so "A100 x8" is 8 A100s and not Hugging Face's "a100x8" flavor (8 A100 80GB).
     found = _with_count(index, stripped, _COUNT_PREFIX.match(stripped))
-    found = found or _with_count(index, stripped, _SPACED_COUNT_SUFFIX.search(stripped))
+    if not _PCIE_LINK.search(stripped):
+        found = found or _with_count(index, stripped, _SPACED_COUNT_SUFFIX.search(stripped))
     found = found or _resolve_decorated(index, stripped)
     found = found or _with_count(index, stripped, _COUNT_SUFFIX.search(stripped))
     found = found or _instance_type(index, stripped)

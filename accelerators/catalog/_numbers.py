@@ -68,6 +68,32 @@ def _prev(state: Read, token: Token) -> Token | None:
     return state.tokens[i - 1] if i > 0 else None
 
 
+#: PCIe's versions, as a board's option name writes them after "PCIe" ("PCIe 4.0 x16").
+_PCIE_VERSIONS = frozenset(("1.0", "2.0", "3.0", "4.0", "5.0", "6.0"))
+
+
+def _pcie_lanes(prev: Token | None, width: float) -> bool:
+    """Whether an ``xN`` after ``prev`` is a PCIe link's width: any after PCIe's version
+    (``PCIe 4.0 x8``, ``Gen4 x16``), and ``x16`` right after ``PCIe``: a card's slot. A bare
+    ``PCIe x8`` may count eight PCIe cards, and stays a count."""
+    if prev is None:
+        return False
+    piece = prev.piece
+    if (piece.kind == "interconnect" and piece.value.startswith("gen")) or prev.meaning.startswith(
+        "PCIe "
+    ):
+        return True
+    return (piece.kind, piece.value) == ("form", "pcie") and width == 16
+
+
+def _gpu_cores(state: Read, nxt: Token | None) -> bool:
+    """Whether a number before ``nxt`` counts a chip's GPU cores: ``48 GPU Core(s)``."""
+    if nxt is None or nxt.piece.kind != "device":
+        return False
+    after = _next(state, nxt)
+    return after is not None and after.piece.text.casefold() in ("core", "cores")
+
+
 def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
     """Counts, memory sizes and the numbers around them (see the module docstring)."""
     tpu = all(a.device_class == "tpu" for a in candidates)
@@ -75,7 +101,10 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
     for token in state.tokens:
         piece, prev, nxt = token.piece, _prev(state, token), _next(state, token)
         kind = piece.kind
-        if kind == "x_count":
+        if kind == "x_count" and _pcie_lanes(prev, token.number):
+            token.role = "interconnect"  # "PCIe x16", "PCIe 4.0 x16": a link of 16 lanes
+            token.meaning = f"a PCIe link of {format_number(token.number)} lanes, no count"
+        elif kind == "x_count":
             state.counts.append((token.number, token))
         elif kind == "count_x":
             value = float(piece.groups[0])
@@ -229,6 +258,16 @@ def _read_number(
 
     if prev is not None and prev.piece.kind == "count_key":
         count(f"after {prev.piece.text!r}")
+    elif _gpu_cores(state, nxt):  # Apple's "M1 Ultra (48 GPU Core)": the chip's GPU cores
+        token.role, token.meaning = "host figure", f"{piece.value} GPU cores, no count"
+        nxt.role = "device word"  # type: ignore[union-attr]
+    elif (
+        piece.kind == "decimal"
+        and prev is not None
+        and (prev.piece.kind, prev.piece.value) == ("form", "pcie")
+        and piece.value in _PCIE_VERSIONS
+    ):
+        token.role, token.meaning = "interconnect", f"PCIe {piece.value}"
     elif nxt is not None and nxt.piece.kind == "device" and _marks_count(nxt.piece.value):
         count(f"before {nxt.piece.text!r}")
         nxt.role = "count marker"
