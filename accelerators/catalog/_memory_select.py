@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING
 
 from accelerators._text import format_number
 from accelerators.catalog import _store as catalog
-from accelerators.errors import InvalidSpecError
+from accelerators.catalog._memory import MemoryRequest
+from accelerators.catalog._spellings import NameMatch
+from accelerators.errors import AcceleratorError, InvalidSpecError
 
 if TYPE_CHECKING:
-    from accelerators.catalog._memory import MemoryRequest
     from accelerators.catalog._schema import Accelerator
-    from accelerators.catalog._spellings import NameMatch
 
-__all__ = ["select_by_memory"]
+__all__ = ["named_with_memory", "select_by_memory"]
 
 
 def _family_defaults(acc: Accelerator, keep: Callable[[Accelerator], bool]) -> list[Accelerator]:
@@ -60,3 +60,34 @@ def select_by_memory(match: NameMatch, memory: MemoryRequest) -> Accelerator:
         f"The memory request {memory} fits several {acc.family} models: {choices}; "
         "name the one you mean"
     )
+
+
+def named_with_memory(base: NameMatch, gb: float, rest: list[str]) -> NameMatch | None:
+    """The model a name's one memory word picks from what the rest of the name read as
+    (``base``; ``rest`` its words): ``H100 94GB`` is the 94 GB H100, ``RTX6000 24GB`` the open
+    name's 24 GB card; None where no model has it, or it has another form factor than the
+    name states."""
+    request = MemoryRequest(gb=gb)
+    if base.family:  # an open name ("RTX6000 24GB"): the size picks among its models
+        fitting = [a for a in (base.accelerator, *base.family) if request.matches(a)]
+        if not fitting:
+            return None
+        return NameMatch(fitting[0], False, None, None, base.source, family=tuple(fitting[1:]))
+    try:
+        acc = select_by_memory(base, request)
+    except AcceleratorError:  # a pinned name of another size, or no single model of that size
+        return None
+    if acc is not base.accelerator and _other_form_factor(acc, rest):
+        return None  # "H100-SXM5-94GB": the 94 GB H100 is the NVL card, not an SXM one
+    return base if acc is base.accelerator else NameMatch(acc, False, None, None, base.source)
+
+
+#: Words that state a form factor (``words`` of :mod:`._spellings` writes ``SXM5`` as ``sxm``).
+_FORM_FACTOR_WORDS = frozenset({"sxm", "pcie", "nvl", "oam"})
+
+
+def _other_form_factor(acc: Accelerator, parts: list[str]) -> bool:
+    """Whether ``parts`` state a form factor that ``acc`` (the model a memory word picked) does
+    not have: a memory size never overrides a form factor the name states."""
+    own = f"{acc.name} {acc.form_factor or ''}".casefold()
+    return any(w in _FORM_FACTOR_WORDS and w not in own for w in parts)

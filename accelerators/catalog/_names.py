@@ -58,8 +58,7 @@ from typing import TYPE_CHECKING
 from accelerators._text import plain_typography, quote
 from accelerators._vendors import CLOUD_VENDORS, VENDORS
 from accelerators.catalog._choices import choice_of_entries, same_entry_choice
-from accelerators.catalog._memory import MemoryRequest
-from accelerators.catalog._memory_select import select_by_memory
+from accelerators.catalog._memory_select import named_with_memory, select_by_memory
 from accelerators.catalog._partitions import check_partition
 from accelerators.catalog._spelling_match import match_spellings, unknown_name
 from accelerators.catalog._spellings import (
@@ -82,7 +81,7 @@ from accelerators.catalog._spellings import (
     words,
     words_key,
 )
-from accelerators.errors import AcceleratorError, UnknownAcceleratorError
+from accelerators.errors import UnknownAcceleratorError
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -110,7 +109,7 @@ _COUNT_SUFFIX = re.compile(
     r"(?<=\S)(?<![-_ ][0-9])(?<![-_ ][0-9]{2})x([0-9]{1,9})\Z", re.IGNORECASE
 )
 #: What a spaced ``x16`` follows when it is a PCIe link's width, not a count (``PCIe x16``,
-#: ``PCIe 4.0 x8``, ``PCIe Gen4 x16``; see :func:`._numbers._pcie_lanes`).
+#: ``PCIe 4.0 x8``, ``PCIe Gen4 x16``; see :func:`._number_marks.pcie_lanes`).
 _PCIE_LINK = re.compile(
     r"pci[\s_\-]?e(?:[\s_\-]*(?:gen[\s_\-]?[0-9]|[0-9]\.0)[\s_\-]+x[0-9]+|[\s_\-]+x16)\Z",
     re.IGNORECASE,
@@ -400,30 +399,7 @@ def _lookup_with_memory(index: Index, text: str) -> NameMatch | None:
     )
     if base is None or base.count is not None:
         return None
-    request = MemoryRequest(gb=float(sizes[0][:-2]))
-    if base.family:  # an open name ("RTX6000 24GB"): the size picks among its models
-        fitting = [a for a in (base.accelerator, *base.family) if request.matches(a)]
-        if not fitting:
-            return None
-        return NameMatch(fitting[0], False, None, None, base.source, family=tuple(fitting[1:]))
-    try:
-        acc = select_by_memory(base, request)
-    except AcceleratorError:  # a pinned name of another size, or no single model of that size
-        return None
-    if acc is not base.accelerator and _other_form_factor(acc, rest):
-        return None  # "H100-SXM5-94GB": the 94 GB H100 is the NVL card, not an SXM one
-    return base if acc is base.accelerator else NameMatch(acc, False, None, None, base.source)
-
-
-#: Words that state a form factor (:func:`words` writes ``SXM5`` as ``sxm``).
-_FORM_FACTOR_WORDS = frozenset({"sxm", "pcie", "nvl", "oam"})
-
-
-def _other_form_factor(acc: Accelerator, parts: list[str]) -> bool:
-    """Whether ``parts`` state a form factor that ``acc`` (the model a memory word picked) does
-    not have: a memory size never overrides a form factor the name states."""
-    own = f"{acc.name} {acc.form_factor or ''}".casefold()
-    return any(w in _FORM_FACTOR_WORDS and w not in own for w in parts)
+    return named_with_memory(base, float(sizes[0][:-2]), rest)
 
 
 def _as_count(value: float) -> float:

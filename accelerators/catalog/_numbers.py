@@ -19,7 +19,22 @@ from typing import TYPE_CHECKING
 
 from accelerators._text import format_number, quote
 from accelerators.catalog._narrow import UNITS, Read, Token, refuse
-from accelerators.catalog._vgpu import MOST_B_SERIES_GB, consumer_card, no_nvidia_vgpu
+from accelerators.catalog._number_marks import (
+    PCIE_VERSIONS,
+    after,
+    after_letters,
+    compute_profile,
+    gpu_cores,
+    is_host,
+    marks_count,
+    next_to_number,
+    next_token,
+    pcie_lanes,
+    prev_token,
+    profile_or_cores,
+    vgpu_profile,
+)
+from accelerators.catalog._vgpu import MOST_B_SERIES_GB, no_nvidia_vgpu
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -54,54 +69,14 @@ def _read_shape(state: Read, tpu: bool) -> None:
         ram.role, ram.meaning = "host figure", f"{ram.piece.value} GB of RAM"
 
 
-def _next(state: Read, token: Token) -> Token | None:
-    i = state.tokens.index(token)
-    return state.tokens[i + 1] if i + 1 < len(state.tokens) else None
-
-
-def _after(state: Read, token: Token) -> list[Token]:
-    return state.tokens[state.tokens.index(token) + 1 :]
-
-
-def _prev(state: Read, token: Token) -> Token | None:
-    i = state.tokens.index(token)
-    return state.tokens[i - 1] if i > 0 else None
-
-
-#: PCIe's versions, as a board's option name writes them after "PCIe" ("PCIe 4.0 x16").
-_PCIE_VERSIONS = frozenset(("1.0", "2.0", "3.0", "4.0", "5.0", "6.0"))
-
-
-def _pcie_lanes(prev: Token | None, width: float) -> bool:
-    """Whether an ``xN`` after ``prev`` is a PCIe link's width: any after PCIe's version
-    (``PCIe 4.0 x8``, ``Gen4 x16``), and ``x16`` right after ``PCIe``: a card's slot. A bare
-    ``PCIe x8`` may count eight PCIe cards, and stays a count."""
-    if prev is None:
-        return False
-    piece = prev.piece
-    if (piece.kind == "interconnect" and piece.value.startswith("gen")) or prev.meaning.startswith(
-        "PCIe "
-    ):
-        return True
-    return (piece.kind, piece.value) == ("form", "pcie") and width == 16
-
-
-def _gpu_cores(state: Read, nxt: Token | None) -> bool:
-    """Whether a number before ``nxt`` counts a chip's GPU cores: ``48 GPU Core(s)``."""
-    if nxt is None or nxt.piece.kind != "device":
-        return False
-    after = _next(state, nxt)
-    return after is not None and after.piece.text.casefold() in ("core", "cores")
-
-
 def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
     """Counts, memory sizes and the numbers around them (see the module docstring)."""
     tpu = all(a.device_class == "tpu" for a in candidates)
     _read_shape(state, tpu)
     for token in state.tokens:
-        piece, prev, nxt = token.piece, _prev(state, token), _next(state, token)
+        piece, prev, nxt = token.piece, prev_token(state, token), next_token(state, token)
         kind = piece.kind
-        if kind == "x_count" and _pcie_lanes(prev, token.number):
+        if kind == "x_count" and pcie_lanes(prev, token.number):
             token.role = "interconnect"  # "PCIe x16", "PCIe 4.0 x16": a link of 16 lanes
             token.meaning = f"a PCIe link of {format_number(token.number)} lanes, no count"
         elif kind == "x_count":
@@ -133,7 +108,7 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
         elif kind == "memory" or kind == "memory_sxm":
             if kind == "memory":
                 token.number = float(piece.groups[0]) * UNITS[piece.groups[1]]
-            if (_is_host(prev) or _is_host(nxt)) and not piece.value.endswith("vram"):
+            if (is_host(prev) or is_host(nxt)) and not piece.value.endswith("vram"):
                 token.role, token.meaning = (
                     "host figure",
                     f"{format_number(token.number)} GB of RAM",
@@ -141,9 +116,9 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
             else:
                 token.role = "memory"
                 state.memory.append(token)
-        elif kind == "vcpu" and _compute_profile(token, prev, nxt, candidates):
-            _vgpu_profile(token)  # NVIDIA's C-series (compute) vGPU: "A30-6C", "H100-40C"
-        elif kind == "vcpu" and _profile_or_cores(token, prev, nxt, candidates):
+        elif kind == "vcpu" and compute_profile(token, prev, nxt, candidates):
+            vgpu_profile(token)  # NVIDIA's C-series (compute) vGPU: "A30-6C", "H100-40C"
+        elif kind == "vcpu" and profile_or_cores(token, prev, nxt, candidates):
             token.role = ""  # refused: cores, or a profile of another vendor's board?
             token.meaning = "host cores, or a profile of the board?"
             token.refusal = f"follows the model: {token.meaning}"
@@ -155,7 +130,7 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
                 piece.groups[1].lower() == "b" and float(piece.groups[0]) > MOST_B_SERIES_GB
             )
             if prev is not None and prev.role == "model" and not piece.glued and not none:
-                _vgpu_profile(token)
+                vgpu_profile(token)
         elif kind == "topology":
             if tpu:
                 token.role, token.meaning = "topology", f"a {piece.value} slice"
@@ -173,13 +148,13 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
                 )
                 token.role, token.meaning = "memory", "the unit of the size before it"
                 prev.number = float(prev.piece.groups[0]) * UNITS[piece.value]
-                if _is_host(nxt):  # "400 GB RAM": the machine's
+                if is_host(nxt):  # "400 GB RAM": the machine's
                     prev.role = token.role = "host figure"
                     prev.meaning = f"{format_number(prev.number)} GB of RAM"
                 else:
                     prev.role = "memory"
                     state.memory.append(prev)
-        elif kind == "unknown" and piece.value == "x" and _next_to_number(prev, nxt):
+        elif kind == "unknown" and piece.value == "x" and next_to_number(prev, nxt):
             token.role, token.meaning = "count marker", "the x of a count"
     _read_parallel(state)
     if not tpu:
@@ -258,17 +233,17 @@ def _read_number(
 
     if prev is not None and prev.piece.kind == "count_key":
         count(f"after {prev.piece.text!r}")
-    elif _gpu_cores(state, nxt):  # Apple's "M1 Ultra (48 GPU Core)": the chip's GPU cores
+    elif gpu_cores(state, nxt):  # Apple's "M1 Ultra (48 GPU Core)": the chip's GPU cores
         token.role, token.meaning = "host figure", f"{piece.value} GPU cores, no count"
         nxt.role = "device word"  # type: ignore[union-attr]
     elif (
         piece.kind == "decimal"
         and prev is not None
         and (prev.piece.kind, prev.piece.value) == ("form", "pcie")
-        and piece.value in _PCIE_VERSIONS
+        and piece.value in PCIE_VERSIONS
     ):
         token.role, token.meaning = "interconnect", f"PCIe {piece.value}"
-    elif nxt is not None and nxt.piece.kind == "device" and _marks_count(nxt.piece.value):
+    elif nxt is not None and nxt.piece.kind == "device" and marks_count(nxt.piece.value):
         count(f"before {nxt.piece.text!r}")
         nxt.role = "count marker"
     elif nxt is not None and nxt.piece.value == "x" and nxt.piece.kind == "unknown":
@@ -280,7 +255,7 @@ def _read_number(
     elif (
         _model_ahead(state, token)
         and piece.kind == "number"
-        and not _after_letters(state, token)
+        and not after_letters(state, token)
         and value <= _MAX_BARE_COUNT  # "nvidia-4000-a4000" is no 4000 A4000s
     ):
         count("right before the model")
@@ -293,7 +268,7 @@ def _read_number(
         token.role, token.meaning = "noise", f"a version of {prev.piece.text}"
     elif nxt is not None and nxt.piece.kind == "host":
         token.role, token.meaning = "host figure", f"{piece.value} {nxt.piece.value}"
-    elif not tpu and all(t.piece.kind == "form" for t in _after(state, token)):
+    elif not tpu and all(t.piece.kind == "form" for t in after(state, token)):
         # the last number, or one a form factor follows (FlagPerf's "A100_40_SXM")
         _read_last_number(state, token, prev, candidates)
 
@@ -308,7 +283,7 @@ def _read_last_number(
     trailing number stay unplaced, and the name is refused: a count is never dropped."""
     piece = token.piece
     while prev is not None and prev.role == "form factor":  # Grid'5000's "a100-pcie-40"
-        prev = _prev(state, prev)
+        prev = prev_token(state, prev)
     if prev is None or prev.role != "model" or piece.glued or piece.kind != "number":
         return
     value = float(piece.value)
@@ -364,77 +339,3 @@ def _plural_or_model(state: Read) -> Token | None:
         ):
             return token
     return None
-
-
-def _next_to_number(prev: Token | None, nxt: Token | None) -> bool:
-    return any(t is not None and t.piece.kind == "number" for t in (prev, nxt))
-
-
-def _after_letters(state: Read, token: Token) -> bool:
-    """Whether ``token`` is glued to letters before it (``R470``: a server, not 470 GPUs)."""
-    prev = _prev(state, token)
-    return token.piece.glued and prev is not None and prev.piece.text[-1:].isalpha()
-
-
-def _is_host(token: Token | None) -> bool:
-    """A RAM or disk word, or a CPU figure: a size next to one is the machine's
-    (``128vcpu-1600gb``, ``112c-2048gb``, ``1600gb ram``)."""
-    if token is None:
-        return False
-    piece = token.piece
-    if piece.kind == "host" and piece.value == "vcpu":  # "12xCPU-128GB": the CPU word of a figure
-        return token.number is not None
-    return (piece.kind == "host" and piece.value in ("ram", "disk")) or piece.kind == "vcpu"
-
-
-def _marks_count(word: str) -> bool:
-    """Whether a device word right after a number makes it a count: ``8gpu``, ``8-way``,
-    ``8 GCD`` (an AMD MI250's graphics compute dies, a GPU each to the OS)."""
-    return word.startswith("gpu") or word in ("way", "gcd", "gcds")
-
-
-def _vgpu_profile(token: Token) -> None:
-    """``4Q``, ``6C``: an NVIDIA vGPU profile of that many GB of the board's memory."""
-    size, series = token.piece.groups[0], token.piece.groups[1].upper()
-    token.role, token.number = "vgpu profile", float(size)
-    token.meaning = f"a {size} GB vGPU profile ({series})"
-
-
-def _lone_c_after_model(token: Token, prev: Token | None, nxt: Token | None) -> bool:
-    """Whether ``4c`` follows the model word across a separator with no host figure after it:
-    a vGPU profile's size, or host cores (``h100-16c-64gb``: 16 cores beside 64 GB of RAM)."""
-    piece = token.piece
-    if piece.groups[1] != "c" or prev is None or prev.role != "model" or piece.glued:
-        return False
-    return nxt is None or not (_is_host(nxt) or nxt.piece.kind in ("memory", "vcpu"))
-
-
-def _profile_or_cores(
-    token: Token, prev: Token | None, nxt: Token | None, candidates: list[Accelerator]
-) -> bool:
-    """Whether a lone ``4c`` after a data-centre board of another vendor than NVIDIA could as
-    well be a profile of the board as 4 host cores (CloudStack's AMD ``mi210-4c`` is an SR-IOV
-    profile): the name is refused."""
-    return (
-        _lone_c_after_model(token, prev, nxt)
-        and bool(candidates)
-        and all(a.vendor != "nvidia" and not consumer_card(a) for a in candidates)
-    )
-
-
-def _compute_profile(
-    token: Token, prev: Token | None, nxt: Token | None, candidates: list[Accelerator]
-) -> bool:
-    """Whether ``6C`` right after the model is an NVIDIA C-series vGPU profile (6 GB of the
-    GPU's memory, NVIDIA's ``A30-6C``), not 6 host cores: it follows the model word across a
-    separator, nothing after it is a host figure, and every candidate is a board vGPU runs on
-    with at least that much memory."""
-    if not _lone_c_after_model(token, prev, nxt):
-        return False
-    size = float(token.piece.groups[0])
-    # NVIDIA vGPU runs on NVIDIA's data-centre and professional boards, never a GeForce card
-    # (whose "4C" is something else: UCloud's 2080Ti-4C) nor another vendor's (CloudStack's
-    # AMD "mi210-4c" is an SR-IOV profile whose size its docs do not give)
-    return bool(candidates) and all(
-        0 < size <= a.device_memory_gb and not no_nvidia_vgpu(a) for a in candidates
-    )

@@ -1,0 +1,142 @@
+"""The marks that say what a number of a name is, for :mod:`._numbers`: its neighbours, a host
+figure beside it, a device word after it, a PCIe link's width, an NVIDIA vGPU profile's size."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from accelerators.catalog._narrow import Read, Token
+from accelerators.catalog._vgpu import consumer_card, no_nvidia_vgpu
+
+if TYPE_CHECKING:
+    from accelerators.catalog._schema import Accelerator
+
+__all__ = [
+    "PCIE_VERSIONS",
+    "after",
+    "after_letters",
+    "compute_profile",
+    "gpu_cores",
+    "is_host",
+    "marks_count",
+    "next_to_number",
+    "next_token",
+    "pcie_lanes",
+    "prev_token",
+    "profile_or_cores",
+    "vgpu_profile",
+]
+
+
+def next_token(state: Read, token: Token) -> Token | None:
+    i = state.tokens.index(token)
+    return state.tokens[i + 1] if i + 1 < len(state.tokens) else None
+
+
+def after(state: Read, token: Token) -> list[Token]:
+    return state.tokens[state.tokens.index(token) + 1 :]
+
+
+def prev_token(state: Read, token: Token) -> Token | None:
+    i = state.tokens.index(token)
+    return state.tokens[i - 1] if i > 0 else None
+
+
+#: PCIe's versions, as a board's option name writes them after "PCIe" ("PCIe 4.0 x16").
+PCIE_VERSIONS = frozenset(("1.0", "2.0", "3.0", "4.0", "5.0", "6.0"))
+
+
+def pcie_lanes(prev: Token | None, width: float) -> bool:
+    """Whether an ``xN`` after ``prev`` is a PCIe link's width: any after PCIe's version
+    (``PCIe 4.0 x8``, ``Gen4 x16``), and ``x16`` right after ``PCIe``: a card's slot. A bare
+    ``PCIe x8`` may count eight PCIe cards, and stays a count."""
+    if prev is None:
+        return False
+    piece = prev.piece
+    if (piece.kind == "interconnect" and piece.value.startswith("gen")) or prev.meaning.startswith(
+        "PCIe "
+    ):
+        return True
+    return (piece.kind, piece.value) == ("form", "pcie") and width == 16
+
+
+def gpu_cores(state: Read, nxt: Token | None) -> bool:
+    """Whether a number before ``nxt`` counts a chip's GPU cores: ``48 GPU Core(s)``."""
+    if nxt is None or nxt.piece.kind != "device":
+        return False
+    after = next_token(state, nxt)
+    return after is not None and after.piece.text.casefold() in ("core", "cores")
+
+
+def next_to_number(prev: Token | None, nxt: Token | None) -> bool:
+    return any(t is not None and t.piece.kind == "number" for t in (prev, nxt))
+
+
+def after_letters(state: Read, token: Token) -> bool:
+    """Whether ``token`` is glued to letters before it (``R470``: a server, not 470 GPUs)."""
+    prev = prev_token(state, token)
+    return token.piece.glued and prev is not None and prev.piece.text[-1:].isalpha()
+
+
+def is_host(token: Token | None) -> bool:
+    """A RAM or disk word, or a CPU figure: a size next to one is the machine's
+    (``128vcpu-1600gb``, ``112c-2048gb``, ``1600gb ram``)."""
+    if token is None:
+        return False
+    piece = token.piece
+    if piece.kind == "host" and piece.value == "vcpu":  # "12xCPU-128GB": the CPU word of a figure
+        return token.number is not None
+    return (piece.kind == "host" and piece.value in ("ram", "disk")) or piece.kind == "vcpu"
+
+
+def marks_count(word: str) -> bool:
+    """Whether a device word right after a number makes it a count: ``8gpu``, ``8-way``,
+    ``8 GCD`` (an AMD MI250's graphics compute dies, a GPU each to the OS)."""
+    return word.startswith("gpu") or word in ("way", "gcd", "gcds")
+
+
+def vgpu_profile(token: Token) -> None:
+    """``4Q``, ``6C``: an NVIDIA vGPU profile of that many GB of the board's memory."""
+    size, series = token.piece.groups[0], token.piece.groups[1].upper()
+    token.role, token.number = "vgpu profile", float(size)
+    token.meaning = f"a {size} GB vGPU profile ({series})"
+
+
+def _lone_c_after_model(token: Token, prev: Token | None, nxt: Token | None) -> bool:
+    """Whether ``4c`` follows the model word across a separator with no host figure after it:
+    a vGPU profile's size, or host cores (``h100-16c-64gb``: 16 cores beside 64 GB of RAM)."""
+    piece = token.piece
+    if piece.groups[1] != "c" or prev is None or prev.role != "model" or piece.glued:
+        return False
+    return nxt is None or not (is_host(nxt) or nxt.piece.kind in ("memory", "vcpu"))
+
+
+def profile_or_cores(
+    token: Token, prev: Token | None, nxt: Token | None, candidates: list[Accelerator]
+) -> bool:
+    """Whether a lone ``4c`` after a data-centre board of another vendor than NVIDIA could as
+    well be a profile of the board as 4 host cores (CloudStack's AMD ``mi210-4c`` is an SR-IOV
+    profile): the name is refused."""
+    return (
+        _lone_c_after_model(token, prev, nxt)
+        and bool(candidates)
+        and all(a.vendor != "nvidia" and not consumer_card(a) for a in candidates)
+    )
+
+
+def compute_profile(
+    token: Token, prev: Token | None, nxt: Token | None, candidates: list[Accelerator]
+) -> bool:
+    """Whether ``6C`` right after the model is an NVIDIA C-series vGPU profile (6 GB of the
+    GPU's memory, NVIDIA's ``A30-6C``), not 6 host cores: it follows the model word across a
+    separator, nothing after it is a host figure, and every candidate is a board vGPU runs on
+    with at least that much memory."""
+    if not _lone_c_after_model(token, prev, nxt):
+        return False
+    size = float(token.piece.groups[0])
+    # NVIDIA vGPU runs on NVIDIA's data-centre and professional boards, never a GeForce card
+    # (whose "4C" is something else: UCloud's 2080Ti-4C) nor another vendor's (CloudStack's
+    # AMD "mi210-4c" is an SR-IOV profile whose size its docs do not give)
+    return bool(candidates) and all(
+        0 < size <= a.device_memory_gb and not no_nvidia_vgpu(a) for a in candidates
+    )
