@@ -85,6 +85,13 @@ Two corpora, one file per system, written from each system's public sources:
   brief, committed before any reader ran on it and run once with the reader and catalog
   frozen.
 
+* ``tests/peer_names/fresh16/{visible,sealed}/*.tsv``, the *sixteenth fresh* corpus (issue 32):
+  32 more systems (research clouds' flavors, HPC sites' partitions and features, ML software's
+  hardware tables and device types, research schedulers and planners, configuration
+  management's card templates, mining and science apps' GPU lists, VRAM calculators),
+  collected under the fifteenth corpus's brief while the reader was fixed on the fifteenth's
+  run, committed before any reader ran on it and run once with the reader and catalog frozen.
+
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board`` or ``node``; ``mixed``
 reads as ``device``); each fresh corpus's line is followed by the reading of every name as a
@@ -152,6 +159,8 @@ FRESH14 = CORPORA / "fresh14" / "visible"
 SEALED14 = CORPORA / "fresh14" / "sealed"
 FRESH15 = CORPORA / "fresh15" / "visible"
 SEALED15 = CORPORA / "fresh15" / "sealed"
+FRESH16 = CORPORA / "fresh16" / "visible"
+SEALED16 = CORPORA / "fresh16" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -168,6 +177,7 @@ _FRESH_PARTS = [
     (FRESH13, SEALED13),
     (FRESH14, SEALED14),
     (FRESH15, SEALED15),
+    (FRESH16, SEALED16),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
