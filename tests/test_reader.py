@@ -176,7 +176,7 @@ def test_a_boards_storage_word_is_a_host_figure(name: str) -> None:
         ("win10_nvidia_gtx_1660_experimental", "GTX-1660"),  # an OS and a release channel
         ("NVIDIA Ampere A10, PCIe, 150W, 24GB,GPU, V2", "A10"),  # commas that qualify one board
         ("NVIDIA Tesla T4 16GB, PCIe, 70W, Passive, Single Wide, Low Profile GPU", "T4"),
-        ("A100, PCIe", "A100-40GB-PCIE!"),
+        ("A100, PCIe", "A100-40GB | A100-80GB"),
     ],
 )
 def test_reads_spellings_the_earlier_corpora_wrote(name: str, expected: str) -> None:
@@ -221,7 +221,7 @@ def test_a_bare_mi325_stays_unread() -> None:
         ("RTX 4090 PCIe 4.0 x16", "RTX-4090"),
         ("RX 6600 XT PCIe 4.0 x8", "RX-6600-XT"),
         ("A100 PCIe Gen4 x16", "A100-40GB | A100-80GB"),
-        ("A100 PCIe x8", "A100-40GB-PCIE!:8"),  # a bare PCIe x8 may count eight cards
+        ("A100 PCIe x8", "A100-40GB:8 | A100-80GB:8"),  # a bare PCIe x8 may count eight cards
         ("H100 x16", "H100-SXM:16 | H100-PCIE:16 | H100-NVL:16"),
         ("M1 Ultra (48 GPU Core) 64GB", "M1-ULTRA-64GB | M1-ULTRA-128GB"),  # the chip's cores
     ],
@@ -237,4 +237,20 @@ def test_pcie_lanes_and_gpu_cores_are_no_count(name: str, expected: str) -> None
     [("Intel Arc A310 ECO", "ARC-A310"), ("Intel Arc A750 Limited Edition", "ARC-A750")],
 )
 def test_a_cards_retail_edition_names_its_gpu(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name)) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("A100_PCIE", "A100-40GB-PCIE!"),  # the constant's identifier: flytekit's 40 GB card
+        ("A100-PCIe", "A100-40GB | A100-80GB"),  # the words: the A100 PCIe card of either size
+        ("a100_pcie", "A100-40GB | A100-80GB"),
+        ("V100_PCIE", "V100-16GB-PCIE!"),
+        ("V100-PCIe", "V100-16GB | V100-32GB"),
+        ("A100-PCIE-40GB", "A100-40GB-PCIE!"),  # a size the name states stays pinned
+    ],
+)
+def test_a_constants_identifier_pins_its_sku_only_written_as_such(name: str, expected: str) -> None:
+    # four unseen corpora's systems meant the 80 GB A100 PCIe or either V100 by these words
     assert str(AcceleratorSpec.parse(name)) == expected

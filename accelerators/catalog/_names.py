@@ -199,12 +199,21 @@ def _catalog_name(index: Index, text: str) -> NameMatch | None:
     stripped = text.strip()
     if _COUNT_PREFIX.match(stripped) or _SPACED_COUNT_SUFFIX.search(stripped):
         return None
-    spellings = index.exact[0].get(exact_key(stripped))
+    spellings = _as_written(index.exact[0].get(exact_key(stripped)), stripped)
     return (
         read_open(index, spellings, match_spellings(spellings, stripped), stripped)
         if spellings
         else None
     )
+
+
+def _as_written(spellings: list[Spelling] | None, text: str) -> list[Spelling] | None:
+    """``spellings`` less a constant's identifier that ``text`` does not write as such: the
+    constant ``A100_PCIE`` is the 40 GB card, while the words ``A100 PCIe`` leave the size
+    open (the A100 PCIe card is sold with 40 and 80 GB)."""
+    if not spellings:
+        return spellings
+    return [s for s in spellings if s.source != "constant" or s.text == text]
 
 
 def _resolve(index: Index, text: str) -> NameMatch:
@@ -375,6 +384,7 @@ def _in_tables(
     for number, (tables, key) in enumerate(tiers, first):
         for table in tables:
             spellings = table.get(key) if key else None
+            spellings = _as_written(spellings, text)
             if spellings and number:  # a count a system glues to its own spelling ("a100x4",
                 # Hugging Face's 4 A100 80GB) belongs to that spelling: never a looser match
                 spellings = [s for s in spellings if s.units is None or _is_tpu(s)]
