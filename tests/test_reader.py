@@ -254,3 +254,11 @@ def test_a_cards_retail_edition_names_its_gpu(name: str, expected: str) -> None:
 def test_a_constants_identifier_pins_its_sku_only_written_as_such(name: str, expected: str) -> None:
     # four unseen corpora's systems meant the 80 GB A100 PCIe or either V100 by these words
     assert str(AcceleratorSpec.parse(name)) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("Max Series", "MAX-1550 | MAX-1100"), ("Intel Flex Series", "FLEX-170 | FLEX-140")],
+)
+def test_intels_data_centre_series_names(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name)) == expected
