@@ -92,6 +92,13 @@ Two corpora, one file per system, written from each system's public sources:
   collected under the fifteenth corpus's brief while the reader was fixed on the fifteenth's
   run, committed before any reader ran on it and run once with the reader and catalog frozen.
 
+* ``tests/peer_names/fresh17/{visible,sealed}/*.tsv``, the *seventeenth fresh* corpus (issue
+  32): 30 more systems (GPU simulators and performance models, hardware-aware NAS and latency
+  datasets, ML launchers, a carbon-footprint API, regional and meta clouds, HPC sites, a
+  compiler's CI runners, MLX benchmarks), collected under the sixteenth corpus's brief while
+  the reader was fixed on the sixteenth's run, committed before any reader ran on it and run
+  once with the reader and catalog frozen.
+
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board`` or ``node``; ``mixed``
 reads as ``device``); each fresh corpus's line is followed by the reading of every name as a
@@ -161,6 +168,8 @@ FRESH15 = CORPORA / "fresh15" / "visible"
 SEALED15 = CORPORA / "fresh15" / "sealed"
 FRESH16 = CORPORA / "fresh16" / "visible"
 SEALED16 = CORPORA / "fresh16" / "sealed"
+FRESH17 = CORPORA / "fresh17" / "visible"
+SEALED17 = CORPORA / "fresh17" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -178,6 +187,7 @@ _FRESH_PARTS = [
     (FRESH14, SEALED14),
     (FRESH15, SEALED15),
     (FRESH16, SEALED16),
+    (FRESH17, SEALED17),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
