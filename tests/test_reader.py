@@ -262,3 +262,29 @@ def test_a_constants_identifier_pins_its_sku_only_written_as_such(name: str, exp
 )
 def test_intels_data_centre_series_names(name: str, expected: str) -> None:
     assert str(AcceleratorSpec.parse(name)) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("SM75_RTX2060_S", "RTX-2060-SUPER"),  # compute capability 7.5: the RTX 2060 SUPER's
+        ("SM7_TITANV", "TITAN-V"),  # a major version alone: any 7.x
+        ("sm100_b200", "B200"),
+        ("A2 x86", "A2"),  # the CPU architecture, not 86 devices
+        ("TPU_V7X", "TPU-V7"),
+    ],
+)
+def test_reads_spellings_the_seventeenth_corpus_wrote(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name)) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("sm90_a100", "compute capability 9.0"),  # an A100 is 8.0: the name contradicts itself
+        ("QUADRO-V100", "Quadro card"),  # no Tesla board is a Quadro card (the Quadro GV100 is)
+    ],
+)
+def test_a_name_whose_parts_disagree_is_refused(name: str, message: str) -> None:
+    with pytest.raises(UnknownAcceleratorError, match=message):
+        AcceleratorSpec.parse(name)

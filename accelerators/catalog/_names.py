@@ -102,7 +102,8 @@ __all__ = [
 _COUNT_PREFIX = re.compile(
     r"([0-9]{1,9}(?:\.[0-9]{1,9}|/[1-9][0-9]{0,2})?)\s*[x*]\s*(?=\S)", re.IGNORECASE
 )
-_SPACED_COUNT_SUFFIX = re.compile(r"(?<=\S)(?:\s+x|\s*\*)\s*([0-9]{1,9})\Z", re.IGNORECASE)
+#: (``x86`` after a space is the CPU architecture, no count of 86: ``A2 x86``.)
+_SPACED_COUNT_SUFFIX = re.compile(r"(?<=\S)(?:\s+x(?!86\Z)|\s*\*)\s*([0-9]{1,9})\Z", re.IGNORECASE)
 #: ``l40sx4``, ``h100x8``: a count glued after the name, but not the ``x4`` of a topology that
 #: stands as a part of its own (``tpu-v5e-2x4``: a 2x4 slice, not 4 slices of 2).
 _COUNT_SUFFIX = re.compile(

@@ -25,7 +25,17 @@ from accelerators.errors import UnknownAcceleratorError
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
 
-__all__ = ["UNITS", "Read", "Token", "count_of", "narrow", "refuse", "result", "without_model"]
+__all__ = [
+    "UNITS",
+    "Read",
+    "Token",
+    "capability",
+    "count_of",
+    "narrow",
+    "refuse",
+    "result",
+    "without_model",
+]
 
 
 UNITS = {"gb": 1.0, "gib": 1.0, "g": 1.0, "gi": 1.0, "tb": 1000.0, "mb": 0.001, "vram": 1.0}
@@ -84,9 +94,16 @@ def narrow(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
                 token.role, token.meaning = "noise", "a cloud: where the board runs"
                 continue
             candidates = _fits(state, candidates, keep, f"is made by {token.meaning}")
+            if token.piece.text.casefold() == "quadro":  # "QUADRO-V100": no Tesla board is one
+                keep = [a for a in candidates if not a.family.startswith("Tesla ")]
+                candidates = _fits(state, candidates, keep, "is a Quadro card")
         elif kind == "architecture":
             keep = [a for a in candidates if a.architecture.casefold().startswith(value)]
             candidates = _fits(state, candidates, keep, f"is a {value.title()} part")
+        elif kind == "compute_capability":
+            said = capability(token.piece.groups[0])
+            keep = [a for a in candidates if _has_capability(a, said)]
+            candidates = _fits(state, candidates, keep, f"has compute capability {said}")
         elif kind == "memory_type":
             keep = [a for a in candidates if words_of(a.memory_type)[:1] == [value]]
             candidates = _fits(state, candidates, keep, f"has {value.upper()} memory")
@@ -108,6 +125,19 @@ def narrow(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
         strong = [a for a in fitting if wanted <= _sku_words(a, strong=True)]
         candidates = _fits(state, candidates, strong or fitting, f"is {' '.join(sorted(wanted))}")
     return candidates
+
+
+def capability(digits: str) -> str:
+    """An ``smNN`` number as a compute capability: ``75`` is 7.5, ``100`` 10.0, ``6`` 6 (any
+    minor version)."""
+    if len(digits) == 1:
+        return digits
+    return f"{digits[:-1]}.{digits[-1]}"
+
+
+def _has_capability(acc: Accelerator, said: str) -> bool:
+    own = acc.compute_capability or ""
+    return own == said or ("." not in said and own.startswith(said + "."))
 
 
 def _fits(

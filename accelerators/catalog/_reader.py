@@ -43,7 +43,15 @@ from typing import TYPE_CHECKING
 
 from accelerators._vendors import VENDORS
 from accelerators.catalog._modelwords import model_words
-from accelerators.catalog._narrow import Read, Token, narrow, refuse, result, without_model
+from accelerators.catalog._narrow import (
+    Read,
+    Token,
+    capability,
+    narrow,
+    refuse,
+    result,
+    without_model,
+)
 from accelerators.catalog._numbers import read_numbers
 from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._segment import segment
@@ -82,6 +90,7 @@ _KIND_ROLE = {
     "size": "noise",
     "version": "noise",
     "chip": "chip",
+    "compute_capability": "chip",
     "mig": "partition",
     "vcpu": "host figure",
     "x_count": "count",
@@ -230,6 +239,8 @@ def _first_meaning(token: Token) -> str:
     if kind == "x_count":
         token.number = float(piece.groups[0])
         return f"{piece.groups[0]} devices"
+    if kind == "compute_capability":
+        return f"compute capability {capability(piece.groups[0])}"
     if kind == "mig":
         return f"MIG profile {piece.value}"
     if kind == "rack":

@@ -42,7 +42,8 @@ ROLES: dict[str, str] = {
     "vgpu profile": "an NVIDIA vGPU profile: a share of the GPU's memory",
     "vgpu board": "the board part of an NVIDIA vGPU type (NVIDIA's code or a catalog name)",
     "host figure": "a figure of the machine (vCPUs, RAM, disk, CPUs), not of the accelerator",
-    "chip": "a chip code name (GH100, AD102GL) or the chip part of a pci.ids name",
+    "chip": "a chip code name (GH100, AD102GL), the chip part of a pci.ids name, or a "
+    "compute capability (sm75) the model must have",
     "system word": "a word naming the system around the accelerators (server, cluster)",
     "instance size": "an instance size (small, medium, large...) that may stand for a count: "
     "the spec must state the count",

@@ -126,6 +126,9 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     "size": re.compile(r"[0-9]{0,2}x{1,2}large(?![a-z])"),
     # v2, v3: a version (or, alone, a TPU generation)
     "version": re.compile(r"v([0-9]{1,2})(?![0-9a-z])"),
+    # sm75, sm_86, SM6, sm100: an NVIDIA compute capability (7.5, 8.6, 6.x, 10.0), as GPU
+    # simulators' and kernel builds' names write it (Accel-Sim's "SM75_RTX2060")
+    "compute_capability": re.compile(r"sm_?([0-9]{1,3})(?![0-9a-z])"),
     # GH100, AD102GL, TU104, GB202GL: NVIDIA chip code names
     "chip": re.compile(r"(?:g[kmpvabh]|tu|ad|gb)[0-9]{3}(?:gl|bgl|b|l)?(?![0-9a-z])"),
     # T4s, A100s: a plural ending glued to a model word (read only beside a count)
