@@ -288,3 +288,20 @@ def test_reads_spellings_the_seventeenth_corpus_wrote(name: str, expected: str) 
 def test_a_name_whose_parts_disagree_is_refused(name: str, message: str) -> None:
     with pytest.raises(UnknownAcceleratorError, match=message):
         AcceleratorSpec.parse(name)
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("P100_HBM", "P100 | P100-12GB"),  # HBM alone: any HBM generation (the P100's is HBM2)
+        ("H100 HBM3", "H100-SXM | H100-NVL"),  # a generation: the PCIe H100's is HBM2e
+        ("RTX 4090 GDDR6X", "RTX-4090"),
+    ],
+)
+def test_a_memory_type_word_narrows_by_its_generation(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name)) == expected
+
+
+def test_a_memory_generation_the_model_lacks_is_refused() -> None:
+    with pytest.raises(UnknownAcceleratorError, match="GDDR6 memory"):
+        AcceleratorSpec.parse("RTX 4090 GDDR6")  # GDDR6X is another memory

@@ -104,8 +104,8 @@ def narrow(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
             said = capability(token.piece.groups[0])
             keep = [a for a in candidates if _has_capability(a, said)]
             candidates = _fits(state, candidates, keep, f"has compute capability {said}")
-        elif kind == "memory_type":
-            keep = [a for a in candidates if words_of(a.memory_type)[:1] == [value]]
+        elif kind == "memory_type":  # "HBM" alone is any HBM generation; "HBM2e" is one
+            keep = [a for a in candidates if _memory_of_type(a, value)]
             candidates = _fits(state, candidates, keep, f"has {value.upper()} memory")
         elif kind == "device" and value.startswith("tpu"):
             keep = [a for a in candidates if a.device_class == "tpu"]
@@ -125,6 +125,11 @@ def narrow(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
         strong = [a for a in fitting if wanted <= _sku_words(a, strong=True)]
         candidates = _fits(state, candidates, strong or fitting, f"is {' '.join(sorted(wanted))}")
     return candidates
+
+
+def _memory_of_type(acc: Accelerator, said: str) -> bool:
+    own = (words_of(acc.memory_type) or [""])[0]
+    return own == said or (not any(c.isdigit() for c in said) and own.startswith(said))
 
 
 def capability(digits: str) -> str:
