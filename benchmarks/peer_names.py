@@ -99,6 +99,13 @@ Two corpora, one file per system, written from each system's public sources:
   the reader was fixed on the sixteenth's run, committed before any reader ran on it and run
   once with the reader and catalog frozen.
 
+* ``tests/peer_names/fresh18/{visible,sealed}/*.tsv``, the *eighteenth fresh* corpus (issue
+  32): 30 more systems (accelerator monitors, carbon estimators, VRAM calculators and
+  micro-benchmarks, Jetson tools, GPU-sharing and research schedulers, libraries' CI runners,
+  ML software's test platforms, HPC sites, small clouds and DGX system names), collected under
+  the seventeenth corpus's brief while the reader was fixed on the seventeenth's run,
+  committed before any reader ran on it and run once with the reader and catalog frozen.
+
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board`` or ``node``; ``mixed``
 reads as ``device``); each fresh corpus's line is followed by the reading of every name as a
@@ -170,6 +177,8 @@ FRESH16 = CORPORA / "fresh16" / "visible"
 SEALED16 = CORPORA / "fresh16" / "sealed"
 FRESH17 = CORPORA / "fresh17" / "visible"
 SEALED17 = CORPORA / "fresh17" / "sealed"
+FRESH18 = CORPORA / "fresh18" / "visible"
+SEALED18 = CORPORA / "fresh18" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -188,6 +197,7 @@ _FRESH_PARTS = [
     (FRESH15, SEALED15),
     (FRESH16, SEALED16),
     (FRESH17, SEALED17),
+    (FRESH18, SEALED18),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
