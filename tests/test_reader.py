@@ -305,3 +305,27 @@ def test_a_memory_type_word_narrows_by_its_generation(name: str, expected: str) 
 def test_a_memory_generation_the_model_lacks_is_refused() -> None:
     with pytest.raises(UnknownAcceleratorError, match="GDDR6 memory"):
         AcceleratorSpec.parse("RTX 4090 GDDR6")  # GDDR6X is another memory
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("NVIDIA Jetson AGX Xavier (32 GB ram)", "JETSON-AGX-XAVIER-32GB"),  # its shared memory
+        ("M2 Max 64 GB RAM", "M2-MAX-64GB"),
+        ("RTX 4090 (64 GB ram)", "RTX-4090"),  # a card's host RAM: the machine's
+        ("Google TPU v7 Ironwood 192GB HBM3e", "TPU-V7"),  # the catalog says only "HBM"
+        ("nvidia-b200-192gb", "B200"),  # the 192 GB the board carries (180 usable)
+    ],
+)
+def test_reads_spellings_the_eighteenth_corpus_wrote(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name)) == expected
+
+
+@pytest.mark.parametrize(
+    "name", ["NVIDIA Jetson AGX Xavier (8 GB ram)", "NVIDIA Jetson Nano (2 GB ram)"]
+)
+def test_a_unified_memory_size_the_catalog_lacks_is_refused(name: str) -> None:
+    # the 8 GB AGX Xavier and 2 GB Nano modules are not in the catalog: the bracket was set
+    # aside and the names read as the 32 GB and 4 GB modules
+    with pytest.raises(UnknownAcceleratorError, match="in the catalog has"):
+        AcceleratorSpec.parse(name)

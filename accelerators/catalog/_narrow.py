@@ -128,8 +128,13 @@ def narrow(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
 
 
 def _memory_of_type(acc: Accelerator, said: str) -> bool:
+    """Whether ``acc``'s memory is of the type a name says: "HBM" is any HBM generation, and
+    a catalog that gives only "HBM" (no generation: TPU v7) accepts any the name says."""
     own = (words_of(acc.memory_type) or [""])[0]
-    return own == said or (not any(c.isdigit() for c in said) and own.startswith(said))
+    if own == said:
+        return True
+    generic = [w for w in (own, said) if w and not any(c.isdigit() for c in w)]
+    return bool(generic) and (own.startswith(generic[0]) or said.startswith(generic[0]))
 
 
 def capability(digits: str) -> str:

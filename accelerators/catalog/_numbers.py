@@ -69,6 +69,17 @@ def _read_shape(state: Read, tpu: bool) -> None:
         ram.role, ram.meaning = "host figure", f"{ram.piece.value} GB of RAM"
 
 
+def _unified_ram(nxt: Token | None, candidates: list[Accelerator]) -> bool:
+    """Whether a size before a RAM word is the device's own memory: every candidate shares its
+    memory with the CPU (a Jetson module, an Apple chip, a GH200), so the RAM is the device's."""
+    if nxt is None or (nxt.piece.kind, nxt.piece.value) != ("host", "ram") or not candidates:
+        return False
+    if all("unified" in (a.memory_type or "") for a in candidates):
+        nxt.role, nxt.meaning = "memory", "RAM the device shares with its CPU"
+        return True
+    return False
+
+
 def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
     """Counts, memory sizes and the numbers around them (see the module docstring)."""
     tpu = all(a.device_class == "tpu" for a in candidates)
@@ -108,7 +119,8 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
         elif kind == "memory" or kind == "memory_sxm":
             if kind == "memory":
                 token.number = float(piece.groups[0]) * UNITS[piece.groups[1]]
-            if (is_host(prev) or is_host(nxt)) and not piece.value.endswith("vram"):
+            unified = _unified_ram(nxt, candidates)  # a Jetson's "(8 GB ram)": its memory
+            if (is_host(prev) or is_host(nxt)) and not piece.value.endswith("vram") and not unified:
                 token.role, token.meaning = (
                     "host figure",
                     f"{format_number(token.number)} GB of RAM",
@@ -148,7 +160,7 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
                 )
                 token.role, token.meaning = "memory", "the unit of the size before it"
                 prev.number = float(prev.piece.groups[0]) * UNITS[piece.value]
-                if is_host(nxt):  # "400 GB RAM": the machine's
+                if is_host(nxt) and not _unified_ram(nxt, candidates):  # "400 GB RAM": the host's
                     prev.role = token.role = "host figure"
                     prev.meaning = f"{format_number(prev.number)} GB of RAM"
                 else:

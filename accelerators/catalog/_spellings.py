@@ -61,6 +61,7 @@ _BRACKETED_COUNT = re.compile(
     r"\b[0-9]+\s*(?:gpus?|gcds?|devices?|dies|x)\b|\bx\s*[0-9]+\b", re.IGNORECASE
 )
 _BRACKETED_SIZE = re.compile(r"\(\s*([0-9]+(?:\.[0-9]+)?)\s*(gb|g|gib)\s*\)")
+_BRACKETED_RAM = re.compile(r"[0-9]+(?:\.[0-9]+)?\s*(?:gb|g|gib)\s+(?:of\s+)?ram\b", re.I)
 MEMORY_WORD = re.compile(r"([0-9]+(?:\.[0-9]+)?)(?:g|gb|gib)")
 _FORM_FACTOR_GENERATION = re.compile(r"(sxm|oam)[0-9]")
 _HF_COUNT = re.compile(r"x([0-9]{1,6})\Z", re.IGNORECASE)
@@ -195,7 +196,11 @@ def _bracketed(found: re.Match[str]) -> str:
     if size:
         return f" {size[1]}{size[2]} "
     inside = found.group(0)[1:-1]
-    kept = _ANOTHER_DEVICE.search(inside) or _BRACKETED_COUNT.search(inside)
+    kept = (
+        _ANOTHER_DEVICE.search(inside)
+        or _BRACKETED_COUNT.search(inside)
+        or _BRACKETED_RAM.search(inside)  # a Jetson's "(8 GB ram)": its memory, or the host's
+    )
     return f" {inside} " if kept else " "
 
 
