@@ -5,10 +5,10 @@
 [8, 4]
 
 The grammar, with its decisions and examples, is in ``docs/grammar.md``; each ``_parse_*``
-method below carries its EBNF rule. Lexing is context-sensitive (:mod:`._tokenizer`): the
-parser asks for the token kinds it can accept next. Names are resolved as soon as they are
-read (:mod:`accelerators.catalog._names`), so a later error (a MIG profile the model lacks)
-can name the valid choices for that accelerator.
+method (here and in :mod:`._parser_terms`, the terminals) carries its EBNF rule. Lexing is
+context-sensitive (:mod:`._tokenizer`): the parser asks for the token kinds it can accept next.
+Names are resolved as soon as they are read (:mod:`accelerators.catalog._names`), so a later
+error (a MIG profile the model lacks) can name the valid choices for that accelerator.
 
 Every failure raises an :class:`~accelerators.errors.AcceleratorError` whose message shows
 the input with a caret under the failing span: :class:`SpecSyntaxError` for text that breaks
@@ -26,14 +26,12 @@ builds itself from it. So the grammar sits below the spec model and never import
 
 from __future__ import annotations
 
-import math
 import re
 from typing import NamedTuple, cast
 
 from accelerators._parser_fields import (
     MAX_COUNT,
     SHARED,
-    WHOLE,
     Alternative,
     ParsedAlternative,
     build,
@@ -44,19 +42,17 @@ from accelerators._parser_fields import (
     resolve,
     share_count,
 )
-from accelerators._text import format_number, plain_typography, quote, shorten
+from accelerators._parser_terms import Terms
+from accelerators._text import plain_typography, quote, shorten
 from accelerators._tokenizer import DESCRIPTIONS as _SAY
 from accelerators._tokenizer import HINTS as _HINTS
 from accelerators._tokenizer import Token, Tokenizer
 from accelerators.catalog._commas import descriptive_commas
-from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._names import NameMatch
 from accelerators.catalog._store import group_members
 from accelerators.errors import (
     AcceleratorError,
     InvalidSpecError,
-    UnknownPartitionError,
-    close_matches,
     with_caret,
 )
 
@@ -65,12 +61,6 @@ __all__ = ["MAX_COUNT", "MAX_LENGTH", "ParsedAlternative", "ParsedSpec", "parse_
 #: The longest spec text read: a fallback chain of a dozen long names fits many times over,
 #: and a megabyte of input is refused at once instead of parsed (2 MB took 5 s and 370 MB).
 MAX_LENGTH = 1000
-#: GB per memory unit (decimal units, as datasheets and ``nvidia-smi`` quote them).
-_UNITS = {"mb": 0.001, "g": 1.0, "gb": 1.0, "tb": 1000.0}
-
-#: Shapes a partition can take (the catalog schema checks the same shapes).
-_MIG_PROFILE = re.compile(r"[1-7]g\.[0-9]+gb(?:[+\-][a-z.]+)?")
-_TOPOLOGY = re.compile(r"[0-9]+x[0-9]+(?:x[0-9]+)?")
 _EXAMPLES = "such as 'H100:8', 'A100@1g.5gb' or '80GB+'"
 
 
@@ -112,7 +102,7 @@ class _VendorThenName(Exception):
     """A vendor followed by a name (``nvidia:B200``): parsed as a named request."""
 
 
-class _Parser:
+class _Parser(Terms):
     def __init__(self, source: str) -> None:
         self.source = source
         self.tokens = Tokenizer(source)
@@ -324,115 +314,6 @@ class _Parser:
         alternative.fields["count"] = count_value(count.text)
         alternative.count_span = count.span
         alternative.follow = []
-
-    def _parse_count_range(self, alternative: Alternative) -> None:
-        """count_range = [ digits ] ".." [ digits ] ;   (dstack: 1..2, 4.., ..8)"""
-        token = self.tokens.read()
-        low = int(token.match["low"] or 1)
-        high = int(token.match["high"]) if token.match["high"] else None
-        expected = f"Expected a count range such as 1..2 or 4.. after ':', got {quote(token.text)}"
-        if token.match["low"] is None and high is None:
-            self.tokens.raise_syntax_error(expected, span=token.span)
-        if not 0 < low <= MAX_COUNT:
-            zero = "; a spec asks for at least one device (dstack's 0.. also allows none)"
-            refuse(expected + (zero if low == 0 else ""), self.source, token.span)
-        if high is not None and not low <= high <= MAX_COUNT:
-            refuse(
-                f"Expected a count range from low to high (such as 1..2), got {quote(token.text)}",
-                self.source,
-                token.span,
-            )
-        alternative.fields["count"] = low
-        alternative.fields["count_range"] = (low, high)
-        alternative.count_span = token.span
-        alternative.follow = []
-
-    def _parse_memory(self) -> MemoryRequest:
-        """memory = MEMORY [ "+" ] ;   MEMORY = number ( "GB" | "G" | "MB" | "TB" ) ;"""
-        tokens = self.tokens
-        token = tokens.expect("MEMORY", expected="a memory size such as '80GB'")
-        gb = self._gigabytes(token)
-        tokens.skip_ws()
-        if tokens.consume("RANGE"):  # dstack's 24GB..80GB (and 24GB.., which is 24GB+)
-            tokens.skip_ws()
-            if not tokens.check("MEMORY"):
-                return MemoryRequest(gb=gb, at_least=True)
-            high = self._gigabytes(tokens.read())
-            if high < gb:
-                refuse(
-                    f"Expected a memory range from low to high, got {format_number(gb)}GB.."
-                    f"{format_number(high)}GB",
-                    self.source,
-                    (token.position, tokens.last_end),
-                )
-            return MemoryRequest(gb=gb, at_least=True, at_most=high)
-        at_least = tokens.consume("PLUS") is not None
-        return MemoryRequest(gb=gb, at_least=at_least)
-
-    def _gigabytes(self, token: Token) -> float:
-        gb = float(token.match["gb"]) * _UNITS[token.match["unit"].lower()]
-        if not (math.isfinite(gb) and gb > 0):
-            refuse(
-                f"Expected a positive memory size such as '80GB', got {quote(token.text)}",
-                self.source,
-                token.span,
-            )
-        return gb
-
-    def _parse_count(self, *, memory_allowed: bool) -> Token:
-        """count = COUNT ;   COUNT = digits [ "." digits ] | "." digits ;"""
-        tokens = self.tokens
-        if not tokens.check("COUNT"):
-            expected = "a count after ':' (a number such as 8 or 0.5)"
-            if memory_allowed:
-                expected += " or a memory size (such as 80GB)"
-            tokens.raise_syntax_error(f"Expected {expected}, got {tokens.found()}")
-        token = tokens.read()
-        value = count_value(token.text)
-        if math.isnan(value):
-            refuse(
-                f"Expected a count a float holds exactly (a whole number, or a fraction such "
-                f"as 0.5) after ':', got {quote(token.text)}, which would round to "
-                f"{float(token.text):.0f}",
-                self.source,
-                token.span,
-            )
-        if not (math.isfinite(value) and 0 < value <= MAX_COUNT):
-            refuse(
-                f"Expected a positive count of at most 2**53 ({MAX_COUNT}) after ':', got "
-                f"{quote(token.text)}",
-                self.source,
-                token.span,
-            )
-        return token
-
-    def _parse_partition(self, match: NameMatch) -> Token:
-        """partition = MIG_PROFILE | TOPOLOGY | "whole" | "unpartitioned" ;"""
-        tokens = self.tokens
-        acc = match.accelerator
-        offered = ", ".join((*acc.partitions, "whole")) if acc.partitions else "none"
-        if not tokens.check("PARTITION"):
-            tokens.raise_syntax_error(
-                "Expected a MIG profile (such as 1g.5gb) or TPU topology (such as 2x4) "
-                f"after '@', got {tokens.found()}; {acc.name} offers: {offered}"
-            )
-        token = tokens.read()
-        text = token.text.lower()
-        shapes = (_MIG_PROFILE.fullmatch(text), _TOPOLOGY.fullmatch(text))
-        if not (text in (*WHOLE, SHARED) or any(shapes)):
-            # What no accelerator offers, as an unknown partition of this one (the type the
-            # constructor's partition="..." raises).
-            hints = close_matches(text, (*acc.partitions, *WHOLE, SHARED))
-            hint = f"; did you mean {' or '.join(repr(h) for h in hints)}?" if hints else ""
-            unknown = UnknownPartitionError(
-                "Expected a MIG profile (such as 1g.5gb) or TPU topology (such as 2x4) "
-                f"after '@', got {quote(token.text)}{hint} ({acc.name} offers: {offered})",
-                accelerator=acc.name,
-                partition=token.text,
-                valid=acc.partitions,
-            )
-            raise with_caret(unknown, self.source, token.span)
-        return token
 
     def _unexpected(self, alternative: Alternative) -> None:
         """Raise for whatever stands after a complete alternative."""
