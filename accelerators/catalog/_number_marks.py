@@ -60,9 +60,9 @@ def pcie_lanes(prev: Token | None, width: float) -> bool:
     return (piece.kind, piece.value) == ("form", "pcie") and width == 16
 
 
-def gpu_cores(state: Read, nxt: Token | None) -> bool:
+def gpu_cores(state: Read, nxt: Token) -> bool:
     """Whether a number before ``nxt`` counts a chip's GPU cores: ``48 GPU Core(s)``."""
-    if nxt is None or nxt.piece.kind != "device":
+    if nxt.piece.kind != "device":
         return False
     after = next_token(state, nxt)
     return after is not None and after.piece.text.casefold() in ("core", "cores")

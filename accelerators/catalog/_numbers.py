@@ -245,9 +245,9 @@ def _read_number(
 
     if prev is not None and prev.piece.kind == "count_key":
         count(f"after {prev.piece.text!r}")
-    elif gpu_cores(state, nxt):  # Apple's "M1 Ultra (48 GPU Core)": the chip's GPU cores
+    elif nxt is not None and gpu_cores(state, nxt):  # Apple's "(48 GPU Core)": the chip's
         token.role, token.meaning = "host figure", f"{piece.value} GPU cores, no count"
-        nxt.role = "device word"  # type: ignore[union-attr]
+        nxt.role = "device word"
     elif (
         piece.kind == "decimal"
         and prev is not None
