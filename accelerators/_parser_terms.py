@@ -15,7 +15,7 @@ from accelerators._parser_fields import (
     count_value,
     refuse,
 )
-from accelerators._text import format_number, quote
+from accelerators._text import MIG_PROFILE_PATTERN, TOPOLOGY_PATTERN, format_number, quote
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.errors import UnknownPartitionError, close_matches, with_caret
 
@@ -28,9 +28,9 @@ __all__ = ["Terms"]
 #: GB per memory unit (decimal units, as datasheets and ``nvidia-smi`` quote them).
 _UNITS = {"mb": 0.001, "g": 1.0, "gb": 1.0, "tb": 1000.0}
 
-#: Shapes a partition can take (the catalog schema checks the same shapes).
-_MIG_PROFILE = re.compile(r"[1-7]g\.[0-9]+gb(?:[+\-][a-z.]+)?")
-_TOPOLOGY = re.compile(r"[0-9]+x[0-9]+(?:x[0-9]+)?")
+#: Shapes a partition can take (the catalog schema checks its records with the same two).
+_MIG_PROFILE = re.compile(MIG_PROFILE_PATTERN)
+_TOPOLOGY = re.compile(TOPOLOGY_PATTERN)
 
 
 class Terms:

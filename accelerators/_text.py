@@ -9,6 +9,8 @@ import hashlib
 import re
 
 __all__ = [
+    "MIG_PROFILE_PATTERN",
+    "TOPOLOGY_PATTERN",
     "flops_unit",
     "format_number",
     "plain_typography",
@@ -18,6 +20,12 @@ __all__ = [
     "safe_name",
     "shorten",
 ]
+
+#: The shape of a MIG profile (``1g.10gb``, ``1g.10gb+me``, ``1g.10gb-me``) and of a TPU slice's
+#: topology (``2x4``, ``4x4x8``). The catalog's schema checks its records with them, the grammar
+#: reads a spec's partition with them and the name reader finds them in a name: one shape each.
+MIG_PROFILE_PATTERN = r"[1-7]g\.[0-9]+gb(?:[+\-][a-z.]+)?"
+TOPOLOGY_PATTERN = r"[0-9]+x[0-9]+(?:x[0-9]+)?"
 
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/@\s'\"]+)@")
 _SECRET_QUERY = re.compile(

@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import re
 
-from accelerators._text import format_number
+from accelerators._text import MIG_PROFILE_PATTERN, format_number
 from accelerators.catalog._names import resolve_name
 from accelerators.catalog._reading import NameReading, TokenReading
 from accelerators.catalog._spellings import NameMatch, current_index
@@ -31,7 +31,7 @@ __all__ = ["explain_name", "match_text"]
 
 _COUNT_BEFORE = re.compile(r"\s*([0-9]{1,9}(?:\.[0-9]{1,9})?)\s*x\s*", re.IGNORECASE)
 _COUNT_AFTER = re.compile(r"\s*x\s*([0-9]{1,9})\s*\Z", re.IGNORECASE)
-_MIG_AFTER = re.compile(r"[\s_\-]+mig[\s_\-]+([1-7]g\.[0-9]+gb\S*)\Z", re.IGNORECASE)
+_MIG_AFTER = re.compile(rf"[\s_\-]+mig[\s_\-]+({MIG_PROFILE_PATTERN})\Z", re.IGNORECASE)
 #: How each kind of spelling is called.
 _SOURCES = {
     "name": "the catalog's SKU name",

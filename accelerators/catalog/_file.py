@@ -8,7 +8,8 @@ One accelerator's records are in :mod:`accelerators.catalog._schema`.
 # while it defines the classes, ~1 ms of each process that loads the catalog.
 from pydantic import BaseModel, Field, model_validator
 
-from accelerators.catalog._schema import _STRICT, SCHEMA_VERSION, Accelerator, Source
+from accelerators.catalog._records import _STRICT, Source
+from accelerators.catalog._schema import SCHEMA_VERSION, Accelerator
 
 __all__ = ["CatalogFile", "NameGroup", "OpenName", "VgpuBoard"]
 

@@ -55,7 +55,7 @@ import re
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from accelerators._text import plain_typography, quote
+from accelerators._text import MIG_PROFILE_PATTERN, plain_typography, quote
 from accelerators._vendors import CLOUD_VENDORS, VENDORS
 from accelerators.catalog._choices import choice_of_entries, same_entry_choice
 from accelerators.catalog._memory_select import named_with_memory, select_by_memory
@@ -116,7 +116,7 @@ _PCIE_LINK = re.compile(
     re.IGNORECASE,
 )
 _MIG_SUFFIX = re.compile(
-    r"(?<=[^\s_\-])[\s_\-]+mig[\s_\-]+([1-7]g\.[0-9]+gb(?:[+\-][a-z.]+)?)\Z", re.IGNORECASE
+    rf"(?<=[^\s_\-])[\s_\-]+mig[\s_\-]+({MIG_PROFILE_PATTERN})\Z", re.IGNORECASE
 )
 _RESULT_MEMO_SIZE = 4096
 

@@ -9,9 +9,9 @@ this module stores the validated records (:func:`to_blob`) in the data-file cach
 build their validators (they are ``defer_build``).
 
 The entry's key (:func:`cache_key`) is the SHA-256 of the data file's bytes, of the source
-of this module and of the schema's (:mod:`accelerators.catalog._schema` and ``._file``), and
-of the pydantic and Python versions: an edited data file or schema gets a new entry, and a
-stale one is never read. A damaged entry fails its checksum
+of this module and of the schema's (:mod:`accelerators.catalog._schema`, ``._records`` and
+``._file``), and of the pydantic and Python versions: an edited data file or schema gets a new
+entry, and a stale one is never read. A damaged entry fails its checksum
 (:func:`accelerators._datafiles.read_blob`) or its shape check here and is rebuilt from the
 data file, validated. A data file that fails validation is never stored.
 
@@ -35,7 +35,7 @@ from typing import Any
 import pydantic
 from pydantic import BaseModel
 
-from accelerators.catalog import _file, _schema
+from accelerators.catalog import _file, _records, _schema
 from accelerators.catalog._file import CatalogFile
 
 __all__ = ["cache_key", "from_blob", "to_blob"]
@@ -49,7 +49,7 @@ _Convert = Callable[[Any], Any]
 def cache_key(data: bytes) -> str | None:
     """The cache key of the validated records of the data file ``data`` (None: do not cache)."""
     digest = hashlib.sha256(data)
-    for module in (_schema, _file, sys.modules[__name__]):
+    for module in (_schema, _records, _file, sys.modules[__name__]):
         try:
             digest.update(Path(module.__file__ or "").read_bytes())
         except OSError:  # no source to tell one schema from another: never trust a copy
