@@ -25,6 +25,7 @@ This module imports nothing beyond the standard library.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import TypeVar
 
@@ -167,21 +168,81 @@ def close_matches(
     The returned strings keep the candidates' own spelling. Letters typed for look-alike
     digits count as those digits ("O" for zero, "I" or "l" for one), and a candidate that
     matches exactly that way comes first: ``H1OO`` finds ``H100``, ``MI3OOX`` ``MI300X``.
+    The rest are :func:`difflib.get_close_matches`'s, found faster (:func:`_closest`).
     """
-    by_folded: dict[str, str] = {}
-    for candidate in candidates:
-        by_folded.setdefault(candidate.casefold(), candidate)
+    by_folded, keys, tagged = _prepared(tuple(candidates))
     folded = word.casefold()
     found: list[str] = []
     if _has_digit_lookalike(folded):
         wanted = folded.translate(_DIGIT_LOOKALIKES)
-        found = [key for key in by_folded if key.translate(_DIGIT_LOOKALIKES) == wanted][:n]
-    import difflib  # only when a name is wrong: not on the path of every lookup
-
-    for key in difflib.get_close_matches(folded, list(by_folded), n=n, cutoff=cutoff):
+        found = [key for key in keys if key.translate(_DIGIT_LOOKALIKES) == wanted][:n]
+    for key in _closest(folded, keys, tagged, n, cutoff):
         if key not in found and len(found) < n:
             found.append(key)
     return [by_folded[f] for f in found]
+
+
+@functools.lru_cache(maxsize=16)
+def _prepared(
+    candidates: tuple[str, ...],
+) -> tuple[dict[str, str], list[str], list[frozenset[tuple[str, int]]]]:
+    """The candidates by their casefolded text (the first spelling of each), those keys, and
+    each key's characters as a set of (character, occurrence) pairs (:func:`_tagged`). A
+    catalog's spellings are asked about again and again: this is built once for them."""
+    by_folded: dict[str, str] = {}
+    for candidate in candidates:
+        by_folded.setdefault(candidate.casefold(), candidate)
+    keys = list(by_folded)
+    return by_folded, keys, [_tagged(key) for key in keys]
+
+
+def _tagged(text: str) -> frozenset[tuple[str, int]]:
+    """``text``'s characters, each with how many times it came before (``"a100"``: ``a`` 0,
+    ``1`` 0, ``0`` 0, ``0`` 1): two such sets share as many pairs as the texts share
+    characters, counted with repeats, which is what :meth:`difflib.SequenceMatcher.quick_ratio`
+    counts, here in one set intersection."""
+    seen: dict[str, int] = {}
+    out = []
+    for ch in text:
+        k = seen.get(ch, 0)
+        seen[ch] = k + 1
+        out.append((ch, k))
+    return frozenset(out)
+
+
+def _closest(
+    word: str,
+    keys: list[str],
+    tagged: list[frozenset[tuple[str, int]]],
+    n: int,
+    cutoff: float,
+) -> list[str]:
+    """What ``difflib.get_close_matches(word, keys, n, cutoff)`` returns, the same list in
+    the same order. difflib tries each key with three bounds in turn (lengths, shared
+    characters, the real ratio); the first two are computed here for every key at once with
+    set arithmetic, and only keys that pass them get difflib's own ratio."""
+    import difflib  # only when a name is wrong: not on the path of every lookup
+    import heapq
+
+    if n <= 0 or not 0.0 <= cutoff <= 1.0:  # difflib's own checks, with its messages
+        return difflib.get_close_matches(word, keys, n, cutoff)
+    mine = _tagged(word)
+    size = len(word)
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(word)
+    scored = []
+    for key, theirs in zip(keys, tagged, strict=True):
+        total = size + len(key)
+        if not total:  # difflib scores two empty texts 1.0
+            shared_bound = real_bound = 1.0
+        else:
+            real_bound = 2.0 * min(size, len(key)) / total
+            shared_bound = 2.0 * len(mine & theirs) / total
+        if real_bound >= cutoff and shared_bound >= cutoff:
+            matcher.set_seq1(key)
+            if (ratio := matcher.ratio()) >= cutoff:
+                scored.append((ratio, key))
+    return [key for _, key in heapq.nlargest(n, scored)]
 
 
 #: Letters typed for digits they look like (after casefolding): o -> 0, i and l -> 1.
