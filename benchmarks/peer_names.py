@@ -106,6 +106,13 @@ Two corpora, one file per system, written from each system's public sources:
   the seventeenth corpus's brief while the reader was fixed on the seventeenth's run,
   committed before any reader ran on it and run once with the reader and catalog frozen.
 
+* ``tests/peer_names/fresh19/{visible,sealed}/*.tsv``, the *nineteenth fresh* corpus (issue
+  32): 22 more systems (the GPU runner labels of six projects' CI, ML software's device
+  tables and tuning caches, edge-AI and robotics benchmarks, HPC sites' partitions and
+  features, a research cloud's flavors), collected under the eighteenth corpus's brief while
+  the reader's code was tidied, committed before any reader ran on it and run once with the
+  reader and catalog frozen.
+
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board`` or ``node``; ``mixed``
 reads as ``device``); each fresh corpus's line is followed by the reading of every name as a
@@ -179,6 +186,8 @@ FRESH17 = CORPORA / "fresh17" / "visible"
 SEALED17 = CORPORA / "fresh17" / "sealed"
 FRESH18 = CORPORA / "fresh18" / "visible"
 SEALED18 = CORPORA / "fresh18" / "sealed"
+FRESH19 = CORPORA / "fresh19" / "visible"
+SEALED19 = CORPORA / "fresh19" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -198,6 +207,7 @@ _FRESH_PARTS = [
     (FRESH16, SEALED16),
     (FRESH17, SEALED17),
     (FRESH18, SEALED18),
+    (FRESH19, SEALED19),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
