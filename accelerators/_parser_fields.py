@@ -22,6 +22,7 @@ from accelerators._text import quote
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._names import NameMatch, resolve_name, select_by_memory
 from accelerators.catalog._partitions import check_partition
+from accelerators.catalog._system_counts import per_machine
 from accelerators.errors import (
     AcceleratorError,
     CountNotStatedError,
@@ -225,9 +226,12 @@ def _denoted(source: str, alternative: Alternative, match: NameMatch, name: Toke
     ):
         return match
     if denotes == "node":
-        if match.count is None:
+        if match.count is not None:
+            return match
+        fixed = per_machine((fields["accelerator"], *alternative.group), name.text)
+        if fixed is None:
             raise _node_without_count(source, name.text, name.span, name=name.text)
-        return match
+        return replace(match, count=fixed)  # a Mac's profile "m1_max": a Mac has one M1 Max
     if match.devices:  # "A16 64GB", "1x Tesla K80 (2 GPUs)": the devices, counted already
         return match
     per_board = {acc.devices_per_board for acc in (fields["accelerator"], *alternative.group)}

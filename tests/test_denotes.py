@@ -151,3 +151,44 @@ def test_a_board_never_multiplies_a_count_of_devices(name: str, expected: str) -
     # read as boards, a count the name gives in devices is not multiplied again (it read 16
     # for Dell's "A16 ... 64GB" option, and 4 K80 devices for "1x Tesla K80 (2 GPUs)")
     assert str(AcceleratorSpec.parse(name, denotes="board")) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("m1_max", "M1-MAX-32GB | M1-MAX-64GB"),  # InstructLab's profile of a Mac: one chip
+        ("APPLE M2", "M2-8GB | M2-16GB | M2-24GB"),
+        ("macos-m1-stable", "M1-8GB | M1-16GB"),
+        ("jetson-orin-nano", "JETSON-ORIN-NANO-8GB | JETSON-ORIN-NANO-4GB"),  # one module
+        ("GB10/DGX Spark", "GB10"),  # a DGX Spark holds one GB10
+    ],
+)
+def test_a_node_of_a_device_a_machine_holds_one_of_counts_one(text: str, expected: str) -> None:
+    # the catalog's per_machine: a Mac has one Apple chip, a Jetson one module
+    spec = AcceleratorSpec.parse(text, denotes="node")
+    assert str(spec) == expected
+    assert spec.count == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "M-2",  # a cloud's memory-optimised CPU size: no word says it is Apple's chip
+        "m4pro.medium",  # an instance size: a slice of the machine, not the machine
+        "gpu-a100",  # a server holds as many boards as its system says
+        "gpu-gh200",  # a GH200 node may hold one to four superchips
+    ],
+)
+def test_other_node_names_still_leave_the_count_to_their_system(text: str) -> None:
+    with pytest.raises(CountNotStatedError):
+        AcceleratorSpec.parse(text, denotes="node")
+
+
+def test_per_machine_is_set_only_where_the_product_fixes_it() -> None:
+    from accelerators import catalog
+
+    fixed = {a.model for a in catalog.all() if a.per_machine is not None}
+    assert all(catalog.get(m).per_machine == 1 for m in fixed)
+    apple = {a.model for a in catalog.all() if a.vendor == "apple"}
+    jetson = {a.model for a in catalog.all() if a.model.startswith("JETSON-")}
+    assert fixed == apple | jetson | {"GB10"}

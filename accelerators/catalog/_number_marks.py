@@ -25,6 +25,7 @@ __all__ = [
     "prev_token",
     "profile_or_cores",
     "vgpu_profile",
+    "x64_architecture",
 ]
 
 
@@ -58,6 +59,15 @@ def pcie_lanes(prev: Token | None, width: float) -> bool:
     ):
         return True
     return (piece.kind, piece.value) == ("form", "pcie") and width == 16
+
+
+def x64_architecture(prev: Token | None, token: Token) -> bool:
+    """Whether an ``x64`` is the CPU architecture, not 64 devices: right after an operating
+    system's word, as CI runner labels write it (``[self-hosted, Linux, X64, gpu, b200]``,
+    ``windows-x64``). Elsewhere (``H100 x64``) it stays a count."""
+    if token.piece.text.casefold() != "x64" or prev is None:
+        return False
+    return (prev.piece.kind, prev.piece.value) == ("noise", "os")
 
 
 def gpu_cores(state: Read, nxt: Token) -> bool:

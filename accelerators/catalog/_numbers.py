@@ -33,6 +33,7 @@ from accelerators.catalog._number_marks import (
     prev_token,
     profile_or_cores,
     vgpu_profile,
+    x64_architecture,
 )
 from accelerators.catalog._vgpu import MOST_B_SERIES_GB, no_nvidia_vgpu
 
@@ -90,6 +91,8 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
         if kind == "x_count" and pcie_lanes(prev, token.number):
             token.role = "interconnect"  # "PCIe x16", "PCIe 4.0 x16": a link of 16 lanes
             token.meaning = f"a PCIe link of {format_number(token.number)} lanes, no count"
+        elif kind == "x_count" and x64_architecture(prev, token):
+            token.role, token.meaning = "noise", "the x64 CPU architecture (after the OS), no count"
         elif kind == "x_count":
             state.counts.append((token.number, token))
         elif kind == "count_x":

@@ -56,7 +56,7 @@ from accelerators.catalog._numbers import read_numbers
 from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._segment import segment
 from accelerators.catalog._spellings import NameMatch
-from accelerators.catalog._system_counts import left_to_system
+from accelerators.catalog._system_counts import left_to_system, per_machine, system_word
 from accelerators.catalog._unplaced import read_series, refuse_apple_chip_alone, refuse_unplaced
 from accelerators.catalog._vgpu import consumer_card
 from accelerators.catalog._words import vocabulary
@@ -109,6 +109,7 @@ _NOISE_MEANINGS = {
     "platforms": "a platform or system word",
     "prose": "product prose",
     "cpu_architectures": "a CPU architecture",
+    "software_versions": "a software version: the build, not the device",
     "apis": "a graphics API",
     "makers": "a server maker or its server line",
     "partners": "a board partner or its retail line",
@@ -119,6 +120,7 @@ _NOISE_MEANINGS = {
     "precisions": "a number format",
     "serving": "a serving mode",
     "channels": "a release channel",
+    "jobs": "what a CI job or benchmark does",
     "queues": "a scheduler queue or partition word",
 }
 
@@ -198,6 +200,9 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
     match = result(state, candidates, pinned_by_report=found is not None)
     if not needs_count:
         return match
+    machine = any(system_word(t) for t in state.tokens)  # not a size: a slice of a machine
+    if machine and not state.counts and (fixed := per_machine(candidates, state.text)):
+        return replace(match, count=fixed)  # "GB10/DGX Spark": a DGX Spark has one GB10
     return replace(match, needs_count=needs_count, count=None)  # "3-K80-NODE": 3 nodes?
 
 

@@ -95,6 +95,11 @@ class Accelerator(BaseModel):
     memory: Figure = Field(alias="memory_gb")
     devices_per_board: int = Field(default=1, ge=1, le=8)
     """Devices the board shows the OS and Kubernetes (2 for K80, M60, MI250/MI250X)."""
+    per_machine: int | None = Field(default=None, ge=1, le=8)
+    """How many a machine holds where the product itself fixes it: 1 for an Apple chip (a Mac
+    has one), a Jetson module (a Jetson device has one), the GB10 (a DGX Spark has one). None:
+    the machine's maker or its system says (a GPU server holds 1 to 8 boards). A node's name
+    that states no count (``denotes="node"``) counts this many of such a device."""
     bandwidth: Figure = Field(alias="bandwidth_tbps")
     tdp: Figure | None = Field(default=None, alias="tdp_w")
     tflops_figures: dict[str, Figure] = Field(default_factory=dict, alias="tflops")

@@ -40,6 +40,14 @@ _TRUNCATED = re.compile(r"(?:\.\.\.|\u2026)\s*\Z")
 #: The x86-64 architecture written with a separator (``amdgpu-mi300-x86-64``, a build
 #: target), kept whole: its ``x86`` is no count, its ``64`` no figure.
 _X86_64 = re.compile(r"(?<![0-9a-z])x86[_\-]64(?![0-9a-z])", re.I)
+#: A software stack's version glued to its name (``cuda12.4``, ``rocm720``, ``trt7.1``,
+#: ``py310``, ``torch2.1``, ``cann8.0``), as image tags, wheels and CI runners write the build
+#: they carry, kept whole: its numbers are the software's, no count or size of the device.
+_SOFTWARE_VERSION = re.compile(
+    r"(?<![0-9a-z])(?:cuda|rocm|trt|tensorrt|cudnn|nccl|rccl|torch|py|python|cann|musa|neuware)"
+    r"[0-9]+(?:\.[0-9]+)*(?![0-9a-z.])",
+    re.I,
+)
 #: A DGX system's model number (``NVIDIA DGX-1``, ``DGX-2H``), kept whole: no count of its GPUs.
 _DGX_MODEL = re.compile(r"(?<![0-9a-z])dgx[\s_\-]?[12]h?(?![0-9a-z])", re.I)
 #: A partition written as cores and memory (FuriosaAI's ``rngd-2core.12gb``), kept whole: no
@@ -113,6 +121,7 @@ def _chunks(text: str) -> tuple[str, list[int], list[_Chunk], list[bool]]:
         (MIG_PROFILE, "mig"),
         (_DECIMAL, "decimal"),
         (_X86_64, "noise:cpu_architectures"),
+        (_SOFTWARE_VERSION, "noise:software_versions"),
         (_DGX_MODEL, "noise:platforms"),
         (_CORE_PROFILE, "unknown"),
     )

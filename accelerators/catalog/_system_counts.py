@@ -14,14 +14,18 @@ settle it; beside a queue's word any count does (``gpuA100x4-interactive``).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from accelerators._text import quote
 
 if TYPE_CHECKING:
-    from accelerators.catalog._narrow import Read, Token
+    from collections.abc import Iterable
 
-__all__ = ["left_to_system"]
+    from accelerators.catalog._narrow import Read, Token
+    from accelerators.catalog._schema import Accelerator
+
+__all__ = ["left_to_system", "per_machine", "system_word"]
 
 #: Instance sizes that may set the device count.
 _COUNT_SIZES = frozenset(
@@ -44,13 +48,16 @@ _NODE_WORDS = frozenset(
         "dgx2h",
     )
 )
+#: Words that say a chip word is Apple's: the vendor, its machines, the chip's tiers.
+_APPLE_WORDS = frozenset(("apple", "mac", "macos", "macbook", "imac", "pro", "max", "ultra"))
+_LETTERS = re.compile(r"[a-z]+")
 #: A CPU socket's part of a node (OpenPAI's ``DGX1-V100-CPU-SOCKET``: the 4 V100s of a socket).
 _SOCKET_WORDS = frozenset(("socket", "sockets"))
 
 
 def left_to_system(state: Read) -> str:
     """Why the spec must give the count (the word that leaves it to the system), or ''."""
-    nodes = [t for t in state.tokens if _system_word(t)]
+    nodes = [t for t in state.tokens if system_word(t)]
     if nodes and not _device_count(state):
         return _needs(state, nodes[0], "a node or pool")
     queues = [t for t in state.tokens if _is_queue(t)]
@@ -63,6 +70,23 @@ def left_to_system(state: Read) -> str:
         if _is_size(token) and token.role != "chip":
             return _needs(state, token, "an instance size")
     return ""
+
+
+def per_machine(candidates: Iterable[Accelerator], text: str) -> int | None:
+    """How many of the device a machine holds where every candidate's product fixes it alike
+    (an Apple chip, a Jetson module: one), so the node's name ``text`` need not state it; else
+    None. An Apple chip counts so only where the name says it is Apple's (a vendor, Mac or tier
+    word: ``APPLE M2``, ``m1_max``, ``macos-m1``): in a list of machines a bare ``M-2`` is as
+    likely a size code (a cloud's memory-optimised ``M-2``, ``M-4``)."""
+    accs = list(candidates)
+    fixed = {acc.per_machine for acc in accs}
+    if len(fixed) != 1:
+        return None
+    if all(acc.vendor == "apple" for acc in accs):
+        words = set(_LETTERS.findall(text.casefold()))
+        if not words & _APPLE_WORDS:
+            return None
+    return fixed.pop()
 
 
 def _is_size(token: Token) -> bool:
@@ -85,7 +109,7 @@ def _is_word(token: Token, group: str, words: frozenset[str]) -> bool:
     )
 
 
-def _system_word(token: Token) -> bool:
+def system_word(token: Token) -> bool:
     """A node, pool, runner, DGX or HGX word, a CPU socket, or a rack's NVLink domain
     (``GB300 NVL72`` is a rack of that many GPUs): a part of a system whose count is its own."""
     piece = token.piece
@@ -107,7 +131,7 @@ def _device_count(state: Read) -> bool:
     for _, token in state.counts:
         following = state.tokens.index(token) + 1
         nxt = state.tokens[following] if following < len(state.tokens) else None
-        if nxt is not None and _system_word(nxt):
+        if nxt is not None and system_word(nxt):
             continue  # "8x DGX A100": 8 systems, not 8 GPUs
         if token.piece.kind in ("x_count", "count_x"):
             return True
