@@ -170,78 +170,82 @@ def close_matches(
     matches exactly that way comes first: ``H1OO`` finds ``H100``, ``MI3OOX`` ``MI300X``.
     The rest are :func:`difflib.get_close_matches`'s, found faster (:func:`_closest`).
     """
-    by_folded, keys, tagged = _prepared(tuple(candidates))
+    prepared = _prepared(tuple(candidates))
+    by_folded, keys = prepared.by_folded, prepared.keys
     folded = word.casefold()
     found: list[str] = []
     if _has_digit_lookalike(folded):
         wanted = folded.translate(_DIGIT_LOOKALIKES)
         found = [key for key in keys if key.translate(_DIGIT_LOOKALIKES) == wanted][:n]
-    for key in _closest(folded, keys, tagged, n, cutoff):
+    for key in _closest(folded, prepared, n, cutoff):
         if key not in found and len(found) < n:
             found.append(key)
     return [by_folded[f] for f in found]
 
 
+class _Prepared:
+    """Candidates made ready for :func:`_closest`, once per list (a catalog's spellings are
+    asked about again and again): each casefolded text with the first spelling that gave it,
+    and each text's characters as a bit mask with one bit per (character, how many times it
+    came before): ``"a100"`` sets the bits of ``a`` 0, ``1`` 0, ``0`` 0 and ``0`` 1. Two masks
+    share as many bits as their texts share characters, counted with repeats, which is what
+    :meth:`difflib.SequenceMatcher.quick_ratio` counts, here in one ``&``."""
+
+    def __init__(self, candidates: tuple[str, ...]) -> None:
+        self.by_folded: dict[str, str] = {}
+        for candidate in candidates:
+            self.by_folded.setdefault(candidate.casefold(), candidate)
+        self.keys = list(self.by_folded)
+        self.bits: dict[tuple[str, int], int] = {}
+        self.masks = [self.mask(key, grow=True) for key in self.keys]
+        self.lengths = [len(key) for key in self.keys]
+
+    def mask(self, text: str, *, grow: bool = False) -> int:
+        """``text``'s bit mask; a (character, count) no candidate has sets no bit (``grow``:
+        give it one, while the candidates' masks are made)."""
+        seen: dict[str, int] = {}
+        out = 0
+        for ch in text:
+            k = seen.get(ch, 0)
+            seen[ch] = k + 1
+            bit = self.bits.get((ch, k))
+            if bit is None and grow:
+                bit = self.bits[ch, k] = len(self.bits)
+            if bit is not None:
+                out |= 1 << bit
+        return out
+
+
 @functools.lru_cache(maxsize=16)
-def _prepared(
-    candidates: tuple[str, ...],
-) -> tuple[dict[str, str], list[str], list[frozenset[tuple[str, int]]]]:
-    """The candidates by their casefolded text (the first spelling of each), those keys, and
-    each key's characters as a set of (character, occurrence) pairs (:func:`_tagged`). A
-    catalog's spellings are asked about again and again: this is built once for them."""
-    by_folded: dict[str, str] = {}
-    for candidate in candidates:
-        by_folded.setdefault(candidate.casefold(), candidate)
-    keys = list(by_folded)
-    return by_folded, keys, [_tagged(key) for key in keys]
+def _prepared(candidates: tuple[str, ...]) -> _Prepared:
+    return _Prepared(candidates)
 
 
-def _tagged(text: str) -> frozenset[tuple[str, int]]:
-    """``text``'s characters, each with how many times it came before (``"a100"``: ``a`` 0,
-    ``1`` 0, ``0`` 0, ``0`` 1): two such sets share as many pairs as the texts share
-    characters, counted with repeats, which is what :meth:`difflib.SequenceMatcher.quick_ratio`
-    counts, here in one set intersection."""
-    seen: dict[str, int] = {}
-    out = []
-    for ch in text:
-        k = seen.get(ch, 0)
-        seen[ch] = k + 1
-        out.append((ch, k))
-    return frozenset(out)
-
-
-def _closest(
-    word: str,
-    keys: list[str],
-    tagged: list[frozenset[tuple[str, int]]],
-    n: int,
-    cutoff: float,
-) -> list[str]:
-    """What ``difflib.get_close_matches(word, keys, n, cutoff)`` returns, the same list in
-    the same order. difflib tries each key with three bounds in turn (lengths, shared
-    characters, the real ratio); the first two are computed here for every key at once with
-    set arithmetic, and only keys that pass them get difflib's own ratio."""
+def _closest(word: str, prepared: _Prepared, n: int, cutoff: float) -> list[str]:
+    """What ``difflib.get_close_matches(word, prepared.keys, n, cutoff)`` returns, the same
+    list in the same order. difflib tries each key with three bounds in turn (lengths, shared
+    characters, the real ratio); the second, which implies the first, is computed here for
+    every key at once with bit masks, and only keys that pass it get difflib's own ratio."""
     import difflib  # only when a name is wrong: not on the path of every lookup
     import heapq
 
     if n <= 0 or not 0.0 <= cutoff <= 1.0:  # difflib's own checks, with its messages
-        return difflib.get_close_matches(word, keys, n, cutoff)
-    mine = _tagged(word)
-    size = len(word)
+        return difflib.get_close_matches(word, prepared.keys, n, cutoff)
+    mine, size = prepared.mask(word), len(word)
+    # 2.0 * shared / total: difflib's own expression, so a bound on the line passes alike
+    passing = [
+        i
+        for i, (theirs, length) in enumerate(zip(prepared.masks, prepared.lengths, strict=True))
+        if (total := size + length) == 0 or 2.0 * (mine & theirs).bit_count() / total >= cutoff
+    ]
     matcher = difflib.SequenceMatcher()
     matcher.set_seq2(word)
     scored = []
-    for key, theirs in zip(keys, tagged, strict=True):
-        total = size + len(key)
-        if not total:  # difflib scores two empty texts 1.0
-            shared_bound = real_bound = 1.0
-        else:
-            real_bound = 2.0 * min(size, len(key)) / total
-            shared_bound = 2.0 * len(mine & theirs) / total
-        if real_bound >= cutoff and shared_bound >= cutoff:
-            matcher.set_seq1(key)
-            if (ratio := matcher.ratio()) >= cutoff:
-                scored.append((ratio, key))
+    for i in passing:
+        key = prepared.keys[i]
+        matcher.set_seq1(key)
+        if (ratio := matcher.ratio()) >= cutoff:
+            scored.append((ratio, key))
     return [key for _, key in heapq.nlargest(n, scored)]
 
 
