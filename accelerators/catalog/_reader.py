@@ -41,12 +41,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from accelerators._vendors import VENDORS
 from accelerators.catalog._modelwords import model_words
 from accelerators.catalog._narrow import (
     Read,
     Token,
-    capability,
     narrow,
     refuse,
     result,
@@ -57,6 +55,7 @@ from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._segment import segment
 from accelerators.catalog._spellings import NameMatch
 from accelerators.catalog._system_counts import left_to_system, per_machine, system_word
+from accelerators.catalog._token_meanings import KIND_ROLE, first_meaning
 from accelerators.catalog._unplaced import read_series, refuse_apple_chip_alone, refuse_unplaced
 from accelerators.catalog._vgpu import consumer_card
 from accelerators.catalog._words import vocabulary
@@ -67,62 +66,6 @@ if TYPE_CHECKING:
     from accelerators.catalog._spellings import Index
 
 __all__ = ["read", "read_left_open"]
-
-#: Roles the pieces' kinds have before their neighbours are looked at.
-_KIND_ROLE = {
-    "vendor": "vendor",
-    "line": "product line",
-    "architecture": "architecture",
-    "form": "form factor",
-    "memory_sxm": "memory",
-    "edition": "edition",
-    "neutral": "same device",
-    "interconnect": "interconnect",
-    "memory_type": "memory type",
-    "device": "device word",
-    "cpu": "host figure",
-    "host": "host figure",
-    "count_key": "count marker",
-    "sharing": "sharing",
-    "partition": "partition",
-    "noise": "noise",
-    "rack": "noise",
-    "size": "noise",
-    "version": "noise",
-    "chip": "chip",
-    "compute_capability": "chip",
-    "mig": "partition",
-    "vcpu": "host figure",
-    "x_count": "count",
-    "cuda_version": "noise",
-    "compute_units": "same device",
-    "watts": "noise",
-}
-
-
-_VENDORS = {v.name: v.display for v in VENDORS}
-#: What each group of noise words (data/name_words.toml [noise]) is.
-_NOISE_MEANINGS = {
-    "frameworks": "a framework",
-    "sizes": "an instance size",
-    "billing": "a billing term",
-    "platforms": "a platform or system word",
-    "prose": "product prose",
-    "cpu_architectures": "a CPU architecture",
-    "software_versions": "a software version: the build, not the device",
-    "apis": "a graphics API",
-    "makers": "a server maker or its server line",
-    "partners": "a board partner or its retail line",
-    "build": "how the board is built",
-    "clouds": "a cloud: where the board runs",
-    "keys": "a key of the path or enum the name is written in",
-    "os": "an operating system",
-    "precisions": "a number format",
-    "serving": "a serving mode",
-    "channels": "a release channel",
-    "jobs": "what a CI job or benchmark does",
-    "queues": "a scheduler queue or partition word",
-}
 
 
 def read(
@@ -178,8 +121,8 @@ def read_left_open(
 def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> NameMatch | None:
     tokens = state.tokens
     for token in tokens:
-        token.role = _KIND_ROLE.get(token.piece.kind, "")
-        token.meaning = _first_meaning(token)
+        token.role = KIND_ROLE.get(token.piece.kind, "")
+        token.meaning = first_meaning(token)
     _unglue_noise(tokens)
     models = _model_tokens(state) or _model_number(state)
     if not models:
@@ -226,44 +169,6 @@ def _unglue_noise(tokens: list[Token]) -> None:
             del tokens[i]
         else:
             i += 1
-
-
-def _first_meaning(token: Token) -> str:
-    piece = token.piece
-    kind = piece.kind
-    if kind in ("vendor", "line"):
-        return _VENDORS.get(piece.value, piece.value)
-    if kind in ("form", "edition"):
-        return piece.value.upper() if kind == "form" else piece.value.title()
-    if kind == "architecture":
-        return piece.value.title()
-    if kind == "noise":
-        return _NOISE_MEANINGS.get(piece.value, "")
-    if kind in ("vcpu",):
-        return f"{piece.groups[0]} vCPUs"
-    if kind == "x_count":
-        token.number = float(piece.groups[0])
-        return f"{piece.groups[0]} devices"
-    if kind == "compute_capability":
-        return f"compute capability {capability(piece.groups[0])}"
-    if kind == "mig":
-        return f"MIG profile {piece.value}"
-    if kind == "rack":
-        return "a rack's NVLink domain (NVL72), not the NVL card"
-    if kind == "size":
-        return "an instance size"
-    if kind == "version":
-        return "a version"
-    if kind == "cuda_version":
-        return "a CUDA version"
-    if kind == "watts":
-        return f"{piece.groups[0]} W: the board's power"
-    if kind == "compute_units":
-        return f"{piece.groups[0]} compute units: a configuration of the chip"
-    if kind == "memory_sxm":
-        token.number = float(piece.groups[0])
-        return f"{piece.groups[0]} GB, SXM"
-    return ""
 
 
 def _model_tokens(state: Read) -> list[Token]:
@@ -397,7 +302,7 @@ def _read_unknown(state: Read, models: list[Token]) -> None:
             whole = vocab.starting_with(piece.value)
             if whole:
                 kind = vocab.get(whole[0])[0]  # type: ignore[index]
-                token.role = _KIND_ROLE.get(kind, "noise")
+                token.role = KIND_ROLE.get(kind, "noise")
                 token.meaning = f"cut short: {whole[0]}"
                 continue
         short = piece.glued or len(piece.value) <= 3 or piece.value.isdigit()
