@@ -222,6 +222,10 @@ READ_FROM_CORPORA: list[tuple[str, str | None]] = [
     ("UnitTestMI300X", "MI300X"),
     ("NcclTestH100", "H100-SXM | H100-PCIE | H100-NVL"),
     ("sglang-model-accuracy-mi308", "MI308X"),
+    # a developer kit is the module on its carrier board (the earlier corpora's top unplaced word)
+    ("jetson-agx-orin-devkit-64gb", "JETSON-AGX-ORIN-64GB"),
+    ("NVIDIA Jetson Orin Nano (Developer kit)", "JETSON-ORIN-NANO-8GB | JETSON-ORIN-NANO-4GB"),
+    ("jetson-nano-devkit-emmc", "JETSON-NANO-4GB"),
 ]
 
 
