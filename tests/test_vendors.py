@@ -97,7 +97,7 @@ registry.VENDORS = (
 from types import SimpleNamespace
 
 from accelerators import _factories, _flyte_names, _tokenizer
-from accelerators.catalog import _reader, _spellings
+from accelerators.catalog import _spellings, _token_meanings
 from accelerators.detect import default_probes
 from accelerators.kubernetes import is_device_resource
 from accelerators.kubernetes._devices import describe, device_resource, taint_key
@@ -109,7 +109,7 @@ print(json.dumps({
     "spec": str(AcceleratorSpec.parse("Cerebras:2")),
     "vendor_token": _tokenizer.DEFAULT_RULES["VENDOR"].match("Cerebras:2") is not None,
     "factory_label": _factories._VENDOR_LABELS.get("cerebras"),
-    "reader_display": _reader._VENDORS.get("cerebras"),
+    "reader_display": _token_meanings._VENDORS.get("cerebras"),
     "vendor_word": [_spellings.is_vendor_word("cerebras"), _spellings.is_vendor_word("wafer")],
     "flyte_prefix": _flyte_names._DEVICE_PREFIX.get(("cerebras", "wse")),
     "sizing_vendors": "cerebras" in _recommend._VENDORS,
