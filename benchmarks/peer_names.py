@@ -113,6 +113,14 @@ Two corpora, one file per system, written from each system's public sources:
   the reader's code was tidied, committed before any reader ran on it and run once with the
   reader and catalog frozen.
 
+* ``tests/peer_names/fresh20/{visible,sealed}/*.tsv``, the *twentieth fresh* corpus (issue
+  32): 25 more systems (the CI runner labels and agent pools of seven more projects, ML
+  software's GPU tables and benchmark reports, a mobile GPU delegate's enum, edge-AI SDKs'
+  chip and board names, simulation codes' machine files, HPC sites' partitions, features and
+  queues, a Kubernetes operator's flavors), collected under the nineteenth corpus's brief
+  while the reader was fixed on the nineteenth's run, committed before any reader ran on it
+  and run once with the reader and catalog frozen.
+
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board`` or ``node``; ``mixed``
 reads as ``device``); each fresh corpus's line is followed by the reading of every name as a
@@ -188,6 +196,8 @@ FRESH18 = CORPORA / "fresh18" / "visible"
 SEALED18 = CORPORA / "fresh18" / "sealed"
 FRESH19 = CORPORA / "fresh19" / "visible"
 SEALED19 = CORPORA / "fresh19" / "sealed"
+FRESH20 = CORPORA / "fresh20" / "visible"
+SEALED20 = CORPORA / "fresh20" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -208,6 +218,7 @@ _FRESH_PARTS = [
     (FRESH17, SEALED17),
     (FRESH18, SEALED18),
     (FRESH19, SEALED19),
+    (FRESH20, SEALED20),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
