@@ -226,6 +226,13 @@ READ_FROM_CORPORA: list[tuple[str, str | None]] = [
     ("jetson-agx-orin-devkit-64gb", "JETSON-AGX-ORIN-64GB"),
     ("NVIDIA Jetson Orin Nano (Developer kit)", "JETSON-ORIN-NANO-8GB | JETSON-ORIN-NANO-4GB"),
     ("jetson-nano-devkit-emmc", "JETSON-NANO-4GB"),
+    # the twentieth corpus's spellings
+    ("A100-SXM4-40GB_1g_5gb", "A100-40GB-SXM!@1g.5gb"),  # a MIG profile with underscores
+    ("h100-1g-80gb", None),  # a shape no H100 has as a profile: refused, never read
+    ("onnxruntime-Win2022-GPU-T4", "T4"),  # an OS with its version
+    ("linux-ubuntu2204-a10", "A10"),
+    ("MI300A APUs (128GB)", "MI300A"),  # an APU is a device word
+    ("kA10", None),  # LiteRT's enum for Apple's A10 chip: its k is no separator
 ]
 
 

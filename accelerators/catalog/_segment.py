@@ -31,6 +31,9 @@ __all__ = ["Piece", "segment"]
 #: "e" ones (``TPU v5 lite`` is ``v5e``); ``PCle`` is PCIe.
 _MAXQ = re.compile(r"max[\s_\-]q(?![a-z])", re.I)
 _LITE = re.compile(r"(?<![a-z0-9])(v[0-9]+)([\s_\-]+)lite(?![a-z])", re.I)
+#: A MIG profile written with another separator (LLM-PQ's ``A100-SXM4-40GB_1g_5gb``):
+#: ``1g_5gb`` is ``1g.5gb``. A shape no candidate has as a profile is refused, never read.
+_MIG_SEPARATED = re.compile(r"(?<![0-9a-z])([1-7])g[_\-]([0-9]+gb)(?![0-9a-z])", re.I)
 #: "PCle", a lower-case L for the I of PCIe, as pages and spreadsheets often write it.
 _PCLE = re.compile(r"(?<![a-z])pcle(?![a-z])", re.I)
 #: A decimal number standing alone (``0.5x``), kept whole; ``100.80`` inside ``1H100.80S``
@@ -46,6 +49,13 @@ _X86_64 = re.compile(r"(?<![0-9a-z])x86[_\-]64(?![0-9a-z])", re.I)
 _SOFTWARE_VERSION = re.compile(
     r"(?<![0-9a-z])(?:cuda|rocm|trt|tensorrt|cudnn|nccl|rccl|torch|py|python|cann|musa|neuware)"
     r"[0-9]+(?:\.[0-9]+)*(?![0-9a-z.])",
+    re.I,
+)
+#: An operating system's name with its version (``Win2022``, ``ubuntu2204``, ``rhel8``), as
+#: CI pools and images name the machine: no count or size of the device.
+_OS_VERSION = re.compile(
+    r"(?<![0-9a-z])(?:windows|win|ubuntu|rhel|centos|debian|rocky|fedora|alpine|macos|sles)"
+    r"[0-9]{1,4}(?:\.[0-9]+)?(?![0-9a-z.])",
     re.I,
 )
 #: A DGX system's model number (``NVIDIA DGX-1``, ``DGX-2H``), kept whole: no count of its GPUs.
@@ -109,6 +119,7 @@ class _Chunk:
 
 def _normalise(text: str) -> str:
     text = _MAXQ.sub(lambda m: "maxq" + " " * (len(m[0]) - 4), text)
+    text = _MIG_SEPARATED.sub(r"\1g.\2", text)
     text = _PCLE.sub("pcie", text)
     return _LITE.sub(lambda m: m[1] + "e" + " " * (len(m[2]) + 3), text)
 
@@ -122,6 +133,7 @@ def _chunks(text: str) -> tuple[str, list[int], list[_Chunk], list[bool]]:
         (_DECIMAL, "decimal"),
         (_X86_64, "noise:cpu_architectures"),
         (_SOFTWARE_VERSION, "noise:software_versions"),
+        (_OS_VERSION, "noise:os"),
         (_DGX_MODEL, "noise:platforms"),
         (_CORE_PROFILE, "unknown"),
     )
