@@ -414,6 +414,14 @@ REQUIRED = {
     "M3-24GB": ("M3-24GB", "M3_24GB", True, "apple", "gpu"),
     "M3-PRO-18GB": ("M3-PRO-18GB", "M3_PRO_18GB", True, "apple", "gpu"),
     "M3-PRO-36GB": ("M3-PRO-36GB", "M3_PRO_36GB", True, "apple", "gpu"),
+    "M3-MAX-36GB": ("M3-MAX-36GB", "M3_MAX_36GB", True, "apple", "gpu"),
+    "M3-MAX-48GB": ("M3-MAX-48GB", "M3_MAX_48GB", True, "apple", "gpu"),
+    "M3-MAX-64GB": ("M3-MAX-64GB", "M3_MAX_64GB", True, "apple", "gpu"),
+    "M3-MAX-96GB": ("M3-MAX-96GB", "M3_MAX_96GB", True, "apple", "gpu"),
+    "M3-MAX-128GB": ("M3-MAX-128GB", "M3_MAX_128GB", True, "apple", "gpu"),
+    "M3-ULTRA-96GB": ("M3-ULTRA-96GB", "M3_ULTRA_96GB", True, "apple", "gpu"),
+    "M3-ULTRA-256GB": ("M3-ULTRA-256GB", "M3_ULTRA_256GB", True, "apple", "gpu"),
+    "M3-ULTRA-512GB": ("M3-ULTRA-512GB", "M3_ULTRA_512GB", True, "apple", "gpu"),
     "M4-16GB": ("M4-16GB", "M4_16GB", True, "apple", "gpu"),
     "M4-24GB": ("M4-24GB", "M4_24GB", True, "apple", "gpu"),
     "M4-32GB": ("M4-32GB", "M4_32GB", True, "apple", "gpu"),
@@ -879,8 +887,8 @@ def test_basic_figures_present_and_plausible(name):
     # floors: the entry-level cards of catalog 2026.11.15 (2 GB GTX 1050, GTX 950, Quadro P400
     # and K620; the K620's 28.8 GB/s of DDR3; the P400's 30 W); the Jetson Nano's 25.6 GB/s and
     # the Orin Nano 4GB's 10 W mode of catalog 2026.11.16; the Fermi GTX 570's 1.25 GB of
-    # catalog 2026.11.29
-    assert 1.25 <= acc.memory_gb <= 300
+    # catalog 2026.11.29; the ceiling: the 512 GB of unified memory of the M3 Ultra (issue 32)
+    assert 1.25 <= acc.memory_gb <= 512
     assert 0.025 <= acc.bandwidth_tbps <= 10  # Inferentia 1: 50 GiB/s of DRAM
     if not acc.tflops:  # only where the data says why
         assert any("left out" in note for note in acc.notes), name
@@ -1578,6 +1586,59 @@ def _open_members(text: str) -> list[str]:
     return str(AcceleratorSpec.parse(text)).split(" | ")
 
 
+#: issue 32's sources (the test rows stay on one line each)
+_OPENHUB, _MACWORLD, _MACRUMORS_M3 = (
+    "openhubweb-apple-m-chips",
+    "macworld-mac-studio-2025",
+    "macrumors-m3-pro-bandwidth",
+)
+
+#: issue 32: the Apple chips names in the wild use that catalog 2026.11.30 lacked, (unified memory
+#: GB, bandwidth TB/s, memory source, bandwidth source, bandwidth confidence). A Max chip is sold
+#: in two versions whose memory widths differ, so its sizes do not all share one bandwidth.
+APPLE_FIGURES_ISSUE_32 = {
+    "M3-MAX-36GB": (36, 0.3, _OPENHUB, _MACRUMORS_M3, "source"),
+    "M3-MAX-48GB": (48, 0.4, _OPENHUB, _MACRUMORS_M3, "source"),
+    "M3-MAX-64GB": (64, 0.4, _OPENHUB, _MACRUMORS_M3, "source"),
+    "M3-MAX-96GB": (96, 0.3, _OPENHUB, _MACRUMORS_M3, "source"),
+    "M3-MAX-128GB": (128, 0.4, _OPENHUB, _MACRUMORS_M3, "source"),
+    "M3-ULTRA-96GB": (96, 0.819, _MACWORLD, _MACWORLD, "source"),
+    "M3-ULTRA-256GB": (256, 0.819, _OPENHUB, _MACWORLD, "source"),
+    "M3-ULTRA-512GB": (512, 0.819, _MACWORLD, _MACWORLD, "source"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(APPLE_FIGURES_ISSUE_32))
+def test_issue_32_apple_figures(name):
+    acc = by_name()[name]
+    memory, bandwidth, memory_source, bandwidth_source, confidence = APPLE_FIGURES_ISSUE_32[name]
+    assert (acc.memory_gb, acc.bandwidth_tbps) == (memory, bandwidth)
+    assert acc.figure("memory_gb").source == memory_source
+    assert acc.figure("memory_gb").confidence == "source"
+    assert acc.figure("bandwidth_tbps").source == bandwidth_source
+    assert acc.figure("bandwidth_tbps").confidence == confidence
+    # no rate and no power: no page read prints one per configuration
+    assert acc.tflops == {}
+    assert acc.tdp_w is None
+    assert any("left out" in note for note in acc.notes)
+    assert "unified" in acc.memory_type
+    assert "unified" in acc.figure("memory_gb").note
+    assert (acc.vendor, acc.device_class, acc.family) == ("apple", "gpu", "Apple " + acc.chip)
+    assert acc.model == acc.name
+    assert acc.name.endswith(f"-{memory:g}GB")
+    assert acc.per_machine == 1
+    assert set(acc.aliases) == {f"Apple {acc.chip} {memory:g}GB", f"{acc.chip} {memory:g}GB"}
+
+
+def test_issue_32_a_max_chips_bandwidth_follows_its_version():
+    # the narrower version's sizes (36 and 96 GB on the M3 Max) have the lower bandwidth
+    rates: dict[str, dict[float, set[float]]] = {}
+    for name, (memory, bandwidth, *_) in APPLE_FIGURES_ISSUE_32.items():
+        rates.setdefault(by_name()[name].chip, {}).setdefault(bandwidth, set()).add(memory)
+    assert rates["M3 Max"] == {0.3: {36, 96}, 0.4: {48, 64, 128}}
+    assert rates["M3 Ultra"] == {0.819: {96, 256, 512}}
+
+
 #: every Apple chip in the catalog, by its bare name: the chip's memory sizes, smallest first
 APPLE_CHIPS = {
     chip: sorted(
@@ -1605,7 +1666,7 @@ def test_catalog_2026_11_30b_a_bare_apple_chip_is_the_family(chip):
 
 @pytest.mark.parametrize(
     "text",
-    ["M3 Max", "Apple M3 Max", "M4 Max", "M3 Ultra", "M4 Pro 48GB", "M1 32GB", "M2 Ultra 96GB"],
+    ["M4 Max", "M4 Pro 48GB", "M1 32GB", "M2 Ultra 96GB", "M3 Max 32GB", "M3 Ultra 128GB"],
 )
 def test_catalog_2026_11_30b_apple_chips_and_sizes_not_carried_are_refused(text):
     # no page read gave these chips' sizes (or the size is not one the chip is sold with)
