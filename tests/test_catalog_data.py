@@ -427,6 +427,10 @@ REQUIRED = {
     "M4-32GB": ("M4-32GB", "M4_32GB", True, "apple", "gpu"),
     "M4-PRO-24GB": ("M4-PRO-24GB", "M4_PRO_24GB", True, "apple", "gpu"),
     "M4-PRO-64GB": ("M4-PRO-64GB", "M4_PRO_64GB", True, "apple", "gpu"),
+    "M4-MAX-36GB": ("M4-MAX-36GB", "M4_MAX_36GB", True, "apple", "gpu"),
+    "M4-MAX-48GB": ("M4-MAX-48GB", "M4_MAX_48GB", True, "apple", "gpu"),
+    "M4-MAX-64GB": ("M4-MAX-64GB", "M4_MAX_64GB", True, "apple", "gpu"),
+    "M4-MAX-128GB": ("M4-MAX-128GB", "M4_MAX_128GB", True, "apple", "gpu"),
 }
 
 # -- flytekit 1.16.31 constants and the device strings they send (reference: flyte.md §1) --
@@ -1587,10 +1591,11 @@ def _open_members(text: str) -> list[str]:
 
 
 #: issue 32's sources (the test rows stay on one line each)
-_OPENHUB, _MACWORLD, _MACRUMORS_M3 = (
+_OPENHUB, _MACWORLD, _MACRUMORS_M3, _NOTEBOOKCHECK = (
     "openhubweb-apple-m-chips",
     "macworld-mac-studio-2025",
     "macrumors-m3-pro-bandwidth",
+    "notebookcheck-m4-max",
 )
 
 #: issue 32: the Apple chips names in the wild use that catalog 2026.11.30 lacked, (unified memory
@@ -1605,6 +1610,10 @@ APPLE_FIGURES_ISSUE_32 = {
     "M3-ULTRA-96GB": (96, 0.819, _MACWORLD, _MACWORLD, "source"),
     "M3-ULTRA-256GB": (256, 0.819, _OPENHUB, _MACWORLD, "source"),
     "M3-ULTRA-512GB": (512, 0.819, _MACWORLD, _MACWORLD, "source"),
+    "M4-MAX-36GB": (36, 0.41, _MACWORLD, _MACWORLD, "source"),
+    "M4-MAX-48GB": (48, 0.546, _OPENHUB, _OPENHUB, "source"),
+    "M4-MAX-64GB": (64, 0.546, _OPENHUB, _OPENHUB, "source"),
+    "M4-MAX-128GB": (128, 0.546, _NOTEBOOKCHECK, _OPENHUB, "source"),
 }
 
 
@@ -1637,6 +1646,7 @@ def test_issue_32_a_max_chips_bandwidth_follows_its_version():
         rates.setdefault(by_name()[name].chip, {}).setdefault(bandwidth, set()).add(memory)
     assert rates["M3 Max"] == {0.3: {36, 96}, 0.4: {48, 64, 128}}
     assert rates["M3 Ultra"] == {0.819: {96, 256, 512}}
+    assert rates["M4 Max"] == {0.41: {36}, 0.546: {48, 64, 128}}
 
 
 #: every Apple chip in the catalog, by its bare name: the chip's memory sizes, smallest first
@@ -1666,7 +1676,7 @@ def test_catalog_2026_11_30b_a_bare_apple_chip_is_the_family(chip):
 
 @pytest.mark.parametrize(
     "text",
-    ["M4 Max", "M4 Pro 48GB", "M1 32GB", "M2 Ultra 96GB", "M3 Max 32GB", "M3 Ultra 128GB"],
+    ["M4 Pro 48GB", "M1 32GB", "M2 Ultra 96GB", "M3 Max 32GB", "M3 Ultra 128GB", "M4 Max 96GB"],
 )
 def test_catalog_2026_11_30b_apple_chips_and_sizes_not_carried_are_refused(text):
     # no page read gave these chips' sizes (or the size is not one the chip is sold with)
