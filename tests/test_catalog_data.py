@@ -431,6 +431,16 @@ REQUIRED = {
     "M4-MAX-48GB": ("M4-MAX-48GB", "M4_MAX_48GB", True, "apple", "gpu"),
     "M4-MAX-64GB": ("M4-MAX-64GB", "M4_MAX_64GB", True, "apple", "gpu"),
     "M4-MAX-128GB": ("M4-MAX-128GB", "M4_MAX_128GB", True, "apple", "gpu"),
+    "M5-16GB": ("M5-16GB", "M5_16GB", True, "apple", "gpu"),
+    "M5-24GB": ("M5-24GB", "M5_24GB", True, "apple", "gpu"),
+    "M5-32GB": ("M5-32GB", "M5_32GB", True, "apple", "gpu"),
+    "M5-PRO-24GB": ("M5-PRO-24GB", "M5_PRO_24GB", True, "apple", "gpu"),
+    "M5-PRO-48GB": ("M5-PRO-48GB", "M5_PRO_48GB", True, "apple", "gpu"),
+    "M5-PRO-64GB": ("M5-PRO-64GB", "M5_PRO_64GB", True, "apple", "gpu"),
+    "M5-MAX-36GB": ("M5-MAX-36GB", "M5_MAX_36GB", True, "apple", "gpu"),
+    "M5-MAX-48GB": ("M5-MAX-48GB", "M5_MAX_48GB", True, "apple", "gpu"),
+    "M5-MAX-64GB": ("M5-MAX-64GB", "M5_MAX_64GB", True, "apple", "gpu"),
+    "M5-MAX-128GB": ("M5-MAX-128GB", "M5_MAX_128GB", True, "apple", "gpu"),
 }
 
 # -- flytekit 1.16.31 constants and the device strings they send (reference: flyte.md §1) --
@@ -636,6 +646,10 @@ UNCONFIRMED = {
     # issue 21's entries: figures no page read gave (each note says what was searched)
     "H20-141GB": {"bandwidth_tbps"},
     "ARC-PRO-B60": {"bandwidth_tbps"},
+    # issue 32: no page read ties these M5 Max sizes to the 32- or 40-core GPU version
+    "M5-MAX-36GB": {"bandwidth_tbps"},
+    "M5-MAX-48GB": {"bandwidth_tbps"},
+    "M5-MAX-64GB": {"bandwidth_tbps"},
 }
 
 FIGURE_KEYS = ("memory_gb", "bandwidth_tbps", "tdp_w", *(f"tflops.{d}" for d in DTYPES))
@@ -1597,6 +1611,12 @@ _OPENHUB, _MACWORLD, _MACRUMORS_M3, _NOTEBOOKCHECK = (
     "macrumors-m3-pro-bandwidth",
     "notebookcheck-m4-max",
 )
+_ARS_M5, _MACRUMORS_M5, _HF, _ZINC = (
+    "ars-m5-macbook-pro",
+    "macrumors-m5-pro-max",
+    "huggingface-js-hardware",
+    "zinc-apple-silicon-reference",
+)
 
 #: issue 32: the Apple chips names in the wild use that catalog 2026.11.30 lacked, (unified memory
 #: GB, bandwidth TB/s, memory source, bandwidth source, bandwidth confidence). A Max chip is sold
@@ -1614,6 +1634,17 @@ APPLE_FIGURES_ISSUE_32 = {
     "M4-MAX-48GB": (48, 0.546, _OPENHUB, _OPENHUB, "source"),
     "M4-MAX-64GB": (64, 0.546, _OPENHUB, _OPENHUB, "source"),
     "M4-MAX-128GB": (128, 0.546, _NOTEBOOKCHECK, _OPENHUB, "source"),
+    "M5-16GB": (16, 0.153, _ARS_M5, _ARS_M5, "source"),
+    "M5-24GB": (24, 0.153, _ARS_M5, _ARS_M5, "source"),
+    "M5-32GB": (32, 0.153, _ARS_M5, _ARS_M5, "source"),
+    "M5-PRO-24GB": (24, 0.307, _HF, _MACRUMORS_M5, "source"),
+    "M5-PRO-48GB": (48, 0.307, _HF, _MACRUMORS_M5, "source"),
+    "M5-PRO-64GB": (64, 0.307, _MACRUMORS_M5, _MACRUMORS_M5, "source"),
+    # no page read ties an M5 Max size below 128 GB to its 32- or 40-core GPU version
+    "M5-MAX-36GB": (36, 0.46, _HF, _ZINC, "unconfirmed"),
+    "M5-MAX-48GB": (48, 0.614, _HF, _MACRUMORS_M5, "unconfirmed"),
+    "M5-MAX-64GB": (64, 0.614, _HF, _MACRUMORS_M5, "unconfirmed"),
+    "M5-MAX-128GB": (128, 0.614, _MACRUMORS_M5, _MACRUMORS_M5, "source"),
 }
 
 
@@ -1647,6 +1678,9 @@ def test_issue_32_a_max_chips_bandwidth_follows_its_version():
     assert rates["M3 Max"] == {0.3: {36, 96}, 0.4: {48, 64, 128}}
     assert rates["M3 Ultra"] == {0.819: {96, 256, 512}}
     assert rates["M4 Max"] == {0.41: {36}, 0.546: {48, 64, 128}}
+    assert rates["M5 Max"] == {0.46: {36}, 0.614: {48, 64, 128}}
+    assert rates["M5 Pro"] == {0.307: {24, 48, 64}}
+    assert rates["M5"] == {0.153: {16, 24, 32}}
 
 
 #: every Apple chip in the catalog, by its bare name: the chip's memory sizes, smallest first
@@ -1676,7 +1710,20 @@ def test_catalog_2026_11_30b_a_bare_apple_chip_is_the_family(chip):
 
 @pytest.mark.parametrize(
     "text",
-    ["M4 Pro 48GB", "M1 32GB", "M2 Ultra 96GB", "M3 Max 32GB", "M3 Ultra 128GB", "M4 Max 96GB"],
+    [
+        "M4 Pro 48GB",
+        "M1 32GB",
+        "M2 Ultra 96GB",
+        "M3 Max 32GB",
+        "M3 Ultra 128GB",
+        "M4 Max 96GB",
+        # Hugging Face's table lists a 36 GB M5 Pro, on no other page read
+        "M5 Pro 36GB",
+        "M5 Max 96GB",
+        # chips the catalog does not carry (the M5 Ultra, the M6: not in issue 32's brief)
+        "M5 Ultra",
+        "Apple M6",
+    ],
 )
 def test_catalog_2026_11_30b_apple_chips_and_sizes_not_carried_are_refused(text):
     # no page read gave these chips' sizes (or the size is not one the chip is sold with)
