@@ -426,6 +426,7 @@ REQUIRED = {
     "M4-24GB": ("M4-24GB", "M4_24GB", True, "apple", "gpu"),
     "M4-32GB": ("M4-32GB", "M4_32GB", True, "apple", "gpu"),
     "M4-PRO-24GB": ("M4-PRO-24GB", "M4_PRO_24GB", True, "apple", "gpu"),
+    "M4-PRO-48GB": ("M4-PRO-48GB", "M4_PRO_48GB", True, "apple", "gpu"),
     "M4-PRO-64GB": ("M4-PRO-64GB", "M4_PRO_64GB", True, "apple", "gpu"),
     "M4-MAX-36GB": ("M4-MAX-36GB", "M4_MAX_36GB", True, "apple", "gpu"),
     "M4-MAX-48GB": ("M4-MAX-48GB", "M4_MAX_48GB", True, "apple", "gpu"),
@@ -1572,6 +1573,8 @@ APPLE_FIGURES = {
     "M4-24GB": (24, 0.12, "01net-mac-mini-m4", "pcpro-m4-series"),
     "M4-32GB": (32, 0.12, "pcpro-m4-series", "pcpro-m4-series"),
     "M4-PRO-24GB": (24, 0.273, "gadgetdb-mac-mini-m4-pro", "macrumors-m4-pro"),
+    # issue 32: the 48 GB M4 Pro, from a page read since
+    "M4-PRO-48GB": (48, 0.273, "openhubweb-apple-m-chips", "macrumors-m4-pro"),
     "M4-PRO-64GB": (64, 0.273, "macrumors-m4-pro", "macrumors-m4-pro"),
 }
 
@@ -1711,7 +1714,7 @@ def test_catalog_2026_11_30b_a_bare_apple_chip_is_the_family(chip):
 @pytest.mark.parametrize(
     "text",
     [
-        "M4 Pro 48GB",
+        "M4 Pro 36GB",
         "M1 32GB",
         "M2 Ultra 96GB",
         "M3 Max 32GB",
