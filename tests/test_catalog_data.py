@@ -1652,20 +1652,22 @@ APPLE_FIGURES_ISSUE_32 = {
 
 
 @pytest.mark.parametrize("name", sorted(APPLE_FIGURES_ISSUE_32))
-def test_issue_32_apple_figures(name):
+def test_issue_32_apple_figures(name: str) -> None:
     acc = by_name()[name]
     memory, bandwidth, memory_source, bandwidth_source, confidence = APPLE_FIGURES_ISSUE_32[name]
+    memory_figure, bandwidth_figure = acc.figure("memory_gb"), acc.figure("bandwidth_tbps")
+    assert memory_figure is not None
+    assert bandwidth_figure is not None
+    assert acc.chip is not None
     assert (acc.memory_gb, acc.bandwidth_tbps) == (memory, bandwidth)
-    assert acc.figure("memory_gb").source == memory_source
-    assert acc.figure("memory_gb").confidence == "source"
-    assert acc.figure("bandwidth_tbps").source == bandwidth_source
-    assert acc.figure("bandwidth_tbps").confidence == confidence
+    assert (memory_figure.source, memory_figure.confidence) == (memory_source, "source")
+    assert (bandwidth_figure.source, bandwidth_figure.confidence) == (bandwidth_source, confidence)
     # no rate and no power: no page read prints one per configuration
     assert acc.tflops == {}
     assert acc.tdp_w is None
     assert any("left out" in note for note in acc.notes)
     assert "unified" in acc.memory_type
-    assert "unified" in acc.figure("memory_gb").note
+    assert "unified" in (memory_figure.note or "")
     assert (acc.vendor, acc.device_class, acc.family) == ("apple", "gpu", "Apple " + acc.chip)
     assert acc.model == acc.name
     assert acc.name.endswith(f"-{memory:g}GB")
@@ -1673,11 +1675,13 @@ def test_issue_32_apple_figures(name):
     assert set(acc.aliases) == {f"Apple {acc.chip} {memory:g}GB", f"{acc.chip} {memory:g}GB"}
 
 
-def test_issue_32_a_max_chips_bandwidth_follows_its_version():
+def test_issue_32_a_max_chips_bandwidth_follows_its_version() -> None:
     # the narrower version's sizes (36 and 96 GB on the M3 Max) have the lower bandwidth
     rates: dict[str, dict[float, set[float]]] = {}
     for name, (memory, bandwidth, *_) in APPLE_FIGURES_ISSUE_32.items():
-        rates.setdefault(by_name()[name].chip, {}).setdefault(bandwidth, set()).add(memory)
+        chip = by_name()[name].chip
+        assert chip is not None
+        rates.setdefault(chip, {}).setdefault(bandwidth, set()).add(memory)
     assert rates["M3 Max"] == {0.3: {36, 96}, 0.4: {48, 64, 128}}
     assert rates["M3 Ultra"] == {0.819: {96, 256, 512}}
     assert rates["M4 Max"] == {0.41: {36}, 0.546: {48, 64, 128}}
