@@ -414,11 +414,34 @@ REQUIRED = {
     "M3-24GB": ("M3-24GB", "M3_24GB", True, "apple", "gpu"),
     "M3-PRO-18GB": ("M3-PRO-18GB", "M3_PRO_18GB", True, "apple", "gpu"),
     "M3-PRO-36GB": ("M3-PRO-36GB", "M3_PRO_36GB", True, "apple", "gpu"),
+    "M3-MAX-36GB": ("M3-MAX-36GB", "M3_MAX_36GB", True, "apple", "gpu"),
+    "M3-MAX-48GB": ("M3-MAX-48GB", "M3_MAX_48GB", True, "apple", "gpu"),
+    "M3-MAX-64GB": ("M3-MAX-64GB", "M3_MAX_64GB", True, "apple", "gpu"),
+    "M3-MAX-96GB": ("M3-MAX-96GB", "M3_MAX_96GB", True, "apple", "gpu"),
+    "M3-MAX-128GB": ("M3-MAX-128GB", "M3_MAX_128GB", True, "apple", "gpu"),
+    "M3-ULTRA-96GB": ("M3-ULTRA-96GB", "M3_ULTRA_96GB", True, "apple", "gpu"),
+    "M3-ULTRA-256GB": ("M3-ULTRA-256GB", "M3_ULTRA_256GB", True, "apple", "gpu"),
+    "M3-ULTRA-512GB": ("M3-ULTRA-512GB", "M3_ULTRA_512GB", True, "apple", "gpu"),
     "M4-16GB": ("M4-16GB", "M4_16GB", True, "apple", "gpu"),
     "M4-24GB": ("M4-24GB", "M4_24GB", True, "apple", "gpu"),
     "M4-32GB": ("M4-32GB", "M4_32GB", True, "apple", "gpu"),
     "M4-PRO-24GB": ("M4-PRO-24GB", "M4_PRO_24GB", True, "apple", "gpu"),
+    "M4-PRO-48GB": ("M4-PRO-48GB", "M4_PRO_48GB", True, "apple", "gpu"),
     "M4-PRO-64GB": ("M4-PRO-64GB", "M4_PRO_64GB", True, "apple", "gpu"),
+    "M4-MAX-36GB": ("M4-MAX-36GB", "M4_MAX_36GB", True, "apple", "gpu"),
+    "M4-MAX-48GB": ("M4-MAX-48GB", "M4_MAX_48GB", True, "apple", "gpu"),
+    "M4-MAX-64GB": ("M4-MAX-64GB", "M4_MAX_64GB", True, "apple", "gpu"),
+    "M4-MAX-128GB": ("M4-MAX-128GB", "M4_MAX_128GB", True, "apple", "gpu"),
+    "M5-16GB": ("M5-16GB", "M5_16GB", True, "apple", "gpu"),
+    "M5-24GB": ("M5-24GB", "M5_24GB", True, "apple", "gpu"),
+    "M5-32GB": ("M5-32GB", "M5_32GB", True, "apple", "gpu"),
+    "M5-PRO-24GB": ("M5-PRO-24GB", "M5_PRO_24GB", True, "apple", "gpu"),
+    "M5-PRO-48GB": ("M5-PRO-48GB", "M5_PRO_48GB", True, "apple", "gpu"),
+    "M5-PRO-64GB": ("M5-PRO-64GB", "M5_PRO_64GB", True, "apple", "gpu"),
+    "M5-MAX-36GB": ("M5-MAX-36GB", "M5_MAX_36GB", True, "apple", "gpu"),
+    "M5-MAX-48GB": ("M5-MAX-48GB", "M5_MAX_48GB", True, "apple", "gpu"),
+    "M5-MAX-64GB": ("M5-MAX-64GB", "M5_MAX_64GB", True, "apple", "gpu"),
+    "M5-MAX-128GB": ("M5-MAX-128GB", "M5_MAX_128GB", True, "apple", "gpu"),
 }
 
 # -- flytekit 1.16.31 constants and the device strings they send (reference: flyte.md §1) --
@@ -624,6 +647,10 @@ UNCONFIRMED = {
     # issue 21's entries: figures no page read gave (each note says what was searched)
     "H20-141GB": {"bandwidth_tbps"},
     "ARC-PRO-B60": {"bandwidth_tbps"},
+    # issue 32: no page read ties these M5 Max sizes to the 32- or 40-core GPU version
+    "M5-MAX-36GB": {"bandwidth_tbps"},
+    "M5-MAX-48GB": {"bandwidth_tbps"},
+    "M5-MAX-64GB": {"bandwidth_tbps"},
 }
 
 FIGURE_KEYS = ("memory_gb", "bandwidth_tbps", "tdp_w", *(f"tflops.{d}" for d in DTYPES))
@@ -879,8 +906,8 @@ def test_basic_figures_present_and_plausible(name):
     # floors: the entry-level cards of catalog 2026.11.15 (2 GB GTX 1050, GTX 950, Quadro P400
     # and K620; the K620's 28.8 GB/s of DDR3; the P400's 30 W); the Jetson Nano's 25.6 GB/s and
     # the Orin Nano 4GB's 10 W mode of catalog 2026.11.16; the Fermi GTX 570's 1.25 GB of
-    # catalog 2026.11.29
-    assert 1.25 <= acc.memory_gb <= 300
+    # catalog 2026.11.29; the ceiling: the 512 GB of unified memory of the M3 Ultra (issue 32)
+    assert 1.25 <= acc.memory_gb <= 512
     assert 0.025 <= acc.bandwidth_tbps <= 10  # Inferentia 1: 50 GiB/s of DRAM
     if not acc.tflops:  # only where the data says why
         assert any("left out" in note for note in acc.notes), name
@@ -1546,6 +1573,8 @@ APPLE_FIGURES = {
     "M4-24GB": (24, 0.12, "01net-mac-mini-m4", "pcpro-m4-series"),
     "M4-32GB": (32, 0.12, "pcpro-m4-series", "pcpro-m4-series"),
     "M4-PRO-24GB": (24, 0.273, "gadgetdb-mac-mini-m4-pro", "macrumors-m4-pro"),
+    # issue 32: the 48 GB M4 Pro, from a page read since
+    "M4-PRO-48GB": (48, 0.273, "openhubweb-apple-m-chips", "macrumors-m4-pro"),
     "M4-PRO-64GB": (64, 0.273, "macrumors-m4-pro", "macrumors-m4-pro"),
 }
 
@@ -1578,6 +1607,89 @@ def _open_members(text: str) -> list[str]:
     return str(AcceleratorSpec.parse(text)).split(" | ")
 
 
+#: issue 32's sources (the test rows stay on one line each)
+_OPENHUB, _MACWORLD, _MACRUMORS_M3, _NOTEBOOKCHECK = (
+    "openhubweb-apple-m-chips",
+    "macworld-mac-studio-2025",
+    "macrumors-m3-pro-bandwidth",
+    "notebookcheck-m4-max",
+)
+_ARS_M5, _MACRUMORS_M5, _HF, _ZINC = (
+    "ars-m5-macbook-pro",
+    "macrumors-m5-pro-max",
+    "huggingface-js-hardware",
+    "zinc-apple-silicon-reference",
+)
+
+#: issue 32: the Apple chips names in the wild use that catalog 2026.11.30 lacked, (unified memory
+#: GB, bandwidth TB/s, memory source, bandwidth source, bandwidth confidence). A Max chip is sold
+#: in two versions whose memory widths differ, so its sizes do not all share one bandwidth.
+APPLE_FIGURES_ISSUE_32 = {
+    "M3-MAX-36GB": (36, 0.3, _OPENHUB, _MACRUMORS_M3, "source"),
+    "M3-MAX-48GB": (48, 0.4, _OPENHUB, _MACRUMORS_M3, "source"),
+    "M3-MAX-64GB": (64, 0.4, _OPENHUB, _MACRUMORS_M3, "source"),
+    "M3-MAX-96GB": (96, 0.3, _OPENHUB, _MACRUMORS_M3, "source"),
+    "M3-MAX-128GB": (128, 0.4, _OPENHUB, _MACRUMORS_M3, "source"),
+    "M3-ULTRA-96GB": (96, 0.819, _MACWORLD, _MACWORLD, "source"),
+    "M3-ULTRA-256GB": (256, 0.819, _OPENHUB, _MACWORLD, "source"),
+    "M3-ULTRA-512GB": (512, 0.819, _MACWORLD, _MACWORLD, "source"),
+    "M4-MAX-36GB": (36, 0.41, _MACWORLD, _MACWORLD, "source"),
+    "M4-MAX-48GB": (48, 0.546, _OPENHUB, _OPENHUB, "source"),
+    "M4-MAX-64GB": (64, 0.546, _OPENHUB, _OPENHUB, "source"),
+    "M4-MAX-128GB": (128, 0.546, _NOTEBOOKCHECK, _OPENHUB, "source"),
+    "M5-16GB": (16, 0.153, _ARS_M5, _ARS_M5, "source"),
+    "M5-24GB": (24, 0.153, _ARS_M5, _ARS_M5, "source"),
+    "M5-32GB": (32, 0.153, _ARS_M5, _ARS_M5, "source"),
+    "M5-PRO-24GB": (24, 0.307, _HF, _MACRUMORS_M5, "source"),
+    "M5-PRO-48GB": (48, 0.307, _HF, _MACRUMORS_M5, "source"),
+    "M5-PRO-64GB": (64, 0.307, _MACRUMORS_M5, _MACRUMORS_M5, "source"),
+    # no page read ties an M5 Max size below 128 GB to its 32- or 40-core GPU version
+    "M5-MAX-36GB": (36, 0.46, _HF, _ZINC, "unconfirmed"),
+    "M5-MAX-48GB": (48, 0.614, _HF, _MACRUMORS_M5, "unconfirmed"),
+    "M5-MAX-64GB": (64, 0.614, _HF, _MACRUMORS_M5, "unconfirmed"),
+    "M5-MAX-128GB": (128, 0.614, _MACRUMORS_M5, _MACRUMORS_M5, "source"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(APPLE_FIGURES_ISSUE_32))
+def test_issue_32_apple_figures(name: str) -> None:
+    acc = by_name()[name]
+    memory, bandwidth, memory_source, bandwidth_source, confidence = APPLE_FIGURES_ISSUE_32[name]
+    memory_figure, bandwidth_figure = acc.figure("memory_gb"), acc.figure("bandwidth_tbps")
+    assert memory_figure is not None
+    assert bandwidth_figure is not None
+    assert acc.chip is not None
+    assert (acc.memory_gb, acc.bandwidth_tbps) == (memory, bandwidth)
+    assert (memory_figure.source, memory_figure.confidence) == (memory_source, "source")
+    assert (bandwidth_figure.source, bandwidth_figure.confidence) == (bandwidth_source, confidence)
+    # no rate and no power: no page read prints one per configuration
+    assert acc.tflops == {}
+    assert acc.tdp_w is None
+    assert any("left out" in note for note in acc.notes)
+    assert "unified" in acc.memory_type
+    assert "unified" in (memory_figure.note or "")
+    assert (acc.vendor, acc.device_class, acc.family) == ("apple", "gpu", "Apple " + acc.chip)
+    assert acc.model == acc.name
+    assert acc.name.endswith(f"-{memory:g}GB")
+    assert acc.per_machine == 1
+    assert set(acc.aliases) == {f"Apple {acc.chip} {memory:g}GB", f"{acc.chip} {memory:g}GB"}
+
+
+def test_issue_32_a_max_chips_bandwidth_follows_its_version() -> None:
+    # the narrower version's sizes (36 and 96 GB on the M3 Max) have the lower bandwidth
+    rates: dict[str, dict[float, set[float]]] = {}
+    for name, (memory, bandwidth, *_) in APPLE_FIGURES_ISSUE_32.items():
+        chip = by_name()[name].chip
+        assert chip is not None
+        rates.setdefault(chip, {}).setdefault(bandwidth, set()).add(memory)
+    assert rates["M3 Max"] == {0.3: {36, 96}, 0.4: {48, 64, 128}}
+    assert rates["M3 Ultra"] == {0.819: {96, 256, 512}}
+    assert rates["M4 Max"] == {0.41: {36}, 0.546: {48, 64, 128}}
+    assert rates["M5 Max"] == {0.46: {36}, 0.614: {48, 64, 128}}
+    assert rates["M5 Pro"] == {0.307: {24, 48, 64}}
+    assert rates["M5"] == {0.153: {16, 24, 32}}
+
+
 #: every Apple chip in the catalog, by its bare name: the chip's memory sizes, smallest first
 APPLE_CHIPS = {
     chip: sorted(
@@ -1605,7 +1717,20 @@ def test_catalog_2026_11_30b_a_bare_apple_chip_is_the_family(chip):
 
 @pytest.mark.parametrize(
     "text",
-    ["M3 Max", "Apple M3 Max", "M4 Max", "M3 Ultra", "M4 Pro 48GB", "M1 32GB", "M2 Ultra 96GB"],
+    [
+        "M4 Pro 36GB",
+        "M1 32GB",
+        "M2 Ultra 96GB",
+        "M3 Max 32GB",
+        "M3 Ultra 128GB",
+        "M4 Max 96GB",
+        # Hugging Face's table lists a 36 GB M5 Pro, on no other page read
+        "M5 Pro 36GB",
+        "M5 Max 96GB",
+        # chips the catalog does not carry (the M5 Ultra, the M6: not in issue 32's brief)
+        "M5 Ultra",
+        "Apple M6",
+    ],
 )
 def test_catalog_2026_11_30b_apple_chips_and_sizes_not_carried_are_refused(text):
     # no page read gave these chips' sizes (or the size is not one the chip is sold with)
