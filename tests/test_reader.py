@@ -233,6 +233,11 @@ READ_FROM_CORPORA: list[tuple[str, str | None]] = [
     ("linux-ubuntu2204-a10", "A10"),
     ("MI300A APUs (128GB)", "MI300A"),  # an APU is a device word
     ("kA10", None),  # LiteRT's enum for Apple's A10 chip: its k is no separator
+    # catalog 2026.11.40's Apple chips
+    ("Apple M3 Ultra", "M3-ULTRA-96GB | M3-ULTRA-256GB | M3-ULTRA-512GB"),
+    ("M4 Max 128GB", "M4-MAX-128GB"),
+    ("m4max128", None),  # the x of "max" marks no count: not 128 M4 Max chips
+    ("m3max48", None),
 ]
 
 

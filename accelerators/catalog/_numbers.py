@@ -265,7 +265,7 @@ def _read_number(
         count("before an x")
     elif prev is not None and prev.piece.value == "x" and prev.piece.kind == "unknown":
         count("after an x")
-    elif prev is not None and prev.role == "model" and piece.glued and prev.piece.value[-1] == "x":
+    elif prev is not None and prev.role == "model" and piece.glued and _x_suffix(prev.piece.value):
         count(f"the x of {prev.piece.text!r} marks it")
     elif (
         _model_ahead(state, token)
@@ -354,3 +354,10 @@ def _plural_or_model(state: Read) -> Token | None:
         ):
             return token
     return None
+
+
+def _x_suffix(word: str) -> bool:
+    """Whether a model word ends in an ``x`` after a digit, the x of a model number
+    (DigitalOcean's ``mi300x8``: 8 MI300X), which a number glued after it counts by; the x of a
+    word (Apple's ``m4max128``: the M4 Max with 128 GB) marks nothing."""
+    return len(word) > 1 and word[-1] == "x" and word[-2].isdigit()
