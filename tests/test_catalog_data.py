@@ -302,6 +302,12 @@ REQUIRED = {
         "gpu",
     ),
     "JETSON-NANO-4GB": ("JETSON-NANO-4GB", "JETSON_NANO_4GB", True, "nvidia", "gpu"),
+    # issue 32 (branch cat-jetson): the Jetson modules peer names use that the catalog lacked
+    "JETSON-TX2-8GB": ("JETSON-TX2-8GB", "JETSON_TX2_8GB", True, "nvidia", "gpu"),
+    "JETSON-TX2-4GB": ("JETSON-TX2-4GB", "JETSON_TX2_4GB", True, "nvidia", "gpu"),
+    "JETSON-TX2I": ("JETSON-TX2I", "JETSON_TX2I", True, "nvidia", "gpu"),
+    "JETSON-TX2-NX": ("JETSON-TX2-NX", "JETSON_TX2_NX", True, "nvidia", "gpu"),
+    "JETSON-TX1": ("JETSON-TX1", "JETSON_TX1", True, "nvidia", "gpu"),
     # catalog 2026.11.16 (issue 32): more cards marketplaces, software lists and old clusters name
     "RX-6600-XT": ("RX-6600-XT", "RX_6600_XT", True, "amd", "gpu"),
     "RX-6650-XT": ("RX-6650-XT", "RX_6650_XT", True, "amd", "gpu"),
@@ -624,6 +630,8 @@ UNCONFIRMED = {
     # issue 21's entries: figures no page read gave (each note says what was searched)
     "H20-141GB": {"bandwidth_tbps"},
     "ARC-PRO-B60": {"bandwidth_tbps"},
+    # issue 32 (branch cat-jetson): Jetson bandwidths no readable page printed
+    "JETSON-TX2I": {"bandwidth_tbps"},
 }
 
 FIGURE_KEYS = ("memory_gb", "bandwidth_tbps", "tdp_w", *(f"tflops.{d}" for d in DTYPES))
@@ -1488,6 +1496,17 @@ JETSON_FIGURES = {
     "JETSON-XAVIER-NX-8GB": (8, 0.0597, None, None, "ultralytics-jetson-guide"),
     "JETSON-XAVIER-NX-16GB": (16, 0.0597, None, None, "seeed-recomputer-j20"),
     "JETSON-NANO-4GB": (4, 0.0256, None, None, "ultralytics-jetson-guide"),
+    # issue 32 (branch cat-jetson): the older modules; no page read gives a power or GPU rate
+    "JETSON-TX2-8GB": (8, 0.0597, None, None, "nvidia-jetson-tx2-datasheet"),
+    "JETSON-TX2-4GB": (4, 0.0512, None, None, "wlxmall-jetson-tx2-4gb"),
+    "JETSON-TX2I": (8, 0.0512, None, None, "trentos-tegra-x2"),
+    "JETSON-TX2-NX": (4, 0.0512, None, None, "adafruit-jetson-tx2-nx"),
+    "JETSON-TX1": (4, 0.0256, None, None, "jetson-tx1-dev-readme"),
+}
+
+#: bandwidths no readable page printed: stored as recalled, marked unconfirmed
+JETSON_UNCONFIRMED_BANDWIDTH = {
+    "JETSON-TX2I",
 }
 
 
@@ -1504,6 +1523,10 @@ def test_jetson_module_figures(name):
     assert "unified" in acc.figure("memory_gb").note
     assert acc.family.startswith("Jetson")
     assert acc.device_class == "gpu"
+    assert acc.per_machine == 1
+    assert acc.figure("memory_gb").confidence == "source"
+    expected = "unconfirmed" if name in JETSON_UNCONFIRMED_BANDWIDTH else "source"
+    assert acc.figure("bandwidth_tbps").confidence == expected
 
 
 @pytest.mark.parametrize("name", [n for n in JETSON_FIGURES if "-ORIN-N" in n])

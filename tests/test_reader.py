@@ -291,3 +291,35 @@ def test_a_unified_memory_size_the_catalog_lacks_is_refused(name: str) -> None:
     # aside and the names read as the 32 GB and 4 GB modules
     with pytest.raises(UnknownAcceleratorError, match="in the catalog has"):
         AcceleratorSpec.parse(name)
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("NVIDIA Jetson TX2 (4 GB ram)", "JETSON-TX2-4GB"),
+    ],
+)
+def test_a_jetson_module_s_stated_memory_picks_it(name: str, expected: str) -> None:
+    # jtop's "(N GB ram)" and a devkit's size pick the module of that memory (cat-jetson)
+    assert str(AcceleratorSpec.parse(name)) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("Jetson TX2", "JETSON-TX2-8GB | JETSON-TX2-4GB"),
+        ("NVIDIA Jetson TX2", "JETSON-TX2-8GB | JETSON-TX2-4GB"),
+        ("Jetson TX2i", "JETSON-TX2I"),  # named apart: not in the TX2 open name
+        ("NVIDIA Jetson TX2 NX", "JETSON-TX2-NX"),
+        ("NVIDIA Jetson TX1", "JETSON-TX1"),
+        ("Jetson Nano", "JETSON-NANO-4GB"),  # NVIDIA's plain name of the 4 GB module
+    ],
+)
+def test_a_bare_jetson_name_is_its_module_or_its_open_family(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name)) == expected
+
+
+def test_jetson_xavier_alone_stays_unread() -> None:
+    # "Jetson Xavier" may be an AGX Xavier or a Xavier NX: no family of the catalog's
+    with pytest.raises(UnknownAcceleratorError):
+        AcceleratorSpec.parse("jetson-xavier")
