@@ -309,6 +309,27 @@ REQUIRED = {
     "JETSON-TX2I": ("JETSON-TX2I", "JETSON_TX2I", True, "nvidia", "gpu"),
     "JETSON-TX2-NX": ("JETSON-TX2-NX", "JETSON_TX2_NX", True, "nvidia", "gpu"),
     "JETSON-TX1": ("JETSON-TX1", "JETSON_TX1", True, "nvidia", "gpu"),
+    "JETSON-AGX-XAVIER-16GB": (
+        "JETSON-AGX-XAVIER-16GB",
+        "JETSON_AGX_XAVIER_16GB",
+        True,
+        "nvidia",
+        "gpu",
+    ),
+    "JETSON-AGX-XAVIER-64GB": (
+        "JETSON-AGX-XAVIER-64GB",
+        "JETSON_AGX_XAVIER_64GB",
+        True,
+        "nvidia",
+        "gpu",
+    ),
+    "JETSON-AGX-XAVIER-INDUSTRIAL": (
+        "JETSON-AGX-XAVIER-INDUSTRIAL",
+        "JETSON_AGX_XAVIER_INDUSTRIAL",
+        True,
+        "nvidia",
+        "gpu",
+    ),
     # catalog 2026.11.16 (issue 32): more cards marketplaces, software lists and old clusters name
     "RX-6600-XT": ("RX-6600-XT", "RX_6600_XT", True, "amd", "gpu"),
     "RX-6650-XT": ("RX-6650-XT", "RX_6650_XT", True, "amd", "gpu"),
@@ -633,6 +654,8 @@ UNCONFIRMED = {
     "ARC-PRO-B60": {"bandwidth_tbps"},
     # issue 32 (branch cat-jetson): Jetson bandwidths no readable page printed
     "JETSON-TX2I": {"bandwidth_tbps"},
+    "JETSON-AGX-XAVIER-64GB": {"bandwidth_tbps"},
+    "JETSON-AGX-XAVIER-INDUSTRIAL": {"bandwidth_tbps"},
 }
 
 FIGURE_KEYS = ("memory_gb", "bandwidth_tbps", "tdp_w", *(f"tflops.{d}" for d in DTYPES))
@@ -1504,11 +1527,16 @@ JETSON_FIGURES = {
     "JETSON-TX2I": (8, 0.0512, None, None, "trentos-tegra-x2"),
     "JETSON-TX2-NX": (4, 0.0512, None, None, "adafruit-jetson-tx2-nx"),
     "JETSON-TX1": (4, 0.0256, None, None, "jetson-tx1-dev-readme"),
+    "JETSON-AGX-XAVIER-16GB": (16, 0.137, None, None, "xavier-som-overview"),
+    "JETSON-AGX-XAVIER-64GB": (64, 0.1365, None, None, "jetson-stats-module-names"),
+    "JETSON-AGX-XAVIER-INDUSTRIAL": (32, 0.1365, None, None, "nvidia-jetson-agx-xavier-datasheet"),
 }
 
 #: bandwidths no readable page printed: stored as recalled, marked unconfirmed
 JETSON_UNCONFIRMED_BANDWIDTH = {
     "JETSON-TX2I",
+    "JETSON-AGX-XAVIER-64GB",
+    "JETSON-AGX-XAVIER-INDUSTRIAL",
 }
 
 

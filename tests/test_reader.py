@@ -298,8 +298,12 @@ def test_a_unified_memory_size_the_catalog_lacks_is_refused(name: str) -> None:
     ("name", "expected"),
     [
         ("NVIDIA Jetson Nano (2 GB ram)", "JETSON-NANO-2GB"),
+        ("NVIDIA Jetson AGX Xavier (16 GB ram)", "JETSON-AGX-XAVIER-16GB"),
+        ("NVIDIA Jetson AGX Xavier (64 GB ram)", "JETSON-AGX-XAVIER-64GB"),
+        ("NVIDIA Jetson AGX Xavier Industrial (32 GB ram)", "JETSON-AGX-XAVIER-INDUSTRIAL"),
         ("NVIDIA Jetson TX2 (4 GB ram)", "JETSON-TX2-4GB"),
         ("jetson-nano-2gb-devkit", "JETSON-NANO-2GB"),
+        ("NVIDIA Jetson AGX Xavier 16GB", "JETSON-AGX-XAVIER-16GB"),
     ],
 )
 def test_a_jetson_module_s_stated_memory_picks_it(name: str, expected: str) -> None:
@@ -312,6 +316,10 @@ def test_a_jetson_module_s_stated_memory_picks_it(name: str, expected: str) -> N
     [
         ("Jetson TX2", "JETSON-TX2-8GB | JETSON-TX2-4GB"),
         ("NVIDIA Jetson TX2", "JETSON-TX2-8GB | JETSON-TX2-4GB"),
+        (
+            "Jetson AGX Xavier",
+            "JETSON-AGX-XAVIER-32GB | JETSON-AGX-XAVIER-16GB | JETSON-AGX-XAVIER-64GB",
+        ),
         ("Jetson TX2i", "JETSON-TX2I"),  # named apart: not in the TX2 open name
         ("NVIDIA Jetson TX2 NX", "JETSON-TX2-NX"),
         ("NVIDIA Jetson TX1", "JETSON-TX1"),
