@@ -302,6 +302,34 @@ REQUIRED = {
         "gpu",
     ),
     "JETSON-NANO-4GB": ("JETSON-NANO-4GB", "JETSON_NANO_4GB", True, "nvidia", "gpu"),
+    # issue 32 (branch cat-jetson): the Jetson modules peer names use that the catalog lacked
+    "JETSON-NANO-2GB": ("JETSON-NANO-2GB", "JETSON_NANO_2GB", True, "nvidia", "gpu"),
+    "JETSON-TX2-8GB": ("JETSON-TX2-8GB", "JETSON_TX2_8GB", True, "nvidia", "gpu"),
+    "JETSON-TX2-4GB": ("JETSON-TX2-4GB", "JETSON_TX2_4GB", True, "nvidia", "gpu"),
+    "JETSON-TX2I": ("JETSON-TX2I", "JETSON_TX2I", True, "nvidia", "gpu"),
+    "JETSON-TX2-NX": ("JETSON-TX2-NX", "JETSON_TX2_NX", True, "nvidia", "gpu"),
+    "JETSON-TX1": ("JETSON-TX1", "JETSON_TX1", True, "nvidia", "gpu"),
+    "JETSON-AGX-XAVIER-16GB": (
+        "JETSON-AGX-XAVIER-16GB",
+        "JETSON_AGX_XAVIER_16GB",
+        True,
+        "nvidia",
+        "gpu",
+    ),
+    "JETSON-AGX-XAVIER-64GB": (
+        "JETSON-AGX-XAVIER-64GB",
+        "JETSON_AGX_XAVIER_64GB",
+        True,
+        "nvidia",
+        "gpu",
+    ),
+    "JETSON-AGX-XAVIER-INDUSTRIAL": (
+        "JETSON-AGX-XAVIER-INDUSTRIAL",
+        "JETSON_AGX_XAVIER_INDUSTRIAL",
+        True,
+        "nvidia",
+        "gpu",
+    ),
     # catalog 2026.11.16 (issue 32): more cards marketplaces, software lists and old clusters name
     "RX-6600-XT": ("RX-6600-XT", "RX_6600_XT", True, "amd", "gpu"),
     "RX-6650-XT": ("RX-6650-XT", "RX_6650_XT", True, "amd", "gpu"),
@@ -651,6 +679,10 @@ UNCONFIRMED = {
     "M5-MAX-36GB": {"bandwidth_tbps"},
     "M5-MAX-48GB": {"bandwidth_tbps"},
     "M5-MAX-64GB": {"bandwidth_tbps"},
+    # issue 32: Jetson bandwidths no readable page printed
+    "JETSON-TX2I": {"bandwidth_tbps"},
+    "JETSON-AGX-XAVIER-64GB": {"bandwidth_tbps"},
+    "JETSON-AGX-XAVIER-INDUSTRIAL": {"bandwidth_tbps"},
 }
 
 FIGURE_KEYS = ("memory_gb", "bandwidth_tbps", "tdp_w", *(f"tflops.{d}" for d in DTYPES))
@@ -1515,6 +1547,23 @@ JETSON_FIGURES = {
     "JETSON-XAVIER-NX-8GB": (8, 0.0597, None, None, "ultralytics-jetson-guide"),
     "JETSON-XAVIER-NX-16GB": (16, 0.0597, None, None, "seeed-recomputer-j20"),
     "JETSON-NANO-4GB": (4, 0.0256, None, None, "ultralytics-jetson-guide"),
+    # issue 32 (branch cat-jetson): the older modules; no page read gives a power or GPU rate
+    "JETSON-NANO-2GB": (2, 0.0256, None, None, "itsfoss-best-sbc-ai"),
+    "JETSON-TX2-8GB": (8, 0.0597, None, None, "nvidia-jetson-tx2-datasheet"),
+    "JETSON-TX2-4GB": (4, 0.0512, None, None, "wlxmall-jetson-tx2-4gb"),
+    "JETSON-TX2I": (8, 0.0512, None, None, "trentos-tegra-x2"),
+    "JETSON-TX2-NX": (4, 0.0512, None, None, "adafruit-jetson-tx2-nx"),
+    "JETSON-TX1": (4, 0.0256, None, None, "jetson-tx1-dev-readme"),
+    "JETSON-AGX-XAVIER-16GB": (16, 0.137, None, None, "xavier-som-overview"),
+    "JETSON-AGX-XAVIER-64GB": (64, 0.1365, None, None, "jetson-stats-module-names"),
+    "JETSON-AGX-XAVIER-INDUSTRIAL": (32, 0.1365, None, None, "nvidia-jetson-agx-xavier-datasheet"),
+}
+
+#: bandwidths no readable page printed: stored as recalled, marked unconfirmed
+JETSON_UNCONFIRMED_BANDWIDTH = {
+    "JETSON-TX2I",
+    "JETSON-AGX-XAVIER-64GB",
+    "JETSON-AGX-XAVIER-INDUSTRIAL",
 }
 
 
@@ -1531,6 +1580,10 @@ def test_jetson_module_figures(name):
     assert "unified" in acc.figure("memory_gb").note
     assert acc.family.startswith("Jetson")
     assert acc.device_class == "gpu"
+    assert acc.per_machine == 1
+    assert acc.figure("memory_gb").confidence == "source"
+    expected = "unconfirmed" if name in JETSON_UNCONFIRMED_BANDWIDTH else "source"
+    assert acc.figure("bandwidth_tbps").confidence == expected
 
 
 @pytest.mark.parametrize("name", [n for n in JETSON_FIGURES if "-ORIN-N" in n])

@@ -225,7 +225,9 @@ READ_FROM_CORPORA: list[tuple[str, str | None]] = [
     # a developer kit is the module on its carrier board (the earlier corpora's top unplaced word)
     ("jetson-agx-orin-devkit-64gb", "JETSON-AGX-ORIN-64GB"),
     ("NVIDIA Jetson Orin Nano (Developer kit)", "JETSON-ORIN-NANO-8GB | JETSON-ORIN-NANO-4GB"),
-    ("jetson-nano-devkit-emmc", "JETSON-NANO-4GB"),
+    # the 2 GB Nano is in the catalog since the cat-jetson entries: a name that says no memory
+    # (bar the plain "Jetson Nano", NVIDIA's name of the 4 GB module) is the Nano family
+    ("jetson-nano-devkit-emmc", "JETSON-NANO-4GB | JETSON-NANO-2GB"),
     # the twentieth corpus's spellings
     ("A100-SXM4-40GB_1g_5gb", "A100-40GB-SXM!@1g.5gb"),  # a MIG profile with underscores
     ("h100-1g-80gb", None),  # a shape no H100 has as a profile: refused, never read
@@ -261,8 +263,9 @@ def test_a_bare_tpu_number_or_jetson_word_names_no_device(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["jetson-nano-emmc", "jetson-nano-qspi"])
 def test_a_boards_storage_word_is_a_host_figure(name: str) -> None:
-    # Jetson Linux's flash configurations name the module's boot storage
-    assert str(AcceleratorSpec.parse(name)) == "JETSON-NANO-4GB"
+    # Jetson Linux's flash configurations name the module's boot storage, not its memory:
+    # the storage word is set aside and the name is the Nano family (4 and 2 GB modules)
+    assert str(AcceleratorSpec.parse(name)) == "JETSON-NANO-4GB | JETSON-NANO-2GB"
 
 
 def test_a_bare_mi325_stays_unread() -> None:
@@ -288,11 +291,51 @@ def test_a_memory_generation_the_model_lacks_is_refused() -> None:
         AcceleratorSpec.parse("RTX 4090 GDDR6")  # GDDR6X is another memory
 
 
-@pytest.mark.parametrize(
-    "name", ["NVIDIA Jetson AGX Xavier (8 GB ram)", "NVIDIA Jetson Nano (2 GB ram)"]
-)
+@pytest.mark.parametrize("name", ["NVIDIA Jetson AGX Xavier (8 GB ram)"])
 def test_a_unified_memory_size_the_catalog_lacks_is_refused(name: str) -> None:
-    # the 8 GB AGX Xavier and 2 GB Nano modules are not in the catalog: the bracket was set
-    # aside and the names read as the 32 GB and 4 GB modules
+    # the 8 GB AGX Xavier module is not in the catalog: the bracket was set aside and the
+    # name read as the 32 GB module
     with pytest.raises(UnknownAcceleratorError, match="in the catalog has"):
         AcceleratorSpec.parse(name)
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("NVIDIA Jetson Nano (2 GB ram)", "JETSON-NANO-2GB"),
+        ("NVIDIA Jetson AGX Xavier (16 GB ram)", "JETSON-AGX-XAVIER-16GB"),
+        ("NVIDIA Jetson AGX Xavier (64 GB ram)", "JETSON-AGX-XAVIER-64GB"),
+        ("NVIDIA Jetson AGX Xavier Industrial (32 GB ram)", "JETSON-AGX-XAVIER-INDUSTRIAL"),
+        ("NVIDIA Jetson TX2 (4 GB ram)", "JETSON-TX2-4GB"),
+        ("jetson-nano-2gb-devkit", "JETSON-NANO-2GB"),
+        ("NVIDIA Jetson AGX Xavier 16GB", "JETSON-AGX-XAVIER-16GB"),
+    ],
+)
+def test_a_jetson_module_s_stated_memory_picks_it(name: str, expected: str) -> None:
+    # jtop's "(N GB ram)" and a devkit's size pick the module of that memory (cat-jetson)
+    assert str(AcceleratorSpec.parse(name)) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("Jetson TX2", "JETSON-TX2-8GB | JETSON-TX2-4GB"),
+        ("NVIDIA Jetson TX2", "JETSON-TX2-8GB | JETSON-TX2-4GB"),
+        (
+            "Jetson AGX Xavier",
+            "JETSON-AGX-XAVIER-32GB | JETSON-AGX-XAVIER-16GB | JETSON-AGX-XAVIER-64GB",
+        ),
+        ("Jetson TX2i", "JETSON-TX2I"),  # named apart: not in the TX2 open name
+        ("NVIDIA Jetson TX2 NX", "JETSON-TX2-NX"),
+        ("NVIDIA Jetson TX1", "JETSON-TX1"),
+        ("Jetson Nano", "JETSON-NANO-4GB"),  # NVIDIA's plain name of the 4 GB module
+    ],
+)
+def test_a_bare_jetson_name_is_its_module_or_its_open_family(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name)) == expected
+
+
+def test_jetson_xavier_alone_stays_unread() -> None:
+    # "Jetson Xavier" may be an AGX Xavier or a Xavier NX: no family of the catalog's
+    with pytest.raises(UnknownAcceleratorError):
+        AcceleratorSpec.parse("jetson-xavier")
