@@ -121,6 +121,14 @@ Two corpora, one file per system, written from each system's public sources:
   while the reader was fixed on the nineteenth's run, committed before any reader ran on it
   and run once with the reader and catalog frozen.
 
+* ``tests/peer_names/fresh21/{visible,sealed}/*.tsv``, the *twenty-first fresh* corpus (issue
+  32): 22 more systems (the CI runner labels of six more projects, benchmark result databases
+  and research artifacts, scientific codes' machine files and tested-GPU tables, an HPC
+  benchmarking framework's system configs, ML software's tuning tables and hardware
+  requirements), collected under the twentieth corpus's brief while the reader was fixed on
+  the twentieth's run and the catalog gained Apple's and Jetson's missing chips, committed
+  before any reader ran on it and run once with the reader and catalog frozen.
+
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board`` or ``node``; ``mixed``
 reads as ``device``); each fresh corpus's line is followed by the reading of every name as a
@@ -198,6 +206,8 @@ FRESH19 = CORPORA / "fresh19" / "visible"
 SEALED19 = CORPORA / "fresh19" / "sealed"
 FRESH20 = CORPORA / "fresh20" / "visible"
 SEALED20 = CORPORA / "fresh20" / "sealed"
+FRESH21 = CORPORA / "fresh21" / "visible"
+SEALED21 = CORPORA / "fresh21" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -219,6 +229,7 @@ _FRESH_PARTS = [
     (FRESH18, SEALED18),
     (FRESH19, SEALED19),
     (FRESH20, SEALED20),
+    (FRESH21, SEALED21),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
