@@ -240,6 +240,9 @@ READ_FROM_CORPORA: list[tuple[str, str | None]] = [
     ("M4 Max 128GB", "M4-MAX-128GB"),
     ("m4max128", None),  # the x of "max" marks no count: not 128 M4 Max chips
     ("m3max48", None),
+    # the twenty-first corpus's spellings
+    ("nvidia-k40c-ecc-on", "K40"),  # the board's ECC setting
+    ("nvidia-k80-ecc-off", "K80"),
 ]
 
 

@@ -58,6 +58,9 @@ _OS_VERSION = re.compile(
     r"[0-9]{1,4}(?:\.[0-9]+)?(?![0-9a-z.])",
     re.I,
 )
+#: The board's ECC setting (BabelStream's ``nvidia-k40c-ecc-on``, ``-ecc-off``): a setting of
+#: the memory, no word of the model.
+_ECC_SETTING = re.compile(r"(?<![0-9a-z])ecc[_\-\s]?(?:on|off)(?![0-9a-z])", re.I)
 #: A DGX system's model number (``NVIDIA DGX-1``, ``DGX-2H``), kept whole: no count of its GPUs.
 _DGX_MODEL = re.compile(r"(?<![0-9a-z])dgx[\s_\-]?[12]h?(?![0-9a-z])", re.I)
 #: A partition written as cores and memory (FuriosaAI's ``rngd-2core.12gb``), kept whole: no
@@ -134,6 +137,7 @@ def _chunks(text: str) -> tuple[str, list[int], list[_Chunk], list[bool]]:
         (_X86_64, "noise:cpu_architectures"),
         (_SOFTWARE_VERSION, "noise:software_versions"),
         (_OS_VERSION, "noise:os"),
+        (_ECC_SETTING, "noise:settings"),
         (_DGX_MODEL, "noise:platforms"),
         (_CORE_PROFILE, "unknown"),
     )

@@ -68,6 +68,7 @@ _NOISE_MEANINGS = {
     "serving": "a serving mode",
     "channels": "a release channel",
     "jobs": "what a CI job or benchmark does",
+    "settings": "a setting of the board (its ECC)",
     "queues": "a scheduler queue or partition word",
 }
 
