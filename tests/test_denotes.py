@@ -184,6 +184,14 @@ def test_other_node_names_still_leave_the_count_to_their_system(text: str) -> No
         AcceleratorSpec.parse(text, denotes="node")
 
 
+def test_explain_says_why_a_machine_word_leaves_no_count_open() -> None:
+    explained = AcceleratorSpec.explain("GB10/DGX Spark")
+    assert explained.spec == "GB10"
+    dgx = next(t for t in explained.names[0].tokens if t.text == "DGX")
+    assert dgx.role == "noise"
+    assert "holds 1 of this device" in dgx.meaning  # not "the spec must give it (:N)"
+
+
 def test_per_machine_is_set_only_where_the_product_fixes_it() -> None:
     from accelerators import catalog
 

@@ -143,9 +143,12 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
     match = result(state, candidates, pinned_by_report=found is not None)
     if not needs_count:
         return match
-    machine = any(system_word(t) for t in state.tokens)  # not a size: a slice of a machine
-    if machine and not state.counts and (fixed := per_machine(candidates, state.text)):
-        return replace(match, count=fixed)  # "GB10/DGX Spark": a DGX Spark has one GB10
+    machines = [t for t in state.tokens if system_word(t)]  # not a size: a slice of a machine
+    if machines and not state.counts and (fixed := per_machine(candidates, state.text)):
+        for token in machines:  # "GB10/DGX Spark": a DGX Spark has one GB10
+            token.role = "noise"
+            token.meaning = f"a machine, which holds {fixed} of this device (the catalog says so)"
+        return replace(match, count=fixed)
     return replace(match, needs_count=needs_count, count=None)  # "3-K80-NODE": 3 nodes?
 
 
