@@ -129,6 +129,14 @@ Two corpora, one file per system, written from each system's public sources:
   the twentieth's run and the catalog gained Apple's and Jetson's missing chips, committed
   before any reader ran on it and run once with the reader and catalog frozen.
 
+* ``tests/peer_names/fresh22/{visible,sealed}/*.tsv``, the *twenty-second fresh* corpus
+  (issue 32): 14 more systems (GPU micro-benchmark and encoder-capability result files, a
+  Quick Sync benchmark's CPU strings, scientific codes' benchmark tables and machine files,
+  a GPU simulator's profiles, CI tags of three more projects' GitLab runners, a carbon
+  estimator's and a performance model's GPU tables), collected under the twenty-first
+  corpus's brief while the reader was fixed on the twenty-first's run, committed before any
+  reader ran on it and run once with the reader and catalog frozen.
+
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board`` or ``node``; ``mixed``
 reads as ``device``); each fresh corpus's line is followed by the reading of every name as a
@@ -208,6 +216,8 @@ FRESH20 = CORPORA / "fresh20" / "visible"
 SEALED20 = CORPORA / "fresh20" / "sealed"
 FRESH21 = CORPORA / "fresh21" / "visible"
 SEALED21 = CORPORA / "fresh21" / "sealed"
+FRESH22 = CORPORA / "fresh22" / "visible"
+SEALED22 = CORPORA / "fresh22" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -230,6 +240,7 @@ _FRESH_PARTS = [
     (FRESH19, SEALED19),
     (FRESH20, SEALED20),
     (FRESH21, SEALED21),
+    (FRESH22, SEALED22),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
