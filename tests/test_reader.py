@@ -243,6 +243,10 @@ READ_FROM_CORPORA: list[tuple[str, str | None]] = [
     # the twenty-first corpus's spellings
     ("nvidia-k40c-ecc-on", "K40"),  # the board's ECC setting
     ("nvidia-k80-ecc-off", "K80"),
+    # the twenty-second corpus's spellings
+    ("Quadro_P2000_Mobile_tp1", None),  # a laptop's GPU the catalog lacks, not the desktop card
+    ("2x RTX 3060 mobile", None),
+    ("8x RTX 4090 Laptop", "RTX-4090-LAPTOP:8"),  # a laptop SKU the catalog carries
 ]
 
 

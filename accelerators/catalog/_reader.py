@@ -293,6 +293,11 @@ def _a_choice(state: Read, models: list[Token]) -> bool:
 _HOST_KINDS = frozenset({"host", "cpu"})
 
 
+#: Words that make a name a laptop's GPU, a SKU of its own (the laptop SKUs the catalog carries
+#: are read by their own spellings before this reader: ``RTX 4090 Laptop GPU``).
+_LAPTOP_WORDS = frozenset({"mobile", "laptop", "notebook"})
+
+
 def _read_unknown(state: Read, models: list[Token]) -> None:
     vocab = vocabulary()
     counted = bool(state.counts)
@@ -316,6 +321,10 @@ def _read_unknown(state: Read, models: list[Token]) -> None:
         ):
             token.role = "variant"
             token.meaning = "right after the model: a variant the catalog does not carry?"
+        elif piece.kind == "unknown" and piece.value in _LAPTOP_WORDS:
+            # "Quadro_P2000_Mobile_tp1": a laptop's GPU of that name, never a system around it
+            token.role = "variant"
+            token.meaning = "a laptop's GPU: a SKU of its own, which the catalog does not carry"
         elif piece.kind == "unknown" and counted:
             token.role = "system word"
             token.meaning = "the system around the accelerators (the name states the count)"
