@@ -19,6 +19,7 @@ The segmenter knows no accelerator facts: the model words come from the caller.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -49,13 +50,6 @@ _X86_64 = re.compile(r"(?<![0-9a-z])x86[_\-]64(?![0-9a-z])", re.I)
 _SOFTWARE_VERSION = re.compile(
     r"(?<![0-9a-z])(?:cuda|rocm|trt|tensorrt|cudnn|nccl|rccl|torch|py|python|cann|musa|neuware)"
     r"[0-9]+(?:\.[0-9]+)*(?![0-9a-z.])",
-    re.I,
-)
-#: An operating system's name with its version (``Win2022``, ``ubuntu2204``, ``rhel8``), as
-#: CI pools and images name the machine: no count or size of the device.
-_OS_VERSION = re.compile(
-    r"(?<![0-9a-z])(?:windows|win|ubuntu|rhel|centos|debian|rocky|fedora|alpine|macos|sles)"
-    r"[0-9]{1,4}(?:\.[0-9]+)?(?![0-9a-z.])",
     re.I,
 )
 #: The board's ECC setting (BabelStream's ``nvidia-k40c-ecc-on``, ``-ecc-off``): a setting of
@@ -120,6 +114,21 @@ class _Chunk:
     fixed: str | None = None
 
 
+@functools.cache
+def _os_version() -> re.Pattern[str]:
+    """An operating system's name with its version (``Win2022``, ``ubuntu2204``, ``rhel8``),
+    as CI pools and images name the machine: no count or size of the device. The names are
+    the vocabulary's ``os`` group (``data/name_words.toml``), built once, on first use."""
+    names = sorted(
+        (w for w, (kind, group) in vocabulary().words.items() if (kind, group) == ("noise", "os")),
+        key=len,
+        reverse=True,
+    )
+    return re.compile(
+        rf"(?<![0-9a-z])(?:{'|'.join(names)})[0-9]{{1,4}}(?:\.[0-9]+)?(?![0-9a-z.])", re.I
+    )
+
+
 def _normalise(text: str) -> str:
     text = _MAXQ.sub(lambda m: "maxq" + " " * (len(m[0]) - 4), text)
     text = _MIG_SEPARATED.sub(r"\1g.\2", text)
@@ -136,7 +145,7 @@ def _chunks(text: str) -> tuple[str, list[int], list[_Chunk], list[bool]]:
         (_DECIMAL, "decimal"),
         (_X86_64, "noise:cpu_architectures"),
         (_SOFTWARE_VERSION, "noise:software_versions"),
-        (_OS_VERSION, "noise:os"),
+        (_os_version(), "noise:os"),
         (_ECC_SETTING, "noise:settings"),
         (_DGX_MODEL, "noise:platforms"),
         (_CORE_PROFILE, "unknown"),
