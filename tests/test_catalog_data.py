@@ -302,7 +302,7 @@ REQUIRED = {
         "gpu",
     ),
     "JETSON-NANO-4GB": ("JETSON-NANO-4GB", "JETSON_NANO_4GB", True, "nvidia", "gpu"),
-    # issue 32 (branch cat-jetson): the Jetson modules peer names use that the catalog lacked
+    # catalog 2026.11.41 (issue 32): the Jetson modules peer names use that the catalog lacked
     "JETSON-NANO-2GB": ("JETSON-NANO-2GB", "JETSON_NANO_2GB", True, "nvidia", "gpu"),
     "JETSON-TX2-8GB": ("JETSON-TX2-8GB", "JETSON_TX2_8GB", True, "nvidia", "gpu"),
     "JETSON-TX2-4GB": ("JETSON-TX2-4GB", "JETSON_TX2_4GB", True, "nvidia", "gpu"),
@@ -1547,7 +1547,7 @@ JETSON_FIGURES = {
     "JETSON-XAVIER-NX-8GB": (8, 0.0597, None, None, "ultralytics-jetson-guide"),
     "JETSON-XAVIER-NX-16GB": (16, 0.0597, None, None, "seeed-recomputer-j20"),
     "JETSON-NANO-4GB": (4, 0.0256, None, None, "ultralytics-jetson-guide"),
-    # issue 32 (branch cat-jetson): the older modules; no page read gives a power or GPU rate
+    # catalog 2026.11.41 (issue 32): the older modules; no page read gives a power or GPU rate
     "JETSON-NANO-2GB": (2, 0.0256, None, None, "itsfoss-best-sbc-ai"),
     "JETSON-TX2-8GB": (8, 0.0597, None, None, "nvidia-jetson-tx2-datasheet"),
     "JETSON-TX2-4GB": (4, 0.0512, None, None, "wlxmall-jetson-tx2-4gb"),
