@@ -54,9 +54,9 @@ def pcie_lanes(prev: Token | None, width: float) -> bool:
     if prev is None:
         return False
     piece = prev.piece
-    if (piece.kind == "interconnect" and piece.value.startswith("gen")) or prev.meaning.startswith(
-        "PCIe "
-    ):
+    if piece.kind == "interconnect" and piece.value.startswith("gen"):
+        return True
+    if piece.kind == "decimal" and prev.role == "interconnect":  # "4.0", read as PCIe's version
         return True
     return (piece.kind, piece.value) == ("form", "pcie") and width == 16
 
