@@ -65,8 +65,10 @@ SHARED = "shared"
 #: ``device``, one device as the operating system and Kubernetes count them (a name that
 #: states no count is one); ``board``, a product as sold (a dual-GPU K80 board is 2 devices);
 #: ``node``, a machine, partition, pool or instance type, whose device count only a count in
-#: the name (or the spec) says. The first is the default.
-DENOTED = ("device", "board", "node")
+#: the name (or the spec) says; ``mixed``, a list of several of those kinds, read as devices
+#: where the kinds agree (a product that holds several devices and states no count is
+#: refused: one device, or the board?). The first is the default.
+DENOTED = ("device", "board", "node", "mixed")
 #: The reading in progress's ``denotes`` (set by ``AcceleratorSpec.parse`` for one parse).
 DENOTES: ContextVar[str] = ContextVar("accelerators_denotes", default=DENOTED[0])
 
@@ -115,7 +117,8 @@ def check_denotes(value: object) -> str:
     hint = f"; did you mean {near[0]!r}?" if near else ""
     raise InvalidSpecError(
         "Expected denotes= to be 'device' (a name is one device), 'board' (a product as "
-        f"sold) or 'node' (a machine, partition or instance type), got {value!r}{hint}"
+        "sold), 'node' (a machine, partition or instance type) or 'mixed' (a list of those "
+        f"kinds), got {value!r}{hint}"
     )
 
 
@@ -225,6 +228,8 @@ def _denoted(source: str, alternative: Alternative, match: NameMatch, name: Toke
         or {"count", "count_range"} & set(fields)
     ):
         return match
+    if denotes == "mixed":
+        return _mixed(source, alternative, match, name)
     if denotes == "node":
         if match.count is not None:
             return match
@@ -240,6 +245,30 @@ def _denoted(source: str, alternative: Alternative, match: NameMatch, name: Toke
         return match
     per = per_board.pop()
     return match if per == 1 else replace(match, count=boards * per)
+
+
+def _mixed(source: str, alternative: Alternative, match: NameMatch, name: Token) -> NameMatch:
+    """The match where a source's names are of several kinds (``denotes="mixed"``): a name
+    reads as one device where a device's and a board's reading agree. A product that holds
+    several devices (an MI250 is 2, an A16 4) and states no count is refused: one of its
+    devices, or the board, is its system's to say."""
+    if match.count is not None or match.devices:
+        return match
+    models = (alternative.fields["accelerator"], *alternative.group)
+    held = {acc.devices_per_board for acc in models}
+    most = max(held)
+    if most == 1:
+        return match
+    products = "a product that holds" if len(held) == 1 else "products that hold up to"
+    error = CountNotStatedError(
+        f"{quote(name.text)} names {products} {most} devices, and its list mixes devices, "
+        "boards and nodes (denotes='mixed'), so whether it means one device or the whole "
+        f"board is its system's to say: give the count ('{name.text}:1' for one "
+        f"device, '{name.text}:{most}' for the board), or say what the names stand for "
+        "(denotes='device' or 'board')"
+    )
+    error.name = name.text
+    raise with_caret(error, source, name.span)
 
 
 def node_count(source: str, alternative: Alternative, span: tuple[int, int]) -> None:

@@ -71,9 +71,10 @@ class CountNotStatedError(InvalidSpecError):
     """A name whose device count is its system's to say, in a spec that does not say it.
 
     A name for a node or an instance size (``gpu-a100`` read with ``denotes="node"``,
-    Exoscale's ``gpua5000.medium``, an HGX board) holds as many devices as its system says;
-    the reader refuses to guess 1. Give the count in the spec (``gpu-a100:4``). ``name`` is
-    the name.
+    Exoscale's ``gpua5000.medium``, an HGX board) holds as many devices as its system says,
+    and a product of several devices in a list of several kinds (``MI250`` read with
+    ``denotes="mixed"``) is one of them or the board; the reader refuses to guess. Give the
+    count in the spec (``gpu-a100:4``). ``name`` is the name.
     """
 
 

@@ -244,8 +244,10 @@ class AcceleratorSpec(BaseModel):
         ``docs/grammar.md``). For a spec, a constant or a list, use :meth:`coerce`.
 
         ``denotes`` says what a source's names stand for: ``"device"`` (the default; ``H100``
-        is one), ``"board"`` (a product as sold: ``Tesla K80`` is 2 devices) or ``"node"`` (a
-        machine, partition or instance type: a name that states no count is refused).
+        is one), ``"board"`` (a product as sold: ``Tesla K80`` is 2 devices), ``"node"`` (a
+        machine, partition or instance type: a name that states no count is refused) or
+        ``"mixed"`` (a list of those kinds: a name reads as a device where a device's and a
+        board's reading agree; ``MI250``, a product of 2 devices stating no count, is refused).
 
         :raises SpecSyntaxError: the text does not follow the grammar.
         :raises InvalidSpecError: it does, but its parts cannot hold together (``T4@whole``),

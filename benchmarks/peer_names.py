@@ -138,9 +138,9 @@ Two corpora, one file per system, written from each system's public sources:
   reader ran on it and run once with the reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
-(``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board`` or ``node``; ``mixed``
-reads as ``device``); each fresh corpus's line is followed by the reading of every name as a
-device, the reading before ``denotes=``.
+(``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
+``mixed``); each fresh corpus's line is followed by the reading of every name as a device, the
+reading before ``denotes=``.
 
 A row counts as resolved when the spec's accelerator is of the expected model, with the
 expected device count (or count range, ``1..2``, ``4..``) and (where the row gives one)
@@ -276,8 +276,8 @@ class Row:
     #: The name determines no accelerator: a refusal is the right answer.
     refuse: bool = False
     #: What the system's names stand for, from its docs (the file's ``# denotes:`` line):
-    #: ``device``, ``board`` or ``node``, passed to ``AcceleratorSpec.parse(denotes=...)``;
-    #: a file whose list mixes them (``mixed``) or says nothing reads each name as a device.
+    #: ``device``, ``board``, ``node`` or ``mixed`` (a list of those kinds), passed to
+    #: ``AcceleratorSpec.parse(denotes=...)``; a file that says nothing reads each as a device.
     denotes: str = "device"
 
 
@@ -312,7 +312,7 @@ def load(directory: Path = CORPORA) -> list[Row]:
                 kind = line.split(":", 1)[1].strip()
             if line.startswith("# denotes:"):
                 denotes = line.split(":", 1)[1].strip()
-                denotes = denotes if denotes in ("board", "node") else "device"
+                denotes = denotes if denotes in ("board", "node", "mixed") else "device"
             if not line.strip() or line.startswith("#"):
                 continue
             name, device, count, partition, *extra = line.split("\t")

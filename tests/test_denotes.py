@@ -3,7 +3,9 @@
 A name states a count or it does not. Read as a device (the default), ``H100`` is one H100. A
 source whose names stand for nodes (HPC partitions, node pools, instance tiers) leaves the
 count of a name that states none to its system: the reader refuses it rather than read 1. A
-source whose names are products as sold counts a dual-GPU board's two devices.
+source whose names are products as sold counts a dual-GPU board's two devices. A source whose
+list mixes those kinds reads a name as a device where a device's and a board's reading agree,
+and refuses a product of several devices that states no count.
 """
 
 from __future__ import annotations
@@ -38,6 +40,15 @@ from accelerators.errors import CountNotStatedError, InvalidSpecError
         # a slice is no node
         ("A100@1g.10gb", "node", "A100-40GB@1g.10gb | A100-80GB@1g.10gb"),
         ("tpu-v5litepod-8", "node", "TPU-V5E@2x4:8"),
+        # a mixed list: a name whose device and board readings agree is one device; a count
+        # the name or the spec states, a slice or a share is read as it is
+        ("H100", "mixed", "H100-SXM | H100-PCIE | H100-NVL"),
+        ("gpu-a100", "mixed", "A100-40GB | A100-80GB"),
+        ("2x MI250", "mixed", "MI250:2"),
+        ("MI250:2", "mixed", "MI250:2"),
+        ("k80x8", "mixed", "K80:8"),
+        ("1x Tesla K80 (2 GPUs)", "mixed", "K80:2"),
+        ("M60-2Q", "mixed", "M60:0.25"),
     ],
 )
 def test_names_read_as_what_their_source_says_they_stand_for(
@@ -59,6 +70,34 @@ def test_a_node_name_that_states_no_count_is_refused_not_read_as_one(text: str) 
     assert AcceleratorSpec.parse(text, denotes="device").count == 1
 
 
+@pytest.mark.parametrize(
+    ("text", "name", "devices"),
+    [
+        ("MI250", "MI250", 2),
+        ("Tesla K80", "Tesla K80", 2),
+        ("NVIDIA-A16", "NVIDIA-A16", 4),
+        ("amd-mi250x", "amd-mi250x", 2),
+        ("MI200", "MI200", 2),  # the MI250, MI250X and MI210: products that hold up to 2
+        ("T4 | MI250", "MI250", 2),  # in a list of alternatives too, pointed at
+    ],
+)
+def test_a_mixed_list_refuses_a_product_of_several_devices_that_states_no_count(
+    text: str, name: str, devices: int
+) -> None:
+    with pytest.raises(CountNotStatedError, match="denotes='mixed'") as info:
+        AcceleratorSpec.parse(text, denotes="mixed")
+    message = str(info.value)
+    assert f"{devices} devices" in message
+    assert f"'{name}:1' for one device" in message
+    assert f"'{name}:{devices}' for the board" in message
+    assert info.value.name == name
+    start, end = info.value.span
+    assert text[start:end] == name  # the caret is under the name
+    # each reading it stands between: one device, or the whole board
+    assert AcceleratorSpec.parse(text, denotes="device").count == 1
+    assert str(AcceleratorSpec.parse(f"{name}:{devices}", denotes="mixed")).endswith(f":{devices}")
+
+
 def test_a_reading_with_denotes_leaves_the_next_reading_alone() -> None:
     AcceleratorSpec.parse("Tesla K80", denotes="board")
     with pytest.raises(InvalidSpecError):
@@ -71,7 +110,7 @@ def test_a_reading_with_denotes_leaves_the_next_reading_alone() -> None:
     ("value", "hint"),
     [("nodes", "did you mean 'node'"), ("Board", "did you mean 'board'"), (None, "got None")],
 )
-def test_denotes_must_be_one_of_three(value: object, hint: str) -> None:
+def test_denotes_must_be_one_of_four(value: object, hint: str) -> None:
     with pytest.raises(InvalidSpecError, match="Expected denotes= to be 'device'") as info:
         AcceleratorSpec.parse("H100", denotes=value)  # type: ignore[arg-type]
     assert hint in str(info.value)
@@ -98,6 +137,9 @@ def test_the_cli_takes_denotes() -> None:
     node = runner.invoke(app, ["parse", "--denotes", "node", "gpu-a100"])
     assert node.exit_code == 2
     assert "denotes='node'" in node.output
+    mixed = runner.invoke(app, ["parse", "--denotes", "mixed", "MI250"])
+    assert mixed.exit_code == 2
+    assert "'MI250:2' for the board" in mixed.output
     wrong = runner.invoke(app, ["parse", "--denotes", "nodes", "gpu-a100"])
     assert wrong.exit_code == 2
     assert "did you mean 'node'" in wrong.output

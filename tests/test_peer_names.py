@@ -287,6 +287,9 @@ GUARDS = [
     # before, such as Lepton's gpu.a10.6xlarge, and 2 wrong, Saturn Cloud's V100-8XLarge)
     # (raised 2026-11-29 by the nineteenth and twentieth runs' fixes: a Mac runner's one chip,
     # a Jetson developer kit's module, a CUDA or OS version; none lowered)
+    # (lowered 2026-11-29 where a 'mixed' file's product of several devices that states no
+    # count is refused, since denotes='mixed' reads so: 17 rows whose system meant one of its
+    # devices were right by that guess, 11 whose system meant the board were wrong counts)
     (2, "", 419, 5),
     (2, "-sealed", 227, 4),
     (3, "", 291, 2),
@@ -295,20 +298,20 @@ GUARDS = [
     # 87/23 (its unseen figures); these are after the fixes that run found and the vGPU
     # reading (a DGX system and a rack's NVL domain now leave the count to the spec: 5
     # rows right before, such as OpenPAI's DGX1-V100, one V100 of a DGX-1)
-    (4, "", 334, 6),
+    (4, "", 332, 6),
     (4, "-sealed", 141, 6),
     # the fifth corpus's one run, with the reader frozen at 75c71e8, was 282/30 and
     # 145/13 (its unseen figures); these are after the fixes that run found and the
     # M60 and A16 vGPU rows relabelled to the sixth brief's count (a share of one GPU)
     # (catalog 2026.11.40's M3 Max and M4 Max: Spheron's CPU types m3-max and m4-max, labelled
     # refuse, now read as those chips, as its other Apple CPU types m1-max...m4-pro already did)
-    (5, "", 318, 13),
-    (5, "-sealed", 159, 7),
+    (5, "", 316, 13),
+    (5, "-sealed", 158, 7),
     # the sixth corpus's one run, with the reader frozen at 4a5729b, was 253/5 and 126/2
     # (its unseen figures); these are after the fixes that run found and the prose counts
     # and TPU topology reading of the seventh corpus's stop
-    (6, "", 314, 4),
-    (6, "-sealed", 149, 3),
+    (6, "", 312, 3),
+    (6, "-sealed", 146, 3),
     # the seventh corpus's one run, with the reader's code frozen at d4b0471 and catalog
     # 2026.11.15, was 116/6 and 48/2 (its unseen figures); these are after the fixes that
     # run found and three Inferless rows' counts relabelled to the brief's rule
@@ -318,8 +321,8 @@ GUARDS = [
     # 2026.11.16, was 174/8 and 69/5 (its unseen figures); these are after the fixes that
     # run found (an AMD board's "4c" and a "series" word are refused) and three InvokeAI
     # rows relabelled for 2026.11.16's GTX 1650 SUPER and 1630 (one right row became wrong)
-    (8, "", 202, 5),
-    (8, "-sealed", 87, 1),
+    (8, "", 200, 5),
+    (8, "-sealed", 87, 0),
     # (raised on 2026-11-29 by consumer card numbers with a variant or a platform word,
     # series words, GeForce and Radeon generations and the MI200, MI300, TITAN X and RX Vega
     # open names, by five vGPU counts relabelled to their source's max per GPU, and by
@@ -334,35 +337,35 @@ GUARDS = [
     # (catalog 2026.11.30 adds Apple's chips: Spheron's twelve CPU types "m1" ... "m4-pro",
     # rows labelled 'refuse' because the system's field is the CPU, now read as the chip's
     # GPU: wrong by the system's context, and the fifth corpus's guards allow them)
-    (9, "", 324, 8),
+    (9, "", 323, 8),
     (9, "-sealed", 149, 2),
     # the tenth corpus's one run, with the reader's code and catalog 2026.11.30 frozen at
     # 892e360, was 212/9 and 105/6 (its unseen figures); these are after the fixes that
     # run found (a bracketed "(Mobile)" is not dropped, a B-series vGPU profile is small)
-    (10, "", 236, 2),
+    (10, "", 235, 2),
     (10, "-sealed", 109, 1),
     # the eleventh corpus's one run, with the reader's code and catalog 2026.11.32 frozen at
     # 1cb080e, was 207/11 and 108/8 (its unseen figures); these are after the fixes that run
     # found (a bracketed count is read, x8x8 refused, a board's memory is the board, a core
     # partition is no host figure, GPU_SKU: and gpumodel: keys, '*' and fraction counts)
     (11, "", 260, 5),
-    (11, "-sealed", 137, 3),
+    (11, "-sealed", 136, 2),
     # the twelfth corpus's one run, with the reader's code and catalog 2026.11.32 frozen at
     # fe719bd, was 203/13 and 120/6 (its unseen figures); these are after the fixes that run
     # found (a bracketed "8x" is read, a DGX's number is no count, server makers' option
     # words, a board's power)
-    (12, "", 239, 11),
-    (12, "-sealed", 138, 5),
+    (12, "", 239, 10),
+    (12, "-sealed", 138, 4),
     # the thirteenth corpus's one run, with the reader's code and catalog 2026.11.32 frozen
     # at 9fd24d2, was 202/4 and 90/8 (its unseen figures); these are after the fixes that
     # run found (a MIG slice with no profile and a GeForce "vGPU" are refused, Cloud AI 100
     # is its three cards, board partners' retail names)
-    (13, "", 241, 1),
-    (13, "-sealed", 110, 3),
+    (13, "", 240, 1),
+    (13, "-sealed", 110, 1),
     # the fourteenth corpus's one run, with the reader's code and catalog 2026.11.32 frozen
     # at 241d0a7, was 178/13 and 96/5 (its unseen figures); these are after the fix that run
     # found (a memory or vendor request with no count is refused read as a node's)
-    (14, "", 184, 5),
+    (14, "", 184, 3),
     (14, "-sealed", 101, 2),
     # the fifteenth corpus's one run, with the reader's code and catalog 2026.11.34 frozen
     # at 060e6e3, was 201/1 and 97/4 (its unseen figures); these are after the fixes that
@@ -380,7 +383,7 @@ GUARDS = [
     # run found (an "sm75" compute capability is checked against the model, "x86" is no
     # count, no Tesla board is a Quadro card, TPU v7x, "HBM" is any HBM; Accel-Sim's
     # "SM6_GTX1080" reads as the GTX 1080 its name says, while its row is the 1080 Ti)
-    (17, "", 167, 7),
+    (17, "", 167, 5),
     (17, "-sealed", 83, 2),
     # the eighteenth corpus's one run, with the reader's code and catalog 2026.11.37 frozen
     # at 425eb45, was 100/4 and 69/3 (its unseen figures); these are after the fixes that
@@ -404,7 +407,7 @@ GUARDS = [
     # found (a board's ECC setting is no word of the model) and two rows the collector had
     # labelled '-' for cards its catalog list carried (the TITAN V, the GTX TITAN X)
     (21, "", 205, 5),
-    (21, "-sealed", 90, 0),
+    (21, "-sealed", 89, 0),
     # the twenty-second corpus's one run, with the reader's code and catalog 2026.11.41
     # frozen at 2d342a3, was 120/4 and 48/2 (its unseen figures); these are after the fix
     # that run found (a laptop word beside a desktop card's name is a variant, refused)
@@ -430,31 +433,35 @@ def test_later_fresh_corpora_do_not_regress(number: int, part: str, right: int, 
 
 def test_a_count_the_name_states_is_never_dropped_in_the_later_corpora() -> None:
     # The count misses left are names that state no count, read as one device because their
-    # file's '# denotes:' is 'device' or 'mixed' while their system means a node or a board
-    # (read with denotes='node' or 'board' they are refused or counted): Armada's resource name
-    # for 8 GPUs, Friendli's vm-config codes, Nscale's and Modular's and CP2K's MI250 boards,
-    # Novita's "B200 SXM" instance, Outscale's whole M60, InferenceMAX's runner names, Yale's
-    # partitions, Tenstorrent's n300 (its two chips). The node and partition names of TACC,
-    # NHR@ZIB, PSI, SURF, UD, DFKI, CSCS, NCAR and SF Compute that read 1 before are refused
-    # since their files say 'node'; TOP500's K80 boards count their GPUs ('board').
-    implied = {"nvidia.com/a100", "aws-a100", "azure-v100", "Instinct MI250", "B200 SXM"}
-    implied |= {"mi250x", "nvidia-m60", "Mi250", "Mi250X", "mi325x", "gb200", "gb300", "b300"}
-    implied |= {"gpu_b200", "gpu_h200", "n300"}
+    # file's '# denotes:' is 'device' while their system means a node or a board, or 'mixed'
+    # while the name is a node's (read with denotes='node' or 'board' they are refused or
+    # counted): Armada's resource name for 8 GPUs, Friendli's vm-config codes, Modular's and
+    # CP2K's MI250 boards, Novita's "B200 SXM" instance, InferenceMAX's runner names, Yale's
+    # partitions. The node and partition names of TACC, NHR@ZIB, PSI, SURF, UD, DFKI, CSCS,
+    # NCAR and SF Compute that read 1 before are refused since their files say 'node'; TOP500's
+    # K80 boards count their GPUs ('board'); since denotes='mixed' refuses a product of several
+    # devices that states no count, Nscale's MI250, Outscale's M60, Tenstorrent's n300, ML
+    # Engineering's MI250X, Qualcomm's AI 100 Ultra, MIT LL's MI250 and Flex 140 and Boavizta's
+    # K520 and M60 are refused, not read as one device.
+    implied = {"nvidia.com/a100", "aws-a100", "azure-v100", "B200 SXM"}
+    implied |= {"mi250x", "Mi250", "Mi250X", "mi325x", "gb200", "gb300", "b300"}
+    implied |= {"gpu_b200", "gpu_h200"}
     # the twelfth: MI250 boards its rows count as their two dies in files that say 'device'
-    # (IREE, LLM-Inference-Bench, ML Engineering), and Levanter's per-core TPU v3 and Trainium
-    # keys, which its rows count as half a chip
-    implied |= {"mi250", "AMD MI250", "AMD MI250X", "AMD MI250 GPU", "trn1", "tpu v3"}
-    # the thirteenth: a GB200 superchip its row counts as its two B200 dies, and Qualcomm's AI 100
-    # Ultra, its row's four SoCs, in files that say 'device' or 'mixed'
-    implied |= {"GB200-Superchip", "AI 100 Ultra", "Cloud AI 100 Ultra"}
-    # the fourteenth: MI250 and Flex 140 boards its rows count as their two dies or GPUs, in
-    # files that say 'device' (llm-d's "4xMI250" is 4 boards, 8 dies)
-    implied |= {"4xMI250", "2xMI250", "AMD-MI250", "Flex140"}
-    # the seventeenth: Boavizta's K520 and M60 and Unified.to's MI250, boards its rows count as
-    # their two GPUs, in files that say 'mixed' or 'device'
-    implied |= {"K520", "NVIDIA Tesla M60", "AMD_MI250"}
+    # (IREE, LLM-Inference-Bench; ML Engineering's "AMD MI250" in a 'mixed' file is refused,
+    # its name stays here for LLM-Inference-Bench's), and Levanter's per-core TPU v3 and
+    # Trainium keys, which its rows count as half a chip
+    implied |= {"mi250", "AMD MI250", "AMD MI250 GPU", "trn1", "tpu v3"}
+    # the thirteenth: a GB200 superchip its row counts as its two B200 dies (the catalog's
+    # GB200 is one device), in a file that says 'mixed'
+    implied |= {"GB200-Superchip"}
+    # the fourteenth: MI250 boards its rows count as their two dies, in a file that says
+    # 'device' (llm-d's "4xMI250" is 4 boards, 8 dies)
+    implied |= {"4xMI250", "2xMI250"}
+    # the seventeenth: Unified.to's MI250, a board its rows count as its two GPUs, in a file
+    # that says 'device'
+    implied |= {"AMD_MI250"}
     # the twenty-first: Spatter's environment file name for an IBM POWER9 node with two V100s,
-    # in a file that says 'device'
+    # in a file that says 'mixed'
     implied |= {"nvidiav100"}
     missed = set()
     for row in [row for visible, sealed in IN_ORDER[1:] for row in visible + sealed]:

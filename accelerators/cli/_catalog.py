@@ -210,8 +210,9 @@ def parse_spec(
         typer.Option(
             "--denotes",
             help="What the spec's names stand for: 'device' (one each, the default), 'board' "
-            "(a product as sold: a K80 board is 2 devices) or 'node' (a machine, partition or "
-            "instance type: a name that states no count is refused).",
+            "(a product as sold: a K80 board is 2 devices), 'node' (a machine, partition or "
+            "instance type: a name that states no count is refused) or 'mixed' (a list of "
+            "those kinds: a product of several devices that states no count is refused).",
         ),
     ] = "device",
 ) -> None:
