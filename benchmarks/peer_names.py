@@ -136,6 +136,14 @@ Two corpora, one file per system, written from each system's public sources:
   estimator's and a performance model's GPU tables), collected under the twenty-first
   corpus's brief while the reader was fixed on the twenty-first's run, committed before any
   reader ran on it and run once with the reader and catalog frozen.
+* ``tests/peer_names/fresh23/{visible,sealed}/*.tsv``, the *twenty-third fresh* corpus
+  (issue 32): 17 more systems (the CI runner labels and agents of five more projects, HPC
+  sites' GPU types, partitions and features and a workflow tool's platform labels, a
+  compiler's target tags and tuning logs, an OpenCL library's tuning database, a training
+  benchmark's result folders, a Kubernetes operator's and a launcher's GPU and TPU names, a
+  serverless platform's compute ids, a Terraform library's platforms), collected under a
+  brief rewritten from the twenty-second's, committed before any reader ran on it and run
+  once with the reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -218,6 +226,8 @@ FRESH21 = CORPORA / "fresh21" / "visible"
 SEALED21 = CORPORA / "fresh21" / "sealed"
 FRESH22 = CORPORA / "fresh22" / "visible"
 SEALED22 = CORPORA / "fresh22" / "sealed"
+FRESH23 = CORPORA / "fresh23" / "visible"
+SEALED23 = CORPORA / "fresh23" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -241,6 +251,7 @@ _FRESH_PARTS = [
     (FRESH20, SEALED20),
     (FRESH21, SEALED21),
     (FRESH22, SEALED22),
+    (FRESH23, SEALED23),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
