@@ -349,12 +349,16 @@ def load(directory: Path = CORPORA) -> list[Row]:
 
 
 def _expected_models(row: Row) -> list[str] | None:
-    """The catalog models the row means, or None when the catalog carries none of them yet."""
+    """The catalog models the row means, or None when the catalog carries none of them yet.
+    SKUs of one model are that model, once: a row that lists ``A100-40GB-SXM|A100-40GB-PCIE``
+    (its docs leave the form factor open) means the model ``A100-40GB``, as a row naming one
+    of those SKUs does."""
     from accelerators import catalog
     from accelerators.errors import AcceleratorError
 
     try:
-        return [catalog.get(device).model for device in row.device.split("|")]  # type: ignore[union-attr]
+        devices = row.device.split("|")  # type: ignore[union-attr]
+        return list(dict.fromkeys(catalog.get(device).model for device in devices))
     except AcceleratorError:
         return None
 
