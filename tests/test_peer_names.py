@@ -413,6 +413,14 @@ GUARDS = [
     # that run found (a laptop word beside a desktop card's name is a variant, refused)
     (22, "", 120, 3),
     (22, "-sealed", 48, 2),
+    # the twenty-third corpus's one run, with the reader's code and catalog 2026.11.41 frozen
+    # at b6505f2, was 150/8 and 84/6 (its unseen figures); these are after the benchmark reads
+    # a row's SKUs of one model as that model (5 rows), 8 rows relabelled by their collectors'
+    # own notes (board counts the brief's rule forced on device names, an M1 Pro labelled '-',
+    # an Azure size the instance table reads) and the fixes that run found (a count glued
+    # before a card's number, "3x3090"; a PCIe slot's generation glued to the word, "PCIe5")
+    (23, "", 158, 2),
+    (23, "-sealed", 92, 0),
 ]
 
 

@@ -247,6 +247,18 @@ READ_FROM_CORPORA: list[tuple[str, str | None]] = [
     ("Quadro_P2000_Mobile_tp1", None),  # a laptop's GPU the catalog lacks, not the desktop card
     ("2x RTX 3060 mobile", None),
     ("8x RTX 4090 Laptop", "RTX-4090-LAPTOP:8"),  # a laptop SKU the catalog carries
+    # the twenty-third corpus's spellings
+    ("3x3090", "RTX-3090:3"),  # a count glued before a card's number, as "3x 3090" reads
+    ("8x3070", "RTX-3070:8"),
+    ("3x3090_v1", "RTX-3090:3"),
+    ("16x1024", None),  # no card's number: unread
+    ("H100_80GB_PCIe5", "H100-PCIE"),  # a PCIe slot's generation glued to the word
+    ("A100_PCIE4_40GB", "A100-40GB-PCIE!"),
+    ("8xH100_80GB_PCIe5_v1", "H100-PCIE:8"),
+    ("H100 PCIe5 x16", "H100-PCIE"),  # a PCIe 5 link's lanes, not 16 cards
+    ("H100 PCIe5 x8", "H100-PCIE"),  # after the version, any width is the link's
+    ("H100 PCIe x8", "H100-PCIE:8"),  # no version: the x8 may count eight cards
+    ("mi300x8", "MI300X:8 | MI325X:8 | MI300A:8 | MI308X:8"),  # a one-digit count after x stays
 ]
 
 

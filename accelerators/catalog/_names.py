@@ -110,9 +110,9 @@ _COUNT_SUFFIX = re.compile(
     r"(?<=\S)(?<![-_ ][0-9])(?<![-_ ][0-9]{2})x([0-9]{1,9})\Z", re.IGNORECASE
 )
 #: What a spaced ``x16`` follows when it is a PCIe link's width, not a count (``PCIe x16``,
-#: ``PCIe 4.0 x8``, ``PCIe Gen4 x16``; see :func:`._number_marks.pcie_lanes`).
+#: ``PCIe 4.0 x8``, ``PCIe Gen4 x16``, ``PCIe5 x16``; see :func:`._number_marks.pcie_lanes`).
 _PCIE_LINK = re.compile(
-    r"pci[\s_\-]?e(?:[\s_\-]*(?:gen[\s_\-]?[0-9]|[0-9]\.0)[\s_\-]+x[0-9]+|[\s_\-]+x16)\Z",
+    r"pci[\s_\-]?e(?:[\s_\-]*(?:gen[\s_\-]?[0-9]|[0-9](?:\.0)?)[\s_\-]+x[0-9]+|[\s_\-]+x16)\Z",
     re.IGNORECASE,
 )
 _MIG_SUFFIX = re.compile(

@@ -49,8 +49,8 @@ PCIE_VERSIONS = frozenset(("1.0", "2.0", "3.0", "4.0", "5.0", "6.0"))
 
 def pcie_lanes(prev: Token | None, width: float) -> bool:
     """Whether an ``xN`` after ``prev`` is a PCIe link's width: any after PCIe's version
-    (``PCIe 4.0 x8``, ``Gen4 x16``), and ``x16`` right after ``PCIe``: a card's slot. A bare
-    ``PCIe x8`` may count eight PCIe cards, and stays a count."""
+    (``PCIe 4.0 x8``, ``Gen4 x16``, ``PCIe5 x8``), and ``x16`` right after ``PCIe``: a card's
+    slot. A bare ``PCIe x8`` may count eight PCIe cards, and stays a count."""
     if prev is None:
         return False
     piece = prev.piece
@@ -58,7 +58,9 @@ def pcie_lanes(prev: Token | None, width: float) -> bool:
         return True
     if piece.kind == "decimal" and prev.role == "interconnect":  # "4.0", read as PCIe's version
         return True
-    return (piece.kind, piece.value) == ("form", "pcie") and width == 16
+    if (piece.kind, piece.value) != ("form", "pcie"):
+        return False
+    return width == 16 or piece.text[-1:].isdigit()  # "PCIe5": the version, glued
 
 
 def x64_architecture(prev: Token | None, token: Token) -> bool:

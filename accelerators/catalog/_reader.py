@@ -224,12 +224,12 @@ def _model_number(state: Read) -> list[Token]:
     vendors = {t.piece.value for t in state.tokens if t.piece.kind == "vendor"}
     tokens = state.tokens
     glued = [  # a number glued to the vendor or line word ("nvidia3080", Brown's
-        # "geforce3090") is the model number
+        # "geforce3090") or to a count before it (Lambda's "3x3090") is the model number
         t
         for t in numbers
         if t.piece.glued
         and tokens.index(t) > 0
-        and tokens[tokens.index(t) - 1].piece.kind in ("vendor", "line")
+        and tokens[tokens.index(t) - 1].piece.kind in ("vendor", "line", "count_x")
     ]
     if len(vendors) > 1 or not (len(glued) == 1 or len(numbers) == 1):
         return []

@@ -99,10 +99,11 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     "memory": re.compile(r"([0-9]+(?:\.[0-9]+)?)(gib|gbvram|gb|gi|g|tb|mb|vram)"),
     # Verda's 80S: 80 GB, SXM
     "memory_sxm": re.compile(r"([0-9]{2,3})s"),
-    # x8, x16 (a count after the name)
-    "x_count": re.compile(r"x([0-9]{1,4})(?![0-9])"),
-    # 8x, 16x (a count before the name)
-    "count_x": re.compile(r"([0-9]{1,4}(?:\.[0-9]+)?)x(?![0-9])"),
+    # x8, x16 (a count after the name); after a digit, not a card's four-digit number
+    # ("3x3090" is 3 RTX 3090s, not 3090 of something)
+    "x_count": re.compile(r"(?<![0-9])x([0-9]{1,4})(?![0-9])|x([0-9]{1,3})(?![0-9])"),
+    # 8x, 16x (a count before the name); 3x3090: before a card's four-digit number, glued
+    "count_x": re.compile(r"([0-9]{1,4}(?:\.[0-9]+)?)x(?:(?=[0-9]{4}(?![0-9]))|(?![0-9]))"),
     # 30v, 128vcpu, 16c, 8cpu, 32cores: host CPU figures
     "vcpu": re.compile(r"([0-9]{1,4})(vcpus?|v|c|cpus?|cores?)(?![a-z])"),
     # 4q, 2b, 1a: an NVIDIA vGPU profile's framebuffer (Q virtual workstation, B PC, A apps)
