@@ -144,6 +144,14 @@ Two corpora, one file per system, written from each system's public sources:
   serverless platform's compute ids, a Terraform library's platforms), collected under a
   brief rewritten from the twenty-second's, committed before any reader ran on it and run
   once with the reader and catalog frozen.
+* ``tests/peer_names/fresh24/{visible,sealed}/*.tsv``, the *twenty-fourth fresh* corpus
+  (issue 32): 17 more systems (the CI runner labels and queues of four more projects, five
+  more universities' GPU partitions, types and features, benchmark and performance-model
+  artifacts' device names and tuning databases, LLM serving and training software's GPU
+  tables and recipes, NPU device plugins and an accelerator monitor), collected under the
+  twenty-third corpus's brief with its count rule made plain (a name of one device counts 1,
+  a board in a spec table its GPUs), committed before any reader ran on it and run once with
+  the reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -228,6 +236,8 @@ FRESH22 = CORPORA / "fresh22" / "visible"
 SEALED22 = CORPORA / "fresh22" / "sealed"
 FRESH23 = CORPORA / "fresh23" / "visible"
 SEALED23 = CORPORA / "fresh23" / "sealed"
+FRESH24 = CORPORA / "fresh24" / "visible"
+SEALED24 = CORPORA / "fresh24" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -252,6 +262,7 @@ _FRESH_PARTS = [
     (FRESH21, SEALED21),
     (FRESH22, SEALED22),
     (FRESH23, SEALED23),
+    (FRESH24, SEALED24),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
