@@ -259,6 +259,15 @@ READ_FROM_CORPORA: list[tuple[str, str | None]] = [
     ("H100 PCIe5 x8", "H100-PCIE"),  # after the version, any width is the link's
     ("H100 PCIe x8", "H100-PCIE:8"),  # no version: the x8 may count eight cards
     ("mi300x8", "MI300X:8 | MI325X:8 | MI300A:8 | MI308X:8"),  # a one-digit count after x stays
+    # the twenty-fourth corpus's spellings
+    ("4x H100/H200", "H100-SXM:4 | H100-PCIE:4 | H100-NVL:4 | H200-SXM:4 | H200-NVL:4"),
+    ("16x B100/B200", "B100:16 | B200:16"),  # a count before a choice: that many of either
+    ("H100/H200 x8", "H100-SXM:8 | H100-PCIE:8 | H100-NVL:8 | H200-SXM:8 | H200-NVL:8"),
+    ("Quadro RTX 6000/8000 x2", "QUADRO-RTX-6000:2 | QUADRO-RTX-8000:2"),  # refused before
+    # catalog 2026.11.42: a TPU7x slice's size counts TensorCores, two per chip, as v5p's
+    ("tpu7x-8", "TPU-V7@2x2x1:4"),  # one 4-chip VM
+    ("v7x-16", "TPU-V7@2x2x2:8"),
+    ("tpu7x-7", None),  # an odd number of TensorCores is no slice
 ]
 
 

@@ -291,8 +291,12 @@ def _with_count(index: Index, text: str, decoration: re.Match[str] | None) -> Na
     if decoration is None:
         return None
     count = float(Fraction(decoration[1]))  # "1/2*T4": half a T4 (Tencent's TKE)
-    rest = _resolve_decorated(index, _without(text, decoration)) or _read(
-        index, _without(text, decoration)
+    named = _without(text, decoration)
+    rest = (
+        _resolve_decorated(index, named)
+        # "4x H100/H200": four of either
+        or choice_of_entries(named, lambda name: _lookup(index, name) or _read(index, name))
+        or _read(index, named)
     )
     if count <= 0 or rest is None or rest.count is not None or rest.needs_count:
         return None
