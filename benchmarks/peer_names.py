@@ -152,6 +152,13 @@ Two corpora, one file per system, written from each system's public sources:
   twenty-third corpus's brief with its count rule made plain (a name of one device counts 1,
   a board in a spec table its GPUs), committed before any reader ran on it and run once with
   the reader and catalog frozen.
+* ``tests/peer_names/fresh25/{visible,sealed}/*.tsv``, the *twenty-fifth fresh* corpus
+  (issue 32): 13 more systems (the CI queues and labels of two more projects, a university's
+  GPU types, queues and node names, microbenchmark, latency-model and collective-communication
+  artifacts, a speech toolkit's and a vision toolkit's hardware tables, an RL engine's
+  benchmark, desktop apps' GPU tables, a browser's and a 3D suite's driver workaround lists),
+  collected under the twenty-fourth corpus's brief, committed before any reader ran on it
+  and run once with the reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -238,6 +245,8 @@ FRESH23 = CORPORA / "fresh23" / "visible"
 SEALED23 = CORPORA / "fresh23" / "sealed"
 FRESH24 = CORPORA / "fresh24" / "visible"
 SEALED24 = CORPORA / "fresh24" / "sealed"
+FRESH25 = CORPORA / "fresh25" / "visible"
+SEALED25 = CORPORA / "fresh25" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -263,6 +272,7 @@ _FRESH_PARTS = [
     (FRESH22, SEALED22),
     (FRESH23, SEALED23),
     (FRESH24, SEALED24),
+    (FRESH25, SEALED25),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
