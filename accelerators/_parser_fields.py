@@ -239,7 +239,7 @@ def _denoted(source: str, alternative: Alternative, match: NameMatch, name: Toke
         return replace(match, count=fixed)  # a Mac's profile "m1_max": a Mac has one M1 Max
     if match.devices:  # "A16 64GB", "1x Tesla K80 (2 GPUs)": the devices, counted already
         return match
-    per_board = {acc.devices_per_board for acc in (fields["accelerator"], *alternative.group)}
+    per_board = _devices_per_board(alternative)
     boards = match.count if match.count is not None else 1
     if len(per_board) != 1 or boards < 1 or not float(boards).is_integer():
         return match
@@ -254,8 +254,7 @@ def _mixed(source: str, alternative: Alternative, match: NameMatch, name: Token)
     devices, or the board, is its system's to say."""
     if match.count is not None or match.devices:
         return match
-    models = (alternative.fields["accelerator"], *alternative.group)
-    held = {acc.devices_per_board for acc in models}
+    held = _devices_per_board(alternative)
     most = max(held)
     if most == 1:
         return match
@@ -269,6 +268,14 @@ def _mixed(source: str, alternative: Alternative, match: NameMatch, name: Token)
     )
     error.name = name.text
     raise with_caret(error, source, name.span)
+
+
+def _devices_per_board(alternative: Alternative) -> set[int]:
+    """The devices a board of each model the alternative names holds (1 for most; 2 for a
+    K80 or an MI250, 4 for an A16)."""
+    return {
+        acc.devices_per_board for acc in (alternative.fields["accelerator"], *alternative.group)
+    }
 
 
 def node_count(source: str, alternative: Alternative, span: tuple[int, int]) -> None:

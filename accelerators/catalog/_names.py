@@ -51,6 +51,7 @@ the data: the words of its name that its model name lacks, plus its ``form_facto
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -233,9 +234,7 @@ def _resolve(index: Index, text: str) -> NameMatch:
     found = found or _with_count(index, stripped, _COUNT_SUFFIX.search(stripped))
     found = found or _instance_type(index, stripped)
     found = found or same_entry_choice(stripped, lambda name: _lookup(index, name))
-    found = found or choice_of_entries(
-        stripped, lambda name: _lookup(index, name) or _read(index, name)
-    )
+    found = found or choice_of_entries(stripped, functools.partial(_whole_board, index))
     if not found and "-" in stripped:  # an NVIDIA vGPU type (A100D-16C, GRID T4-1Q)?
         from accelerators.catalog._vgpu import read_vgpu_type
 
@@ -295,7 +294,7 @@ def _with_count(index: Index, text: str, decoration: re.Match[str] | None) -> Na
     rest = (
         _resolve_decorated(index, named)
         # "4x H100/H200": four of either
-        or choice_of_entries(named, lambda name: _lookup(index, name) or _read(index, name))
+        or choice_of_entries(named, functools.partial(_whole_board, index))
         or _read(index, named)
     )
     if count <= 0 or rest is None or rest.count is not None or rest.needs_count:
@@ -308,6 +307,11 @@ def _with_count(index: Index, text: str, decoration: re.Match[str] | None) -> Na
         rest.source,
         family=rest.family,
     )
+
+
+def _whole_board(index: Index, name: str) -> NameMatch | None:
+    """One alternative of a ``/`` choice, as an exact spelling or as the token reader reads it."""
+    return _lookup(index, name) or _read(index, name)
 
 
 def _read(index: Index, text: str) -> NameMatch | None:
