@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from accelerators import catalog
 from accelerators._parser import ParsedSpec, parse_spec
 from accelerators._text import format_number
+from accelerators.catalog._spellings import memory_to_name_one_model
 from accelerators.errors import AcceleratorError, InvalidSpecError
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ def alternative_text(spec: SpecFields) -> str:
             parts[-1] += "@whole"
         elif spec.shared:
             parts[-1] += "@shared"
+        parts[-1] += memory_to_name_one_model(acc.name if spec.exact else acc.model, acc)
     text = ":".join(parts)
     if spec.count_range is not None:
         low, high = spec.count_range

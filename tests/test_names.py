@@ -585,10 +585,10 @@ def test_other_open_names_are_families_but_their_constants_keep_one_card(
         # ... or, in a name that states its host or a device word, a count of 1 to 16
         # Genesis Cloud; since catalog 2026.11.16 the glued number names both 3080s (10 and 12 GB),
         # as 'nvidiap100' names both P100s
-        ("vcpu-12_memory-36g_disk-80g_nvidia3080-3", "RTX-3080:3 | RTX-3080-12GB:3"),
+        ("vcpu-12_memory-36g_disk-80g_nvidia3080-3", "RTX-3080:10GB:3 | RTX-3080-12GB:3"),
         ("gpu-a100-2", "A100-40GB:2 | A100-80GB:2"),
         # a model number glued to the vendor word
-        ("nvidia3080", "RTX-3080 | RTX-3080-12GB"),
+        ("nvidia3080", "RTX-3080:10GB | RTX-3080-12GB"),
         ("nvidia3070", "RTX-3070"),
         # a '/' between words that are not models is a path, not a choice
         ("nvidia/gpu/1080ti", "GTX-1080-TI"),  # Nomad
@@ -747,13 +747,13 @@ def test_a_profile_of_another_vendor_or_a_series_is_refused(text: str, why: str)
         # a generation of consumer cards
         (
             "RTX 20 series",
-            "RTX-2080-TI | RTX-2080-SUPER | RTX-2060 | RTX-2060-SUPER | RTX-2070"
+            "RTX-2080-TI | RTX-2080-SUPER | RTX-2060:6GB | RTX-2060-SUPER | RTX-2070"
             " | RTX-2070-SUPER | RTX-2080 | RTX-2060-12GB",
         ),
         (
             "NVIDIA 10xx series",
-            "GTX-1080-TI | GTX-1070 | GTX-1080 | GTX-1070-TI | GTX-1060 | GTX-1050-TI | GTX-1050"
-            " | GTX-1060-3GB",
+            "GTX-1080-TI | GTX-1070 | GTX-1080 | GTX-1070-TI | GTX-1060:6GB | GTX-1050-TI"
+            " | GTX-1050 | GTX-1060-3GB",
         ),
         (
             "Radeon RX 7000 series",
@@ -1068,10 +1068,10 @@ def test_a_node_name_that_counts_its_devices_reads() -> None:
         ("Radeon VII", "VII"),
         ("AMD Radeon Pro VII", "PRO-VII"),
         ("Vega 20 [Radeon Pro VII]", "PRO-VII"),
-        ("AMD Radeon Pro W7800", "W7800"),
+        ("AMD Radeon Pro W7800", "W7800:32GB"),
         # AMD sells the W7800 with 32 and 48 GB: a name that gives no size is both (catalog
         # 2026.11.32), but what ROCm reports for the 32 GB card stays that card
-        ("Radeon PRO W7800", "W7800 | W7800-48GB"),
+        ("Radeon PRO W7800", "W7800:32GB | W7800-48GB"),
         ("AMD Radeon Pro W7800 48GB", "W7800-48GB"),
         ("Radeon PRO W6600", "W6600"),
         ("Arc A770 16GB", "ARC-A770-16GB"),
@@ -1103,3 +1103,42 @@ def test_a_neighbour_the_catalog_lacks_is_refused(text: str) -> None:
     """Not read as the card beside it (the RX 6600 XT is not the RX 6600)."""
     with pytest.raises(UnknownAcceleratorError):
         resolve_name(text)
+
+
+# -- a model whose own name is an open name (P100: the 16 GB card's model, and the 12 GB's name) --
+def _models_named_like_their_family() -> list[tuple[str, tuple[str, ...]]]:
+    from accelerators.catalog._spellings import exact_key
+
+    out = []
+    for name in _store.LOADED.file().open_names:
+        keys = {exact_key(text) for text in (name.name, *name.spellings)}
+        out += [(m, tuple(name.members)) for m in name.members if exact_key(m) in keys]
+    return out
+
+
+MODELS_NAMED_LIKE_THEIR_FAMILY = _models_named_like_their_family()
+
+
+def test_the_catalog_has_models_named_like_their_family() -> None:
+    models = {model for model, _ in MODELS_NAMED_LIKE_THEIR_FAMILY}
+    assert {"P100", "GTX-1060", "RTX-3060", "H20", "A800"} <= models
+
+
+@pytest.mark.parametrize(("model", "members"), MODELS_NAMED_LIKE_THEIR_FAMILY)
+def test_a_model_named_like_its_family_reads_as_the_family_and_writes_its_memory(
+    model: str, members: tuple[str, ...]
+) -> None:
+    from accelerators import AcceleratorSpec
+
+    for text in (model, model.lower(), model.replace("-", " "), f"1x{model}", f"{model}:2"):
+        spec = AcceleratorSpec.parse(text)
+        assert {alt.accelerator.model for alt in spec.alternatives} == set(members), text  # type: ignore[union-attr]
+    acc = catalog.by_model(model)[0]
+    one = AcceleratorSpec(accelerator=model)
+    assert one.accelerator is acc
+    assert str(one) == f"{model}:{acc.memory_gb:g}GB"
+    for spec in (one, AcceleratorSpec(accelerator=acc.name, exact=True, count=2)):
+        again = AcceleratorSpec.parse(str(spec))
+        assert again == spec
+        assert again.accelerator is acc
+    assert catalog.get(model) is acc  # one accelerator asked for: the catalog's own entry

@@ -291,10 +291,12 @@ GUARDS = [
     # (lowered 2026-11-29 where a 'mixed' file's product of several devices that states no
     # count is refused, since denotes='mixed' reads so: 17 rows whose system meant one of its
     # devices were right by that guess, 11 whose system meant the board were wrong counts)
+    # (raised 2026-11-29 where a model's own name is an open name, P100 or GTX-1060, and reads
+    # as the family: 12 wrong rows right, 2 refused, none lowered)
     (2, "", 419, 5),
     (2, "-sealed", 227, 4),
     (3, "", 291, 2),
-    (3, "-sealed", 135, 3),
+    (3, "-sealed", 136, 2),
     # the fourth corpus's one run, with the reader frozen at f560e4d, was 200/41 and
     # 87/23 (its unseen figures); these are after the fixes that run found and the vGPU
     # reading (a DGX system and a rack's NVL domain now leave the count to the spec: 5
@@ -308,13 +310,13 @@ GUARDS = [
     # M60 and A16 vGPU rows relabelled to the sixth brief's count (a share of one GPU)
     # (catalog 2026.11.40's M3 Max and M4 Max: Spheron's CPU types m3-max and m4-max, labelled
     # refuse, now read as those chips, as its other Apple CPU types m1-max...m4-pro already did)
-    (5, "", 316, 13),
+    (5, "", 316, 11),
     (5, "-sealed", 158, 7),
     # the sixth corpus's one run, with the reader frozen at 4a5729b, was 253/5 and 126/2
     # (its unseen figures); these are after the fixes that run found and the prose counts
     # and TPU topology reading of the seventh corpus's stop
     (6, "", 312, 3),
-    (6, "-sealed", 146, 3),
+    (6, "-sealed", 147, 2),
     # the seventh corpus's one run, with the reader's code frozen at d4b0471 and catalog
     # 2026.11.15, was 116/6 and 48/2 (its unseen figures); these are after the fixes that
     # run found and three Inferless rows' counts relabelled to the brief's rule
@@ -324,7 +326,7 @@ GUARDS = [
     # 2026.11.16, was 174/8 and 69/5 (its unseen figures); these are after the fixes that
     # run found (an AMD board's "4c" and a "series" word are refused) and three InvokeAI
     # rows relabelled for 2026.11.16's GTX 1650 SUPER and 1630 (one right row became wrong)
-    (8, "", 200, 5),
+    (8, "", 201, 4),
     (8, "-sealed", 87, 0),
     # (raised on 2026-11-29 by consumer card numbers with a variant or a platform word,
     # series words, GeForce and Radeon generations and the MI200, MI300, TITAN X and RX Vega
@@ -358,7 +360,7 @@ GUARDS = [
     # found (a bracketed "8x" is read, a DGX's number is no count, server makers' option
     # words, a board's power)
     (12, "", 239, 10),
-    (12, "-sealed", 138, 4),
+    (12, "-sealed", 139, 3),
     # the thirteenth corpus's one run, with the reader's code and catalog 2026.11.32 frozen
     # at 9fd24d2, was 202/4 and 90/8 (its unseen figures); these are after the fixes that
     # run found (a MIG slice with no profile and a GeForce "vGPU" are refused, Cloud AI 100
@@ -368,7 +370,7 @@ GUARDS = [
     # the fourteenth corpus's one run, with the reader's code and catalog 2026.11.32 frozen
     # at 241d0a7, was 178/13 and 96/5 (its unseen figures); these are after the fix that run
     # found (a memory or vendor request with no count is refused read as a node's)
-    (14, "", 184, 3),
+    (14, "", 186, 1),
     (14, "-sealed", 101, 2),
     # the fifteenth corpus's one run, with the reader's code and catalog 2026.11.34 frozen
     # at 060e6e3, was 201/1 and 97/4 (its unseen figures); these are after the fixes that
@@ -386,13 +388,13 @@ GUARDS = [
     # run found (an "sm75" compute capability is checked against the model, "x86" is no
     # count, no Tesla board is a Quadro card, TPU v7x, "HBM" is any HBM; Accel-Sim's
     # "SM6_GTX1080" reads as the GTX 1080 its name says, while its row is the 1080 Ti)
-    (17, "", 167, 5),
+    (17, "", 168, 4),
     (17, "-sealed", 83, 2),
     # the eighteenth corpus's one run, with the reader's code and catalog 2026.11.37 frozen
     # at 425eb45, was 100/4 and 69/3 (its unseen figures); these are after the fixes that
     # run found (a Jetson's "(8 GB ram)" is its memory, not set aside; a catalog "HBM" of
     # no generation takes any; the B200's 192 GB)
-    (18, "", 115, 1),
+    (18, "", 116, 0),
     (18, "-sealed", 74, 1),
     # the nineteenth corpus's one run, with the reader's code and catalog 2026.11.38 frozen
     # at 41ad486, was 126/5 and 79/3 (its unseen figures); these are after the fixes that
@@ -414,15 +416,15 @@ GUARDS = [
     # the twenty-second corpus's one run, with the reader's code and catalog 2026.11.41
     # frozen at 2d342a3, was 120/4 and 48/2 (its unseen figures); these are after the fix
     # that run found (a laptop word beside a desktop card's name is a variant, refused)
-    (22, "", 120, 3),
-    (22, "-sealed", 48, 2),
+    (22, "", 121, 2),
+    (22, "-sealed", 49, 1),
     # the twenty-third corpus's one run, with the reader's code and catalog 2026.11.41 frozen
     # at b6505f2, was 150/8 and 84/6 (its unseen figures); these are after the benchmark reads
     # a row's SKUs of one model as that model (5 rows), 8 rows relabelled by their collectors'
     # own notes (board counts the brief's rule forced on device names, an M1 Pro labelled '-',
     # an Azure size the instance table reads) and the fixes that run found (a count glued
     # before a card's number, "3x3090"; a PCIe slot's generation glued to the word, "PCIe5")
-    (23, "", 158, 2),
+    (23, "", 159, 1),
     (23, "-sealed", 92, 0),
     # the twenty-fourth corpus's one run, with the reader's code and catalog 2026.11.41 frozen
     # at c68d7bf, was 121/6 and 53/2 (its unseen figures); these are after the fixes that run
@@ -432,7 +434,7 @@ GUARDS = [
     (24, "-sealed", 55, 0),
     # the twenty-fifth corpus's one run, with the reader's code and catalog 2026.11.42 frozen
     # at f079f38, was 107/5 and 68/3 (its unseen figures); nothing was fixed after it
-    (25, "", 107, 5),
+    (25, "", 108, 4),
     (25, "-sealed", 68, 3),
 ]
 

@@ -150,7 +150,7 @@ READ_FROM_CORPORA: list[tuple[str, str | None]] = [
     ("NVIDIA L20 PCle", "L20"),  # PCIe with a lower-case L
     ("Tesla V100-DGXS-32GB", "V100-32GB-SXM2!"),  # what nvidia-smi names a DGX Station's V100s
     ("NVIDIA Tesla K40s", "K40"),
-    ("GeForce RTX 2060 KO 6 GB", "RTX-2060"),  # a board partner's edition word
+    ("GeForce RTX 2060 KO 6 GB", "RTX-2060:6GB"),  # a board partner's edition word
     ("ASUS KO GeForce RTX 3060 Ti Gaming OC", "RTX-3060-TI"),
     # the earlier corpora's spellings
     ("Intel(R) Arc(tm) Pro A60 Graphics", "ARC-PRO-A60"),  # the sign cuts Arc from the card
@@ -200,7 +200,7 @@ READ_FROM_CORPORA: list[tuple[str, str | None]] = [
     ("A2 x86", "A2"),  # the CPU architecture, not 86 devices
     ("TPU_V7X", "TPU-V7"),
     # a memory type word narrows by its generation
-    ("P100_HBM", "P100 | P100-12GB"),  # HBM alone: any HBM generation (the P100's is HBM2)
+    ("P100_HBM", "P100:16GB | P100-12GB"),  # HBM alone: any HBM generation (the P100's is HBM2)
     ("H100 HBM3", "H100-SXM | H100-NVL"),  # a generation: the PCIe H100's is HBM2e
     ("RTX 4090 GDDR6X", "RTX-4090"),
     # the eighteenth corpus's spellings

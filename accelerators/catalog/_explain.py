@@ -24,7 +24,7 @@ import re
 from accelerators._text import MIG_PROFILE_PATTERN, format_number
 from accelerators.catalog._names import resolve_name
 from accelerators.catalog._reading import NameReading, TokenReading
-from accelerators.catalog._spellings import NameMatch, current_index
+from accelerators.catalog._spellings import NameMatch, current_index, memory_to_name_one_model
 from accelerators.errors import AcceleratorError
 
 __all__ = ["explain_name", "match_text"]
@@ -59,14 +59,17 @@ _SOURCES = {
 
 def match_text(match: NameMatch) -> str:
     """The spec text a match reads as (``H100-SXM!:8``, ``A100-40GB:2 | A100-80GB:2``)."""
-    first = f"{match.accelerator.name}!" if match.pinned else match.accelerator.model
-    texts = [first, *(acc.model for acc in match.family)]
-    suffix = ""
-    if match.partition is not None:
-        suffix += f"@{match.partition}"
+    first = match.accelerator.name if match.pinned else match.accelerator.model
+    texts = [(first, match.accelerator), *((acc.model, acc) for acc in match.family)]
+    partition = "" if match.partition is None else f"@{match.partition}"
+    count = ""
     if match.count is not None and match.count != 1:
-        suffix += f":{format_number(match.count)}"
-    return " | ".join(text + suffix for text in texts)
+        count = f":{format_number(match.count)}"
+    return " | ".join(
+        f"{text}{'!' if match.pinned and acc is match.accelerator else ''}{partition}"
+        f"{memory_to_name_one_model(text, acc)}{count}"
+        for text, acc in texts
+    )
 
 
 def explain_name(text: str) -> NameReading:

@@ -33,7 +33,7 @@ from flytekitplugins.accelerators import (
     flyte2_run_gate,
 )
 
-from accelerators import AcceleratorError, PlacementError, catalog
+from accelerators import AcceleratorError, AcceleratorSpec, PlacementError, catalog
 from accelerators.constants import flyte_device
 
 GPU_NAME = 2  # flyteidl2 Resources.ResourceName.GPU
@@ -83,9 +83,11 @@ def test_the_sdks_own_h100_string_differs_from_flytekits() -> None:
 @pytest.mark.parametrize("acc", [a for a in catalog.all() if a.constant], ids=lambda a: a.name)
 def test_every_constant_has_a_flyte2_device(acc: Any) -> None:
     # A TPU always needs a topology (its nodes carry one): take the smallest single-host one.
-    text = acc.name + "!"
+    # the SKU pinned, as its spec writes it ("P100!:16GB": the bare P100 is the 16 GB and the
+    # 12 GB card)
+    text = str(AcceleratorSpec(accelerator=acc.name, exact=True))
     if acc.tpu_topologies:
-        text += "@" + min(acc.tpu_topologies, key=lambda t: t.chips).topology
+        text = acc.name + "!@" + min(acc.tpu_topologies, key=lambda t: t.chips).topology
     if acc.device_class == "tpu" and not (acc.names.gke or acc.names.flyte):
         # TPU v2/v3: Cloud TPU VMs only, no GKE node label to select them by.
         with pytest.raises(PlacementError, match="no GKE TPU node label"):
