@@ -159,6 +159,13 @@ Two corpora, one file per system, written from each system's public sources:
   benchmark, desktop apps' GPU tables, a browser's and a 3D suite's driver workaround lists),
   collected under the twenty-fourth corpus's brief, committed before any reader ran on it
   and run once with the reader and catalog frozen.
+* ``tests/peer_names/fresh26/{visible,sealed}/*.tsv``, the *twenty-sixth fresh* corpus
+  (issue 32): 17 more systems (three universities' GPU types, partitions and queues, five ML
+  kernel libraries' and training tools' per-GPU tables, configs and CI runner labels, three
+  clouds' instance types and GPU type strings, a fine-tuning service's hardware ids, a
+  scheduler test tool's node types, three GPU monitoring tools' test captures and a benchmark
+  database's device names), collected under the twenty-fifth corpus's brief, committed before
+  any reader ran on it and run once with the reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -247,6 +254,8 @@ FRESH24 = CORPORA / "fresh24" / "visible"
 SEALED24 = CORPORA / "fresh24" / "sealed"
 FRESH25 = CORPORA / "fresh25" / "visible"
 SEALED25 = CORPORA / "fresh25" / "sealed"
+FRESH26 = CORPORA / "fresh26" / "visible"
+SEALED26 = CORPORA / "fresh26" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -273,6 +282,7 @@ _FRESH_PARTS = [
     (FRESH23, SEALED23),
     (FRESH24, SEALED24),
     (FRESH25, SEALED25),
+    (FRESH26, SEALED26),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
