@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from accelerators import catalog
 from accelerators._parser import ParsedSpec, parse_spec
 from accelerators._text import format_number
-from accelerators.catalog._spellings import memory_to_name_one_model
+from accelerators.catalog._open_names import memory_to_name_one_model
 from accelerators.errors import AcceleratorError, InvalidSpecError
 
 if TYPE_CHECKING:

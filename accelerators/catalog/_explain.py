@@ -23,8 +23,9 @@ import re
 
 from accelerators._text import MIG_PROFILE_PATTERN, format_number
 from accelerators.catalog._names import resolve_name
+from accelerators.catalog._open_names import memory_to_name_one_model
 from accelerators.catalog._reading import NameReading, TokenReading
-from accelerators.catalog._spellings import NameMatch, current_index, memory_to_name_one_model
+from accelerators.catalog._spellings import NameMatch, current_index
 from accelerators.errors import AcceleratorError
 
 __all__ = ["explain_name", "match_text"]

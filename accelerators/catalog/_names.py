@@ -60,6 +60,7 @@ from accelerators._text import MIG_PROFILE_PATTERN, plain_typography, quote
 from accelerators._vendors import CLOUD_VENDORS, VENDORS
 from accelerators.catalog._choices import choice_of_entries, same_entry_choice
 from accelerators.catalog._memory_select import named_with_memory, select_by_memory
+from accelerators.catalog._open_names import read_open
 from accelerators.catalog._partitions import check_partition
 from accelerators.catalog._spelling_match import match_spellings, unknown_name
 from accelerators.catalog._spellings import (
@@ -76,7 +77,6 @@ from accelerators.catalog._spellings import (
     is_vendor_word,
     known_spellings,
     loose_key,
-    read_open,
     split_size,
     tpu_slice,
     words,

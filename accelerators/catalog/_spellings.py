@@ -36,7 +36,6 @@ __all__ = [
     "is_vendor_word",
     "known_spellings",
     "loose_key",
-    "read_open",
     "split_size",
     "tpu_slice",
     "words",
@@ -283,32 +282,6 @@ def folded(index: Index, text: str, found: NameMatch) -> bool:
     key, stripped = exact_key(text), text.strip()
     spellings = [*index.exact[0].get(key, ()), *index.exact[1].get(key, ())]
     return not any(s.text == stripped for s in spellings)
-
-
-def read_open(index: Index, spellings: list[Spelling], found: NameMatch, text: str) -> NameMatch:
-    """A bare name systems give to different models of one family (catalog
-    ``[[open_names]]``: ``A100``) does not determine the model: it reads as the family, the
-    catalog's own model name too where it is that name (``P100``: the 16 GB card's model,
-    and the name of the 12 GB card as well; see :func:`memory_to_name_one_model`)."""
-    if found.pinned or found.count is not None or not index.open:
-        return found
-    for spelling in spellings:
-        members = index.open.get(exact_key(spelling.text), ())
-        if found.accelerator.model in {acc.model for acc in members}:
-            # an open name's own spelling ("Instinct MI300") keeps saying so: no entry's
-            source = "open-name" if found.source == "open-name" else "open"
-            return NameMatch(members[0], False, None, None, source, family=members[1:])
-    return found
-
-
-def memory_to_name_one_model(name: str, acc: Accelerator) -> str:
-    """``:16GB`` where ``name``, a catalog model's or SKU's own name, is also an open name
-    (``P100`` is the 16 GB card's model and the name of the 12 GB card too; ``GTX-1060``),
-    so that the text of a spec names this model alone (``P100:16GB``); else nothing (a
-    memory next to a name that says it says nothing more)."""
-    if exact_key(name) not in current_index(complete=False).open:
-        return ""
-    return f":{format_number(acc.memory_gb)}GB"
 
 
 def cache_clear() -> None:
