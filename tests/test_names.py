@@ -1142,3 +1142,35 @@ def test_a_model_named_like_its_family_reads_as_the_family_and_writes_its_memory
         assert again == spec
         assert again.accelerator is acc
     assert catalog.get(model) is acc  # one accelerator asked for: the catalog's own entry
+
+
+def test_the_open_keys_read_off_the_file_are_the_name_index_s() -> None:
+    from accelerators.catalog._open_names import open_keys
+    from accelerators.catalog._spellings import current_index
+
+    assert open_keys() == frozenset(current_index().open)
+
+
+def test_the_text_of_a_spec_does_not_build_the_name_index() -> None:
+    from accelerators import AcceleratorSpec
+    from accelerators.catalog import _spellings
+
+    catalog.all()
+    cache_clear()
+    try:
+        spec = AcceleratorSpec(accelerator="P100")
+        assert str(spec) == "P100:16GB"
+        assert str(AcceleratorSpec(accelerator="H100-SXM")) == "H100-SXM"
+        assert not _spellings._state  # no name was resolved: the index is not needed
+    finally:
+        cache_clear()
+
+
+def test_the_grammar_docs_name_every_model_named_like_its_family() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "docs" / "grammar.md").read_text()
+    paragraph = text[text.index("Some of these names are also a catalog model's own name") :]
+    paragraph = paragraph[: paragraph.index("\n\n")]
+    for model, _ in MODELS_NAMED_LIKE_THEIR_FAMILY:
+        assert f"`{model}`" in paragraph, model

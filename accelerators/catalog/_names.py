@@ -202,11 +202,7 @@ def _catalog_name(index: Index, text: str) -> NameMatch | None:
     if _COUNT_PREFIX.match(stripped) or _SPACED_COUNT_SUFFIX.search(stripped):
         return None
     spellings = _as_written(index.exact[0].get(exact_key(stripped)), stripped)
-    return (
-        read_open(index, spellings, match_spellings(spellings, stripped), stripped)
-        if spellings
-        else None
-    )
+    return read_open(index, spellings, match_spellings(spellings, stripped)) if spellings else None
 
 
 def _as_written(spellings: list[Spelling] | None, text: str) -> list[Spelling] | None:
@@ -398,7 +394,7 @@ def _in_tables(
                 # Hugging Face's 4 A100 80GB) belongs to that spelling: never a looser match
                 spellings = [s for s in spellings if s.units is None or _is_tpu(s)]
             if spellings:
-                return read_open(index, spellings, match_spellings(spellings, text), text)
+                return read_open(index, spellings, match_spellings(spellings, text))
     return None
 
 
