@@ -53,8 +53,8 @@ _keys: list[tuple[CatalogFile, frozenset[str]]] = []
 
 def open_keys() -> frozenset[str]:
     """The exact keys of every open name and its spellings in the loaded catalog: the keys of
-    the name index's ``Index.open``, read off the file (well under a millisecond) so that the
-    text of a spec never builds the index (~10 ms) in a process that resolves no name."""
+    the name index's ``Index.open``, read off the file so that the text of a spec never builds
+    the whole index in a process that resolves no name."""
     loaded = _store.LOADED.file()
     cached = _keys[0] if _keys else None
     if cached is not None and cached[0] is loaded:
