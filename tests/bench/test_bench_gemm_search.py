@@ -10,6 +10,7 @@ import pytest
 from accelerators.bench.measure._backend import DeviceProps, Shape
 from accelerators.bench.measure._gemm import (
     GPU_TILES,
+    MIN_GPU_CALL_S,
     SearchSettings,
     ShapeSearch,
     cpu_candidates,
@@ -201,3 +202,26 @@ def test_shapes_that_run_out_of_memory_are_skipped() -> None:
 def test_nothing_fitting_is_an_error() -> None:
     with pytest.raises(RuntimeError, match="out of memory"):
         _search(FakeDevice(max_output_elements=1))
+
+
+def test_the_search_leaves_products_too_short_to_time_alone() -> None:
+    # GIVEN an H100-like fake whose planted optimum is a short fp8 product (69 GFLOP, 53 us a
+    # call at 1,420 TFLOPS) and whose calls under 60 us wait 30 us for their launch in 7 of 10
+    # (a host slower per iteration than the device, as the short fp8 products of an H200 run:
+    # docs/gpu-validation/2026-11-30-h200-run1.json): their best call is fast, their median not
+    device = FakeDevice(
+        optimum=Shape(2048, 2048, 8192), stall_s=30e-6, stall_share=0.7, stall_below_s=60e-6
+    )
+    backend, result = _search(device, dtype="fp8")
+    props = backend.devices()[0]
+    # WHEN the search hands back its winner
+    best = result.best
+    # THEN the winner is a product long enough to time one call at a time...
+    assert best.shape.flops / best.best_tflops / 1e12 >= MIN_GPU_CALL_S
+    assert backend.gemm_seconds(props, "fp8", best.shape) >= device.stall_below_s
+    # ...so its median call is its typical one: the figure the gate judges is not a stall
+    assert best.median_tflops >= 0.97 * best.best_tflops
+    # and the short optimum, timed with its fastest single call of all, did not win
+    timed = {t.shape: t for t in result.trials}
+    assert device.optimum in timed
+    assert timed[device.optimum].best_tflops > best.best_tflops

@@ -10,14 +10,22 @@ from the best one: try neighbours at a step, move when a neighbour is faster by 
 the noise margin, halve the step when none is. Stop at the budget (or when the step reaches
 its minimum) and spend the reserved rest re-measuring the two best shapes; the reported
 figure pools every sample of the winning shape.
+
+**No GPU product shorter than** :data:`MIN_GPU_CALL_S`. The gate times one call at a time with
+checks and a flush between calls; on a product shorter than the host's work per iteration the
+device waits for the launch inside the timed window. On an H200 two quick gates in ten picked
+a 68.7 GFLOP fp8 product (about 50 us a call): best call 1,304-1,334 TFLOPS, median 965, and
+the healthy device failed ``gemm_slow`` (``docs/gpu-validation/2026-11-30-h200-run1.json``;
+``benchmarks/gpu_call_length.py`` measures median / best against call length). A product
+shorter than that at the fastest rate measured ranks below every longer one, and the climb
+tries no such neighbour; the coarse stages still time them, for the tilings they name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
-from accelerators.bench.measure._backend import Backend, DeviceProps, GemmCase, GemmSession, Shape
+from accelerators.bench.measure._backend import Backend, DeviceProps, GemmSession, Shape
 from accelerators.bench.measure._gemm_shapes import (
     _CPU_ALIGN,
     _GPU_ALIGN,
@@ -31,10 +39,12 @@ from accelerators.bench.measure._gemm_shapes import (
     neighbours,
     wave_efficiency,
 )
-from accelerators.bench.measure._timing import Clock, Measurement, Timer, bench
+from accelerators.bench.measure._gemm_types import SearchResult, SearchSettings, Trial
+from accelerators.bench.measure._timing import Clock, Timer, bench
 
 __all__ = [
     "GPU_TILES",
+    "MIN_GPU_CALL_S",
     "SearchResult",
     "SearchSettings",
     "ShapeSearch",
@@ -50,64 +60,9 @@ __all__ = [
 _MIN_GAIN = 0.005
 #: Timed budget of one exploratory trial: the exploration budget over this.
 _TRIALS_PER_EXPLORATION = 30
-
-
-@dataclass(frozen=True)
-class SearchSettings:
-    """Budget and statistics of one shape search.
-
-    :param budget_s: wall-clock budget of the whole search, in seconds.
-    :param final_fraction: share of the budget kept to re-measure the best shapes.
-    :param min_reps: fewest timed calls per candidate.
-    :param trial_reps: timed calls an exploratory trial aims for (fewer when its share of
-        the budget runs out first); enough to rank shapes, not to report them.
-    :param remeasure: spend the reserved final share re-measuring the two best shapes; off
-        when the caller re-measures the winner itself (a CPU's thread windows).
-    """
-
-    budget_s: float
-    final_fraction: float = 0.3
-    min_reps: int = 3
-    trial_reps: int = 20
-    remeasure: bool = True
-
-
-@dataclass(frozen=True)
-class Trial:
-    """One shape's measurement."""
-
-    shape: Shape
-    measurement: Measurement
-
-    @property
-    def best_tflops(self) -> float:
-        return self.shape.flops / self.measurement.best_s / 1e12
-
-    @property
-    def median_tflops(self) -> float:
-        return self.shape.flops / self.measurement.median_s / 1e12
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """Outcome of :class:`ShapeSearch` for one dtype on one device.
-
-    :param best: the winning shape with every sample it got.
-    :param trials: every shape tried, in order.
-    :param elapsed_s: wall-clock time of the search (pool allocation included).
-    :param stopped: ``"budget"`` or ``"converged"``.
-    :param case: the winning shape's case, still open, for the correctness check.
-    :param cut: the hard deadline cut the winner's last measurement short (fewer calls than
-        planned); a cut trial of another shape only ends the search, as a budget does.
-    """
-
-    dtype: str
-    best: Trial
-    trials: tuple[Trial, ...]
-    elapsed_s: float
-    stopped: str
-    case: GemmCase
-    cut: bool = False
+#: Shortest GPU product the search ranks first (seconds a call). On an H200, 50 us fp8 calls
+#: had medians 72 % of their best; 83-92 us calls 97-99 % (the H200 run named above).
+MIN_GPU_CALL_S = 75e-6
 
 
 class ShapeSearch:
@@ -187,6 +142,17 @@ class ShapeSearch:
         rate = self._rate()
         return shape.flops / rate if rate else None
 
+    def _too_short(self, shape: Shape) -> bool:
+        """A GPU product shorter than :data:`MIN_GPU_CALL_S` at the fastest call seen so far."""
+        if self.is_cpu or not self.trials:
+            return False
+        fastest = max(t.shape.flops / t.measurement.best_s for t in self.trials.values())
+        return shape.flops / fastest < MIN_GPU_CALL_S
+
+    def _rank(self, trial: Trial) -> tuple[bool, float]:
+        """How a trial ranks: long enough to time first, then its best call."""
+        return not self._too_short(trial.shape), trial.best_tflops
+
     # -- measuring -----------------------------------------------------------------------
     def _fits(self, shape: Shape) -> bool:
         """Inputs fit the pool, and the output is no larger than the pool."""
@@ -252,8 +218,13 @@ class ShapeSearch:
         self._progress()
         return trial
 
+    def _beats(self, trial: Trial, current: Trial) -> bool:
+        """Long enough where ``current`` is not, or faster by more than the noise margin."""
+        (long, rate), (was_long, was) = self._rank(trial), self._rank(current)
+        return long > was_long or (long == was_long and rate > was * (1 + _MIN_GAIN))
+
     def _best(self) -> Trial:
-        return max(self.trials.values(), key=lambda t: t.best_tflops)
+        return max(self.trials.values(), key=self._rank)
 
     # -- the search ----------------------------------------------------------------------
     def candidates(self) -> list[Shape]:
@@ -306,6 +277,7 @@ class ShapeSearch:
         if not self.is_cpu:
             # Second coarse stage: other K for the two best (m, n) of the first.
             pairs: list[tuple[int, int]] = []
+            # (a short product's m x n still names a good tiling: its longer K may win)
             for trial in sorted(self.trials.values(), key=lambda t: -t.best_tflops):
                 if (trial.shape.m, trial.shape.n) not in pairs:
                     pairs.append((trial.shape.m, trial.shape.n))
@@ -337,7 +309,7 @@ class ShapeSearch:
                 if min(_dims(ahead)) >= self.align and self._keeps_waves(ahead):
                     around = [ahead, *(s for s in around if s != ahead)]
             for shape in around:
-                if shape in self.trials:
+                if shape in self.trials or self._too_short(shape):
                     continue
                 if self.clock() >= self.explore_deadline:
                     return "budget"
@@ -345,7 +317,7 @@ class ShapeSearch:
                     skipped = skipped or self._fits(shape)
                     continue
                 trial = self._measure(shape, per_trial)
-                if trial is not None and trial.best_tflops > current.best_tflops * (1 + _MIN_GAIN):
+                if trial is not None and self._beats(trial, current):
                     moved = True
                     momentum = tuple(  # type: ignore[assignment]
                         b - a for a, b in zip(_dims(current.shape), _dims(shape), strict=True)
@@ -367,7 +339,7 @@ class ShapeSearch:
         return best_wave(shape.m, shape.n, units, tiles) >= 0.9
 
     def _finish(self, stopped: str) -> SearchResult:
-        ranked = sorted(self.trials.values(), key=lambda t: -t.best_tflops)[:2]
+        ranked = sorted(self.trials.values(), key=self._rank, reverse=True)[:2]
         # A converged search hands back its unused exploration time: the gate ends sooner.
         reserve = min(
             max(0.0, self.deadline - self.clock()),

@@ -188,6 +188,9 @@ class _FakeCase(GemmCase):
         if fake.throttle_after_s is not None and self.streak_s >= fake.throttle_after_s:
             seconds /= fake.throttle_factor
         self.streak_s += seconds
+        short = self.seconds < fake.stall_below_s
+        if short and fake.stall_share and backend.rng.random() < fake.stall_share:
+            seconds += fake.stall_s
         backend.spend(self.session.device, seconds)
 
     def before(self) -> None:

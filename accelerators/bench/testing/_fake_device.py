@@ -66,6 +66,13 @@ class FakeDevice:
         ``sliced_threads`` lasts a whole number of ``slice_s`` (one worker waits out another
         process's slice), so short calls there look far slower than long ones.
     :param sliced_threads: the thread counts ``slice_s`` applies to.
+    :param stall_s: a GEMM call shorter than ``stall_below_s`` waits this long for its
+        launch, inside its timed window, with probability ``stall_share`` (seeded): a host
+        that enqueues an iteration (checks, flush, launch) more slowly than the device runs a
+        short product, so the device reaches the start event before the launch. Such products
+        have a fast best call and a far slower median.
+    :param stall_share: share of the short calls that stall.
+    :param stall_below_s: the modelled call length under which calls stall.
     """
 
     name: str = "NVIDIA H100 80GB HBM3"
@@ -101,6 +108,9 @@ class FakeDevice:
     busy_factor: float = 1.0
     slice_s: float = 0.0
     sliced_threads: frozenset[int] = frozenset()
+    stall_s: float = 0.0
+    stall_share: float = 0.0
+    stall_below_s: float = math.inf
 
     @classmethod
     def cpu(cls, **changes: object) -> FakeDevice:
