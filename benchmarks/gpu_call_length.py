@@ -1,16 +1,17 @@
 """How short a GEMM call the gate can time: median / best of single calls against call length.
 
 On an H200 (``docs/gpu-validation/2026-11-30-h200-run1.json``) two of ten quick gates failed
-``gemm_slow`` on fp8: each search had settled on a 68.7 GFLOP product (about 50 us a call)
-whose best call reached 1,304-1,334 TFLOPS and whose median only 965, while the gates that
-passed settled on 124-550 GFLOP products with medians 97-99 % of their best. The gate times
-one call at a time, the previous call's checksums and a cache flush enqueued between calls and
-a short device-side spacer ahead of each start event; where the host enqueues an iteration
-more slowly than the device runs it, the device waits at the start event for the launch and
-the wait is timed. This script times the gate's own GEMM cases (``TorchBackend``, the
-search's ``bench`` loop, checksums and flush on) over products of 17 to 550 GFLOP, with no
-spacer, the gate's spacer and a three times longer one, interleaved, twice over, and prints
-best / median and the call's length for each.
+``gemm_slow`` on fp8: each search had settled on a 68.7 GFLOP product (51-53 us a call) whose
+best call reached 1,304-1,334 TFLOPS and whose median only 965, while the gates that passed
+settled on 124-947 GFLOP products with medians 97-99 % of their best. The gate times one call
+at a time, the previous call's checksums and a cache flush enqueued between calls and a short
+device-side spacer ahead of each start event. This script times the gate's own GEMM cases
+(``TorchBackend``, the search's ``bench`` loop, checksums and flush on), outside a gate (no
+telemetry thread, no earlier load), over products of 17 to 550 GFLOP, with no spacer, the
+gate's spacer and a three times longer one, interleaved, twice over, and prints best / median
+and the call's length for each. (On that H200, ``...-call-length.json``: behind the spacer
+every product held 96-99.6 %, the 50 us fp8 ones included; without it, medians fell to 30-91 %
+of the best in 10 of 28 cases, products up to 283 GFLOP.)
 
     python benchmarks/gpu_call_length.py [--json OUT.json] [--calls 200]
     python benchmarks/gpu_call_length.py --cpu          # smoke run (tiny shapes, no spacer)

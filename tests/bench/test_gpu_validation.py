@@ -197,3 +197,34 @@ def test_the_reference_shape_order_tries_the_gates_picks_first() -> None:
     assert shapes.count((8192, 8192, 8192)) == 1
     assert shapes[1] == (8192, 8192, 8192)  # the middle square next, not repeated
     assert set(shapes) >= {(4096, 4096, 4096), (16384, 16384, 8192), (8192, 8192, 4096)}
+
+
+def test_the_call_length_probe_runs_and_its_committed_h200_figures_back_the_search_floor(
+    tmp_path: Path,
+) -> None:
+    # GIVEN the probe that times the gate's own GEMM cases against call length
+    out = tmp_path / "calls.json"
+    args = ["--cpu", "--calls", "5", "--json", str(out)]
+    proc = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "gpu_call_length.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        check=False,
+    )
+    # THEN its smoke run writes a row per product, spacer and round, every figure positive
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = json.loads(out.read_text())["rows"]
+    assert len(rows) == 2 * 2  # two tiny products, no spacer on a CPU, two rounds
+    assert all(r["calls"] == 5 and 0 < r["median_over_best"] <= 1 for r in rows)
+    # AND the committed H200 run (docs/gpu-validation/2026-11-30-h200-call-length.json) is what
+    # the docs say: behind the gate's spacer every product held 96 % or more of its best call
+    h200 = json.loads(
+        (ROOT / "docs" / "gpu-validation" / "2026-11-30-h200-call-length.json").read_text()
+    )
+    spaced = [r for r in h200["rows"] if r["spacer_us"] > 0]
+    assert len(spaced) == 56
+    assert min(r["median_over_best"] for r in spaced) >= 0.96
+    bare = [r for r in h200["rows"] if r["spacer_us"] == 0]
+    assert sum(r["median_over_best"] < 0.95 for r in bare) == 10

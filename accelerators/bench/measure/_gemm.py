@@ -11,14 +11,16 @@ the noise margin, halve the step when none is. Stop at the budget (or when the s
 its minimum) and spend the reserved rest re-measuring the two best shapes; the reported
 figure pools every sample of the winning shape.
 
-**No GPU product shorter than** :data:`MIN_GPU_CALL_S`. The gate times one call at a time with
-checks and a flush between calls; on a product shorter than the host's work per iteration the
-device waits for the launch inside the timed window. On an H200 two quick gates in ten picked
-a 68.7 GFLOP fp8 product (about 50 us a call): best call 1,304-1,334 TFLOPS, median 965, and
-the healthy device failed ``gemm_slow`` (``docs/gpu-validation/2026-11-30-h200-run1.json``;
-``benchmarks/gpu_call_length.py`` measures median / best against call length). A product
-shorter than that at the fastest rate measured ranks below every longer one, and the climb
-tries no such neighbour; the coarse stages still time them, for the tilings they name.
+**No GPU product shorter than** :data:`MIN_GPU_CALL_S` **ranks first.** In ten quick gates on an
+H200 (``docs/gpu-validation/2026-11-30-h200-run1.json``) the fp8 search settled twice on a
+68.7 GFLOP product (51-53 us a call) whose median call was 72-74 % of its best, and the
+healthy device failed ``gemm_slow``; the winners of 85 us and longer held 97-99 %. Timed alone
+(``benchmarks/gpu_call_length.py``, ``...-call-length.json``) the same products held 97-98 %
+behind the timer's spacer, so call length alone does not explain the spread inside a gate
+(not established: the telemetry thread, power-cap clock swings). A product shorter than the
+floor at the fastest rate measured ranks below every longer one and the climb tries no such
+neighbour; the coarse stages still time them, for the tilings they name. With the floor, ten
+more quick gates there passed, their fp8 winners 160-462 us (``...-run2.json``).
 """
 
 from __future__ import annotations
@@ -60,8 +62,8 @@ __all__ = [
 _MIN_GAIN = 0.005
 #: Timed budget of one exploratory trial: the exploration budget over this.
 _TRIALS_PER_EXPLORATION = 30
-#: Shortest GPU product the search ranks first (seconds a call). On an H200, 50 us fp8 calls
-#: had medians 72 % of their best; 83-92 us calls 97-99 % (the H200 run named above).
+#: Shortest GPU product the search ranks first (seconds a call): between the 51-53 us fp8
+#: winners that spread and the 85 us ones that did not (the H200 runs named above).
 MIN_GPU_CALL_S = 75e-6
 
 
