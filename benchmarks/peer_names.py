@@ -166,6 +166,13 @@ Two corpora, one file per system, written from each system's public sources:
   scheduler test tool's node types, three GPU monitoring tools' test captures and a benchmark
   database's device names), collected under the twenty-fifth corpus's brief, committed before
   any reader ran on it and run once with the reader and catalog frozen.
+* ``tests/peer_names/fresh27/{visible,sealed}/*.tsv``, the *twenty-seventh fresh* corpus
+  (issue 32): 13 more systems (a university's Slurm GPU types and partitions, four ML kernel
+  and accelerator libraries' CI labels, SoC tables, cache folders and card maps, three clouds'
+  and marketplaces' GPU classes and instance types, a notebook platform's profiles, five
+  monitoring, energy and carbon tools' fixtures and tables), collected under the same brief
+  after the gate fix of this session, committed before any reader ran on it and run once with
+  the reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -256,6 +263,8 @@ FRESH25 = CORPORA / "fresh25" / "visible"
 SEALED25 = CORPORA / "fresh25" / "sealed"
 FRESH26 = CORPORA / "fresh26" / "visible"
 SEALED26 = CORPORA / "fresh26" / "sealed"
+FRESH27 = CORPORA / "fresh27" / "visible"
+SEALED27 = CORPORA / "fresh27" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -283,6 +292,7 @@ _FRESH_PARTS = [
     (FRESH24, SEALED24),
     (FRESH25, SEALED25),
     (FRESH26, SEALED26),
+    (FRESH27, SEALED27),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
