@@ -168,7 +168,7 @@ Two corpora, one file per system, written from each system's public sources:
   any reader ran on it and run once with the reader and catalog frozen.
 * ``tests/peer_names/fresh27/{visible,sealed}/*.tsv``, the *twenty-seventh fresh* corpus
   (issue 32): 13 more systems (a university's Slurm GPU types and partitions, four ML kernel
-  and accelerator libraries' CI labels, SoC tables, cache folders and card maps, three clouds'
+  and accelerator libraries' CI labels, SoC tables, cache folders and card maps, two clouds'
   and marketplaces' GPU classes and instance types, a notebook platform's profiles, five
   monitoring, energy and carbon tools' fixtures and tables), collected under the same brief
   after the gate fix of this session, committed before any reader ran on it and run once with
