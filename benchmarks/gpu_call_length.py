@@ -15,6 +15,7 @@ of the best in 10 of 28 cases, products up to 283 GFLOP.)
 
     python benchmarks/gpu_call_length.py [--json OUT.json] [--calls 200]
     python benchmarks/gpu_call_length.py --cpu          # smoke run (tiny shapes, no spacer)
+    python benchmarks/gpu_call_length.py --summarize RESULTS.json  # a committed run's summary
 """
 
 from __future__ import annotations
@@ -38,12 +39,34 @@ SHAPES = (
 CPU_SHAPES = ((64, 64, 128), (128, 128, 256))
 
 
+def summary(rows: list[dict[str, Any]]) -> list[str]:
+    """Per spacer: the range of median / best over every product and round, and how many
+    fell below 95 % (with the largest such product)."""
+    lines = []
+    for spacer in sorted({r["spacer_us"] for r in rows}):
+        mine = [r for r in rows if r["spacer_us"] == spacer]
+        shares = [r["median_over_best"] for r in mine]
+        low = [r for r in mine if r["median_over_best"] < 0.95]
+        largest = max((r["gflop"] for r in low), default=None)
+        lines.append(
+            f"spacer {spacer:.0f} us: median / best {min(shares):.3f}-{max(shares):.3f} over "
+            f"{len(mine)} timings; {len(low)} below 0.95"
+            + ("" if largest is None else f" (products up to {largest:.0f} GFLOP)")
+        )
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--json", help="write every figure here")
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--cpu", action="store_true", help="smoke run on the CPU (tiny shapes)")
+    parser.add_argument("--summarize", help="print the summary of a results file and stop")
     args = parser.parse_args()
+    if args.summarize:
+        with open(args.summarize, encoding="utf-8") as handle:
+            print("\n".join(summary(json.load(handle)["rows"])))
+        return 0
     from accelerators.bench.measure._backend import Shape
     from accelerators.bench.measure._timing import EventTimer, Timer, bench
     from accelerators.bench.torch_backend._backend import SPACER_S, TorchBackend
@@ -112,6 +135,7 @@ def main() -> int:
                 finally:
                     case.close()
                     session.close()
+    print("\n".join(summary(rows)))
     out = {"device": props.name, "seconds": time.perf_counter() - started, "rows": rows}
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:

@@ -101,11 +101,34 @@ def derive(results: dict[str, Any]) -> dict[str, Any]:
         "faults_gate_caught": gate_caught,
         "false_alarm_verdicts": alarms.get("verdicts"),
         "false_alarm_elapsed_s": [r["elapsed_s"] for r in alarms.get("runs", [])],
+        "false_alarm_winners": [_winner(r, "fp8") for r in alarms.get("runs", [])],
         "negative_ok": negative.get("ok"),
         "negative_codes": negative.get("fail_codes"),
         "disagreements": env.get("disagreements"),
         "part_status": {k: v.get("status") for k, v in results.get("parts", {}).items()},
     }
+
+
+def _winner(run: dict[str, Any], dtype: str) -> tuple[float, float] | None:
+    """One gate's ``dtype`` winner: its best call's length in microseconds and its median
+    over its best call (the search's floor, accelerators/bench/measure/_gemm.py)."""
+    gemm = ((run.get("figures") or {}).get("gemm") or {}).get(dtype) or {}
+    m, n, k = gemm.get("shape") or (None, None, None)
+    best, median = gemm.get("tflops"), gemm.get("median_tflops")
+    if not (m and n and k and best and median):
+        return None
+    return 2 * m * n * k / (best * 1e12) * 1e6, median / best
+
+
+def _winners_text(winners: list[tuple[float, float] | None]) -> str:
+    """``51-620 us, 72-99 %``: the range of the gates' winners' call lengths and medians."""
+    found = [w for w in winners if w is not None]
+    if not found:
+        return "-"
+    calls, shares = [w[0] for w in found], [w[1] for w in found]
+    return (
+        f"{min(calls):.0f}-{max(calls):.0f} us, {min(shares) * 100:.0f}-{max(shares) * 100:.0f} %"
+    )
 
 
 def _sustained_row(results: dict[str, Any], sweep: dict[str, Any]) -> dict[str, Any] | None:
@@ -236,8 +259,9 @@ def runs_table(runs: list[tuple[Path, dict[str, Any]]]) -> list[str]:
     """One row per results file: how the headline figures moved from run to run."""
     lines = [
         "| run | device | code | quick (process / in run) | quick | standard | false alarms "
+        "| fp8 winners of those gates (call, median / best) "
         "| wrong accelerator fails | bf16 gate / reference |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for path, results in runs:
         d = derive(results)
@@ -248,7 +272,8 @@ def runs_table(runs: list[tuple[Path, dict[str, Any]]]) -> list[str]:
         lines.append(
             f"| `{path.name}` {results.get('started_at', '')[:16]} | {d['device']} | {version} "
             f"| {_f(d['quick_wall_s'])} / {_f(d['quick_elapsed_s'])} s | {d['quick_verdict']} "
-            f"| {d['standard_verdict']} | {alarms or '-'} | {d['negative_ok']} "
+            f"| {d['standard_verdict']} | {alarms or '-'} "
+            f"| {_winners_text(d['false_alarm_winners'])} | {d['negative_ok']} "
             f"| {_f(bf16.get('ratio'), 3)} |"
         )
     return lines
@@ -338,7 +363,13 @@ def page(runs: list[tuple[Path, dict[str, Any]]]) -> str:
         f"{', '.join(d['standard_reasons'] or []) or 'none'}.",
         f"- False alarms: {sum((d['false_alarm_verdicts'] or {}).values())} quick gates back to "
         f"back: {d['false_alarm_verdicts']}; run times "
-        f"{', '.join(_f(s) for s in d['false_alarm_elapsed_s'])} s.",
+        f"{', '.join(_f(s) for s in d['false_alarm_elapsed_s'])} s; each gate's fp8 winner, "
+        "its best call's length and its median over its best: "
+        + ", ".join(
+            "-" if w is None else f"{w[0]:.0f} us {w[1] * 100:.0f} %"
+            for w in d["false_alarm_winners"]
+        )
+        + ".",
         f"- Negative check: the gate expecting another accelerator "
         f"{'failed as it must' if d['negative_ok'] else 'DID NOT fail as it must'} "
         f"({', '.join(d['negative_codes'] or [])}).",

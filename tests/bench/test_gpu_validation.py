@@ -228,3 +228,16 @@ def test_the_call_length_probe_runs_and_its_committed_h200_figures_back_the_sear
     assert min(r["median_over_best"] for r in spaced) >= 0.96
     bare = [r for r in h200["rows"] if r["spacer_us"] == 0]
     assert sum(r["median_over_best"] < 0.95 for r in bare) == 10
+    # and the script's own summary of that file prints those figures
+    committed = ROOT / "docs" / "gpu-validation" / "2026-11-30-h200-call-length.json"
+    printed = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "gpu_call_length.py"), "--summarize", str(committed)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        check=True,
+    ).stdout.splitlines()
+    assert printed[0].startswith("spacer 0 us: median / best 0.300-0.992")
+    assert "10 below 0.95" in printed[0]
+    assert [line.endswith("0 below 0.95") for line in printed[1:]] == [True, True]

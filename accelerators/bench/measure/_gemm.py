@@ -62,8 +62,9 @@ __all__ = [
 _MIN_GAIN = 0.005
 #: Timed budget of one exploratory trial: the exploration budget over this.
 _TRIALS_PER_EXPLORATION = 30
-#: Shortest GPU product the search ranks first (seconds a call): between the 51-53 us fp8
-#: winners that spread and the 85 us ones that did not (the H200 runs named above).
+#: Shortest GPU product the search ranks first (seconds a call): above the 51-53 us fp8
+#: winners that spread (the H200 run named above) and just above the 74 us ones that held
+#: 98-99 % in two earlier runs (docs/gpu-validation.md's runs table lists each run's range).
 MIN_GPU_CALL_S = 75e-6
 
 
