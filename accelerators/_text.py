@@ -123,8 +123,10 @@ def safe_name(text: str, limit: int = 253) -> str:
 #: messages stay those of the text given: the trademark, registered and copyright signs
 #: vendors print ("AMD Instinct\u2122 MI300X", "Intel\u00ae Gaudi\u00ae 2") are no word;
 #: typographic hyphens and dashes are hyphens ("M1 Max 32\u2011Core GPU"); a multiplication
-#: sign is the ``x`` of a count ("4\u00d7 A100"); no-break and thin spaces are spaces.
+#: sign is the ``x`` of a count ("4\u00d7 A100"); no-break and thin spaces are spaces; the tilde
+#: or the sign of an approximate figure is no word (JupyterHub profiles' "~16 GB, ~4 CPUs").
 _TYPOGRAPHY = {0x2122: " ", 0x00AE: " ", 0x00A9: " ", 0x00D7: "x", 0x2212: "-"}
+_TYPOGRAPHY |= {0x7E: " ", 0x2248: " "}
 _TYPOGRAPHY |= dict.fromkeys(range(8208, 8214), "-")
 _TYPOGRAPHY |= dict.fromkeys((160, 8199, 8201, 8239), " ")
 

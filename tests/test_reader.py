@@ -7,7 +7,7 @@ import pytest
 
 from accelerators import AcceleratorSpec
 from accelerators.catalog._names import resolve_name
-from accelerators.errors import InvalidSpecError, UnknownAcceleratorError
+from accelerators.errors import AcceleratorError, InvalidSpecError, UnknownAcceleratorError
 
 READ = [
     # (name, model, count, partition): driver, pci.ids, benchmark and config names
@@ -367,3 +367,46 @@ def test_jetson_xavier_alone_stays_unread() -> None:
     # "Jetson Xavier" may be an AGX Xavier or a Xavier NX: no family of the catalog's
     with pytest.raises(UnknownAcceleratorError):
         AcceleratorSpec.parse("jetson-xavier")
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        # JupyterHub profile names: the board, then the host's figures after commas, some
+        # approximate ("~"); a size in brackets with "VRAM" is the board's
+        ("NVIDIA Tesla T4, ~16 GB, ~4 CPUs", "T4"),
+        ("NVIDIA Tesla T4 [16GB VRAM], ~30GB RAM, 8 CPUs", "T4"),
+        ("NVIDIA A100 [40GB VRAM], ~85GB RAM, 12 CPUs", "A100-40GB"),
+        ("NVIDIA A100, ~80 GB, ~4 CPUs", "A100-80GB"),
+        # a host figure after a comma is no count: one A100 (its family), not 8
+        ("NVIDIA A100, 8 CPUs", "A100-40GB | A100-80GB"),
+        # an operating system's release in a runner label, and Tenstorrent's architectures
+        ("ubuntu-22.04-h100", "H100-SXM | H100-PCIE | H100-NVL"),
+        ("tt-ubuntu-2204-n300-stable", "WORMHOLE-N300"),
+        ("wh_n150_civ2", "WORMHOLE-N150"),
+        ("bh_p150_perf", "BLACKHOLE-P150"),
+        ("P150b-viommu", "BLACKHOLE-P150"),
+        # a kernel driver beside the card (LACT's fixtures)
+        ("a380-i915", "ARC-A380"),
+        # CANN's SoC names (torch_npu's socVersionMap): a 910B bin, an Atlas A3 die
+        ("Ascend910B1", "ASCEND-910B"),
+        ("Ascend910B2C", "ASCEND-910B"),
+        ("Ascend910_9391", "ASCEND-910C"),
+    ],
+)
+def test_reads_the_names_the_twenty_seventh_corpus_taught(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name, denotes="device")) == expected
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "A100, 8",  # a bare number after a comma: a count? refused, never dropped
+        "wh_a100",  # a Wormhole word beside an NVIDIA board: the parts disagree
+        "bh_n300",  # a Blackhole word beside a Wormhole board
+        "ubuntu-2404-8",  # a release, then a number with no model to count
+    ],
+)
+def test_the_new_words_place_nothing_they_do_not_fit(name: str) -> None:
+    with pytest.raises(AcceleratorError):
+        AcceleratorSpec.parse(name)

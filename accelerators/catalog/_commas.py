@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 
 from accelerators.catalog._modelwords import model_words
-from accelerators.catalog._segment import segment
+from accelerators.catalog._narrow import UNITS
+from accelerators.catalog._segment import Piece, segment
 from accelerators.catalog._spellings import current_index
 
 __all__ = ["descriptive_commas"]
@@ -47,6 +48,22 @@ _QUALIFIERS = frozenset(
 _SPEC_SIGNS = re.compile(r"[|:@!=]")
 
 
+def _figure(pieces: list[Piece], i: int) -> bool:
+    """Whether ``pieces[i]`` is part of a figure: a host's (``16GB RAM``, ``4 CPUs``, ``8
+    vCPU``) or a size written apart from its unit (``16 GB``), which the token reader places."""
+    piece = pieces[i]
+    if piece.kind in ("host", "vcpu"):
+        return True
+    nxt = pieces[i + 1] if i + 1 < len(pieces) else None
+    if piece.kind == "unknown" and piece.value in UNITS:  # the unit of "16 GB"
+        return i > 0 and pieces[i - 1].kind in ("number", "decimal")
+    return (
+        piece.kind in ("number", "decimal")
+        and nxt is not None
+        and (nxt.kind in ("host", "vcpu") or (nxt.kind == "unknown" and nxt.value in UNITS))
+    )
+
+
 def descriptive_commas(text: str) -> str:
     """``text`` with its commas made spaces when they only qualify one board (same length,
     so positions in messages stay those given); else ``text`` unchanged."""
@@ -61,9 +78,9 @@ def descriptive_commas(text: str) -> str:
         pieces = segment(part, table.words, table.longest)
         if not pieces:
             return text
-        for piece in pieces:
+        for i, piece in enumerate(pieces):
             revision = piece.kind == "model" and piece.value in table.weak and len(pieces) == 1
-            if piece.kind not in _QUALIFIERS and not revision:
+            if piece.kind not in _QUALIFIERS and not revision and not _figure(pieces, i):
                 return text
         alone = alone and len(pieces) == 1 and pieces[0].kind in ("memory", "vendor")
     return text if alone else text.replace(",", " ")

@@ -14,6 +14,7 @@ before): an instance shape written GPUs-vCPUs-GiB. Any other bare run stays unpl
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -230,6 +231,17 @@ def _read_parallel(state: Read) -> None:
     state.counts.append((total, degrees[0]))
 
 
+#: An Ubuntu-style release, YY.04 or YY.10 (or glued, 2204), as runner labels write it.
+_RELEASE = re.compile(r"(1[4-9]|2[0-9]|30)\.?(04|10)")
+
+
+def _os_release(prev: Token, value: str) -> bool:
+    """Whether a number right after an operating system's name is its release
+    (``ubuntu-22.04``, ``ubuntu-2204``): never a count, and no model number has that form."""
+    is_os = (prev.piece.kind, prev.piece.value) == ("noise", "os")
+    return is_os and _RELEASE.fullmatch(value) is not None
+
+
 def _read_number(
     state: Read,
     token: Token,
@@ -248,6 +260,8 @@ def _read_number(
 
     if prev is not None and prev.piece.kind == "count_key":
         count(f"after {prev.piece.text!r}")
+    elif prev is not None and _os_release(prev, piece.value):  # "ubuntu-22.04", "ubuntu-2204"
+        token.role, token.meaning = "noise", f"a release of {prev.piece.text}"
     elif nxt is not None and gpu_cores(state, nxt):  # Apple's "(48 GPU Core)": the chip's
         token.role, token.meaning = "host figure", f"{piece.value} GPU cores, no count"
         nxt.role = "device word"
