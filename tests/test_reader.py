@@ -410,3 +410,17 @@ def test_reads_the_names_the_twenty_seventh_corpus_taught(name: str, expected: s
 def test_the_new_words_place_nothing_they_do_not_fit(name: str) -> None:
     with pytest.raises(AcceleratorError):
         AcceleratorSpec.parse(name)
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        # a recipe's name: the ML model and its size, the workload, the count and the board
+        ("llama3_8b_pretrain_8gpu_b200_bf16_config", "B200:8"),
+        ("gpt_oss_120b_pretrain_64gpu_gb200_bf16_config", "GB200:64"),
+        # an NVIDIA vGPU profile is still one where no ML model is named before it
+        ("GRID T4-2B", "T4:0.125"),
+    ],
+)
+def test_an_ml_model_s_size_is_no_vgpu_profile(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name, denotes="device")) == expected

@@ -138,6 +138,8 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
             token.role = ""  # refused: cores, or a profile of another vendor's board?
             token.meaning = "host cores, or a profile of the board?"
             token.refusal = f"follows the model: {token.meaning}"
+        elif kind == "vgpu" and prev is not None and _model_size(prev, piece.groups[1]):
+            token.role, token.meaning = "noise", f"the size of {prev.piece.text}"
         elif kind == "vgpu":
             # a GeForce card, or another vendor's, has no NVIDIA vGPU profiles, and NVIDIA's
             # B-series (virtual PC) ones are small: "b200_26b" is a 26B model
@@ -240,6 +242,13 @@ def _os_release(prev: Token, value: str) -> bool:
     (``ubuntu-22.04``, ``ubuntu-2204``): never a count, and no model number has that form."""
     is_os = (prev.piece.kind, prev.piece.value) == ("noise", "os")
     return is_os and _RELEASE.fullmatch(value) is not None
+
+
+def _model_size(prev: Token, letter: str) -> bool:
+    """Whether an ``8b`` is the size of the ML model named before it (``llama3_8b``,
+    ``gpt_oss_120b``): billions of parameters, not an NVIDIA vGPU profile."""
+    named = (prev.piece.kind, prev.piece.value) == ("noise", "ml_models")
+    return named and letter.lower() == "b"
 
 
 def _read_number(
