@@ -54,6 +54,7 @@ from accelerators import _spec_rules as rules
 from accelerators import catalog
 from accelerators._parser import MAX_COUNT, ParsedSpec, parse_spec
 from accelerators._parser_fields import denoting
+from accelerators._spec_factories import VendorAttribute
 from accelerators._spec_text import alternative_text, explain_text
 from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._partitions import check_partition
@@ -61,7 +62,6 @@ from accelerators.catalog._schema import Accelerator, MigProfile, TpuTopology
 from accelerators.errors import AcceleratorError, InvalidSpecError
 
 if TYPE_CHECKING:
-    from accelerators._factories import VendorFactories
     from accelerators.catalog._reading import SpecExplanation
 
 __all__ = [
@@ -72,21 +72,6 @@ __all__ = [
     "SupportsToSpec",
     "check_partition",
 ]
-
-
-class _Factories:
-    """``AcceleratorSpec.NVIDIA`` and its siblings: the vendor's factories, bound to the class
-    they are read from, which builds itself from the fields they return.
-    :mod:`accelerators._factories` is imported the first time one is read, not with this
-    module: parsing a spec does not need it."""
-
-    def __init__(self, vendor: str) -> None:
-        self.vendor = vendor
-
-    def __get__(self, instance: object, owner: type[AcceleratorSpec]) -> VendorFactories[Any]:
-        from accelerators._factories import VendorFactories
-
-        return VendorFactories(self.vendor, owner)
 
 
 if TYPE_CHECKING:
@@ -126,23 +111,23 @@ class AcceleratorSpec(BaseModel):
 
     # Factories in skyward's style, one per catalog family and model of each vendor:
     # ``AcceleratorSpec.NVIDIA.H100(count=8, form_factor="SXM")`` (see ``_factories``).
-    NVIDIA: ClassVar[_Factories] = _Factories("nvidia")
-    AMD: ClassVar[_Factories] = _Factories("amd")
-    Intel: ClassVar[_Factories] = _Factories("intel")
-    Google: ClassVar[_Factories] = _Factories("google")
-    AWS: ClassVar[_Factories] = _Factories("aws")
-    Huawei: ClassVar[_Factories] = _Factories("huawei")
-    Qualcomm: ClassVar[_Factories] = _Factories("qualcomm")
-    Cambricon: ClassVar[_Factories] = _Factories("cambricon")
-    Hygon: ClassVar[_Factories] = _Factories("hygon")
-    Iluvatar: ClassVar[_Factories] = _Factories("iluvatar")
-    MetaX: ClassVar[_Factories] = _Factories("metax")
-    MooreThreads: ClassVar[_Factories] = _Factories("mthreads")
-    Biren: ClassVar[_Factories] = _Factories("biren")
-    Tenstorrent: ClassVar[_Factories] = _Factories("tenstorrent")
-    FuriosaAI: ClassVar[_Factories] = _Factories("furiosa")
+    NVIDIA: ClassVar[VendorAttribute] = VendorAttribute("nvidia")
+    AMD: ClassVar[VendorAttribute] = VendorAttribute("amd")
+    Intel: ClassVar[VendorAttribute] = VendorAttribute("intel")
+    Google: ClassVar[VendorAttribute] = VendorAttribute("google")
+    AWS: ClassVar[VendorAttribute] = VendorAttribute("aws")
+    Huawei: ClassVar[VendorAttribute] = VendorAttribute("huawei")
+    Qualcomm: ClassVar[VendorAttribute] = VendorAttribute("qualcomm")
+    Cambricon: ClassVar[VendorAttribute] = VendorAttribute("cambricon")
+    Hygon: ClassVar[VendorAttribute] = VendorAttribute("hygon")
+    Iluvatar: ClassVar[VendorAttribute] = VendorAttribute("iluvatar")
+    MetaX: ClassVar[VendorAttribute] = VendorAttribute("metax")
+    MooreThreads: ClassVar[VendorAttribute] = VendorAttribute("mthreads")
+    Biren: ClassVar[VendorAttribute] = VendorAttribute("biren")
+    Tenstorrent: ClassVar[VendorAttribute] = VendorAttribute("tenstorrent")
+    FuriosaAI: ClassVar[VendorAttribute] = VendorAttribute("furiosa")
 
-    Apple: ClassVar[_Factories] = _Factories("apple")
+    Apple: ClassVar[VendorAttribute] = VendorAttribute("apple")
 
     def __init__(self, **data: Any) -> None:
         try:

@@ -57,7 +57,6 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from accelerators._text import MIG_PROFILE_PATTERN, plain_typography, quote
-from accelerators._vendors import CLOUD_VENDORS, VENDORS
 from accelerators.catalog._choices import choice_of_entries, same_entry_choice
 from accelerators.catalog._memory_select import named_with_memory, select_by_memory
 from accelerators.catalog._open_names import read_open
@@ -68,8 +67,6 @@ from accelerators.catalog._spellings import (
     MEMORY_WORD,
     Index,
     NameMatch,
-    Spelling,
-    Table,
     cache_clear,
     current_index,
     exact_key,
@@ -82,10 +79,11 @@ from accelerators.catalog._spellings import (
     words,
     words_key,
 )
+from accelerators.catalog._tables import another_vendor, as_written, in_tables
 from accelerators.errors import UnknownAcceleratorError
 
 if TYPE_CHECKING:
-    from accelerators.catalog._schema import Accelerator
+    pass
 
 __all__ = [
     "NameMatch",
@@ -201,17 +199,8 @@ def _catalog_name(index: Index, text: str) -> NameMatch | None:
     stripped = text.strip()
     if _COUNT_PREFIX.match(stripped) or _SPACED_COUNT_SUFFIX.search(stripped):
         return None
-    spellings = _as_written(index.exact[0].get(exact_key(stripped)), stripped)
+    spellings = as_written(index.exact[0].get(exact_key(stripped)), stripped)
     return read_open(index, spellings, match_spellings(spellings, stripped)) if spellings else None
-
-
-def _as_written(spellings: list[Spelling] | None, text: str) -> list[Spelling] | None:
-    """``spellings`` less a constant's identifier that ``text`` does not write as such: the
-    constant ``A100_PCIE`` is the 40 GB card, while the words ``A100 PCIe`` leave the size
-    open (the A100 PCIe card is sold with 40 and 80 GB)."""
-    if not spellings:
-        return spellings
-    return [s for s in spellings if s.source != "constant" or s.text == text]
 
 
 def _resolve(index: Index, text: str) -> NameMatch:
@@ -344,31 +333,16 @@ def _resolve_decorated(index: Index, text: str) -> NameMatch | None:
 
 def _lookup(index: Index, text: str) -> NameMatch | None:
     """Tiers 1-4 of the module docstring."""
-    found = _in_tables(index, text, (index.exact, exact_key(text)))
+    found = in_tables(index, text, (index.exact, exact_key(text)))
     if found is not None:
         return _left_open(index, text, found) if folded(index, text, found) else found
-    found = _in_tables(
+    found = in_tables(
         index, text, (index.loose, loose_key(text)), (index.words, words_key(text)), first=1
     )
     found = found if found is not None else _lookup_with_memory(index, text)
-    if found is not None and _another_vendor(text, found.accelerator):
+    if found is not None and another_vendor(text, found.accelerator):
         return None  # "AMD H100", "Apple M40": the token reader refuses, naming the vendor
     return found if found is None else _left_open(index, text, found)
-
-
-#: Vendor and product-line words (``nvidia``, ``tesla``, ``radeon``) -> the vendor they name;
-#: not the vendors that are clouds too, whose names prefix other vendors' boards (Friendli's
-#: ``aws-v100``, a V100 on AWS; a Huawei Cloud or Google Cloud GPU).
-_VENDOR_OF = {
-    word: v.name for v in VENDORS if v.name not in CLOUD_VENDORS for word in (v.name, *v.words)
-}
-
-
-def _another_vendor(text: str, acc: Accelerator) -> bool:
-    """Whether ``text`` names a vendor other than ``acc``'s: the looser tiers drop vendor
-    words to match a spelling, and must not drop one that contradicts the entry."""
-    said = {_VENDOR_OF.get(w) for w in re.split(r"[^a-z0-9]+", text.casefold())}
-    return bool(said - {None, acc.vendor})
 
 
 def _left_open(index: Index, text: str, found: NameMatch) -> NameMatch:
@@ -381,27 +355,6 @@ def _left_open(index: Index, text: str, found: NameMatch) -> NameMatch:
     return read_left_open(index, text, found, lambda name: _device_reported(index, name))
 
 
-def _in_tables(
-    index: Index, text: str, *tiers: tuple[tuple[Table, Table], str], first: int = 0
-) -> NameMatch | None:
-    """The first tier whose identity (then other systems') table has the key (``first``: the
-    number of the first tier given, 0 the exact one)."""
-    for number, (tables, key) in enumerate(tiers, first):
-        for table in tables:
-            spellings = table.get(key) if key else None
-            spellings = _as_written(spellings, text)
-            if spellings and number:  # a count a system glues to its own spelling ("a100x4",
-                # Hugging Face's 4 A100 80GB) belongs to that spelling: never a looser match
-                spellings = [s for s in spellings if s.units is None or _is_tpu(s)]
-            if spellings:
-                return read_open(index, spellings, match_spellings(spellings, text))
-    return None
-
-
-def _is_tpu(spelling: Spelling) -> bool:
-    return spelling.accelerator.device_class == "tpu"
-
-
 def _lookup_with_memory(index: Index, text: str) -> NameMatch | None:
     """``H100 94GB``: the name without its memory word, then the family member with it."""
     parts = words(text)
@@ -409,7 +362,7 @@ def _lookup_with_memory(index: Index, text: str) -> NameMatch | None:
     if len(sizes) != 1 or len(parts) < 2 or float(sizes[0][:-2]) <= 0:
         return None
     rest = [w for w in parts if w != sizes[0]]
-    base = _in_tables(
+    base = in_tables(
         index, text, (index.loose, "".join(rest)), (index.words, " ".join(sorted(rest)))
     )
     if base is None or base.count is not None:
