@@ -173,6 +173,15 @@ Two corpora, one file per system, written from each system's public sources:
   monitoring, energy and carbon tools' fixtures and tables), collected under the same brief
   after the gate fix of this session, committed before any reader ran on it and run once with
   the reader and catalog frozen.
+* ``tests/peer_names/fresh28/{visible,sealed}/*.tsv``, the *twenty-eighth fresh* corpus
+  (issue 32): 20 more systems (five universities' and national clusters' GPU types and
+  partitions, four ML libraries' and training tools' CI labels, device tables, instance types
+  and cluster groups, a GPU partitioning tool's configuration names, four benchmark and GPU
+  databases' and result sets' names, a hub's hardware list, two price trackers' GPU keys and
+  instance names, a TPU test-orchestration project's clusters, two vendor backends' device
+  tables), collected in two rounds under the same brief after the reader changes of this
+  session, committed before any reader ran on it and run once with the reader and catalog
+  frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -265,6 +274,8 @@ FRESH26 = CORPORA / "fresh26" / "visible"
 SEALED26 = CORPORA / "fresh26" / "sealed"
 FRESH27 = CORPORA / "fresh27" / "visible"
 SEALED27 = CORPORA / "fresh27" / "sealed"
+FRESH28 = CORPORA / "fresh28" / "visible"
+SEALED28 = CORPORA / "fresh28" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -293,6 +304,7 @@ _FRESH_PARTS = [
     (FRESH25, SEALED25),
     (FRESH26, SEALED26),
     (FRESH27, SEALED27),
+    (FRESH28, SEALED28),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.

@@ -452,6 +452,10 @@ GUARDS = [
     # recipe's name (llama3_8b_...), which raised the nineteenth and twenty-fourth; none lowered
     (27, "", 98, 1),
     (27, "-sealed", 43, 1),
+    # the twenty-eighth corpus's one run, with the reader and catalog frozen at 1e8e4f6:
+    # 182/340 right and 12 wrong, 86/161 and 9 (its unseen figures)
+    (28, "", 182, 12),
+    (28, "-sealed", 86, 9),
 ]
 
 
@@ -508,6 +512,15 @@ def test_a_count_the_name_states_is_never_dropped_in_the_later_corpora() -> None
     # the twenty-sixth: Telegraf's test capture named for an A100 SXM4, which holds four GPUs,
     # in a file that says 'mixed'
     implied |= {"a100-sxm4-v12"}
+    # the twenty-eighth: MLPerf Training and HPC system names whose count is of racks, HGX
+    # boards, DGX nodes, servers or VMs, or per machine of a cluster; NYU's spec-sheet node
+    # types and UW Hyak's partitions, named as one GPU in files that say 'mixed'; NYU's
+    # partitions "cpu_a100_1" and "_2", whose trailing number is an index
+    implied |= {"32XE8545-4xA100-SXM4-40GB", "Carina (39x NVIDIA GB200 NVL72)"}
+    implied |= {"Theia (8x NVIDIA GB300 NVL72)", "Tyche (8x NVIDIA GB200 NVL72)"}
+    implied |= {"Eos-dfw (1024x NVIDIA HGX H100)", "hpg.dgxb200x8.n56", "ND_H200_v5 x64"}
+    implied |= {"Datacrunch-Instant-Cluster-8xB200", "cpu_a100_1", "cpu_a100_2"}
+    implied |= {"L40S GPU", "H100 GPU", "H200 GPU", "RTX Pro 6000 GPU", "gpu-2080ti", "gpu-l40"}
     missed = set()
     for row in [row for visible, sealed in IN_ORDER[1:] for row in visible + sealed]:
         outcome = peer_names.evaluate(row)
