@@ -373,7 +373,7 @@ GUARDS = [
     # the fourteenth corpus's one run, with the reader's code and catalog 2026.11.32 frozen
     # at 241d0a7, was 178/13 and 96/5 (its unseen figures); these are after the fix that run
     # found (a memory or vendor request with no count is refused read as a node's)
-    (14, "", 189, 1),
+    (14, "", 188, 1),
     (14, "-sealed", 101, 2),
     # the fifteenth corpus's one run, with the reader's code and catalog 2026.11.34 frozen
     # at 060e6e3, was 201/1 and 97/4 (its unseen figures); these are after the fixes that
@@ -449,13 +449,18 @@ GUARDS = [
     # architecture words, a kernel driver, catalog 2026.11.43's CANN SoC names), which also
     # raised the second, fourth, sixth, tenth, thirteenth, fourteenth and eighteenth guards
     # (six rows of the fourth and sixth relabelled from '-'), and by an ML model's size in a
-    # recipe's name (llama3_8b_...), which raised the nineteenth and twenty-fourth; none lowered
+    # recipe's name (llama3_8b_...), which raised the nineteenth and twenty-fourth; the
+    # fourteenth lowered by one after the twenty-eighth's run: xDiT's "Nvidia H20 Cluster
+    # (8xNVLink)" gives a count in a cluster's name, which is refused (per machine or in all?)
     (27, "", 98, 1),
     (27, "-sealed", 43, 1),
     # the twenty-eighth corpus's one run, with the reader and catalog frozen at 1e8e4f6:
-    # 182/340 right and 12 wrong, 86/161 and 9 (its unseen figures)
-    (28, "", 182, 12),
-    (28, "-sealed", 86, 9),
+    # 182/340 right and 12 wrong, 86/161 and 9 (its unseen figures); lowered after it where a
+    # count may be of racks, systems or machines (39x ... NVL72, 1024x NVIDIA HGX H100,
+    # 32XE8545-4xA100, dgxb200x8.n56, a cluster's 8xB200) or a trailing number follows a bare
+    # CPU word (cpu_a100_2): 8 and 1 wrong rows refused, none right lost
+    (28, "", 182, 4),
+    (28, "-sealed", 86, 8),
 ]
 
 
@@ -512,14 +517,11 @@ def test_a_count_the_name_states_is_never_dropped_in_the_later_corpora() -> None
     # the twenty-sixth: Telegraf's test capture named for an A100 SXM4, which holds four GPUs,
     # in a file that says 'mixed'
     implied |= {"a100-sxm4-v12"}
-    # the twenty-eighth: MLPerf Training and HPC system names whose count is of racks, HGX
-    # boards, DGX nodes, servers or VMs, or per machine of a cluster; NYU's spec-sheet node
-    # types and UW Hyak's partitions, named as one GPU in files that say 'mixed'; NYU's
-    # partitions "cpu_a100_1" and "_2", whose trailing number is an index
-    implied |= {"32XE8545-4xA100-SXM4-40GB", "Carina (39x NVIDIA GB200 NVL72)"}
-    implied |= {"Theia (8x NVIDIA GB300 NVL72)", "Tyche (8x NVIDIA GB200 NVL72)"}
-    implied |= {"Eos-dfw (1024x NVIDIA HGX H100)", "hpg.dgxb200x8.n56", "ND_H200_v5 x64"}
-    implied |= {"Datacrunch-Instant-Cluster-8xB200", "cpu_a100_1", "cpu_a100_2"}
+    # the twenty-eighth: an MLPerf Training system of 64 Azure VMs ("ND_H200_v5 x64", read as
+    # 64 GPUs); NYU's spec-sheet node types and UW Hyak's partitions, named as one GPU in
+    # files that say 'mixed' (its other MLPerf names, whose count was of racks, HGX boards,
+    # DGX nodes or servers, and NYU's "cpu_a100_2" are refused since that run)
+    implied |= {"ND_H200_v5 x64"}
     implied |= {"L40S GPU", "H100 GPU", "H200 GPU", "RTX Pro 6000 GPU", "gpu-2080ti", "gpu-l40"}
     missed = set()
     for row in [row for visible, sealed in IN_ORDER[1:] for row in visible + sealed]:

@@ -424,3 +424,37 @@ def test_the_new_words_place_nothing_they_do_not_fit(name: str) -> None:
 )
 def test_an_ml_model_s_size_is_no_vgpu_profile(name: str, expected: str) -> None:
     assert str(AcceleratorSpec.parse(name, denotes="device")) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        # MLPerf system names: a count that may be of racks, systems or machines is refused
+        ("Carina (39x NVIDIA GB200 NVL72)", "racks or devices"),
+        ("Eos-dfw (1024x NVIDIA HGX H100)", "HGXs or devices"),
+        ("32XE8545-4xA100-SXM4-40GB", "could count the machines"),
+        ("hpg.dgxb200x8.n56", "could count the machines"),
+        ("Datacrunch-Instant-Cluster-8xB200", "per machine or in all"),
+        # a trailing number after a bare CPU word is no count (NYU's partition index)
+        ("cpu_a100_2", "follows the model"),
+    ],
+)
+def test_a_count_that_may_count_racks_or_machines_is_refused(name: str, why: str) -> None:
+    with pytest.raises(UnknownAcceleratorError, match=why):
+        AcceleratorSpec.parse(name, denotes="mixed")
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("XE9680_H100_SXM_80GBx8", "H100-SXM!:8"),  # a server's model, then the count: read
+        ("HPE Cray XD670 n4 (32x H200-SXM-141GB)", "H200-SXM:32"),  # n4 and no DGX word
+        ("GB200-NVL72_GB200-186GB_aarch64x72_TRT", "GB200:72"),  # the count after the model
+        ("n3-H100-SXM5x8", "H100-SXM!:8"),  # Hyperstack's n3 flavour generation
+        ("g-nvidia-1xa100-40gb-pcie-14vcpu-112gb", "A100-40GB-PCIE!"),
+    ],
+)
+def test_counts_beside_system_words_that_say_the_devices_still_read(
+    name: str, expected: str
+) -> None:
+    assert str(AcceleratorSpec.parse(name, denotes="mixed")) == expected

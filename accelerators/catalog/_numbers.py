@@ -332,7 +332,12 @@ def _read_last_number(
             token.meaning = f"{piece.value} GB (a size without its unit: a model has it)"
             state.memory.append(token)
         return
-    host = any(t.role == "host figure" or t.piece.kind == "device" for t in state.tokens)
+    # a host figure with its number ("8 CPUs", "128vcpu"), not a bare word ("cpu_a100_2": a
+    # partition's index), or a device word
+    host = any(
+        (t.role == "host figure" and t.piece.kind != "host") or t.piece.kind == "device"
+        for t in state.tokens
+    )
     if host and could_count:
         token.role, token.number = "count", value
         token.meaning = f"{piece.value} devices (ends an instance name that states its host)"

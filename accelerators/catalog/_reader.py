@@ -37,6 +37,7 @@ LSF's ``NVIDIAH200``) is that SKU.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -298,6 +299,24 @@ _HOST_KINDS = frozenset({"host", "cpu"})
 _LAPTOP_WORDS = frozenset({"mobile", "laptop", "notebook"})
 
 
+#: A number glued before a server's model (``32XE8545``: 32 XE8545 servers).
+_SERVERS = re.compile(r"[0-9]+[a-z]{1,3}[0-9]{3,}")
+#: A node count (``n56``) where the name's count is a DGX's or a node's own.
+_NODES = re.compile(r"n[0-9]+")
+#: Words that make the count a machine's own (``dgxb200x8``: 8 B200s per DGX).
+_MACHINE_WORDS = frozenset(("dgx", "hgx", "node", "nodes"))
+
+
+def _machine_count(state: Read, word: str) -> bool:
+    """Whether an unknown word may count machines, so that the count the name gives may be
+    each machine's: a number glued before a server's model (MLPerf's ``32XE8545-4xA100...``:
+    32 servers of 4), or a node count beside a DGX or node word (``hpg.dgxb200x8.n56``)."""
+    if _SERVERS.fullmatch(word):
+        return True
+    machines = any(t.piece.text.casefold() in _MACHINE_WORDS for t in state.tokens)
+    return machines and _NODES.fullmatch(word) is not None
+
+
 def _read_unknown(state: Read, models: list[Token]) -> None:
     vocab = vocabulary()
     counted = bool(state.counts)
@@ -325,6 +344,9 @@ def _read_unknown(state: Read, models: list[Token]) -> None:
             # "Quadro_P2000_Mobile_tp1": a laptop's GPU of that name, never a system around it
             token.role = "variant"
             token.meaning = "a laptop's GPU: a SKU of its own, which the catalog does not carry"
+        elif piece.kind == "unknown" and counted and _machine_count(state, piece.value):
+            # MLPerf's "32XE8545-4xA100...", "hpg.dgxb200x8.n56": 32 servers, 56 DGX nodes
+            token.refusal = "could count the machines: the count given may be per machine"
         elif piece.kind == "unknown" and counted:
             token.role = "system word"
             token.meaning = "the system around the accelerators (the name states the count)"
