@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from accelerators._text import format_number, quote
 from accelerators._vendors import CLOUD_VENDORS
+from accelerators.catalog._count_scope import count_scope
 from accelerators.catalog._modelwords import ModelWords, words_of
 from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._segment import Piece
@@ -216,7 +217,10 @@ def count_of(state: Read, candidates: Sequence[Accelerator] = ()) -> float | Non
     counts = state.counts
     tokens = state.tokens
     if counts:
-        _what_the_count_counts(state)
+        positions = [tokens.index(t) for _, t in counts]
+        why = count_scope([t.piece for t in tokens], [t.role for t in tokens], positions)
+        if why:
+            raise refuse(state, why)
     glued = [(v, t) for v, t in counts if t.piece.kind == "x_count"]
     for (first, a), (second, b) in itertools.pairwise(glued):
         if tokens.index(b) == tokens.index(a) + 1:
@@ -242,37 +246,6 @@ def count_of(state: Read, candidates: Sequence[Accelerator] = ()) -> float | Non
         shown = " and ".join(format_number(v) for v in sorted(values))
         raise refuse(state, f"it gives two counts ({shown})")
     return values.pop() if values else None
-
-
-#: Platform words a count before them counts (``1024x NVIDIA HGX H100``: 1024 HGX boards).
-_SYSTEMS = frozenset(("hgx", "dgx", "dgx1", "dgx2", "node", "nodes", "machine", "system"))
-#: Words for a group of machines: a count beside one may be each machine's
-#: (``Datacrunch-Instant-Cluster-8xB200``: a cluster of 8-B200 machines). Not a pool, whose
-#: count in its name is the pool's devices (``a100-pool-x8``, tests/test_names.py).
-_GROUPS = frozenset(("cluster", "clusters"))
-
-
-def _what_the_count_counts(state: Read) -> None:
-    """Refuse a count that may count racks or machines rather than devices: one before the
-    model of a rack's NVLink domain (``39x NVIDIA GB200 NVL72``: 39 racks), one before a system word
-    (``1024x NVIDIA HGX H100``), and one in the name of a group of machines."""
-    tokens = state.tokens
-    racks = [t for t in tokens if t.piece.kind == "rack"]
-    models = [i for i, t in enumerate(tokens) if t.role == "model"]
-    before = [t for _, t in state.counts if models and tokens.index(t) < models[0]]
-    if racks and before:  # "39x NVIDIA GB200 NVL72": 39 racks of 72, or 39 GPUs?
-        raise refuse(state, "it gives a count beside a rack's NVLink domain: racks or devices?")
-    for word in (t for t in tokens if t.piece.kind == "noise"):
-        said = word.piece.text.casefold()
-        if said in _GROUPS:
-            raise refuse(state, f"it gives a count in the name of a {said}: per machine or in all?")
-    for _, count in state.counts:
-        after = tokens[tokens.index(count) + 1 :]
-        while after and after[0].piece.kind in ("vendor", "line"):
-            after = after[1:]
-        if after and after[0].piece.kind == "noise" and after[0].piece.text.casefold() in _SYSTEMS:
-            shown = after[0].piece.text
-            raise refuse(state, f"its count comes before {quote(shown)}: {shown}s or devices?")
 
 
 def _sku_words(acc: Accelerator, *, strong: bool = False) -> set[str]:
