@@ -43,6 +43,7 @@ from accelerators._parser_fields import (
     share_count,
 )
 from accelerators._parser_terms import Terms
+from accelerators._slurm import slurm_option
 from accelerators._text import plain_typography, quote, shorten
 from accelerators._tokenizer import DESCRIPTIONS as _SAY
 from accelerators._tokenizer import HINTS as _HINTS
@@ -95,7 +96,7 @@ def parse_spec(text: str) -> ParsedSpec:
             f"Expected an accelerator spec of at most {MAX_LENGTH:,} characters {_EXAMPLES}, "
             f"got {len(text):,}: {quote(text, 60)}"
         )
-    return _Parser(descriptive_commas(plain_typography(text))).parse()
+    return _Parser(descriptive_commas(slurm_option(plain_typography(text)))).parse()
 
 
 class _VendorThenName(Exception):

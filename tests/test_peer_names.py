@@ -458,9 +458,10 @@ GUARDS = [
     # 182/340 right and 12 wrong, 86/161 and 9 (its unseen figures); lowered after it where a
     # count may be of racks, systems or machines (39x ... NVL72, 1024x NVIDIA HGX H100,
     # 32XE8545-4xA100, dgxb200x8.n56, a cluster's 8xB200) or a trailing number follows a bare
-    # CPU word (cpu_a100_2): 8 and 1 wrong rows refused, none right lost
-    (28, "", 182, 4),
-    (28, "-sealed", 86, 8),
+    # CPU word (cpu_a100_2): 8 and 1 wrong rows refused, none right lost; raised by Slurm's
+    # GPU options read as their GRES (--gres=gpu:a100:1): 8 and 4 more right
+    (28, "", 190, 4),
+    (28, "-sealed", 90, 8),
 ]
 
 

@@ -458,3 +458,24 @@ def test_counts_beside_system_words_that_say_the_devices_still_read(
     name: str, expected: str
 ) -> None:
     assert str(AcceleratorSpec.parse(name, denotes="mixed")) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("--gres=gpu:a100:2", "A100-40GB:2 | A100-80GB:2"),
+        ("#SBATCH --gres=gpu:h100:4", "H100-SXM:4 | H100-PCIE:4 | H100-NVL:4"),
+        ("--gpus=a100:2", "A100-40GB:2 | A100-80GB:2"),
+        ("--gpus-per-node=l40s:8", "L40S:8"),
+    ],
+)
+def test_a_slurm_gpu_option_reads_as_its_gres(text: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(text)) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["--gres=gpu:2", "--partition=gpu --gres=gpu:a30", "--gres=gpu:a100:2 extra"]
+)
+def test_a_slurm_option_without_a_type_or_with_others_is_refused(text: str) -> None:
+    with pytest.raises(AcceleratorError):
+        AcceleratorSpec.parse(text)
