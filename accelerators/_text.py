@@ -131,7 +131,14 @@ _TYPOGRAPHY |= dict.fromkeys(range(8208, 8214), "-")
 _TYPOGRAPHY |= dict.fromkeys((160, 8199, 8201, 8239), " ")
 
 
+#: The trademark and registered signs written in letters (Intel's "Intel(R) Gaudi(R) 2 AI
+#: Accelerator", "Intel(R) Xeon(R)"; "(TM)").
+_MARKS = re.compile(r"\((?:R|TM)\)", re.IGNORECASE)
+
+
 def plain_typography(text: str) -> str:
-    """``text`` with its typography made plain (:data:`_TYPOGRAPHY`): a sign is no word of a
-    name, a typographic dash is a hyphen, and positions in messages stay those given."""
+    """``text`` with its typography made plain (:data:`_TYPOGRAPHY`, :data:`_MARKS`): a sign is
+    no word of a name, a typographic dash is a hyphen, and positions in messages stay those
+    given."""
+    text = _MARKS.sub(lambda found: " " * len(found.group()), text)
     return text.translate(_TYPOGRAPHY)

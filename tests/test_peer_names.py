@@ -459,9 +459,10 @@ GUARDS = [
     # count may be of racks, systems or machines (39x ... NVL72, 1024x NVIDIA HGX H100,
     # 32XE8545-4xA100, dgxb200x8.n56, a cluster's 8xB200) or a trailing number follows a bare
     # CPU word (cpu_a100_2): 8 and 1 wrong rows refused, none right lost; raised by Slurm's
-    # GPU options read as their GRES (--gres=gpu:a100:1): 8 and 4 more right
-    (28, "", 190, 4),
-    (28, "-sealed", 90, 8),
+    # GPU options read as their GRES (--gres=gpu:a100:1): 8 and 4 more right; and by "(R)"
+    # read as the registered sign and a count of one-GPU cards (GPU-h20-4Cards): 1 and 2
+    (28, "", 191, 4),
+    (28, "-sealed", 92, 8),
 ]
 
 

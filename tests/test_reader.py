@@ -479,3 +479,20 @@ def test_a_slurm_gpu_option_reads_as_its_gres(text: str, expected: str) -> None:
 def test_a_slurm_option_without_a_type_or_with_others_is_refused(text: str) -> None:
     with pytest.raises(AcceleratorError):
         AcceleratorSpec.parse(text)
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("Intel(R) Gaudi(R) 2 AI Accelerator", "GAUDI2"),  # the marks written in letters
+        ("GPU-h20-4Cards", "H20:96GB:4 | H20-141GB:4"),  # cards of one GPU each: a count
+        ("2 cards T4", "T4:2"),
+    ],
+)
+def test_marks_in_letters_and_counted_cards(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name)) == expected
+
+
+def test_cards_of_a_board_of_several_gpus_are_no_count_of_gpus() -> None:
+    with pytest.raises(UnknownAcceleratorError):  # 4 K80 cards hold 8 GPUs: refused
+        AcceleratorSpec.parse("4 cards K80")
