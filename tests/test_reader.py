@@ -496,3 +496,21 @@ def test_marks_in_letters_and_counted_cards(name: str, expected: str) -> None:
 def test_cards_of_a_board_of_several_gpus_are_no_count_of_gpus() -> None:
     with pytest.raises(UnknownAcceleratorError):  # 4 K80 cards hold 8 GPUs: refused
         AcceleratorSpec.parse("4 cards K80")
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("v5p-8-europe-west4-b", "TPU-V5P@2x2x1:4"),  # a GCP zone
+        ("EP US-East-1 8xA100", "A100-40GB:8 | A100-80GB:8"),  # an AWS region
+        ("h100-ap-northeast-1a", "H100-SXM | H100-PCIE | H100-NVL"),
+    ],
+)
+def test_a_cloud_region_or_zone_is_where_the_machine_runs(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name)) == expected
+
+
+def test_a_region_s_number_is_no_count() -> None:
+    reading = AcceleratorSpec.explain("h100-us-east-1")
+    assert "region" in str(reading)
+    assert str(AcceleratorSpec.parse("h100-us-east-1")) == "H100-SXM | H100-PCIE | H100-NVL"

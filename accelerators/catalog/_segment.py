@@ -57,6 +57,18 @@ _SOFTWARE_VERSION = re.compile(
 _ECC_SETTING = re.compile(r"(?<![0-9a-z])ecc[_\-\s]?(?:on|off)(?![0-9a-z])", re.I)
 #: A DGX system's model number (``NVIDIA DGX-1``, ``DGX-2H``), kept whole: no count of its GPUs.
 _DGX_MODEL = re.compile(r"(?<![0-9a-z])dgx[\s_\-]?[12]h?(?![0-9a-z])", re.I)
+#: A cloud's region or zone (GCP's ``us-central2-b``, ``europe-west4``; AWS's ``us-east-1``,
+#: ``ap-northeast-1a``), kept whole: where the machine runs, no count or model.
+_CLOUD_REGION = re.compile(
+    r"(?<![0-9a-z])(?:"
+    r"(?:us|europe|asia|me|northamerica|southamerica|australia|africa)-"
+    r"(?:central|east|west|north|south|northeast|southeast|northwest|southwest)[1-9][0-9]?"
+    r"(?:-[a-f])?"
+    r"|(?:us|eu|ap|sa|ca|me|af|il|mx)-"
+    r"(?:east|west|north|south|central|northeast|southeast|northwest|southwest)-[1-9][a-f]?"
+    r")(?![0-9a-z])",
+    re.I,
+)
 #: A partition written as cores and memory (FuriosaAI's ``rngd-2core.12gb``), kept whole: no
 #: host's cores and RAM, and a profile the catalog does not carry, so the name is refused.
 _CORE_PROFILE = re.compile(r"(?<![0-9a-z.])[0-9]+cores?\.[0-9]+gb?(?![0-9a-z])", re.I)
@@ -148,6 +160,7 @@ def _chunks(text: str) -> tuple[str, list[int], list[_Chunk], list[bool]]:
         (_os_version(), "noise:os"),
         (_ECC_SETTING, "noise:settings"),
         (_DGX_MODEL, "noise:platforms"),
+        (_CLOUD_REGION, "noise:regions"),
         (_CORE_PROFILE, "unknown"),
     )
     for pattern, kind in fixed_kinds:

@@ -70,6 +70,7 @@ _NOISE_MEANINGS = {
     "jobs": "what a CI job or benchmark does",
     "settings": "a setting of the board (its ECC)",
     "queues": "a scheduler queue or partition word",
+    "regions": "a cloud's region or zone: where the machine runs",
 }
 
 
