@@ -182,6 +182,16 @@ Two corpora, one file per system, written from each system's public sources:
   tables), collected in two rounds under the same brief after the reader changes of this
   session, committed before any reader ran on it and run once with the reader and catalog
   frozen.
+* ``tests/peer_names/fresh29/{visible,sealed}/*.tsv``, the *twenty-ninth fresh* corpus
+  (issue 32): 29 more systems (ten HPC sites' GPU types, partitions and queues, four
+  clouds', marketplaces' and decentralised networks' GPU types, an inventory tool's GPU
+  models, three ML frameworks' and compilers' CI labels and dashboards, four inference and
+  serving stacks' runners, images and templates, three edge-AI compilers', SDKs' and model
+  zoos' device targets, two scientific codes' machine files and tuning tables, a graphics
+  layer's device constants, two GPU guides and spec databases, a research lab's clusters, a
+  model library's benchmark files, a render farm's accelerator names), collected in two
+  rounds after the twenty-eighth's fixes, committed before any reader ran on it and run once
+  with the reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -276,6 +286,8 @@ FRESH27 = CORPORA / "fresh27" / "visible"
 SEALED27 = CORPORA / "fresh27" / "sealed"
 FRESH28 = CORPORA / "fresh28" / "visible"
 SEALED28 = CORPORA / "fresh28" / "sealed"
+FRESH29 = CORPORA / "fresh29" / "visible"
+SEALED29 = CORPORA / "fresh29" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -305,6 +317,7 @@ _FRESH_PARTS = [
     (FRESH26, SEALED26),
     (FRESH27, SEALED27),
     (FRESH28, SEALED28),
+    (FRESH29, SEALED29),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
