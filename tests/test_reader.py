@@ -514,3 +514,16 @@ def test_a_region_s_number_is_no_count() -> None:
     reading = AcceleratorSpec.explain("h100-us-east-1")
     assert "region" in str(reading)
     assert str(AcceleratorSpec.parse("h100-us-east-1")) == "H100-SXM | H100-PCIE | H100-NVL"
+
+
+@pytest.mark.parametrize("name", ["CARD_AMD_RADEON_RX_VEGA_10", "navi21", "Polaris 10"])
+def test_an_amd_chip_code_name_is_no_board_and_its_number_no_count(name: str) -> None:
+    with pytest.raises(UnknownAcceleratorError):
+        AcceleratorSpec.parse(name)
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"), [("Radeon RX Vega 64", "RX-VEGA-64"), ("RX Vega 56", "RX-VEGA-56")]
+)
+def test_the_vega_boards_still_read(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name)) == expected
