@@ -217,8 +217,7 @@ def count_of(state: Read, candidates: Sequence[Accelerator] = ()) -> float | Non
     counts = state.counts
     tokens = state.tokens
     if counts:
-        positions = [tokens.index(t) for _, t in counts]
-        why = count_scope([t.piece for t in tokens], [t.role for t in tokens], positions)
+        why = count_scope([t.piece for t in tokens])
         if why:
             raise refuse(state, why)
     glued = [(v, t) for v, t in counts if t.piece.kind == "x_count"]

@@ -127,12 +127,21 @@ def _is_queue(token: Token) -> bool:
 
 def _device_count(state: Read) -> bool:
     """Whether the name states a count of devices: ``x8``, ``8x``, or a number before a
-    device word (``8-gpu``)."""
+    device word (``8-gpu``). A count before a system word counts systems (``8x DGX A100``,
+    ``1024x NVIDIA HGX H100``: a vendor between them), and one before the model of a rack's
+    NVLink domain counts racks (``39x NVIDIA GB200 NVL72``)."""
+    tokens = state.tokens
+    models = [i for i, t in enumerate(tokens) if t.role == "model"]
+    racks = any(t.piece.kind == "rack" for t in tokens)
     for _, token in state.counts:
-        following = state.tokens.index(token) + 1
-        nxt = state.tokens[following] if following < len(state.tokens) else None
+        following = tokens.index(token) + 1
+        while following < len(tokens) and tokens[following].piece.kind in ("vendor", "line"):
+            following += 1
+        nxt = tokens[following] if following < len(tokens) else None
         if nxt is not None and system_word(nxt):
             continue  # "8x DGX A100": 8 systems, not 8 GPUs
+        if racks and models and tokens.index(token) < models[0]:
+            continue  # "39x NVIDIA GB200 NVL72": 39 racks of 72, not 39 GPUs
         if token.piece.kind in ("x_count", "count_x"):
             return True
         if nxt is not None and nxt.role == "count marker":
