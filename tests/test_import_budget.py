@@ -126,3 +126,20 @@ def test_importing_from_constants_scans_no_data_file() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["H100", "0"]
+
+
+def test_a_spec_of_catalog_names_loads_no_token_reader() -> None:
+    """A spec the catalog's spellings read (``H100:8``) never loads the token reader
+    (``catalog._narrow`` and what it imports): only a name they cannot place, or a comma's
+    qualifiers, need it."""
+    code = (
+        "import sys\n"
+        "from accelerators import AcceleratorSpec\n"
+        "AcceleratorSpec.parse('H100:8 | A100-80GB:4')\n"
+        "print('accelerators.catalog._narrow' in sys.modules)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "False"

@@ -22,7 +22,6 @@ from __future__ import annotations
 import re
 
 from accelerators.catalog._modelwords import model_words
-from accelerators.catalog._narrow import UNITS
 from accelerators.catalog._segment import Piece, segment
 from accelerators.catalog._spellings import current_index
 
@@ -51,6 +50,8 @@ _SPEC_SIGNS = re.compile(r"[|:@!=]")
 def _figure(pieces: list[Piece], i: int) -> bool:
     """Whether ``pieces[i]`` is part of a figure: a host's (``16GB RAM``, ``4 CPUs``, ``8
     vCPU``) or a size written apart from its unit (``16 GB``), which the token reader places."""
+    from accelerators.catalog._narrow import UNITS  # the token reader's: only past a comma
+
     piece = pieces[i]
     if piece.kind in ("host", "vcpu"):
         return True
