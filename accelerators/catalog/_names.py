@@ -54,7 +54,6 @@ from __future__ import annotations
 import functools
 import re
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from accelerators._text import MIG_PROFILE_PATTERN, plain_typography, quote
 from accelerators.catalog._choices import choice_of_entries, same_entry_choice
@@ -81,9 +80,6 @@ from accelerators.catalog._spellings import (
 )
 from accelerators.catalog._tables import another_vendor, as_written, in_tables
 from accelerators.errors import UnknownAcceleratorError
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = [
     "NameMatch",

@@ -101,10 +101,14 @@ def is_host(token: Token | None) -> bool:
     return (piece.kind == "host" and piece.value in ("ram", "disk")) or piece.kind == "vcpu"
 
 
-def marks_count(word: str) -> bool:
+def marks_count(word: str, candidates: list[Accelerator]) -> bool:
     """Whether a device word right after a number makes it a count: ``8gpu``, ``8-way``,
-    ``8 GCD`` (an AMD MI250's graphics compute dies, a GPU each to the OS)."""
-    return word.startswith("gpu") or word in ("way", "gcd", "gcds")
+    ``8 GCD`` (an AMD MI250's graphics compute dies, a GPU each to the OS), and ``4 cards``
+    where every candidate's board is one device (4 K80 cards are 8 GPUs)."""
+    if word.startswith("gpu") or word in ("way", "gcd", "gcds"):
+        return True
+    single = bool(candidates) and all(a.devices_per_board == 1 for a in candidates)
+    return word in ("card", "cards") and single
 
 
 def vgpu_profile(token: Token) -> None:

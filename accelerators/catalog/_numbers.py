@@ -251,15 +251,6 @@ def _model_size(prev: Token, letter: str) -> bool:
     return named and letter.lower() == "b"
 
 
-def _counts_devices(word: Token, candidates: list[Accelerator]) -> bool:
-    """Whether a device word after a number makes it a count of devices: ``8gpu``, ``8-way``,
-    and ``4 cards`` where every candidate's board is one device (4 K80 cards are 8 GPUs)."""
-    if marks_count(word.piece.value):
-        return True
-    single = bool(candidates) and all(a.devices_per_board == 1 for a in candidates)
-    return word.piece.value in ("card", "cards") and single
-
-
 def _read_number(
     state: Read,
     token: Token,
@@ -290,7 +281,9 @@ def _read_number(
         and piece.value in PCIE_VERSIONS
     ):
         token.role, token.meaning = "interconnect", f"PCIe {piece.value}"
-    elif nxt is not None and nxt.piece.kind == "device" and _counts_devices(nxt, candidates):
+    elif (
+        nxt is not None and nxt.piece.kind == "device" and marks_count(nxt.piece.value, candidates)
+    ):
         count(f"before {nxt.piece.text!r}")
         nxt.role = "count marker"
     elif nxt is not None and nxt.piece.value == "x" and nxt.piece.kind == "unknown":

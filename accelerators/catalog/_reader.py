@@ -303,18 +303,16 @@ _LAPTOP_WORDS = frozenset({"mobile", "laptop", "notebook"})
 _SERVERS = re.compile(r"[0-9]+[a-z]{1,3}[0-9]{3,}")
 #: A node count (``n56``) where the name's count is a DGX's or a node's own.
 _NODES = re.compile(r"n[0-9]+")
-#: Words that make the count a machine's own (``dgxb200x8``: 8 B200s per DGX).
-_MACHINE_WORDS = frozenset(("dgx", "hgx", "node", "nodes"))
 
 
 def _machine_count(state: Read, word: str) -> bool:
     """Whether an unknown word may count machines, so that the count the name gives may be
     each machine's: a number glued before a server's model (MLPerf's ``32XE8545-4xA100...``:
-    32 servers of 4), or a node count beside a DGX or node word (``hpg.dgxb200x8.n56``)."""
+    32 servers of 4), or a node count beside a system word (a DGX, node or pool word:
+    ``hpg.dgxb200x8.n56``)."""
     if _SERVERS.fullmatch(word):
         return True
-    machines = any(t.piece.text.casefold() in _MACHINE_WORDS for t in state.tokens)
-    return machines and _NODES.fullmatch(word) is not None
+    return _NODES.fullmatch(word) is not None and any(system_word(t) for t in state.tokens)
 
 
 def _read_unknown(state: Read, models: list[Token]) -> None:
