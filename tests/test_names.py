@@ -489,6 +489,16 @@ def test_resolution_errors_are_accelerator_errors():
         ("GH200@1g.18gb", "GH200-144GB@1g.18gb"),  # a MIG profile only the 144 GB one has
         ("NVIDIA GH200 96GB HBM3", "GH200-96GB"),  # NVML states the memory (the only SKU)
         ("gpu_1x_gh200", "GH200-96GB"),  # Lambda's instance: the 96 GB one
+        # a bare 910B is either bin family (catalog 2026.11.44); Ascend's own names stay the
+        # 64 GB entry, a bin's word names its bin, a memory size picks one
+        ("910B", "ASCEND-910B | ASCEND-910B4"),
+        ("8x 910B", "ASCEND-910B:8 | ASCEND-910B4:8"),
+        ("910b-64g", "ASCEND-910B"),
+        ("910B3", "ASCEND-910B"),
+        ("910B4", "ASCEND-910B4"),
+        ("Ascend 910B", "ASCEND-910B"),
+        ("ASCEND-910B", "ASCEND-910B"),
+        ("Ascend910B", "ASCEND-910B"),  # Ray's name
         # a bare H100 or H200 leaves the form factor open; a stated one or a size decides
         ("H100", "H100-SXM | H100-PCIE | H100-NVL"),
         ("H100:94GB", "H100-NVL"),

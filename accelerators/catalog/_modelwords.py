@@ -46,7 +46,7 @@ _DROPPED = frozenset(
     {"form", "edition", "neutral", "memory_type", "noise", "device", "interconnect"}
 )
 #: Product-line prefixes a model word may be read without.
-_LINES = ("geforce", "quadro", "tesla", "radeon", "instinct", "rtx", "gtx", "rx")
+_LINES = ("geforce", "quadro", "tesla", "radeon", "instinct", "rtx", "gtx", "rx", "ascend")
 #: The words a card's variant adds to its number (``ti``, ``super``, Radeon's ``xt``), as a
 #: regular-expression alternation.
 VARIANT_WORDS = "ti|super|tisuper|tis|d|s|xt|xtx|gre"
