@@ -436,6 +436,8 @@ def test_an_ml_model_s_size_is_no_vgpu_profile(name: str, expected: str) -> None
         ("32XE8545-4xA100-SXM4-40GB", "could count the machines"),
         ("hpg.dgxb200x8.n56", "could count the machines"),
         ("Datacrunch-Instant-Cluster-8xB200", "per machine or in all"),
+        # a count after the version that closes a VM size's name counts VMs (64 ND_H200_v5)
+        ("ND_H200_v5 x64", "the count stands apart from the model"),
         # a trailing number after a bare CPU word is no count (NYU's partition index)
         ("cpu_a100_2", "follows the model"),
     ],
@@ -452,6 +454,7 @@ def test_a_count_that_may_count_racks_or_machines_is_refused(name: str, why: str
         ("HPE Cray XD670 n4 (32x H200-SXM-141GB)", "H200-SXM:32"),  # n4 and no DGX word
         ("GB200-NVL72_GB200-186GB_aarch64x72_TRT", "GB200:72"),  # the count after the model
         ("n3-H100-SXM5x8", "H100-SXM!:8"),  # Hyperstack's n3 flavour generation
+        ("an.g1.h200sxm.kube.x8", "H200-SXM:8"),  # Civo's size: no version before x8
         ("g-nvidia-1xa100-40gb-pcie-14vcpu-112gb", "A100-40GB-PCIE!"),
     ],
 )

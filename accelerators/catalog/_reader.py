@@ -315,6 +315,20 @@ def _machine_count(state: Read, word: str) -> bool:
     return _NODES.fullmatch(word) is not None and any(system_word(t) for t in state.tokens)
 
 
+def _count_apart(state: Read) -> bool:
+    """Whether every count the name gives follows a version that closes the name of a
+    system around the model (Azure's ``ND_H200_v5 x64``: 64 VMs of the ND_H200_v5 size, not
+    64 H200s), so that it may count those systems."""
+    tokens = state.tokens
+    places = [i for i, t in enumerate(tokens) if t.role == "model"]
+    for _, token in state.counts:
+        at = tokens.index(token)
+        between = [tokens[k] for m in places for k in range(min(at, m) + 1, max(at, m))]
+        if not any(t.piece.kind == "version" for t in between):
+            return False
+    return True
+
+
 def _read_unknown(state: Read, models: list[Token]) -> None:
     vocab = vocabulary()
     counted = bool(state.counts)
@@ -345,6 +359,12 @@ def _read_unknown(state: Read, models: list[Token]) -> None:
         elif piece.kind == "unknown" and counted and _machine_count(state, piece.value):
             # MLPerf's "32XE8545-4xA100...", "hpg.dgxb200x8.n56": 32 servers, 56 DGX nodes
             token.refusal = "could count the machines: the count given may be per machine"
+        elif piece.kind == "unknown" and counted and _count_apart(state):
+            # Azure's "ND_H200_v5 x64": 64 VMs of the ND_H200_v5 size, not 64 H200s
+            token.refusal = (
+                "is no word it can place, and the count stands apart from the model: "
+                "it may count machines"
+            )
         elif piece.kind == "unknown" and counted:
             token.role = "system word"
             token.meaning = "the system around the accelerators (the name states the count)"
