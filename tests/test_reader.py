@@ -427,6 +427,25 @@ def test_an_ml_model_s_size_is_no_vgpu_profile(name: str, expected: str) -> None
 
 
 @pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("NV_A100", "A100-40GB | A100-80GB"),  # TritonBench's and DeepBench's NVIDIA
+        ("GPU_GCP_NV_L4", "L4"),
+        ("rocm_hip_w7900", "W7900"),  # HIP, ROCm's programming interface, like CUDA
+    ],
+)
+def test_nv_standing_apart_is_nvidia_and_hip_a_software_stack(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name)) == expected
+
+
+@pytest.mark.parametrize("name", ["V100NV", "A10*GNV4v", "NV_MI300X"])
+def test_nv_glued_to_other_words_is_no_vendor(name: str) -> None:
+    # Clemson's "V100NV" is an NVLinked V100, Tencent's "GNV4v" a VM family
+    with pytest.raises(AcceleratorError):
+        AcceleratorSpec.parse(name)
+
+
+@pytest.mark.parametrize(
     ("name", "why"),
     [
         # MLPerf system names: a count that may be of racks, systems or machines is refused

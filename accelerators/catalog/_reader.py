@@ -125,6 +125,16 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
         token.role = KIND_ROLE.get(token.piece.kind, "")
         token.meaning = first_meaning(token)
     _unglue_noise(tokens)
+    for token in tokens:  # "NV_A100" is NVIDIA's; "V100NV", "GNV4v" are NVLink, a VM family
+        if (
+            token.piece.kind == "vendor"
+            and token.piece.glued
+            and token.piece.text.casefold() in _APART
+        ):
+            token.role = ""
+            token.refusal = (
+                "names NVIDIA only standing apart: glued, it may be NVLink's or a family's letters"
+            )
     models = _model_tokens(state) or _model_number(state)
     if not models:
         return without_model(state)
@@ -299,6 +309,8 @@ _HOST_KINDS = frozenset({"host", "cpu"})
 _LAPTOP_WORDS = frozenset({"mobile", "laptop", "notebook"})
 
 
+#: Vendor words read only where they stand apart from the words around them.
+_APART = frozenset({"nv"})
 #: A number glued before a server's model (``32XE8545``: 32 XE8545 servers).
 _SERVERS = re.compile(r"[0-9]+[a-z]{1,3}[0-9]{3,}")
 #: A node count (``n56``) where the name's count is a DGX's or a node's own.
