@@ -192,6 +192,15 @@ Two corpora, one file per system, written from each system's public sources:
   model library's benchmark files, a render farm's accelerator names), collected in two
   rounds after the twenty-eighth's fixes, committed before any reader ran on it and run once
   with the reader and catalog frozen.
+* ``tests/peer_names/fresh30/{visible,sealed}/*.tsv``, the *thirtieth fresh* corpus (issue
+  32): 27 more systems (eleven HPC sites' and research institutes' GPU partitions, node
+  features and queues, six software projects' and an HPC centre's CI runner labels and queues, a
+  sovereign cloud's GPU profiles, a Kubernetes serving catalog's accelerator components, a
+  cloud benchmark harness's GPU types, a serving project's hardware profiles, an inference
+  service's hardware list, a kernel tool's and a trainer's device and FLOPs tables, an
+  inference simulator's hardware profiles, a launcher's AMD GPU name fragments), collected in
+  three rounds after the twenty-ninth's fixes, committed before any reader ran on it and run
+  once with the reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -288,6 +297,8 @@ FRESH28 = CORPORA / "fresh28" / "visible"
 SEALED28 = CORPORA / "fresh28" / "sealed"
 FRESH29 = CORPORA / "fresh29" / "visible"
 SEALED29 = CORPORA / "fresh29" / "sealed"
+FRESH30 = CORPORA / "fresh30" / "visible"
+SEALED30 = CORPORA / "fresh30" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -318,6 +329,7 @@ _FRESH_PARTS = [
     (FRESH27, SEALED27),
     (FRESH28, SEALED28),
     (FRESH29, SEALED29),
+    (FRESH30, SEALED30),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
