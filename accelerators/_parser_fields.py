@@ -279,23 +279,33 @@ def _devices_per_board(alternative: Alternative) -> set[int]:
 
 
 def node_count(source: str, alternative: Alternative, span: tuple[int, int]) -> None:
-    """Refuse a memory or vendor request with no count where names stand for nodes
-    (``denotes="node"``): Mila's node feature ``32gb`` holds as many GPUs as its nodes do."""
+    """Refuse a memory or vendor request with no count where names stand for nodes, or for
+    several kinds (``denotes="node"``, ``"mixed"``): Mila's node feature ``32gb`` holds as many
+    GPUs as its nodes do, and NJIT's GRES type ``10gb`` is a MIG slice's memory."""
     fields = alternative.fields
-    if DENOTES.get() != "node" or {"count", "count_range"} & set(fields) or fields.get("shared"):
+    denotes = DENOTES.get()
+    if denotes not in ("node", "mixed") or {"count", "count_range"} & set(fields):
         return
-    raise _node_without_count(source, source[span[0] : span[1]].strip(), span)
+    if fields.get("shared"):
+        return
+    raise _node_without_count(source, source[span[0] : span[1]].strip(), span, denotes=denotes)
 
 
 def _node_without_count(
-    source: str, text: str, span: tuple[int, int], *, name: str | None = None
+    source: str,
+    text: str,
+    span: tuple[int, int],
+    *,
+    name: str | None = None,
+    denotes: str = "node",
 ) -> CountNotStatedError:
     """The error for ``text``, read as a node's name, that states no count: with a caret, and
     the ``name`` it is about (explain shows how a name reads)."""
     error = CountNotStatedError(
-        f"{quote(text)} names a node, partition or instance (denotes='node'), and how many "
-        f"devices it holds is not in the name: give the count ('{text}:8'), or read the name "
-        "as one device (denotes='device')"
+        f"{quote(text)} {'names' if denotes == 'node' else 'may name'} a node, partition or "
+        f"instance (denotes={denotes!r}), and how "
+        f"many devices it holds is not in the name: give the count ('{text}:8'), or read the "
+        "name as one device (denotes='device')"
     )
     error.name = name
     return with_caret(error, source, span)

@@ -161,8 +161,13 @@ def test_a_node_feature_with_no_model_states_no_count_either(text: str) -> None:
     # a memory or vendor request of one device; a node's holds as many as the node has
     with pytest.raises(CountNotStatedError, match="denotes='node'"):
         AcceleratorSpec.parse(text, denotes="node")
+    # in a list of several kinds (NJIT's GRES types "10gb", a MIG slice's memory; FlagGems'
+    # runner "iluvatar") it may name a node too
+    with pytest.raises(CountNotStatedError, match=r"may name a node.*denotes='mixed'"):
+        AcceleratorSpec.parse(text, denotes="mixed")
     assert AcceleratorSpec.parse(text).count == 1
     assert AcceleratorSpec.parse(f"{text}:4", denotes="node").count == 4
+    assert AcceleratorSpec.parse(f"{text}:4", denotes="mixed").count == 4
 
 
 @pytest.mark.parametrize("name", ["gpu_v100_long", "gpu_p100_debug", "gpu-h200-141g-short"])
