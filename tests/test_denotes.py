@@ -247,3 +247,17 @@ def test_per_machine_is_set_only_where_the_product_fixes_it() -> None:
     apple = {a.model for a in catalog.all() if a.vendor == "apple"}
     jetson = {a.model for a in catalog.all() if a.model.startswith("JETSON-")}
     assert fixed == apple | jetson | {"GB10"}
+
+
+@pytest.mark.parametrize("name", ["v100-full", "v100s.full", "a100-half"])
+def test_a_whole_or_half_machine_leaves_the_count_to_the_spec(name: str) -> None:
+    # BMRC's OpenStack flavour "v100-full" is a whole node of three V100s
+    with pytest.raises(CountNotStatedError, match="instance size"):
+        AcceleratorSpec.parse(name, denotes="mixed")
+    assert AcceleratorSpec.parse(f"{name}:3").count == 3
+
+
+def test_full_as_prose_is_no_machine_size() -> None:
+    # Dell's "Single Wide Full Height GPU": the card's bracket, one L4
+    name = "NVIDIA L4, PCIe, 72W, 24GB Passive, Single Wide Full Height GPU"
+    assert str(AcceleratorSpec.parse(name, denotes="board")) == "L4"

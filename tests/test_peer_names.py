@@ -474,8 +474,8 @@ GUARDS = [
     (29, "-sealed", 89, 3),
     # the thirtieth corpus's one run, with the reader and catalog frozen at 731564d: 184/301
     # right and 3 wrong, 100/154 and 4 (its unseen figures)
-    (30, "", 186, 1),
-    (30, "-sealed", 100, 4),
+    (30, "", 186, 0),
+    (30, "-sealed", 100, 3),
 ]
 
 
@@ -535,9 +535,8 @@ def test_a_count_the_name_states_is_never_dropped_in_the_later_corpora() -> None
     # the twenty-ninth: HKUST's partitions named as one GPU, of 4-GPU nodes, in a file that
     # says 'mixed'
     implied |= {"gpu-l20", "gpu-rtx4090d"}
-    # the thirtieth: BMRC's OpenStack flavours for a whole node of three V100s, named by the
-    # GPU and 'full', in a file that says 'mixed'
-    implied |= {"v100-full", "v100s.full"}
+    # (the thirtieth's two, BMRC's OpenStack flavours for a whole node of three V100s named by
+    # the GPU and 'full', are refused since that run: 'full' ends the name as a machine's size)
     missed = set()
     for row in [row for visible, sealed in IN_ORDER[1:] for row in visible + sealed]:
         outcome = peer_names.evaluate(row)

@@ -31,6 +31,9 @@ __all__ = ["left_to_system", "per_machine", "system_word"]
 _COUNT_SIZES = frozenset(
     ("nano", "micro", "tiny", "small", "medium", "large", "xlarge", "xxlarge", "xl", "xxl")
 )
+#: A whole or half machine, as the last word of a flavour (BMRC's OpenStack "v100-full", a
+#: node of 3 V100s); elsewhere prose ("Full Height", "half precision").
+_PART_SIZES = frozenset(("full", "half"))
 #: Words for a machine or a group of machines: how many devices it has is the system's.
 _NODE_WORDS = frozenset(
     # a DGX system or an HGX baseboard holds as many GPUs as its model (DGX A100: 8)
@@ -69,6 +72,9 @@ def left_to_system(state: Read) -> str:
         # a pci.ids chip's "GL-XL" is no instance size, nor is a size glued to the model
         if _is_size(token) and token.role != "chip":
             return _needs(state, token, "an instance size")
+    last = state.tokens[-1]
+    if _is_word(last, "sizes", _PART_SIZES) and len(state.tokens) > 1:
+        return _needs(state, last, "an instance size")
     return ""
 
 
