@@ -125,16 +125,7 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
         token.role = KIND_ROLE.get(token.piece.kind, "")
         token.meaning = first_meaning(token)
     _unglue_noise(tokens)
-    for token in tokens:  # "NV_A100" is NVIDIA's; "V100NV", "GNV4v" are NVLink, a VM family
-        if (
-            token.piece.kind == "vendor"
-            and token.piece.glued
-            and token.piece.text.casefold() in _APART
-        ):
-            token.role = ""
-            token.refusal = (
-                "names NVIDIA only standing apart: glued, it may be NVLink's or a family's letters"
-            )
+    _unplace_glued_vendors(tokens)
     models = _model_tokens(state) or _model_number(state)
     if not models:
         return without_model(state)
@@ -161,6 +152,17 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
             token.meaning = f"a machine, which holds {fixed} of this device (the catalog says so)"
         return replace(match, count=fixed)
     return replace(match, needs_count=needs_count, count=None)  # "3-K80-NODE": 3 nodes?
+
+
+def _unplace_glued_vendors(tokens: list[Token]) -> None:
+    """A vendor word read only standing apart (:data:`_APART`) is left unplaced where it is
+    glued to other letters: ``NV_A100`` is NVIDIA's, but ``V100NV`` is an NVLinked V100 and
+    Tencent's ``GNV4v`` a VM family."""
+    for token in tokens:
+        piece = token.piece
+        if piece.kind == "vendor" and piece.glued and piece.text.casefold() in _APART:
+            token.role = ""
+            token.refusal = "names a vendor only standing apart: glued, it may be other letters"
 
 
 def _unglue_noise(tokens: list[Token]) -> None:
