@@ -201,6 +201,15 @@ Two corpora, one file per system, written from each system's public sources:
   inference simulator's hardware profiles, a launcher's AMD GPU name fragments), collected in
   three rounds after the twenty-ninth's fixes, committed before any reader ran on it and run
   once with the reader and catalog frozen.
+* ``tests/peer_names/fresh31/{visible,sealed}/*.tsv``, the *thirty-first fresh* corpus
+  (issue 32): 29 more systems (six HPC sites' GPU partitions, queues and node names, two
+  research clouds' OpenStack flavours, aliases and traits, four clouds' reference
+  architectures', VM images', health checks' and SDK's node pools, sizes and targets, a GPU
+  rental platform's machine names, an inference framework's CI labels, six driver, bootloader,
+  admin and validation tools' device-ID tables, four benchmark result sets' GPU names, a
+  mining tool's GPU profiles, four games', emulators' and a video decoder's GPU lists),
+  collected in two rounds after the thirtieth's fixes, committed before any reader ran on it
+  and run once with the reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -299,6 +308,8 @@ FRESH29 = CORPORA / "fresh29" / "visible"
 SEALED29 = CORPORA / "fresh29" / "sealed"
 FRESH30 = CORPORA / "fresh30" / "visible"
 SEALED30 = CORPORA / "fresh30" / "sealed"
+FRESH31 = CORPORA / "fresh31" / "visible"
+SEALED31 = CORPORA / "fresh31" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -330,6 +341,7 @@ _FRESH_PARTS = [
     (FRESH28, SEALED28),
     (FRESH29, SEALED29),
     (FRESH30, SEALED30),
+    (FRESH31, SEALED31),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
