@@ -13,6 +13,7 @@ __all__ = [
     "TOPOLOGY_PATTERN",
     "flops_unit",
     "format_number",
+    "implausible_count",
     "plain_typography",
     "printable",
     "quote",
@@ -32,6 +33,13 @@ _SECRET_QUERY = re.compile(
     r"(?i)([?&;](?:x-amz-signature|x-amz-credential|x-amz-security-token|signature|"
     r"awsaccesskeyid|password|passwd|secret|token|access_token|key|api_key|apikey)=)[^&\s'\"]*"
 )
+
+
+def implausible_count(value: float) -> bool:
+    """Whether a number written as a count (``3970X``) is more likely a CPU's model number
+    (AMD's Threadripper 3970X, Ryzen 5950X) than a count of devices: 1000 or more, and not a
+    multiple of 128 (a cluster's 1024 or 4608 GPUs are)."""
+    return value >= 1000 and value % 128 != 0
 
 
 def format_number(value: float) -> str:

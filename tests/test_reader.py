@@ -445,6 +445,24 @@ def test_nv_glued_to_other_words_is_no_vendor(name: str) -> None:
         AcceleratorSpec.parse(name)
 
 
+@pytest.mark.parametrize("name", ["3970X-RadeonProVII", "5950X-RTX3090", "3970 x RTX 3090"])
+def test_a_cpu_model_number_is_no_count(name: str) -> None:
+    # Lambda's benchmark folder: a Threadripper 3970X with a Radeon Pro VII, not 3970 boards
+    with pytest.raises(AcceleratorError, match="likelier a CPU's model than a count"):
+        AcceleratorSpec.parse(name, denotes="mixed")
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("1024x H100", "H100-SXM:1024 | H100-PCIE:1024 | H100-NVL:1024"),  # a cluster's
+        ("RTX3090:3970", "RTX-3090:3970"),  # the spec's own count is the user's to give
+    ],
+)
+def test_large_counts_a_cluster_or_the_spec_gives_still_read(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name)) == expected
+
+
 @pytest.mark.parametrize(
     ("name", "why"),
     [

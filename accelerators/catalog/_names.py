@@ -55,7 +55,7 @@ import functools
 import re
 from fractions import Fraction
 
-from accelerators._text import MIG_PROFILE_PATTERN, plain_typography, quote
+from accelerators._text import MIG_PROFILE_PATTERN, implausible_count, plain_typography, quote
 from accelerators.catalog._choices import choice_of_entries, same_entry_choice
 from accelerators.catalog._memory_select import named_with_memory, select_by_memory
 from accelerators.catalog._open_names import read_open
@@ -271,6 +271,8 @@ def _with_count(index: Index, text: str, decoration: re.Match[str] | None) -> Na
     if decoration is None:
         return None
     count = float(Fraction(decoration[1]))  # "1/2*T4": half a T4 (Tencent's TKE)
+    if implausible_count(count):  # "3970X-RadeonProVII": a CPU's model; the reader says so
+        return None
     named = _without(text, decoration)
     rest = (
         _resolve_decorated(index, named)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from accelerators._text import format_number, quote
+from accelerators._text import format_number, implausible_count, quote
 from accelerators._vendors import CLOUD_VENDORS
 from accelerators.catalog._count_scope import count_scope
 from accelerators.catalog._modelwords import ModelWords, words_of
@@ -220,6 +220,9 @@ def count_of(state: Read, candidates: Sequence[Accelerator] = ()) -> float | Non
         why = count_scope([t.piece for t in tokens])
         if why:
             raise refuse(state, why)
+    for value, token in counts:  # Lambda's "3970X-RadeonProVII": a Threadripper 3970X
+        if implausible_count(value):
+            raise refuse(state, f"{quote(token.piece.text)} is likelier a CPU's model than a count")
     glued = [(v, t) for v, t in counts if t.piece.kind == "x_count"]
     for (first, a), (second, b) in itertools.pairwise(glued):
         if tokens.index(b) == tokens.index(a) + 1:
