@@ -445,6 +445,19 @@ def test_nv_glued_to_other_words_is_no_vendor(name: str) -> None:
         AcceleratorSpec.parse(name)
 
 
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("EVGA GTX 970 OC", "GTX-970"),  # a three-digit GTX card's x is its line's, no count
+        ("GM204 [GeForce GTX 980]", "GTX-980"),  # envytools' chip and product
+        ("gtx970x2", "GTX-970:2"),
+        ("NVIDIA GeForce RTX 3090/PCIe/SSE2", "RTX-3090"),  # an OpenGL renderer string
+    ],
+)
+def test_three_digit_gtx_cards_and_renderer_strings_read(name: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(name)) == expected
+
+
 @pytest.mark.parametrize("name", ["3970X-RadeonProVII", "5950X-RTX3090", "3970 x RTX 3090"])
 def test_a_cpu_model_number_is_no_count(name: str) -> None:
     # Lambda's benchmark folder: a Threadripper 3970X with a Radeon Pro VII, not 3970 boards

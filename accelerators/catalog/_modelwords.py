@@ -56,6 +56,7 @@ VARIANT_WORDS = "ti|super|tisuper|tis|d|s|xt|xtx|gre"
 _VARIANT = re.compile(rf" (?:{VARIANT_WORDS}|(?:ti)?(?:laptop|mobile))(?:[0-9]+gb?)?")
 _COUNTED = re.compile(r"x[0-9]{1,4}")  # a spelling that carries a count (HF "l40sx4")
 _RX_CARD = re.compile(r"(?:\A|radeon)rx[0-9]{3}\Z")  # a three-digit Radeon RX card
+_GTX_CARD = re.compile(r"(?:\A|geforce)gtx[0-9]{3}\Z")  # a three-digit GeForce GTX card
 _ARC_CARD = re.compile(r"(?:pro)?[ab][0-9]{2,3}")  # an Intel Arc card's word after "arc"
 
 
@@ -131,8 +132,13 @@ def model_words(index: Index) -> ModelWords:
             if (
                 len(key) < (2 if text in own else 3)
                 or key.isdigit()
-                # not "rtx4090": "4090" has no x; nor Radeon's "rx590", whose x is its line's
-                or (_COUNTED.search(key[-4:]) and not _RX_CARD.search(key))
+                # not "rtx4090": "4090" has no x; nor Radeon's "rx590" or GeForce's "gtx970",
+                # whose x is its line's
+                or (
+                    _COUNTED.search(key[-4:])
+                    and not _RX_CARD.search(key)
+                    and not _GTX_CARD.search(key)
+                )
                 or (acc.device_class == "tpu" and key[-1].isdigit())  # a slice size
             ):
                 continue
