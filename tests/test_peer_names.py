@@ -359,7 +359,7 @@ GUARDS = [
     # 1cb080e, was 207/11 and 108/8 (its unseen figures); these are after the fixes that run
     # found (a bracketed count is read, x8x8 refused, a board's memory is the board, a core
     # partition is no host figure, GPU_SKU: and gpumodel: keys, '*' and fraction counts)
-    (11, "", 260, 5),
+    (11, "", 261, 5),
     (11, "-sealed", 136, 2),
     # the twelfth corpus's one run, with the reader's code and catalog 2026.11.32 frozen at
     # fe719bd, was 203/13 and 120/6 (its unseen figures); these are after the fixes that run
@@ -478,7 +478,7 @@ GUARDS = [
     (30, "-sealed", 100, 3),
     # the thirty-first corpus's one run, with the reader and catalog frozen at 0f25dbb:
     # 260/477 right and 5 wrong, 105/204 and 2 (its unseen figures)
-    (31, "", 270, 4),
+    (31, "", 271, 4),
     (31, "-sealed", 110, 2),
 ]
 

@@ -452,6 +452,7 @@ def test_nv_glued_to_other_words_is_no_vendor(name: str) -> None:
         ("GM204 [GeForce GTX 980]", "GTX-980"),  # envytools' chip and product
         ("gtx970x2", "GTX-970:2"),
         ("NVIDIA GeForce RTX 3090/PCIe/SSE2", "RTX-3090"),  # an OpenGL renderer string
+        ("NVIDIA GeForce RTX 3080 Ti Lite Hash Rate", "RTX-3080-TI"),  # the driver's LHR name
     ],
 )
 def test_three_digit_gtx_cards_and_renderer_strings_read(name: str, expected: str) -> None:
