@@ -284,9 +284,11 @@ def node_count(source: str, alternative: Alternative, span: tuple[int, int]) -> 
     GPUs as its nodes do, and NJIT's GRES type ``10gb`` is a MIG slice's memory."""
     fields = alternative.fields
     denotes = DENOTES.get()
-    if denotes not in ("node", "mixed") or {"count", "count_range"} & set(fields):
-        return
-    if fields.get("shared"):
+    if (
+        denotes not in ("node", "mixed")
+        or {"count", "count_range"} & set(fields)
+        or fields.get("shared")
+    ):
         return
     raise _node_without_count(source, source[span[0] : span[1]].strip(), span, denotes=denotes)
 
@@ -303,9 +305,8 @@ def _node_without_count(
     the ``name`` it is about (explain shows how a name reads)."""
     error = CountNotStatedError(
         f"{quote(text)} {'names' if denotes == 'node' else 'may name'} a node, partition or "
-        f"instance (denotes={denotes!r}), and how "
-        f"many devices it holds is not in the name: give the count ('{text}:8'), or read the "
-        "name as one device (denotes='device')"
+        f"instance (denotes={denotes!r}), and how many devices it holds is not in the name: "
+        f"give the count ('{text}:8'), or read the name as one device (denotes='device')"
     )
     error.name = name
     return with_caret(error, source, span)

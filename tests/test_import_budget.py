@@ -121,11 +121,7 @@ def test_importing_from_constants_scans_no_data_file() -> None:
         "print(constant_for(AcceleratorSpec.parse('H100-SXM:8')).name,"
         " constants._constant_names.cache_info().misses)\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ["H100", "0"]
+    assert _run_in_fresh_interpreter(code).split() == ["H100", "0"]
 
 
 def test_a_spec_of_catalog_names_loads_no_token_reader() -> None:
@@ -138,8 +134,13 @@ def test_a_spec_of_catalog_names_loads_no_token_reader() -> None:
         "AcceleratorSpec.parse('H100:8 | A100-80GB:4')\n"
         "print('accelerators.catalog._narrow' in sys.modules)\n"
     )
+    assert _run_in_fresh_interpreter(code).strip() == "False"
+
+
+def _run_in_fresh_interpreter(code: str) -> str:
+    """What ``code`` prints, run by a fresh interpreter in the checkout (it must succeed)."""
     proc = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "False"
+    return proc.stdout
