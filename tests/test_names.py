@@ -1184,3 +1184,44 @@ def test_the_grammar_docs_name_every_model_named_like_its_family() -> None:
     paragraph = paragraph[: paragraph.index("\n\n")]
     for model, _ in MODELS_NAMED_LIKE_THEIR_FAMILY:
         assert f"`{model}`" in paragraph, model
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        # the instance table's count, the device the name's own word says (Azure's docs run
+        # an A100 80GB PCIe in NC A100 v4, but 'a100' alone leaves 40 or 80 GB open)
+        ("nc24ads_a100_v4", "A100-40GB | A100-80GB"),
+        ("nc48ads_a100_v4", "A100-40GB:2 | A100-80GB:2"),
+        ("nd96isr_h100_v5", "H100-SXM:8 | H100-PCIE:8 | H100-NVL:8"),
+        ("ND96isr_MI300X_v5", "MI300X:8"),
+        ("nc64as_t4_v3", "T4:4"),
+        # the exact instance name keeps the table's SKU
+        ("Standard_NC24ads_A100_v4", "A100-80GB-PCIE!"),
+    ],
+)
+def test_an_azure_size_without_its_standard_prefix_reads_its_count_from_the_table(
+    text: str, canonical: str
+) -> None:
+    """Issue 32: Azure's health checks and IMDS write sizes lower-cased without ``Standard_``
+    (the thirty-first corpus's visible part)."""
+    from accelerators import AcceleratorSpec
+
+    assert str(AcceleratorSpec.parse(text, denotes="node")) == canonical
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "nc6s_v3",  # the table runs a V100 here, but the name names no model
+        "nd96asr_v4",
+        "nc24ads_h100_v4",  # no such size: the table is not guessed from
+        "nd40rs_v2",
+    ],
+)
+def test_an_azure_size_whose_words_name_no_table_device_is_refused(text: str) -> None:
+    from accelerators import AcceleratorSpec
+    from accelerators.errors import AcceleratorError
+
+    with pytest.raises(AcceleratorError, match=text):
+        AcceleratorSpec.parse(text, denotes="node")

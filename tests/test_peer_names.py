@@ -478,8 +478,8 @@ GUARDS = [
     (30, "-sealed", 100, 3),
     # the thirty-first corpus's one run, with the reader and catalog frozen at 0f25dbb:
     # 260/477 right and 5 wrong, 105/204 and 2 (its unseen figures)
-    (31, "", 271, 4),
-    (31, "-sealed", 110, 2),
+    (31, "", 280, 4),
+    (31, "-sealed", 111, 2),
 ]
 
 

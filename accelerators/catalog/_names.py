@@ -56,6 +56,7 @@ import re
 from fractions import Fraction
 
 from accelerators._text import MIG_PROFILE_PATTERN, implausible_count, plain_typography, quote
+from accelerators.catalog._azure_sizes import azure_size
 from accelerators.catalog._choices import choice_of_entries, same_entry_choice
 from accelerators.catalog._memory_select import named_with_memory, select_by_memory
 from accelerators.catalog._open_names import read_open
@@ -250,7 +251,7 @@ def _instance_type(index: Index, text: str) -> NameMatch | None:
 
     row = get_instance(text)
     if row is None:
-        return None
+        return azure_size(text, lambda name: _lookup(index, name))
     base = _lookup(index, row.accelerator)
     if base is None:
         raise UnknownAcceleratorError(
