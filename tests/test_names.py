@@ -1049,6 +1049,10 @@ def test_a_profile_or_bracketed_size_that_fits_no_one_card_is_refused(text: str)
         ("K80-NODE-POOL", "K80-NODE-POOL:16", "K80:16"),
         ("3-K80-NODE", "3-K80-NODE:12", "K80:12"),  # 3 nodes, or 3 K80s? the spec says
         ("a100-pool", "a100-pool:80GB:2", "A100-80GB:2"),
+        # a leading 'compute' before the model names a compute node's flavour (NREC's
+        # OpenStack compute-l40s: nodes of 4 L40S)
+        ("compute-l40s", "compute-l40s:4", "L40S:4"),
+        ("compute_h100_sxm", "compute_h100_sxm:8", "H100-SXM!:8"),
     ],
 )
 def test_a_node_or_pool_needs_the_count_from_the_spec(text: str, counted: str, read: str) -> None:
@@ -1058,6 +1062,13 @@ def test_a_node_or_pool_needs_the_count_from_the_spec(text: str, counted: str, r
     with pytest.raises(InvalidSpecError, match="is a node or pool"):
         AcceleratorSpec.parse(text)
     assert str(AcceleratorSpec.parse(counted)) == read
+
+
+def test_compute_after_the_model_is_the_cards_mode_not_a_node() -> None:
+    from accelerators import AcceleratorSpec
+
+    assert str(AcceleratorSpec.parse("Tesla T4 compute")) == "T4"
+    assert str(AcceleratorSpec.parse("A40 (compute mode)")) == "A40"
 
 
 def test_a_node_name_that_counts_its_devices_reads() -> None:

@@ -60,7 +60,7 @@ _SOCKET_WORDS = frozenset(("socket", "sockets"))
 
 def left_to_system(state: Read) -> str:
     """Why the spec must give the count (the word that leaves it to the system), or ''."""
-    nodes = [t for t in state.tokens if system_word(t)]
+    nodes = [t for t in state.tokens if system_word(t)] + _compute_node(state)
     if nodes and not _device_count(state):
         return _needs(state, nodes[0], "a node or pool")
     queues = [t for t in state.tokens if _is_queue(t)]
@@ -123,6 +123,18 @@ def system_word(token: Token) -> bool:
         return True
     socket = piece.kind == "cpu" and piece.text.casefold() in _SOCKET_WORDS and not piece.glued
     return socket or _is_word(token, "platforms", _NODE_WORDS)
+
+
+def _compute_node(state: Read) -> list[Token]:
+    """A leading ``compute`` right before the model: a compute node's or flavour's name
+    (NREC's OpenStack ``compute-l40s``, nodes of 4 L40S), where after the model it is the
+    card's mode (``Tesla T4 compute``, ``A40 (compute mode)``)."""
+    tokens = state.tokens
+    if len(tokens) < 2 or tokens[1].role != "model":
+        return []
+    first = tokens[0].piece
+    plain = not first.glued and not first.bracket
+    return [tokens[0]] if plain and first.text.casefold() == "compute" else []
 
 
 def _is_queue(token: Token) -> bool:
