@@ -210,6 +210,18 @@ Two corpora, one file per system, written from each system's public sources:
   mining tool's GPU profiles, four games', emulators' and a video decoder's GPU lists),
   collected in two rounds after the thirtieth's fixes, committed before any reader ran on it
   and run once with the reader and catalog frozen.
+* ``tests/peer_names/fresh32/{visible,sealed}/*.tsv``, the *thirty-second fresh* corpus
+  (issue 32): 27 more systems (three HPC sites' GPU types, features and node names, four
+  software projects' and a foundation's CI runner labels, test markers and queues, two GPU
+  clouds' SDK and API GPU types, a Kubernetes autoscaler's cloud GPU lists, a GPU mock's
+  profiles, Intel's resource drivers' model tables, a node health daemon's product keys, a BMC
+  inventory's accelerator boards, three serving and MLOps platforms' GPU tiers and instance
+  types, a retired ML cloud's machine types, a game-streaming service's stream classes, a
+  render farm's instance types, MLPerf's inference harness and automations, a simulator's GPU
+  models, three kernel libraries' tuning targets, an edge NPU runtime's and an on-device
+  compiler's targets, two hardware-trend datasets), collected in two rounds after the
+  thirty-first's fixes, committed before any reader ran on it and run once with the reader
+  and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -310,6 +322,8 @@ FRESH30 = CORPORA / "fresh30" / "visible"
 SEALED30 = CORPORA / "fresh30" / "sealed"
 FRESH31 = CORPORA / "fresh31" / "visible"
 SEALED31 = CORPORA / "fresh31" / "sealed"
+FRESH32 = CORPORA / "fresh32" / "visible"
+SEALED32 = CORPORA / "fresh32" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -342,6 +356,7 @@ _FRESH_PARTS = [
     (FRESH29, SEALED29),
     (FRESH30, SEALED30),
     (FRESH31, SEALED31),
+    (FRESH32, SEALED32),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
