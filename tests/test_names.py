@@ -753,6 +753,15 @@ def test_a_profile_of_another_vendor_or_a_series_is_refused(text: str, why: str)
         # the catalog's open names that no card's name is: a family of models
         ("MI200", "MI250 | MI250X | MI210"),
         ("TITAN X", "TITAN-X-PASCAL | GTX-TITAN-X"),
+        # a bare RTX 4000 or 5000 is a professional board, Turing or Ada (catalog 2026.11.45),
+        # never the GeForce 40 or 50 series
+        ("RTX4000", "QUADRO-RTX-4000 | RTX-4000-ADA | RTX-4000-SFF-ADA"),
+        ("NVIDIA RTX 5000", "QUADRO-RTX-5000 | RTX-5000-ADA"),
+        ("RTX4000SFF", "RTX-4000-SFF-ADA"),  # only the Ada card has an SFF edition
+        ("RTX5000_16GB", "QUADRO-RTX-5000"),  # 16 GB: the Turing board
+        # AMD's MI325X written without its X: there is no other MI325
+        ("MI325", "MI325X"),
+        ("linux-mi325-8gpu-ossci-rocm", "MI325X:8"),
         ("Radeon RX Vega", "RX-VEGA-56 | RX-VEGA-64"),
         # a generation of consumer cards
         (
@@ -814,8 +823,8 @@ def test_a_count_word_away_from_the_model_is_refused() -> None:
     [
         "1080",  # a number alone is a pattern in a list (HAMi: any 1080, the 1080 Ti too)
         "8000 XT",  # no consumer card: a lone number reads only as a GeForce or Radeon card
-        "RTX 4000",  # a Quadro RTX board, not the GeForce 40 series
         "RTX 5000 series",  # NVIDIA's generations are two digits
+        "RTX 4000 series",  # people's GeForce RTX 40 series, or the RTX 4000 boards?
         "GTX 30xx",  # GeForce 30 cards are RTX
         "40x",  # no product line or series mark: a count?
         "RX 600",
@@ -1236,3 +1245,25 @@ def test_an_azure_size_whose_words_name_no_table_device_is_refused(text: str) ->
 
     with pytest.raises(AcceleratorError, match=text):
         AcceleratorSpec.parse(text, denotes="node")
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        # the RTX brand came with Turing: 'rtx' beside a Pascal Quadro's model is another card
+        # (CoreWeave's rtxp6000 is an RTX PRO 6000)
+        ("rtxp6000-8x", "no P6000 in the catalog is an RTX card"),
+        # NVIDIA DRIVE's automotive A100 (MLPerf's system id) is no data-centre A100
+        ("Drive-A100-PCIex1", "NVIDIA DRIVE"),
+        ("NVIDIA DRIVE A100", "NVIDIA DRIVE"),
+    ],
+)
+def test_a_line_or_platform_word_the_model_never_carried_is_refused(text: str, why: str) -> None:
+    from accelerators import AcceleratorSpec
+    from accelerators.errors import UnknownAcceleratorError
+
+    with pytest.raises(UnknownAcceleratorError, match=why):
+        AcceleratorSpec.parse(text)
+    # the card's own names still read, and a drive among host figures is the host's
+    assert str(AcceleratorSpec.parse("Quadro P6000")) == "QUADRO-P6000"
+    assert str(AcceleratorSpec.parse("8x A100 80GB 2TB NVMe drive")) == "A100-80GB:8"

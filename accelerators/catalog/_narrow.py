@@ -83,6 +83,11 @@ class Read:
         ]
 
 
+#: NVIDIA's architectures before Turing, whose cards no RTX name is of (the RTX brand came
+#: with Turing, 2018): "RTX" beside a Pascal Quadro's model ("rtxp6000") is another card.
+_BEFORE_RTX = frozenset(("Fermi", "Kepler", "Maxwell", "Pascal", "Volta"))
+
+
 def narrow(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
     """Keep the candidates every vendor, architecture, memory, form and edition word fits."""
     for token in state.tokens:
@@ -98,6 +103,9 @@ def narrow(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
             if token.piece.text.casefold() == "quadro":  # "QUADRO-V100": no Tesla board is one
                 keep = [a for a in candidates if not a.family.startswith("Tesla ")]
                 candidates = _fits(state, candidates, keep, "is a Quadro card")
+            elif token.piece.text.casefold() == "rtx":  # "rtxp6000": no Pascal card is an RTX
+                keep = [a for a in candidates if a.architecture not in _BEFORE_RTX]
+                candidates = _fits(state, candidates, keep, "is an RTX card")
         elif kind == "architecture":
             keep = [a for a in candidates if a.architecture.casefold().startswith(value)]
             candidates = _fits(state, candidates, keep, f"is a {value.title()} part")

@@ -311,6 +311,12 @@ _HOST_KINDS = frozenset({"host", "cpu"})
 _LAPTOP_WORDS = frozenset({"mobile", "laptop", "notebook"})
 
 
+def _before_model(state: Read, i: int) -> bool:
+    """Whether ``state.tokens[i]`` stands right before the model word, vendor words aside."""
+    after = [t for t in state.tokens[i + 1 :] if t.piece.kind not in ("vendor", "line")]
+    return bool(after) and after[0].role == "model"
+
+
 #: Vendor words read only where they stand apart from the words around them.
 _APART = frozenset({"nv"})
 #: A number glued before a server's model (``32XE8545``: 32 XE8545 servers).
@@ -370,6 +376,9 @@ def _read_unknown(state: Read, models: list[Token]) -> None:
             # "Quadro_P2000_Mobile_tp1": a laptop's GPU of that name, never a system around it
             token.role = "variant"
             token.meaning = "a laptop's GPU: a SKU of its own, which the catalog does not carry"
+        elif piece.kind == "unknown" and piece.value == "drive" and _before_model(state, i):
+            # MLPerf's "Drive-A100-PCIex1": NVIDIA DRIVE's automotive A100, another product
+            token.refusal = "names NVIDIA DRIVE's automotive part, which the catalog lacks"
         elif piece.kind == "unknown" and counted and _machine_count(state, piece.value):
             # MLPerf's "32XE8545-4xA100...", "hpg.dgxb200x8.n56": 32 servers, 56 DGX nodes
             token.refusal = "could count the machines: the count given may be per machine"

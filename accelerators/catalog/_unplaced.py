@@ -34,6 +34,11 @@ _SERIES_WORDS = frozenset(("series", "family"))
 _VARIANT = re.compile(rf"(?:{VARIANT_WORDS})(?:[0-9]+gb?)?")
 
 
+#: A model word whose number is in round thousands (``rtx5000``): with a series word, people's
+#: name for a generation (GeForce's "RTX 3000 series", AMD's "Radeon RX 7000 series").
+_THOUSANDS = re.compile(r"(?<![0-9])[1-9]000$")
+
+
 def read_series(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
     """A series word right after the model reads the name as the series: the models the
     model word names (``MI300 series``: the MI300 open name's four) or, when it names one
@@ -43,6 +48,12 @@ def read_series(state: Read, candidates: list[Accelerator]) -> list[Accelerator]
         if before.role != "model" or token.piece.text.casefold() not in _SERIES_WORDS:
             continue
         key = before.piece.value
+        if _THOUSANDS.search(key):
+            # "RTX 5000 series": GeForce's RTX 50 generation as people write it, not the
+            # RTX 5000 boards
+            token.role = ""
+            token.refusal = "after a number in thousands may name a generation of cards"
+            return candidates
         vendors = {a.vendor for a in candidates}
         wider = [
             acc
