@@ -1267,3 +1267,31 @@ def test_a_line_or_platform_word_the_model_never_carried_is_refused(text: str, w
     # the card's own names still read, and a drive among host figures is the host's
     assert str(AcceleratorSpec.parse("Quadro P6000")) == "QUADRO-P6000"
     assert str(AcceleratorSpec.parse("8x A100 80GB 2TB NVMe drive")) == "A100-80GB:8"
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        # a config file named for its device: the extension is the file's format
+        ("mi200.py", "MI250 | MI250X | MI210"),  # gem5's GPU config
+        ("gb200.json", "GB200"),  # OpenBMC's entity-manager config
+        ("profile_latency_A6000.sh", "RTX-A6000"),
+        ("deploy_gb200_16gpu.yaml", "GB200:16"),
+    ],
+)
+def test_a_files_extension_says_nothing_of_the_device(text: str, read: str) -> None:
+    from accelerators import AcceleratorSpec
+
+    assert str(AcceleratorSpec.parse(text)) == read
+
+
+def test_a_bare_cpu_right_before_the_model_is_refused() -> None:
+    # HW-GPT-Bench's profile of a run on the A6000 machine's CPU, not on the card; a CPU count
+    # is the host's
+    from accelerators import AcceleratorSpec
+    from accelerators.errors import UnknownAcceleratorError
+
+    with pytest.raises(UnknownAcceleratorError, match="'cpu' before the model"):
+        AcceleratorSpec.parse("profile_latency_cpu_a6000.sh")
+    assert str(AcceleratorSpec.parse("8 CPU A100")) == "A100-40GB | A100-80GB"
+    assert str(AcceleratorSpec.parse("NVIDIA Tesla T4, ~16 GB, ~4 CPUs")) == "T4"

@@ -57,7 +57,13 @@ from accelerators.catalog._segment import segment
 from accelerators.catalog._spellings import NameMatch
 from accelerators.catalog._system_counts import left_to_system, per_machine, system_word
 from accelerators.catalog._token_meanings import KIND_ROLE, first_meaning
-from accelerators.catalog._unplaced import read_series, refuse_apple_chip_alone, refuse_unplaced
+from accelerators.catalog._unplaced import (
+    before_model,
+    read_series,
+    refuse_apple_chip_alone,
+    refuse_cpu_run,
+    refuse_unplaced,
+)
 from accelerators.catalog._vgpu import consumer_card
 from accelerators.catalog._words import vocabulary
 from accelerators.errors import UnknownAcceleratorError
@@ -137,6 +143,7 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
     needs_count = left_to_system(state)
     _read_unknown(state, models)
     candidates = read_series(state, candidates)
+    refuse_cpu_run(state)
     refuse_unplaced(state)
     candidates = narrow(state, candidates)
     found = _reported(state, reported) if reported is not None else None
@@ -311,12 +318,6 @@ _HOST_KINDS = frozenset({"host", "cpu"})
 _LAPTOP_WORDS = frozenset({"mobile", "laptop", "notebook"})
 
 
-def _before_model(state: Read, i: int) -> bool:
-    """Whether ``state.tokens[i]`` stands right before the model word, vendor words aside."""
-    after = [t for t in state.tokens[i + 1 :] if t.piece.kind not in ("vendor", "line")]
-    return bool(after) and after[0].role == "model"
-
-
 #: Vendor words read only where they stand apart from the words around them.
 _APART = frozenset({"nv"})
 #: A number glued before a server's model (``32XE8545``: 32 XE8545 servers).
@@ -376,7 +377,7 @@ def _read_unknown(state: Read, models: list[Token]) -> None:
             # "Quadro_P2000_Mobile_tp1": a laptop's GPU of that name, never a system around it
             token.role = "variant"
             token.meaning = "a laptop's GPU: a SKU of its own, which the catalog does not carry"
-        elif piece.kind == "unknown" and piece.value == "drive" and _before_model(state, i):
+        elif piece.kind == "unknown" and piece.value == "drive" and before_model(state, i):
             # MLPerf's "Drive-A100-PCIex1": NVIDIA DRIVE's automotive A100, another product
             token.refusal = "names NVIDIA DRIVE's automotive part, which the catalog lacks"
         elif piece.kind == "unknown" and counted and _machine_count(state, piece.value):

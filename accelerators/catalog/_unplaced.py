@@ -23,7 +23,13 @@ if TYPE_CHECKING:
     from accelerators.catalog._narrow import Token
     from accelerators.catalog._schema import Accelerator
 
-__all__ = ["read_series", "refuse_apple_chip_alone", "refuse_unplaced"]
+__all__ = [
+    "before_model",
+    "read_series",
+    "refuse_apple_chip_alone",
+    "refuse_cpu_run",
+    "refuse_unplaced",
+]
 
 
 #: Words that, right after a model, name the model's series rather than the one card
@@ -100,6 +106,25 @@ def refuse_apple_chip_alone(
             "Apple's chip (AWS's m4.xlarge is a CPU instance, M.2 a drive): write 'Apple "
             f"{bare[0].piece.text.replace('.', '').upper()}'",
         )
+
+
+def before_model(state: Read, i: int) -> bool:
+    """Whether ``state.tokens[i]`` stands right before the model word, vendor words aside."""
+    after = [t for t in state.tokens[i + 1 :] if t.piece.kind not in ("vendor", "line")]
+    return bool(after) and after[0].role == "model"
+
+
+def refuse_cpu_run(state: Read) -> None:
+    """Leave a bare ``cpu`` right before the model unplaced: a benchmark's or a profile's run
+    on the CPU of that card's machine (HW-GPT-Bench's ``profile_latency_cpu_a6000.sh``), not
+    the card. A CPU figure (``8 CPUs``, ``128vcpu``) stays the host's."""
+    for i, token in enumerate(state.tokens):
+        piece = token.piece
+        counted = i > 0 and state.tokens[i - 1].piece.kind in ("number", "decimal")
+        bare = piece.kind == "host" and piece.text.casefold() == "cpu" and not counted
+        if bare and before_model(state, i):
+            token.role = ""
+            token.refusal = "before the model may name a run on the machine's CPU"
 
 
 def _gpu_cores(tokens: list[Token], i: int) -> bool:
