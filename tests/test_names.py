@@ -1295,3 +1295,16 @@ def test_a_bare_cpu_right_before_the_model_is_refused() -> None:
         AcceleratorSpec.parse("profile_latency_cpu_a6000.sh")
     assert str(AcceleratorSpec.parse("8 CPU A100")) == "A100-40GB | A100-80GB"
     assert str(AcceleratorSpec.parse("NVIDIA Tesla T4, ~16 GB, ~4 CPUs")) == "T4"
+
+
+def test_a_bracketed_architecture_that_contradicts_a_catalog_spelling_is_not_dropped() -> None:
+    # the catalog's GTX TITAN X is the Maxwell card; "(Pascal)" says the Pascal TITAN X
+    # (Dortania's buyers' guide, a hardware-trend dataset)
+    from accelerators import AcceleratorSpec
+    from accelerators.errors import UnknownAcceleratorError
+
+    assert str(AcceleratorSpec.parse("GTX TITAN X")) == "GTX-TITAN-X"
+    assert str(AcceleratorSpec.parse("GTX TITAN X (Pascal)")) == "TITAN-X-PASCAL"
+    assert str(AcceleratorSpec.parse("NVIDIA A10 (Ampere)")) == "A10"  # one that agrees
+    with pytest.raises(UnknownAcceleratorError, match="Hopper"):
+        AcceleratorSpec.parse("A100 (Hopper)")

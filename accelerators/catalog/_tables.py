@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
     from accelerators.catalog._spellings import Index, NameMatch, Spelling, Table
 
-__all__ = ["another_vendor", "as_written", "in_tables"]
+__all__ = ["another_architecture", "another_vendor", "as_written", "in_tables"]
 
 
 def as_written(spellings: list[Spelling] | None, text: str) -> list[Spelling] | None:
@@ -39,6 +39,18 @@ def another_vendor(text: str, acc: Accelerator) -> bool:
     words to match a spelling, and must not drop one that contradicts the entry."""
     said = {_VENDOR_OF.get(w) for w in re.split(r"[^a-z0-9]+", text.casefold())}
     return bool(said - {None, acc.vendor})
+
+
+def another_architecture(text: str, acc: Accelerator) -> bool:
+    """Whether ``text`` names an architecture other than ``acc``'s: the looser tiers drop a
+    bracketed qualifier to match a spelling (``GTX Titan X (Pascal)``), and must not drop one
+    that says another card (the catalog's GTX TITAN X is the Maxwell one)."""
+    from accelerators.catalog._words import vocabulary
+
+    vocab = vocabulary()
+    said = [vocab.get(w) for w in re.split(r"[^a-z0-9]+", text.casefold())]
+    arch = acc.architecture.casefold()
+    return any(m is not None and m[0] == "architecture" and not arch.startswith(m[1]) for m in said)
 
 
 def in_tables(
