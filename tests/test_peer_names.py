@@ -469,7 +469,8 @@ GUARDS = [
     (28, "-sealed", 93, 7),
     # the twenty-ninth corpus's one run, with the reader and catalog frozen at fd6cc2d:
     # 225/357 right and 9 wrong, 88/161 and 4 (its unseen figures); after it, an AMD chip's
-    # code name is refused (Wine's CARD_AMD_RADEON_RX_VEGA_10 read as 10 Vega boards)
+    # code name is refused (Wine's CARD_AMD_RADEON_RX_VEGA_10 read as 10 Vega boards), and
+    # (2026-11-30) Dortania's "GTX Titan X (GP 102-400 Pascal core)", once the Maxwell card
     (29, "", 229, 8),
     (29, "-sealed", 90, 3),
     # the thirtieth corpus's one run, with the reader and catalog frozen at 731564d: 184/301
@@ -481,7 +482,11 @@ GUARDS = [
     (31, "", 280, 2),
     (31, "-sealed", 111, 2),
     # the thirty-second corpus's one run, with the reader and catalog frozen at b239722:
-    # 174/346 right and 14 wrong, 99/195 and 3 (its unseen figures)
+    # 174/346 right and 14 wrong, 99/195 and 3 (its unseen figures); after it, 'rtx' beside a
+    # pre-Turing card and 'DRIVE' are refused, RTX 4000 SFF and MI325 read, a config file's
+    # extension is set aside, and a bracketed architecture is kept (GTX TITAN X (Pascal)); seven
+    # of the visible part's wrong rows are Azure sizes read from the instance table that the
+    # corpus rule labels by the name alone
     (32, "", 179, 12),
     (32, "-sealed", 101, 2),
 ]
