@@ -1,5 +1,6 @@
 """Lookups in the spelling tables, for :mod:`._names`: a tier's tables in order, a constant's
-identifier only as written, and a vendor word that contradicts the entry a looser tier found."""
+identifier only as written, and a vendor or architecture word that contradicts the entry a
+looser tier found."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING
 from accelerators._vendors import CLOUD_VENDORS, VENDORS
 from accelerators.catalog._open_names import read_open
 from accelerators.catalog._spelling_match import match_spellings
+from accelerators.catalog._words import vocabulary
 
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
@@ -45,8 +47,6 @@ def another_architecture(text: str, acc: Accelerator) -> bool:
     """Whether ``text`` names an architecture other than ``acc``'s: the looser tiers drop a
     bracketed qualifier to match a spelling (``GTX Titan X (Pascal)``), and must not drop one
     that says another card (the catalog's GTX TITAN X is the Maxwell one)."""
-    from accelerators.catalog._words import vocabulary
-
     vocab = vocabulary()
     said = [vocab.get(w) for w in re.split(r"[^a-z0-9]+", text.casefold())]
     arch = acc.architecture.casefold()
