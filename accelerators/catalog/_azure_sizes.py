@@ -20,8 +20,8 @@ from accelerators.catalog._spellings import NameMatch
 __all__ = ["azure_size"]
 
 #: An Azure VM size as IMDS and the health checks write it, without ``Standard_``
-#: (``nc24ads_a100_v4``): the size code, the words between and the version.
-_AZURE_SIZE = re.compile(r"(?i)(n[a-z]{1,2}\d+[a-z]*)((?:_[a-z0-9]+)+)_(v\d+)")
+#: (``nc24ads_a100_v4``): the size code, the words between (group 1) and the version.
+_AZURE_SIZE = re.compile(r"(?i)n[a-z]{1,2}\d+[a-z]*((?:_[a-z0-9]+)+)_v\d+")
 
 
 def azure_size(text: str, lookup: Callable[[str], NameMatch | None]) -> NameMatch | None:
@@ -37,10 +37,10 @@ def azure_size(text: str, lookup: Callable[[str], NameMatch | None]) -> NameMatc
     from accelerators.catalog._instances import get_instance
 
     row = get_instance(f"Standard_{text}")
-    table = None if row is None or row.cloud != "azure" else lookup(row.accelerator)
-    if row is None or table is None or row.partition is not None:
+    table = lookup(row.accelerator) if row is not None and row.partition is None else None
+    if row is None or table is None:
         return None
-    for word in shape.group(2).split("_")[1:]:
+    for word in shape.group(1).split("_")[1:]:
         named = lookup(word)
         if (
             named is not None

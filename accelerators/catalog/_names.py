@@ -79,12 +79,7 @@ from accelerators.catalog._spellings import (
     words,
     words_key,
 )
-from accelerators.catalog._tables import (
-    another_architecture,
-    another_vendor,
-    as_written,
-    in_tables,
-)
+from accelerators.catalog._tables import as_written, contradicts, in_tables
 from accelerators.errors import UnknownAcceleratorError
 
 __all__ = [
@@ -344,9 +339,7 @@ def _lookup(index: Index, text: str) -> NameMatch | None:
         index, text, (index.loose, loose_key(text)), (index.words, words_key(text)), first=1
     )
     found = found if found is not None else _lookup_with_memory(index, text)
-    if found is not None and (
-        another_vendor(text, found.accelerator) or another_architecture(text, found.accelerator)
-    ):
+    if found is not None and contradicts(text, found.accelerator):
         return None  # "AMD H100", "Titan X (Pascal)": the token reader reads or refuses it
     return found if found is None else _left_open(index, text, found)
 

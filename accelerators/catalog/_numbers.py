@@ -41,7 +41,7 @@ from accelerators.catalog._vgpu import MOST_B_SERIES_GB, no_nvidia_vgpu
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
 
-__all__ = ["read_numbers"]
+__all__ = ["model_ahead", "read_numbers"]
 
 #: The largest count a bare number may be where only its place marks it (before the model,
 #: ``8-h100``, or ending an instance name); a larger one is a model number or a size.
@@ -113,7 +113,7 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
                 state.counts.append((value, token))
         elif kind in ("number", "decimal") and not token.role:
             _read_number(state, token, prev, nxt, tpu, candidates)
-        elif kind == "count_word" and not piece.glued and _model_ahead(state, token):
+        elif kind == "count_word" and not piece.glued and model_ahead(state, token):
             token.role, token.number = "count", float(piece.value)
             token.meaning = f"{piece.value} devices (a number word before the model)"
             state.counts.append((token.number, token))
@@ -293,7 +293,7 @@ def _read_number(
     elif prev is not None and prev.role == "model" and piece.glued and _x_suffix(prev.piece.value):
         count(f"the x of {prev.piece.text!r} marks it")
     elif (
-        _model_ahead(state, token)
+        model_ahead(state, token)
         and piece.kind == "number"
         and not after_letters(state, token)
         and value <= _MAX_BARE_COUNT  # "nvidia-4000-a4000" is no 4000 A4000s
@@ -350,7 +350,7 @@ def _read_last_number(
 _BEFORE_MODEL = frozenset({"vendor", "product line", "architecture"})
 
 
-def _model_ahead(state: Read, token: Token) -> bool:
+def model_ahead(state: Read, token: Token) -> bool:
     """Whether the model comes next after ``token``, past vendor, line and architecture words."""
     for later in state.tokens[state.tokens.index(token) + 1 :]:
         if later.role not in _BEFORE_MODEL:

@@ -51,14 +51,13 @@ from accelerators.catalog._narrow import (
     result,
     without_model,
 )
-from accelerators.catalog._numbers import read_numbers
+from accelerators.catalog._numbers import model_ahead, read_numbers
 from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._segment import segment
 from accelerators.catalog._spellings import NameMatch
 from accelerators.catalog._system_counts import left_to_system, per_machine, system_word
 from accelerators.catalog._token_meanings import KIND_ROLE, first_meaning
 from accelerators.catalog._unplaced import (
-    before_model,
     read_series,
     refuse_apple_chip_alone,
     refuse_cpu_run,
@@ -377,7 +376,7 @@ def _read_unknown(state: Read, models: list[Token]) -> None:
             # "Quadro_P2000_Mobile_tp1": a laptop's GPU of that name, never a system around it
             token.role = "variant"
             token.meaning = "a laptop's GPU: a SKU of its own, which the catalog does not carry"
-        elif piece.kind == "unknown" and piece.value == "drive" and before_model(state, i):
+        elif piece.kind == "unknown" and piece.value == "drive" and model_ahead(state, token):
             # MLPerf's "Drive-A100-PCIex1": NVIDIA DRIVE's automotive A100, another product
             token.refusal = "names NVIDIA DRIVE's automotive part, which the catalog lacks"
         elif piece.kind == "unknown" and counted and _machine_count(state, piece.value):

@@ -129,12 +129,12 @@ def _compute_node(state: Read) -> list[Token]:
     """A leading ``compute`` right before the model: a compute node's or flavour's name
     (NREC's OpenStack ``compute-l40s``, nodes of 4 L40S), where after the model it is the
     card's mode (``Tesla T4 compute``, ``A40 (compute mode)``)."""
-    tokens = state.tokens
-    if len(tokens) < 2 or tokens[1].role != "model":
-        return []
-    first = tokens[0].piece
-    plain = not first.glued and not first.bracket
-    return [tokens[0]] if plain and first.text.casefold() == "compute" else []
+    from accelerators.catalog._numbers import model_ahead  # the reader's: loaded with it
+
+    first = state.tokens[0]
+    piece = first.piece
+    plain = not piece.glued and not piece.bracket and piece.text.casefold() == "compute"
+    return [first] if plain and model_ahead(state, first) else []
 
 
 def _is_queue(token: Token) -> bool:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
     from accelerators.catalog._spellings import Index, NameMatch, Spelling, Table
 
-__all__ = ["another_architecture", "another_vendor", "as_written", "in_tables"]
+__all__ = ["as_written", "contradicts", "in_tables"]
 
 
 def as_written(spellings: list[Spelling] | None, text: str) -> list[Spelling] | None:
@@ -36,20 +36,16 @@ _VENDOR_OF = {
 }
 
 
-def another_vendor(text: str, acc: Accelerator) -> bool:
-    """Whether ``text`` names a vendor other than ``acc``'s: the looser tiers drop vendor
-    words to match a spelling, and must not drop one that contradicts the entry."""
-    said = {_VENDOR_OF.get(w) for w in re.split(r"[^a-z0-9]+", text.casefold())}
-    return bool(said - {None, acc.vendor})
-
-
-def another_architecture(text: str, acc: Accelerator) -> bool:
-    """Whether ``text`` names an architecture other than ``acc``'s: the looser tiers drop a
-    bracketed qualifier to match a spelling (``GTX Titan X (Pascal)``), and must not drop one
-    that says another card (the catalog's GTX TITAN X is the Maxwell one)."""
-    vocab = vocabulary()
-    said = [vocab.get(w) for w in re.split(r"[^a-z0-9]+", text.casefold())]
-    arch = acc.architecture.casefold()
+def contradicts(text: str, acc: Accelerator) -> bool:
+    """Whether ``text`` names a vendor or an architecture other than ``acc``'s: the looser
+    tiers drop vendor words and bracketed qualifiers to match a spelling, and must not drop
+    one that says another card (``AMD H100``; ``GTX Titan X (Pascal)``, where the catalog's
+    GTX TITAN X is the Maxwell one)."""
+    words = re.split(r"[^a-z0-9]+", text.casefold())
+    if {_VENDOR_OF.get(w) for w in words} - {None, acc.vendor}:
+        return True
+    vocab, arch = vocabulary(), acc.architecture.casefold()
+    said = [vocab.get(w) for w in words]
     return any(m is not None and m[0] == "architecture" and not arch.startswith(m[1]) for m in said)
 
 

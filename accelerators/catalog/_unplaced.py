@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from accelerators._text import quote
 from accelerators.catalog._modelwords import VARIANT_WORDS
 from accelerators.catalog._narrow import Read, refuse
+from accelerators.catalog._numbers import model_ahead
 from accelerators.catalog._words import vocabulary
 from accelerators.errors import close_matches
 
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
 
 __all__ = [
-    "before_model",
     "read_series",
     "refuse_apple_chip_alone",
     "refuse_cpu_run",
@@ -108,12 +108,6 @@ def refuse_apple_chip_alone(
         )
 
 
-def before_model(state: Read, i: int) -> bool:
-    """Whether ``state.tokens[i]`` stands right before the model word, vendor words aside."""
-    after = [t for t in state.tokens[i + 1 :] if t.piece.kind not in ("vendor", "line")]
-    return bool(after) and after[0].role == "model"
-
-
 def refuse_cpu_run(state: Read) -> None:
     """Leave a bare ``cpu`` right before the model unplaced: a benchmark's or a profile's run
     on the CPU of that card's machine (HW-GPT-Bench's ``profile_latency_cpu_a6000.sh``), not
@@ -122,7 +116,7 @@ def refuse_cpu_run(state: Read) -> None:
         piece = token.piece
         counted = i > 0 and state.tokens[i - 1].piece.kind in ("number", "decimal")
         bare = piece.kind == "host" and piece.text.casefold() == "cpu" and not counted
-        if bare and before_model(state, i):
+        if bare and model_ahead(state, token):
             token.role = ""
             token.refusal = "before the model may name a run on the machine's CPU"
 
