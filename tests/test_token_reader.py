@@ -96,6 +96,16 @@ READ = [
     ("xe9680_h100_x8_vllm_092", "H100-SXM:8 | H100-PCIE:8 | H100-NVL:8"),
     ("8xMI300X_2xEPYC_9534", "MI300X:8"),
     ("GB200-NVL72_GB200-186GB_aarch64x72_TRT", "GB200:72"),
+    # camel case with an acronym before a word: GPU|Type, as XML|Http; an unknown word stops
+    # at a camel-case word's start, so it never swallows the model (Together's enums)
+    ("ClusterGPUTypeL40Pcie", "L40"),
+    ("DeploymentGPUTypeH200_140gb", "H200-SXM | H200-NVL"),
+    # an Arm host with its count glued on (NVIDIA's MLPerf system ids), and a kernel backend
+    ("H100_PCIe_80GB_ARMx4", "H100-PCIE:4"),
+    ("benchmark-A100-opencl", A100),
+    ("b200_cute", "B200"),
+    # a "Cluster" glued to a name is the name's: the count stays the system's total
+    ("32xMI355X-PollaraCluster-EPYC9575F", "MI355X:32"),
 ]
 
 
@@ -136,6 +146,13 @@ REFUSED = [
     # a variant the catalog does not carry, and a misspelt model
     ("NVIDIA GeForce RTX 5090 D", "'d' follows the model"),
     ("gpu-h10O-80gb", "Unknown accelerator|not a word it can place"),
+    # NVIDIA's A2, or Huawei's Atlas A2 (Ascend 910B on Kunpeng Arm hosts)?
+    ("A2 arm", "Huawei's Atlas A2"),
+    ("linux-aarch64-a2-8", "Huawei's Atlas A2"),
+    # "distributed" says the job has several devices: no word to set aside
+    ("h100-distributed", "'distributed' is not a word it can place"),
+    # a cluster's name with a count apart: each machine's, or all of them?
+    ("Datacrunch-Instant-Cluster-8xB200", "per machine or in all"),
 ]
 
 

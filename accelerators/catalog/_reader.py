@@ -60,7 +60,7 @@ from accelerators.catalog._token_meanings import KIND_ROLE, first_meaning
 from accelerators.catalog._unplaced import (
     read_series,
     refuse_apple_chip_alone,
-    refuse_cpu_run,
+    refuse_by_context,
     refuse_unplaced,
 )
 from accelerators.catalog._vgpu import consumer_card
@@ -142,7 +142,7 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
     needs_count = left_to_system(state)
     _read_unknown(state, models)
     candidates = read_series(state, candidates)
-    refuse_cpu_run(state)
+    refuse_by_context(state)
     refuse_unplaced(state)
     candidates = narrow(state, candidates)
     found = _reported(state, reported) if reported is not None else None

@@ -200,7 +200,7 @@ def _chunks(text: str) -> tuple[str, list[int], list[_Chunk], list[bool]]:
             if not in_chunk:
                 chunks.append(_Chunk(len(squashed), len(squashed), bracket > 0, paren > 0))
                 in_chunk = True
-            camel.append(i > 0 and text[i - 1].islower() and ch.isupper())
+            camel.append(i > 0 and ch.isupper() and _camel_start(text, i))
             squashed.append(ch.lower())
             where.append(i)
             chunks[-1].end = len(squashed)
@@ -212,6 +212,17 @@ def _chunks(text: str) -> tuple[str, list[int], list[_Chunk], list[bool]]:
             paren -= ch == ")" and paren > 0
         i += 1
     return "".join(squashed), where, chunks, camel
+
+
+def _camel_start(text: str, i: int) -> bool:
+    """Whether the capital at ``text[i]`` starts a camel-case word: after a small letter
+    (``NvidiaTesla``), or the last capital of a run that a small letter follows (the ``T`` of
+    ``GPUType``, as in ``XMLHttp``)."""
+    before = text[i - 1]
+    if before.islower():
+        return True
+    after = text[i + 1] if i + 1 < len(text) else ""
+    return before.isupper() and after.islower()
 
 
 def segment(
@@ -278,8 +289,11 @@ def segment(
                 if m is not None and m.end() > i:
                     groups = tuple(g for g in m.groups() if g is not None)
                     options.append((m.end(), kind, m[0], groups, _PATTERN_COST.get(kind, 1.0)))
+            # an unknown run stops at a camel-case word's start: "ClusterGPUTypeL40Pcie" is no
+            # one unknown word that swallows its model
+            stop = next((k for k in range(i + 1, chunk.end) if camel[k]), chunk.end)
             for run in _RUNS:
-                m = run.match(s, i, chunk.end)
+                m = run.match(s, i, stop)
                 if m is not None:
                     options.append((m.end(), "unknown", m[0], (), _UNKNOWN + 0.1 * len(m[0])))
         for end, kind, value, groups, cost in options:
