@@ -104,6 +104,9 @@ READ = [
     ("H100_PCIe_80GB_ARMx4", "H100-PCIE:4"),
     ("benchmark-A100-opencl", A100),
     ("b200_cute", "B200"),
+    # the cloud it runs on, the host's CPU generation, bare metal (KernelBench, gpu-benches)
+    ("A10G_modal", "A10G"),
+    ("genoa_l40", "L40"),
     # a "Cluster" glued to a name is the name's: the count stays the system's total
     ("32xMI355X-PollaraCluster-EPYC9575F", "MI355X:32"),
 ]
@@ -153,6 +156,8 @@ REFUSED = [
     ("h100-distributed", "'distributed' is not a word it can place"),
     # a cluster's name with a count apart: each machine's, or all of them?
     ("Datacrunch-Instant-Cluster-8xB200", "per machine or in all"),
+    # glued noise words are one unknown word (TensorRT-LLM's runners hold 4 GPUs)
+    ("b200-trtllm", "'trtllm' is not a word it can place"),
 ]
 
 
