@@ -104,6 +104,11 @@ READ = [
     ("H100_PCIe_80GB_ARMx4", "H100-PCIE:4"),
     ("benchmark-A100-opencl", A100),
     ("b200_cute", "B200"),
+    # Huawei's Atlas series by their short names, beside a word of Huawei's setting; alone,
+    # A2 is NVIDIA's
+    ("A2 arm", "ASCEND-910B | ASCEND-910B4"),
+    ("npu-a3-openeuler", "ASCEND-910C"),
+    ("NVIDIA A2", "A2"),
     # the cloud it runs on, the host's CPU generation, bare metal (KernelBench, gpu-benches)
     ("A10G_modal", "A10G"),
     ("genoa_l40", "L40"),
@@ -149,9 +154,10 @@ REFUSED = [
     # a variant the catalog does not carry, and a misspelt model
     ("NVIDIA GeForce RTX 5090 D", "'d' follows the model"),
     ("gpu-h10O-80gb", "Unknown accelerator|not a word it can place"),
-    # NVIDIA's A2, or Huawei's Atlas A2 (Ascend 910B on Kunpeng Arm hosts)?
-    ("A2 arm", "Huawei's Atlas A2"),
-    ("linux-aarch64-a2-8", "Huawei's Atlas A2"),
+    # the Atlas A2 series' NPUs, and 8 of them or a runner's index?
+    ("linux-aarch64-a2-8", "'8' follows the model"),
+    # glued to other letters beside an Arm word: NVIDIA's A2 or Huawei's series?
+    ("gA2_arm", "Unknown accelerator"),
     # "distributed" says the job has several devices: no word to set aside
     ("h100-distributed", "'distributed' is not a word it can place"),
     # a cluster's name with a count apart: each machine's, or all of them?

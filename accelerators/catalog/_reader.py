@@ -42,6 +42,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from accelerators.catalog._atlas import read_atlas_series
 from accelerators.catalog._modelwords import model_words
 from accelerators.catalog._narrow import (
     Read,
@@ -60,7 +61,7 @@ from accelerators.catalog._token_meanings import KIND_ROLE, first_meaning
 from accelerators.catalog._unplaced import (
     read_series,
     refuse_apple_chip_alone,
-    refuse_by_context,
+    refuse_cpu_run,
     refuse_unplaced,
 )
 from accelerators.catalog._vgpu import consumer_card
@@ -142,7 +143,7 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
     needs_count = left_to_system(state)
     _read_unknown(state, models)
     candidates = read_series(state, candidates)
-    refuse_by_context(state)
+    refuse_cpu_run(state)
     refuse_unplaced(state)
     candidates = narrow(state, candidates)
     found = _reported(state, reported) if reported is not None else None
@@ -161,9 +162,8 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
 
 
 def _unplace_glued_vendors(tokens: list[Token]) -> None:
-    """A vendor word read only standing apart (:data:`_APART`) is left unplaced where it is
-    glued to other letters: ``NV_A100`` is NVIDIA's, but ``V100NV`` is an NVLinked V100 and
-    Tencent's ``GNV4v`` a VM family."""
+    """A vendor word read only standing apart (:data:`_APART`) is left unplaced glued to other
+    letters: ``NV_A100`` is NVIDIA's, ``V100NV`` an NVLinked V100, Tencent's ``GNV4v`` a VM."""
     for token in tokens:
         piece = token.piece
         if piece.kind == "vendor" and piece.glued and piece.text.casefold() in _APART:
@@ -172,9 +172,8 @@ def _unplace_glued_vendors(tokens: list[Token]) -> None:
 
 
 def _unglue_noise(tokens: list[Token]) -> None:
-    """Two noise words run together in one word (``trtllm``, TensorRT-LLM's CI label
-    ``b200-trtllm``) are one word the vocabulary does not know, not two it does: an unknown
-    word may hide a count. A case change between them (``DataCenter``) separates them."""
+    """Two noise words run together (TensorRT-LLM's ``b200-trtllm``) are one unknown word, not
+    two known ones: it may hide a count. A case change (``DataCenter``) separates them."""
     i = 1
     while i < len(tokens):
         a, b = tokens[i - 1].piece, tokens[i].piece
@@ -194,6 +193,7 @@ def _unglue_noise(tokens: list[Token]) -> None:
 
 
 def _model_tokens(state: Read) -> list[Token]:
+    read_atlas_series(state)  # "linux-aarch64-a3-8": Huawei's Atlas A3, the 910C's servers
     models = [t for t in state.tokens if t.piece.kind == "model"]
     strong = [t for t in models if t.piece.value not in state.words.weak]
     if strong or (models and not _only_tpu_words(state, models)):

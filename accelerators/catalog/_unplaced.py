@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "read_series",
     "refuse_apple_chip_alone",
-    "refuse_by_context",
+    "refuse_cpu_run",
     "refuse_unplaced",
 ]
 
@@ -108,14 +108,7 @@ def refuse_apple_chip_alone(
         )
 
 
-def refuse_by_context(state: Read) -> None:
-    """Leave unplaced the words their neighbours make another thing's: a bare ``cpu`` right
-    before the model, an ``A2`` beside an Arm or NPU word."""
-    _refuse_cpu_run(state)
-    _refuse_atlas_a2(state)
-
-
-def _refuse_cpu_run(state: Read) -> None:
+def refuse_cpu_run(state: Read) -> None:
     """Leave a bare ``cpu`` right before the model unplaced: a benchmark's or a profile's run
     on the CPU of that card's machine (HW-GPT-Bench's ``profile_latency_cpu_a6000.sh``), not
     the card. A CPU figure (``8 CPUs``, ``128vcpu``) stays the host's."""
@@ -126,23 +119,6 @@ def _refuse_cpu_run(state: Read) -> None:
         if bare and model_ahead(state, token):
             token.role = ""
             token.refusal = "before the model may name a run on the machine's CPU"
-
-
-#: Words of Huawei's Atlas servers' setting: an Arm (Kunpeng) host, an NPU.
-_ATLAS_WORDS = frozenset(("arm", "arm64", "aarch64", "npu", "npus"))
-
-
-def _refuse_atlas_a2(state: Read) -> None:
-    """Leave an ``A2`` unplaced beside an Arm CPU's or an NPU's word: Huawei's Atlas A2
-    servers (Ascend 910B NPUs on Kunpeng Arm hosts) are as likely as NVIDIA's A2 (GLM-4.5's
-    ``A2 arm``, FLA's ``linux-aarch64-a2-8``)."""
-    words = {t.piece.text.casefold() for t in state.tokens}
-    if not words & _ATLAS_WORDS:
-        return
-    for token in state.tokens:
-        if token.role == "model" and token.piece.value == "a2":
-            token.role = ""
-            token.refusal = "beside an Arm or NPU word may be Huawei's Atlas A2 (Ascend 910B)"
 
 
 def _gpu_cores(tokens: list[Token], i: int) -> bool:
