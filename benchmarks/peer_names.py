@@ -222,6 +222,16 @@ Two corpora, one file per system, written from each system's public sources:
   compiler's targets, two hardware-trend datasets), collected in two rounds after the
   thirty-first's fixes, committed before any reader ran on it and run once with the reader
   and catalog frozen.
+* ``tests/peer_names/fresh33/{visible,sealed}/*.tsv``, the *thirty-third fresh* corpus
+  (issue 32): 16 more systems (an HPC site's and a university's Slurm partitions, an OpenStack
+  cloud's GPU flavours, a cloud's on-premises VM sizes and its edge devices' SKUs, an EC2
+  instance-selection enum, a streaming service's instance types, a managed LLM service's
+  cluster shapes, a GPU cloud's node health checker, a retired training platform's tiers, two
+  CI systems' runner labels, an ML-systems simulator's hardware registry, an LLM serving
+  simulator's devices, a kernel-challenge platform's GPU keys, a benchmark dataset's price
+  keys, an on-premises model hub's platforms), collected in two rounds after the
+  thirty-second's fixes (the brief now prefers systems whose names are of catalog devices),
+  committed before any reader ran on it and run once with the reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -324,6 +334,8 @@ FRESH31 = CORPORA / "fresh31" / "visible"
 SEALED31 = CORPORA / "fresh31" / "sealed"
 FRESH32 = CORPORA / "fresh32" / "visible"
 SEALED32 = CORPORA / "fresh32" / "sealed"
+FRESH33 = CORPORA / "fresh33" / "visible"
+SEALED33 = CORPORA / "fresh33" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -357,6 +369,7 @@ _FRESH_PARTS = [
     (FRESH30, SEALED30),
     (FRESH31, SEALED31),
     (FRESH32, SEALED32),
+    (FRESH33, SEALED33),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
