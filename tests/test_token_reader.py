@@ -23,7 +23,7 @@ from accelerators.catalog._explain import explain_name
 from accelerators.catalog._names import resolve_name
 from accelerators.catalog._reading import ROLES
 from accelerators.catalog._words import vocabulary
-from accelerators.errors import AcceleratorError, UnknownAcceleratorError
+from accelerators.errors import AcceleratorError, CountNotStatedError, UnknownAcceleratorError
 
 H100 = "H100-SXM | H100-PCIE | H100-NVL"
 A100 = "A100-40GB | A100-80GB"
@@ -109,6 +109,9 @@ READ = [
     ("A2 arm", "ASCEND-910B | ASCEND-910B4"),
     ("npu-a3-openeuler", "ASCEND-910C"),
     ("NVIDIA A2", "A2"),
+    # a rack's NVLink domain, alone, is its GPUs (a counted one, or a smaller one, is not:
+    # test_a_machine_word_leaves_other_counts_to_the_spec)
+    ("GB300 NVL72", "GB300:72"),
     # the cloud it runs on, the host's CPU generation, bare metal (KernelBench, gpu-benches)
     ("A10G_modal", "A10G"),
     ("genoa_l40", "L40"),
@@ -170,6 +173,19 @@ REFUSED = [
 @pytest.mark.parametrize(("name", "message"), REFUSED, ids=[r[0] for r in REFUSED])
 def test_refuses(name: str, message: str) -> None:
     with pytest.raises(UnknownAcceleratorError, match=message):
+        AcceleratorSpec.parse(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "39x NVIDIA GB200 NVL72",  # 39 racks of 72 GPUs, or 39 GPUs?
+        "H20 NVL16",  # DCGM's name of one H20 GPU; HGX B300 NVL16 is a board of 8
+        "3-K80-NODE",  # 3 nodes of how many K80s?
+    ],
+)
+def test_a_machine_word_leaves_other_counts_to_the_spec(name: str) -> None:
+    with pytest.raises(CountNotStatedError, match="is a node or pool"):
         AcceleratorSpec.parse(name)
 
 

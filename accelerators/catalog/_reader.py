@@ -56,7 +56,7 @@ from accelerators.catalog._numbers import model_ahead, read_numbers
 from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._segment import segment
 from accelerators.catalog._spellings import NameMatch
-from accelerators.catalog._system_counts import left_to_system, per_machine, system_word
+from accelerators.catalog._system_counts import left_to_system, machine_count, system_word
 from accelerators.catalog._token_meanings import KIND_ROLE, first_meaning
 from accelerators.catalog._unplaced import (
     read_series,
@@ -152,13 +152,7 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
     match = result(state, candidates, pinned_by_report=found is not None)
     if not needs_count:
         return match
-    machines = [t for t in state.tokens if system_word(t)]  # not a size: a slice of a machine
-    if machines and not state.counts and (fixed := per_machine(candidates, state.text)):
-        for token in machines:  # "GB10/DGX Spark": a DGX Spark has one GB10
-            token.role = "noise"
-            token.meaning = f"a machine, which holds {fixed} of this device (the catalog says so)"
-        return replace(match, count=fixed)
-    return replace(match, needs_count=needs_count, count=None)  # "3-K80-NODE": 3 nodes?
+    return machine_count(state, candidates, match, needs_count)
 
 
 def _unplace_glued_vendors(tokens: list[Token]) -> None:

@@ -15,6 +15,7 @@ settle it; beside a queue's word any count does (``gpuA100x4-interactive``).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from accelerators._text import quote
@@ -24,8 +25,9 @@ if TYPE_CHECKING:
 
     from accelerators.catalog._narrow import Read, Token
     from accelerators.catalog._schema import Accelerator
+    from accelerators.catalog._spellings import NameMatch
 
-__all__ = ["left_to_system", "per_machine", "system_word"]
+__all__ = ["left_to_system", "machine_count", "per_machine", "system_word"]
 
 #: Instance sizes that may set the device count.
 _COUNT_SIZES = frozenset(
@@ -93,6 +95,38 @@ def per_machine(candidates: Iterable[Accelerator], text: str) -> int | None:
         if not words & _APPLE_WORDS:
             return None
     return fixed.pop()
+
+
+def machine_count(
+    state: Read, candidates: list[Accelerator], match: NameMatch, needs: str
+) -> NameMatch:
+    """The match of a name whose count is its system's (``needs``, from :func:`left_to_system`):
+    where its machine word fixes the count and the name states none, that count (``GB10/DGX
+    Spark``: a DGX Spark has one GB10; ``GB200 NVL72``: the rack's 72); else no count, and
+    the spec must give it (``3-K80-NODE``: 3 nodes?)."""
+    machines = [t for t in state.tokens if system_word(t)]  # not a size: a slice of a machine
+    fixed = per_machine(candidates, state.text) or _rack_size(machines)
+    if machines and not state.counts and fixed:
+        for token in machines:
+            token.role = "noise"
+            token.meaning = f"a machine, which holds {fixed} of this device"
+        return replace(match, count=fixed)
+    return replace(match, needs_count=needs, count=None)
+
+
+#: The smallest NVLink domain NVIDIA sells as a rack (GB200 NVL36); a smaller one names a GPU
+#: or a board (DCGM's ``H20 NVL16`` is one GPU, ``HGX B300 NVL16`` a board of 8).
+_SMALLEST_RACK = 36
+
+
+def _rack_size(machines: list[Token]) -> int | None:
+    """The GPUs of a rack's NVLink domain where it is the name's one machine word and no
+    count is stated (``GB200 NVL72``: the rack's 72 GPUs); counted racks (``39x NVIDIA GB200
+    NVL72``) and other machine words leave the count to the spec."""
+    sizes = {int(t.piece.groups[0]) for t in machines if t.piece.kind == "rack"}
+    if len(sizes) != 1 or len(machines) != 1 or min(sizes) < _SMALLEST_RACK:
+        return None
+    return sizes.pop()
 
 
 def _is_size(token: Token) -> bool:
