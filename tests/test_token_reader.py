@@ -112,6 +112,8 @@ READ = [
     # a rack's NVLink domain, alone, is its GPUs (a counted one, or a smaller one, is not:
     # test_a_machine_word_leaves_other_counts_to_the_spec)
     ("GB300 NVL72", "GB300:72"),
+    # an Azure size the instance table lacks (Azure Local's), its GPU count at the end
+    ("Standard_NC16_L4_2", "L4:2"),
     # the cloud it runs on, the host's CPU generation, bare metal (KernelBench, gpu-benches)
     ("A10G_modal", "A10G"),
     ("genoa_l40", "L40"),
@@ -182,10 +184,11 @@ def test_refuses(name: str, message: str) -> None:
         "39x NVIDIA GB200 NVL72",  # 39 racks of 72 GPUs, or 39 GPUs?
         "H20 NVL16",  # DCGM's name of one H20 GPU; HGX B300 NVL16 is a board of 8
         "3-K80-NODE",  # 3 nodes of how many K80s?
+        "Standard_NC32_A30",  # Azure Local's size of 32 vCPUs and 2 A30s
     ],
 )
 def test_a_machine_word_leaves_other_counts_to_the_spec(name: str) -> None:
-    with pytest.raises(CountNotStatedError, match="is a node or pool"):
+    with pytest.raises(CountNotStatedError, match="the system's to say"):
         AcceleratorSpec.parse(name)
 
 

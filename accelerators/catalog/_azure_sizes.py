@@ -14,13 +14,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from accelerators.catalog._spellings import NameMatch
 
-__all__ = ["azure_size"]
+if TYPE_CHECKING:
+    from accelerators.catalog._narrow import Token
+
+__all__ = ["azure_family", "azure_size"]
 
 #: An Azure VM size as IMDS and the health checks write it, without ``Standard_``
 #: (``nc24ads_a100_v4``): the size code, the words between (group 1) and the version.
+#: A size's family and vCPUs right after ``Standard_`` (``NC16``, ``NV6``, ``ND96isr``).
+_FAMILY = re.compile(r"n[a-z]{0,2}[0-9]{1,3}[a-z]*")
 _AZURE_SIZE = re.compile(r"(?i)n[a-z]{1,2}\d+[a-z]*((?:_[a-z0-9]+)+)_v\d+")
 
 
@@ -50,3 +56,19 @@ def azure_size(text: str, lookup: Callable[[str], NameMatch | None]) -> NameMatc
         ):
             return replace(named, count=row.count, source="instance")
     return None
+
+
+def azure_family(tokens: list[Token]) -> Token | None:
+    """The family-and-vCPUs word of an Azure size the instance table lacks, which Azure Local
+    writes ``Standard_NC16_L4_1`` (16 vCPUs, one L4) and ``Standard_NC4_A30``: a machine's
+    figure, so the name is a machine's, whose device count only the name's own count gives
+    (the trailing ``1``), or the spec. Marked a host figure here, once the tokens have roles."""
+    if len(tokens) < 3:
+        return None
+    first, second = tokens[0].piece, tokens[1].piece
+    plain = first.text.casefold() == "standard" and not second.glued
+    if not plain or second.kind != "unknown" or _FAMILY.fullmatch(second.value) is None:
+        return None
+    tokens[1].role = "host figure"
+    tokens[1].meaning = "an Azure size's family and vCPUs: a machine's"
+    return tokens[1]

@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from accelerators._text import quote
+from accelerators.catalog._azure_sizes import azure_family
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -68,6 +69,9 @@ def left_to_system(state: Read) -> str:
     queues = [t for t in state.tokens if _is_queue(t)]
     if queues and not state.counts:  # "gpuA100x4-interactive": the partition's nodes hold 4
         return _needs(state, queues[0], "a scheduler queue's word")
+    family = azure_family(state.tokens)
+    if family is not None and not state.counts:  # Azure Local's "Standard_NC32_A30": 2 A30s
+        return _needs(state, family, "an Azure size's family and vCPUs")
     if state.counts:
         return ""
     for token in state.tokens:
