@@ -19,6 +19,7 @@ from accelerators.catalog._count_scope import count_scope
 from accelerators.catalog._modelwords import ModelWords, words_of
 from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._segment import Piece
+from accelerators.catalog._sku_forms import SKU_FORM, of_forms
 from accelerators.catalog._spellings import NameMatch, tpu_slice
 from accelerators.catalog._vgpu import consumer_card, profile_share
 from accelerators.errors import UnknownAcceleratorError
@@ -41,10 +42,6 @@ __all__ = [
 
 UNITS = {"gb": 1.0, "gib": 1.0, "g": 1.0, "gi": 1.0, "tb": 1000.0, "mb": 0.001, "vram": 1.0}
 UNITS["gbvram"] = 1.0
-
-
-#: Words of a SKU's name that a form-factor word is compared with (SXM5 is SXM).
-_SKU_FORM = {"sxm2": "sxm", "sxm3": "sxm", "sxm4": "sxm", "sxm5": "sxm", "sxm6": "sxm"}
 
 
 #: Memory sizes within this much of a catalog figure are that figure (Together's 140gb H200).
@@ -121,18 +118,17 @@ def narrow(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
             candidates = _fits(state, candidates, keep, "is a TPU")
     candidates = _by_memory(state, candidates)
     wanted = {
-        _SKU_FORM.get(t.piece.value, t.piece.value)
+        SKU_FORM.get(t.piece.value, t.piece.value)
         for t in state.tokens
         if t.piece.kind in ("form", "edition")
     }
     wanted |= {"sxm" for t in state.tokens if t.piece.kind == "memory_sxm"}
     wanted |= {t.piece.value for t in state.tokens if t.piece.value == "vws"}
     if wanted:
-        fitting = [a for a in candidates if wanted <= _sku_words(a)]
+        fitting = of_forms(candidates, wanted)
         if not fitting and wanted == {"vws"}:  # a vWS licence of a GPU the catalog lists once
             return candidates
-        strong = [a for a in fitting if wanted <= _sku_words(a, strong=True)]
-        candidates = _fits(state, candidates, strong or fitting, f"is {' '.join(sorted(wanted))}")
+        candidates = _fits(state, candidates, fitting, f"is {' '.join(sorted(wanted))}")
     return candidates
 
 
@@ -256,13 +252,6 @@ def count_of(state: Read, candidates: Sequence[Accelerator] = ()) -> float | Non
         shown = " and ".join(format_number(v) for v in sorted(values))
         raise refuse(state, f"it gives two counts ({shown})")
     return values.pop() if values else None
-
-
-def _sku_words(acc: Accelerator, *, strong: bool = False) -> set[str]:
-    found: set[str] = set()
-    for text in (acc.name, *acc.aliases, *(() if strong else (acc.form_factor,))):
-        found |= {_SKU_FORM.get(w, w) for w in words_of(text)}
-    return found
 
 
 def without_model(state: Read) -> NameMatch | None:
@@ -394,5 +383,3 @@ def refuse(
         suggestions=tuple(suggestions),
     )
 
-
-_SKU_FORM.update({"oam2": "oam", "pci": "pcie", "ws": "workstation"})
