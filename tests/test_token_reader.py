@@ -112,6 +112,10 @@ READ = [
     # a rack's NVLink domain, alone, is its GPUs (a counted one, or a smaller one, is not:
     # test_a_machine_word_leaves_other_counts_to_the_spec)
     ("GB300 NVL72", "GB300:72"),
+    # a DGX named for its GPU: eight SXM modules
+    ("DGX H100", "H100-SXM:8"),
+    ("dgxa100_80G", "A100-80GB:8"),
+    ("DGX-B200", "B200:8"),
     # an Azure size the instance table lacks (Azure Local's), its GPU count at the end
     ("Standard_NC16_L4_2", "L4:2"),
     # the cloud it runs on, the host's CPU generation, bare metal (KernelBench, gpu-benches)
@@ -185,6 +189,10 @@ def test_refuses(name: str, message: str) -> None:
         "H20 NVL16",  # DCGM's name of one H20 GPU; HGX B300 NVL16 is a board of 8
         "3-K80-NODE",  # 3 nodes of how many K80s?
         "Standard_NC32_A30",  # Azure Local's size of 32 vCPUs and 2 A30s
+        "DGX-GB200",  # a rack, whose compute trays hold 4
+        "DGX Station (GB300)",  # one GB300; a DGX Station A100 holds 4
+        "linux.dgx.b200",  # a CI runner on a DGX: the job's share
+        "DGX1-V100",  # OpenPAI's name for one V100 of a DGX-1
     ],
 )
 def test_a_machine_word_leaves_other_counts_to_the_spec(name: str) -> None:

@@ -382,4 +382,3 @@ def refuse(
         name=state.text,
         suggestions=tuple(suggestions),
     )
-

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 
 from accelerators.catalog._atlas import read_atlas_series
 from accelerators.catalog._azure_sizes import azure_family
+from accelerators.catalog._dgx import dgx_form
 from accelerators.catalog._modelwords import model_words
 from accelerators.catalog._narrow import (
     Read,
@@ -147,7 +148,7 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
     candidates = read_series(state, candidates)
     refuse_cpu_run(state)
     refuse_unplaced(state)
-    candidates = narrow(state, candidates)
+    candidates = dgx_form(state, narrow(state, candidates))  # "DGX H100": its SXM part
     found = _reported(state, reported) if reported is not None else None
     if found is not None and found.accelerator in candidates:
         candidates = [found.accelerator]

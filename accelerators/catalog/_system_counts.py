@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from accelerators._text import quote
 from accelerators.catalog._azure_sizes import azure_family
+from accelerators.catalog._dgx import dgx_size
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -106,10 +107,14 @@ def machine_count(
 ) -> NameMatch:
     """The match of a name whose count is its system's (``needs``, from :func:`left_to_system`):
     where its machine word fixes the count and the name states none, that count (``GB10/DGX
-    Spark``: a DGX Spark has one GB10; ``GB200 NVL72``: the rack's 72); else no count, and
-    the spec must give it (``3-K80-NODE``: 3 nodes?)."""
+    Spark``: a DGX Spark has one GB10; ``GB200 NVL72``: the rack's 72; ``DGX H100``: 8); else
+    no count, and the spec must give it (``3-K80-NODE``: 3 nodes?)."""
     machines = [t for t in state.tokens if system_word(t)]  # not a size: a slice of a machine
-    fixed = per_machine(candidates, state.text) or _rack_size(machines)
+    fixed = (
+        per_machine(candidates, state.text)
+        or _rack_size(machines)
+        or dgx_size(state, machines, candidates)
+    )
     if machines and not state.counts and fixed:
         for token in machines:
             token.role = "noise"
