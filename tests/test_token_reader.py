@@ -109,6 +109,11 @@ READ = [
     ("A2 arm", "ASCEND-910B | ASCEND-910B4"),
     ("npu-a3-openeuler", "ASCEND-910C"),
     ("NVIDIA A2", "A2"),
+    # a variant word that restates the model word's, and one in brackets that says the
+    # variant (never dropped for the plain card)
+    ("RTX 2080S (Super)", "RTX-2080-SUPER"),
+    ("RTX 2080 (Super)", "RTX-2080-SUPER"),
+    ("RTX 3060 (Ti)", "RTX-3060-TI"),
     # a rack's NVLink domain, alone, is its GPUs (a counted one, or a smaller one, is not:
     # test_a_machine_word_leaves_other_counts_to_the_spec)
     ("GB300 NVL72", "GB300:72"),

@@ -36,13 +36,22 @@ _VENDOR_OF = {
 }
 
 
+#: Variant words that name another card than the one without them (a GeForce SUPER or Ti).
+#: Not Radeon's XT or XTX, which also name the dies of one card (Dortania's "RX 6900 XT
+#: (XTX/XTXH variant)").
+_VARIANTS = frozenset(("super", "ti"))
+
+
 def contradicts(text: str, acc: Accelerator) -> bool:
-    """Whether ``text`` names a vendor or an architecture other than ``acc``'s: the looser
-    tiers drop vendor words and bracketed qualifiers to match a spelling, and must not drop
-    one that says another card (``AMD H100``; ``GTX Titan X (Pascal)``, where the catalog's
-    GTX TITAN X is the Maxwell one)."""
+    """Whether ``text`` names a vendor, an architecture or a variant other than ``acc``'s:
+    the looser tiers drop vendor words and bracketed qualifiers to match a spelling, and must
+    not drop one that says another card (``AMD H100``; ``GTX Titan X (Pascal)``, where the
+    catalog's GTX TITAN X is the Maxwell one; ``RTX 2080 (Super)``)."""
     words = re.split(r"[^a-z0-9]+", text.casefold())
     if {_VENDOR_OF.get(w) for w in words} - {None, acc.vendor}:
+        return True
+    own = {w for name in (acc.name, *acc.aliases) for w in re.split(r"[^a-z0-9]+", name.casefold())}
+    if (set(words) & _VARIANTS) - own:  # "RTX 2080 (Super)": the SUPER, not the RTX 2080
         return True
     vocab, arch = vocabulary(), acc.architecture.casefold()
     said = [vocab.get(w) for w in words]

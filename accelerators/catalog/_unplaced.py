@@ -49,7 +49,10 @@ def read_series(state: Read, candidates: list[Accelerator]) -> list[Accelerator]
     """A series word right after the model reads the name as the series: the models the
     model word names (``MI300 series``: the MI300 open name's four) or, when it names one
     card, that card and its variants (``GTX 1660 series``: the 1660, 1660 SUPER and 1660 Ti).
-    A series of one card is that card."""
+    A series of one card is that card. A variant word that restates what the model word
+    already says (UserBenchmark's ``RTX 2080S (Super)``: the S is the SUPER) says nothing
+    more."""
+    _restated_variant(state, candidates)
     for before, token in itertools.pairwise(state.tokens):
         if before.role != "model" or token.piece.text.casefold() not in _SERIES_WORDS:
             continue
@@ -73,6 +76,23 @@ def read_series(state: Read, candidates: list[Accelerator]) -> list[Accelerator]
         token.role = "series"
         token.meaning = f"the series: {', '.join(models)}"
     return candidates
+
+
+#: Variant words a model word may carry in short (``2080S`` is the 2080 SUPER).
+_RESTATED = frozenset(("super", "ti"))
+
+
+def _restated_variant(state: Read, candidates: list[Accelerator]) -> None:
+    """Set aside an unplaced ``Super`` or ``Ti`` after the model where every candidate's name
+    already has it."""
+    seen_model = False
+    for token in state.tokens:
+        seen_model = seen_model or token.role == "model"
+        word = token.piece.text.casefold()
+        if not seen_model or token.role or word not in _RESTATED or not candidates:
+            continue
+        if all(word in a.name.casefold().split("-") for a in candidates):
+            token.role, token.meaning = "noise", f"restates the model's {word.upper()}"
 
 
 #: An Apple chip word with no tier (``m1``..``m9``): other systems use the same two characters
