@@ -109,6 +109,11 @@ READ = [
     ("A2 arm", "ASCEND-910B | ASCEND-910B4"),
     ("npu-a3-openeuler", "ASCEND-910C"),
     ("NVIDIA A2", "A2"),
+    # an Ada board by its Ampere predecessor's name with Ada after it (catalog 2026.11.46);
+    # without Ada, the Ampere board
+    ("a6000_ada", "RTX-6000-ADA"),
+    ("RTX_A6000_ADA_48GB", "RTX-6000-ADA"),
+    ("RTX A6000", "RTX-A6000"),
     # a variant word that restates the model word's, and one in brackets that says the
     # variant (never dropped for the plain card)
     ("RTX 2080S (Super)", "RTX-2080-SUPER"),
