@@ -299,8 +299,11 @@ GUARDS = [
     # (raised 2026-11-30 by catalog 2026.11.44: a bare 910B (no Ascend, no bin) reads as the
     # open name of the 910B and the 910B4, and a 910B bin's own word (910B3) as that bin;
     # Volcano's 910C, labelled '-' before the catalog carried it, relabelled ASCEND-910C)
-    (2, "", 428, 3),
-    (2, "-sealed", 234, 4),
+    # (2026-11-30, fifth stop: Compute Engine's "machine:accelerator:count" shapes read, +11
+    # right, and one wrong by its label: Brev's n1-highmem-8:nvidia-tesla-v100:8 is GKE's 16 GB
+    # V100, labelled either V100)
+    (2, "", 439, 4),
+    (2, "-sealed", 241, 4),
     (3, "", 292, 2),
     (3, "-sealed", 139, 2),
     # the fourth corpus's one run, with the reader frozen at f560e4d, was 200/41 and

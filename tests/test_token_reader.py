@@ -109,6 +109,9 @@ READ = [
     ("A2 arm", "ASCEND-910B | ASCEND-910B4"),
     ("npu-a3-openeuler", "ASCEND-910C"),
     ("NVIDIA A2", "A2"),
+    # Compute Engine's machine type with its accelerator and count (NVIDIA Brev's types)
+    ("n1-highmem-4:nvidia-tesla-t4:1", "T4"),
+    ("n1-standard-32:nvidia-tesla-t4:4", "T4:4"),
     # an Ada board by its Ampere predecessor's name with Ada after it (catalog 2026.11.46);
     # without Ada, the Ampere board
     ("a6000_ada", "RTX-6000-ADA"),
