@@ -232,6 +232,16 @@ Two corpora, one file per system, written from each system's public sources:
   keys, an on-premises model hub's platforms), collected in two rounds after the
   thirty-second's fixes (the brief now prefers systems whose names are of catalog devices),
   committed before any reader ran on it and run once with the reader and catalog frozen.
+* ``tests/peer_names/fresh34/{visible,sealed}/*.tsv``, the *thirty-fourth fresh* corpus
+  (issue 32): 17 more systems (a university's HTC pool's GPUs and hosts, a vendor-funded
+  cluster's partitions, a GPU marketplace's card enum, a workflow service's accelerators and
+  instances, a lab service's VM sizes, an air-gapped cloud's machine types, an OpenStack
+  configuration's GPU keys, NVIDIA's cluster-runtime recipes and bare-metal manager, an
+  estimator's GPU table, a simulation code's benchmark labels, a CI's agent labels, an MLPerf
+  submitter's system names, a vGPU unlock tool's device ids, a self-hosted AI installer's GPU
+  database, a robotics model's and an edge AI lab's device names), collected in two rounds
+  after the thirty-third's fixes, committed before any reader ran on it and run once with the
+  reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -336,6 +346,8 @@ FRESH32 = CORPORA / "fresh32" / "visible"
 SEALED32 = CORPORA / "fresh32" / "sealed"
 FRESH33 = CORPORA / "fresh33" / "visible"
 SEALED33 = CORPORA / "fresh33" / "sealed"
+FRESH34 = CORPORA / "fresh34" / "visible"
+SEALED34 = CORPORA / "fresh34" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -370,6 +382,7 @@ _FRESH_PARTS = [
     (FRESH31, SEALED31),
     (FRESH32, SEALED32),
     (FRESH33, SEALED33),
+    (FRESH34, SEALED34),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.

@@ -496,6 +496,10 @@ GUARDS = [
     # 117/217 right and 2 wrong, 59/103 and 0 (its unseen figures)
     (33, "", 131, 2),
     (33, "-sealed", 63, 0),
+    # the thirty-fourth corpus's one run, with the reader and catalog frozen at 23db98b:
+    # 112/225 right and 3 wrong, 57/116 and 0 (its unseen figures)
+    (34, "", 112, 3),
+    (34, "-sealed", 57, 0),
 ]
 
 
