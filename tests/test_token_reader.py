@@ -112,6 +112,11 @@ READ = [
     # Compute Engine's machine type with its accelerator and count (NVIDIA Brev's types)
     ("n1-highmem-4:nvidia-tesla-t4:1", "T4"),
     ("n1-standard-32:nvidia-tesla-t4:4", "T4:4"),
+    # an AWS service's instance type over EC2's (HealthOmics), a managed Kubernetes service
+    # a recipe is named for (NVIDIA AI Cluster Runtime), a board's revision
+    ("omics.g5.12xlarge", "A10G:4"),
+    ("h100-gke-cos-training", H100),
+    ("RTX 2080 Ti Rev. A", "RTX-2080-TI"),
     # an Ada board by its Ampere predecessor's name with Ada after it (catalog 2026.11.46);
     # without Ada, the Ampere board
     ("a6000_ada", "RTX-6000-ADA"),

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import re
 import tomllib
 from importlib import resources
 from typing import Literal, get_args
@@ -36,6 +37,7 @@ __all__ = [
     "instances_named",
     "price_sources",
     "prices",
+    "service_instance",
     "unpriced",
 ]
 
@@ -236,6 +238,20 @@ def get_instance(name: str) -> Instance | None:
         return rows[0] if rows else None
     exact = [row for row in rows if row.name == name.strip()]
     return exact[0] if len(exact) == 1 else None
+
+
+#: AWS services that run their tasks on EC2 instance types under a prefix of their own, the
+#: hardware the EC2 type's: AWS HealthOmics' ``omics.g5.12xlarge`` (its compute docs,
+#: https://docs.aws.amazon.com/omics/latest/dev/memory-and-compute-tasks.html: the
+#: ``omics.g5`` types are G5 instances). SageMaker's ``ml.`` types are rows of their own.
+_AWS_SERVICE = re.compile(r"\s*omics\.(?P<ec2>[a-z0-9]+\.[0-9]*x?large)\s*", re.I)
+
+
+def service_instance(name: str) -> Instance | None:
+    """The EC2 row of an AWS service's instance type (``omics.g5.12xlarge``), else None."""
+    found = _AWS_SERVICE.fullmatch(name)
+    row = get_instance(found["ec2"]) if found is not None else None
+    return row if row is not None and row.cloud == "aws" else None
 
 
 def instances_named(name: str) -> tuple[Instance, ...]:

@@ -247,9 +247,9 @@ def _device_reported(index: Index, text: str) -> NameMatch | None:
 
 def _instance_type(index: Index, text: str) -> NameMatch | None:
     """A cloud instance type (``p5.48xlarge`` is 8 H100s), tried after every accelerator name."""
-    from accelerators.catalog._instances import get_instance
+    from accelerators.catalog._instances import get_instance, service_instance
 
-    row = get_instance(text)
+    row = get_instance(text) or service_instance(text)
     if row is None:
         return azure_size(text, lambda name: _lookup(index, name))
     base = _lookup(index, row.accelerator)

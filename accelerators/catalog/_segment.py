@@ -69,6 +69,9 @@ _CLOUD_REGION = re.compile(
     r")(?![0-9a-z])",
     re.I,
 )
+#: A board's or chip's revision (pci.ids' ``RTX 2080 Rev. A``, vgpu_unlock's ``RTX 2080 Ti
+#: Rev. A``: the binned TU10x-A chip of the same card), kept whole: no model word, no count.
+_REVISION = re.compile(r"(?<![0-9a-z])rev\.?\s?[a-z](?![0-9a-z])", re.I)
 #: An AMD GPU chip's code name with its number (Wine's ``CARD_AMD_RADEON_RX_VEGA_10``, ``Navi
 #: 21``, ``Polaris 10``), kept whole and unplaced: a chip several boards carry, and its number
 #: no count ("Vega 56" and "Vega 64" are boards, "Vega 8" an APU's graphics: not these).
@@ -169,6 +172,7 @@ def _chunks(text: str) -> tuple[str, list[int], list[_Chunk], list[bool]]:
         (_ECC_SETTING, "noise:settings"),
         (_DGX_MODEL, "noise:platforms"),
         (_CLOUD_REGION, "noise:regions"),
+        (_REVISION, "noise:revisions"),
         (_AMD_CHIP, "unknown"),
         (_CORE_PROFILE, "unknown"),
     )

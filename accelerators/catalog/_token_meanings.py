@@ -71,6 +71,7 @@ _NOISE_MEANINGS = {
     "settings": "a setting of the board (its ECC)",
     "queues": "a scheduler queue or partition word",
     "regions": "a cloud's region or zone: where the machine runs",
+    "revisions": "a board's or chip's revision (Rev. A): the same model",
 }
 
 
