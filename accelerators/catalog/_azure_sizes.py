@@ -6,7 +6,9 @@
 
 IMDS's ``vmSize`` and the Azure HPC health checks' configuration files (``conf/<size>.conf``)
 name a size lower-cased and without ``Standard_``; the instance table
-(``accelerators/data/instances.toml``) holds the full names.
+(``accelerators/data/instances.toml``) holds the full names. A ``Standard_`` size the table
+lacks (Azure Local's ``Standard_NC16_L4_1``) is left to the token reader, which reads its
+family-and-vCPUs word as the machine's (:func:`azure_family`).
 """
 
 from __future__ import annotations
@@ -23,10 +25,10 @@ if TYPE_CHECKING:
 
 __all__ = ["azure_family", "azure_size"]
 
-#: An Azure VM size as IMDS and the health checks write it, without ``Standard_``
-#: (``nc24ads_a100_v4``): the size code, the words between (group 1) and the version.
 #: A size's family and vCPUs right after ``Standard_`` (``NC16``, ``NV6``, ``ND96isr``).
 _FAMILY = re.compile(r"n[a-z]{0,2}[0-9]{1,3}[a-z]*")
+#: An Azure VM size as IMDS and the health checks write it, without ``Standard_``
+#: (``nc24ads_a100_v4``): the size code, the words between (group 1) and the version.
 _AZURE_SIZE = re.compile(r"(?i)n[a-z]{1,2}\d+[a-z]*((?:_[a-z0-9]+)+)_v\d+")
 
 
