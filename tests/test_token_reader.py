@@ -112,6 +112,8 @@ READ = [
     # Compute Engine's machine type with its accelerator and count (NVIDIA Brev's types)
     ("n1-highmem-4:nvidia-tesla-t4:1", "T4"),
     ("n1-standard-32:nvidia-tesla-t4:4", "T4:4"),
+    # Google's TPU names count a v2-v4 or v5p slice in TensorCores, two a chip
+    ("tpu_v4_4096", "TPU-V4@8x16x16:2048"),
     # an AWS service's instance type over EC2's (HealthOmics), a managed Kubernetes service
     # a recipe is named for (NVIDIA AI Cluster Runtime), a board's revision
     ("omics.g5.12xlarge", "A10G:4"),
@@ -189,6 +191,8 @@ REFUSED = [
     ("h100-distributed", "'distributed' is not a word it can place"),
     # a cluster's name with a count apart: each machine's, or all of them?
     ("Datacrunch-Instant-Cluster-8xB200", "per machine or in all"),
+    # a TPU generation glued to 'TPU' is no Google name: chips or TensorCores?
+    ("TPUv4_4096", "Unknown TPU slice 'TPUv4_4096': the generation is glued"),
     # glued noise words are one unknown word (TensorRT-LLM's runners hold 4 GPUs)
     ("b200-trtllm", "'trtllm' is not a word it can place"),
 ]

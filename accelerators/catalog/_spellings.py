@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from accelerators._text import format_number, quote
 from accelerators._vendors import VENDORS
 from accelerators.catalog import _store as catalog
+from accelerators.catalog._tpu_units import UNCLEAR, units_unclear
 from accelerators.errors import UnknownAcceleratorError
 
 if TYPE_CHECKING:
@@ -384,6 +385,8 @@ def tpu_slice(match: NameMatch, units: int, text: str) -> NameMatch:
             + f", got {units}",
             name=text,
         )
+    if units_unclear(text, per_chip):
+        raise UnknownAcceleratorError(f"Unknown TPU slice {quote(text)}: {UNCLEAR}", name=text)
     chips = units // per_chip
     fitting = [t.topology for t in topologies if t.chips == chips]
     if topologies and not fitting:
