@@ -65,15 +65,26 @@ def test_a_plain_gpu_key_with_an_unknown_value_names_the_value() -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "dgx_a100",  # Megatron-LM's cluster: 8 A100s a DGX A100
-        "DGX H100",
         "HGX A100",  # a baseboard of 4 or 8
         "8x DGX A100",  # 8 systems, not 8 GPUs
+        "DGX-GB200",  # a rack system, whose compute trays hold 4
+        "DGX Station A100",  # 4 A100s, not a DGX's 8
     ],
 )
 def test_a_dgx_system_or_hgx_board_leaves_the_count_to_the_spec(text: str) -> None:
     with pytest.raises(InvalidSpecError, match="is a node or pool"):
         AcceleratorSpec.parse(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("dgx_a100", "A100-40GB:8 | A100-80GB:8"),  # Megatron-LM's cluster: 8 A100s a DGX A100
+        ("DGX H100", "H100-SXM:8"),  # eight SXM5 modules, never the PCIe card or the NVL
+    ],
+)
+def test_a_dgx_named_for_its_gpu_holds_eight_sxm_modules(text: str, canonical: str) -> None:
+    assert str(AcceleratorSpec.parse(text)) == canonical
 
 
 @pytest.mark.parametrize(
@@ -115,11 +126,13 @@ def test_other_non_ascii_characters_are_still_refused() -> None:
         AcceleratorSpec.parse("A100 \u212a")
 
 
-def test_a_racks_nvlink_domain_leaves_the_count_to_the_spec() -> None:
+def test_a_racks_nvlink_domain_counts_its_gpus_unless_racks_are_counted() -> None:
     # Nscale reserves "GB300 NVL72": a rack of 72 GPUs, not one
-    with pytest.raises(InvalidSpecError, match="is a node or pool"):
-        AcceleratorSpec.parse("GB300 NVL72")
+    assert str(AcceleratorSpec.parse("GB300 NVL72")) == "GB300:72"
     assert str(AcceleratorSpec.parse("GB300 NVL72:72")) == "GB300:72"
+    # MLPerf's "39x NVIDIA GB200 NVL72" counts racks: the GPUs are the spec's to give
+    with pytest.raises(InvalidSpecError, match="is a node or pool"):
+        AcceleratorSpec.parse("39x NVIDIA GB200 NVL72")
     # MLPerf's system names count the GPUs themselves
     assert str(AcceleratorSpec.parse("GB200-NVL72_GB200-186GB_aarch64x72_TRT")) == "GB200:72"
 
