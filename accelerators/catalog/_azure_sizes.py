@@ -23,7 +23,7 @@ from accelerators.catalog._spellings import NameMatch
 if TYPE_CHECKING:
     from accelerators.catalog._narrow import Token
 
-__all__ = ["azure_family", "azure_size"]
+__all__ = ["azure_family", "azure_size", "mark_azure_family"]
 
 #: A size's family and vCPUs right after ``Standard_`` (``NC16``, ``NV6``, ``ND96isr``).
 _FAMILY = re.compile(r"n[a-z]{0,2}[0-9]{1,3}[a-z]*")
@@ -64,13 +64,20 @@ def azure_family(tokens: list[Token]) -> Token | None:
     """The family-and-vCPUs word of an Azure size the instance table lacks, which Azure Local
     writes ``Standard_NC16_L4_1`` (16 vCPUs, one L4) and ``Standard_NC4_A30``: a machine's
     figure, so the name is a machine's, whose device count only the name's own count gives
-    (the trailing ``1``), or the spec. Marked a host figure here, once the tokens have roles."""
+    (the trailing ``1``), or the spec."""
     if len(tokens) < 3:
         return None
     first, second = tokens[0].piece, tokens[1].piece
     plain = first.text.casefold() == "standard" and not second.glued
     if not plain or second.kind != "unknown" or _FAMILY.fullmatch(second.value) is None:
         return None
-    tokens[1].role = "host figure"
-    tokens[1].meaning = "an Azure size's family and vCPUs: a machine's"
     return tokens[1]
+
+
+def mark_azure_family(tokens: list[Token]) -> None:
+    """Give an Azure size's family word (:func:`azure_family`) its role, a host figure, once the
+    tokens have their first roles: a bare number that ends the name is then its count."""
+    family = azure_family(tokens)
+    if family is not None:
+        family.role = "host figure"
+        family.meaning = "an Azure size's family and vCPUs: a machine's"

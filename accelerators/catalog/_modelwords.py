@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
     from accelerators.catalog._spellings import Index
 
-__all__ = ["ModelWords", "model_words", "words_of"]
+__all__ = ["CARD_VARIANTS", "VARIANT_WORDS", "ModelWords", "model_words", "words_of"]
 
 _SPLIT = re.compile(r"[^a-z0-9]+")
 _MEMORY = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:gb|g|gib)")
@@ -50,6 +50,10 @@ _LINES = ("geforce", "quadro", "tesla", "radeon", "instinct", "rtx", "gtx", "rx"
 #: The words a card's variant adds to its number (``ti``, ``super``, Radeon's ``xt``), as a
 #: regular-expression alternation.
 VARIANT_WORDS = "ti|super|tisuper|tis|d|s|xt|xtx|gre"
+#: The variant words that, written apart, always name another card than the one without them
+#: (a GeForce SUPER or Ti). Not Radeon's XT or XTX, which also name the dies of one card
+#: (Dortania's "RX 6900 XT (XTX/XTXH variant)").
+CARD_VARIANTS = frozenset(("super", "ti"))
 #: What may follow a bare model number in another model's word: a variant of that model
 #: (``3090ti``, ``4090d``, ``4070tis``, ``4060ti16gb``, Radeon's ``6600xt``, the laptop GPU
 #: ``4080laptop``), which the number alone does not name.

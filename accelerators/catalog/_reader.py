@@ -43,7 +43,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from accelerators.catalog._atlas import read_atlas_series
-from accelerators.catalog._azure_sizes import azure_family
+from accelerators.catalog._azure_sizes import mark_azure_family
 from accelerators.catalog._dgx import dgx_form
 from accelerators.catalog._modelwords import model_words
 from accelerators.catalog._narrow import (
@@ -134,7 +134,7 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
         token.meaning = first_meaning(token)
     _unglue_noise(tokens)
     _unplace_glued_vendors(tokens)
-    azure_family(tokens)  # Azure Local's "Standard_NC16_L4_1": 16 vCPUs, a machine's
+    mark_azure_family(tokens)  # Azure Local's "Standard_NC16_L4_1": 16 vCPUs, a machine's
     models = _model_tokens(state) or _model_number(state)
     if not models:
         return without_model(state)

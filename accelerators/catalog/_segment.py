@@ -257,6 +257,15 @@ def segment(
         for k in range(chunk.start, chunk.end):
             chunk_of[k] = c
     starts = {chunk.start for chunk in chunks}
+    # where an unknown run from each position must stop: the next camel-case word's start, or
+    # its chunk's end ("ClusterGPUTypeL40Pcie" is no one unknown word that swallows its model)
+    stops = [0] * n
+    for k in range(n - 1, -1, -1):
+        end = chunks[chunk_of[k]].end
+        if k + 1 >= end:
+            stops[k] = end
+        else:
+            stops[k] = k + 1 if camel[k + 1] else stops[k + 1]
 
     best = [float("inf")] * (n + 1)
     back: list[tuple[int, str, str, tuple[str, ...]] | None] = [None] * (n + 1)
@@ -293,11 +302,8 @@ def segment(
                 if m is not None and m.end() > i:
                     groups = tuple(g for g in m.groups() if g is not None)
                     options.append((m.end(), kind, m[0], groups, _PATTERN_COST.get(kind, 1.0)))
-            # an unknown run stops at a camel-case word's start: "ClusterGPUTypeL40Pcie" is no
-            # one unknown word that swallows its model
-            stop = next((k for k in range(i + 1, chunk.end) if camel[k]), chunk.end)
             for run in _RUNS:
-                m = run.match(s, i, stop)
+                m = run.match(s, i, stops[i])
                 if m is not None:
                     options.append((m.end(), "unknown", m[0], (), _UNKNOWN + 0.1 * len(m[0])))
         for end, kind, value, groups, cost in options:

@@ -8,6 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from accelerators._vendors import CLOUD_VENDORS, VENDORS
+from accelerators.catalog._modelwords import CARD_VARIANTS, words_of
 from accelerators.catalog._open_names import read_open
 from accelerators.catalog._spelling_match import match_spellings
 from accelerators.catalog._words import vocabulary
@@ -36,12 +37,6 @@ _VENDOR_OF = {
 }
 
 
-#: Variant words that name another card than the one without them (a GeForce SUPER or Ti).
-#: Not Radeon's XT or XTX, which also name the dies of one card (Dortania's "RX 6900 XT
-#: (XTX/XTXH variant)").
-_VARIANTS = frozenset(("super", "ti"))
-
-
 def contradicts(text: str, acc: Accelerator) -> bool:
     """Whether ``text`` names a vendor, an architecture or a variant other than ``acc``'s:
     the looser tiers drop vendor words and bracketed qualifiers to match a spelling, and must
@@ -50,8 +45,8 @@ def contradicts(text: str, acc: Accelerator) -> bool:
     words = re.split(r"[^a-z0-9]+", text.casefold())
     if {_VENDOR_OF.get(w) for w in words} - {None, acc.vendor}:
         return True
-    own = {w for name in (acc.name, *acc.aliases) for w in re.split(r"[^a-z0-9]+", name.casefold())}
-    if (set(words) & _VARIANTS) - own:  # "RTX 2080 (Super)": the SUPER, not the RTX 2080
+    own = {w for name in (acc.name, *acc.aliases) for w in words_of(name)}
+    if (set(words) & CARD_VARIANTS) - own:  # "RTX 2080 (Super)": the SUPER, not the RTX 2080
         return True
     vocab, arch = vocabulary(), acc.architecture.casefold()
     said = [vocab.get(w) for w in words]

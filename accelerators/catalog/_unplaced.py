@@ -14,7 +14,7 @@ import re
 from typing import TYPE_CHECKING
 
 from accelerators._text import quote
-from accelerators.catalog._modelwords import VARIANT_WORDS
+from accelerators.catalog._modelwords import CARD_VARIANTS, VARIANT_WORDS, words_of
 from accelerators.catalog._narrow import Read, refuse
 from accelerators.catalog._numbers import model_ahead
 from accelerators.catalog._words import vocabulary
@@ -78,10 +78,6 @@ def read_series(state: Read, candidates: list[Accelerator]) -> list[Accelerator]
     return candidates
 
 
-#: Variant words a model word may carry in short (``2080S`` is the 2080 SUPER).
-_RESTATED = frozenset(("super", "ti"))
-
-
 def _restated_variant(state: Read, candidates: list[Accelerator]) -> None:
     """Set aside an unplaced ``Super`` or ``Ti`` after the model where every candidate's name
     already has it."""
@@ -89,9 +85,9 @@ def _restated_variant(state: Read, candidates: list[Accelerator]) -> None:
     for token in state.tokens:
         seen_model = seen_model or token.role == "model"
         word = token.piece.text.casefold()
-        if not seen_model or token.role or word not in _RESTATED or not candidates:
+        if not seen_model or token.role or word not in CARD_VARIANTS or not candidates:
             continue
-        if all(word in a.name.casefold().split("-") for a in candidates):
+        if all(word in words_of(a.name) for a in candidates):  # "2080S": the 2080 SUPER
             token.role, token.meaning = "noise", f"restates the model's {word.upper()}"
 
 
@@ -165,7 +161,7 @@ def refuse_unplaced(state: Read) -> None:
     lexicon = [*vocabulary().words, *state.words.words]
     parts, hints = [], []
     models = [i for i, t in enumerate(state.tokens) if t.role == "model"]
-    after = models[0] if models else len(state.tokens)  # a rule may unplace the model
+    after = models[0] if models else len(state.tokens)  # a guard: no rule unplaces the model
     for token in bad:
         text = quote(token.piece.value)
         if token.role == "variant" and token.piece.kind in ("number", "decimal"):
