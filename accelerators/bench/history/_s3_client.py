@@ -3,7 +3,9 @@
 botocore's timeouts are per socket operation: an endpoint that accepts a connection and then
 sends a byte every second never trips them. :class:`DeadlineClient` therefore tracks the
 connections its client opens and, at an operation's deadline (:func:`~._deadline.watchdog`),
-shuts their sockets down; a ``before-send`` hook refuses any request (a retry included)
+shuts their sockets down, and any socket that connects after that (a request that passed the
+``before-send`` check an instant before the deadline and connected an instant after) as soon
+as it connects; a ``before-send`` hook refuses any request (a retry included)
 once the deadline has passed, and a ``needs-retry`` hook any retry whose backoff would
 outlast it. A read blocked on a silent or dripping endpoint then ends with
 an error at the deadline, in whatever thread it runs, and nothing is left running.
@@ -43,6 +45,11 @@ class DeadlineClient:
         self._client = client
         self._lock = threading.Lock()
         self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
+        #: Guards ``_connections`` and ``_expired``: a connection that connects either is
+        #: seen by the watchdog's :meth:`_shut` or sees that it has run.
+        self._guard = threading.Lock()
+        #: The current operation's watchdog has fired.
+        self._expired = False
         self._deadline: Deadline | None = None
         self._operation = threading.Lock()
         #: Requests started (attempts included) in the current operation.
@@ -64,6 +71,8 @@ class DeadlineClient:
         try:
             client = self.client
             self._deadline, self.sent = deadline, 0
+            with self._guard:
+                self._expired = False
             with watchdog(deadline, self._shut):
                 yield client
         finally:
@@ -128,22 +137,45 @@ class DeadlineClient:
         except AttributeError:
             return
         for scheme, base in list(classes.items()):
-            classes[scheme] = _tracking(base, self._connections)
+            classes[scheme] = _tracking(base, weakref.WeakMethod(self._connected))
 
     def _shut(self) -> None:
-        for connection in list(self._connections):
-            sock = getattr(connection, "sock", None)
-            if sock is not None:
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
+        """The watchdog's end: every open socket shut, and any that connects later too."""
+        with self._guard:
+            self._expired = True
+            connections = list(self._connections)
+        for connection in connections:
+            _shut_down(connection)
+
+    def _connected(self, connection: Any) -> None:
+        """A connection has its socket: known to :meth:`_shut`, or shut now if it has run."""
+        with self._guard:
+            self._connections.add(connection)
+            expired = self._expired
+        if expired:
+            _shut_down(connection)
 
 
-def _tracking(base: type, connections: weakref.WeakSet[Any]) -> type:
+def _shut_down(connection: Any) -> None:
+    sock = getattr(connection, "sock", None)
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+
+
+def _tracking(base: type, connected: weakref.WeakMethod[Any]) -> type:
+    """``base`` (a urllib3 connection pool class) whose connections report each connect."""
+
+    class TrackingConnection(base.ConnectionCls):  # type: ignore[name-defined,misc]
+        def connect(self) -> None:
+            super().connect()
+            report = connected()
+            if report is not None:
+                report(self)
+
     class Tracking(base):  # type: ignore[misc]
-        def _new_conn(self) -> Any:
-            connection = super()._new_conn()
-            connections.add(connection)
-            return connection
+        ConnectionCls = TrackingConnection
 
+    TrackingConnection.__name__ = f"Tracking{TrackingConnection.__base__.__name__}"
     Tracking.__name__ = f"Tracking{base.__name__}"
     return Tracking
