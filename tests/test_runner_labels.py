@@ -137,6 +137,21 @@ def test_a_racks_nvlink_domain_counts_its_gpus_unless_racks_are_counted() -> Non
     assert str(AcceleratorSpec.parse("GB200-NVL72_GB200-186GB_aarch64x72_TRT")) == "GB200:72"
 
 
+def test_a_grace_superchips_nvlink_domain_of_any_size_counts_its_gpus() -> None:
+    # the GB200 NVL4 board holds 4 Blackwell GPUs, the GH200 NVL2 2 superchips
+    assert str(AcceleratorSpec.parse("GB200 NVL4")) == "GB200:4"
+    assert str(AcceleratorSpec.parse("GB300-NVL4")) == "GB300:4"
+    assert str(AcceleratorSpec.parse("GH200 NVL2")).startswith("GH200-96GB:2 | GH200-144GB:2")
+    # beside any other GPU a small domain is a card's bridge or one GPU's system (DCGM's
+    # "H20 NVL16" is one H20; H200 NVL cards bridge 2- or 4-way): the count is the spec's
+    for text in ("H200 NVL4", "H20 NVL16", "h200 nvl1"):
+        with pytest.raises(InvalidSpecError, match="is a node or pool"):
+            AcceleratorSpec.parse(text)
+    # a count given beside it must agree
+    with pytest.raises(InvalidSpecError, match="already means a count of 4"):
+        AcceleratorSpec.parse("GB200 NVL4:8")
+
+
 @pytest.mark.parametrize(
     ("text", "canonical"),
     [

@@ -112,7 +112,7 @@ def machine_count(
     machines = [t for t in state.tokens if system_word(t)]  # not a size: a slice of a machine
     fixed = (
         per_machine(candidates, state.text)
-        or _rack_size(machines)
+        or _rack_size(machines, candidates)
         or dgx_size(state, machines, candidates)
     )
     if machines and not state.counts and fixed:
@@ -124,18 +124,25 @@ def machine_count(
 
 
 #: The smallest NVLink domain NVIDIA sells as a rack (GB200 NVL36); a smaller one names a GPU
-#: or a board (DCGM's ``H20 NVL16`` is one GPU, ``HGX B300 NVL16`` a board of 8).
+#: or a board (DCGM's ``H20 NVL16`` is one GPU, ``HGX B300 NVL16`` a board of 8, and an
+#: ``H200 NVL`` card is bridged 2- or 4-way), except beside a Grace superchip's GPU.
 _SMALLEST_RACK = 36
 
 
-def _rack_size(machines: list[Token]) -> int | None:
-    """The GPUs of a rack's NVLink domain where it is the name's one machine word and no
-    count is stated (``GB200 NVL72``: the rack's 72 GPUs); counted racks (``39x NVIDIA GB200
-    NVL72``) and other machine words leave the count to the spec."""
+def _rack_size(machines: list[Token], candidates: list[Accelerator]) -> int | None:
+    """The GPUs of an NVLink domain where it is the name's one machine word and no count is
+    stated: a rack's (``GB200 NVL72``: 72 GPUs), or any domain of a Grace superchip's GPUs,
+    which NVIDIA names by its GPUs (the GB200 NVL4 board: 2 Grace CPUs and 4 Blackwell GPUs,
+    NVIDIA's SC24 announcement; the GH200 NVL2: 2 GH200 superchips). Counted racks (``39x
+    NVIDIA GB200 NVL72``) and other machine words leave the count to the spec."""
     sizes = {int(t.piece.groups[0]) for t in machines if t.piece.kind == "rack"}
-    if len(sizes) != 1 or len(machines) != 1 or min(sizes) < _SMALLEST_RACK:
+    if len(sizes) != 1 or len(machines) != 1:
         return None
-    return sizes.pop()
+    size = sizes.pop()
+    superchips = bool(candidates) and all(
+        "superchip" in (acc.form_factor or "").casefold() for acc in candidates
+    )
+    return size if size >= _SMALLEST_RACK or (superchips and size > 0) else None
 
 
 def _is_size(token: Token) -> bool:

@@ -97,7 +97,7 @@ def first_meaning(token: Token) -> str:
     if kind == "mig":
         return f"MIG profile {piece.value}"
     if kind == "rack":
-        return "a rack's NVLink domain (NVL72), not the NVL card"
+        return "an NVLink domain (a rack's NVL72, a board's NVL4), not the NVL card"
     if kind == "size":
         return "an instance size"
     if kind == "version":

@@ -121,8 +121,9 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     "cuda_version": re.compile(r"cu(1[0-9][0-9]?|[2-9][0-9])(?![0-9])"),
     # 2x4, 2x2x1: a TPU slice topology
     "topology": re.compile(r"([0-9]{1,3})x([0-9]{1,3})(?:x([0-9]{1,3}))?(?![0-9])"),
-    # nvl72, nvl36: a rack's NVLink domain (GB200 NVL72), not the NVL card
-    "rack": re.compile(r"nvl([0-9]{2,3})(?![0-9])"),
+    # nvl72, nvl36, nvl4: an NVLink domain (a GB200 NVL72 rack, a GB200 NVL4 board), not the
+    # NVL card
+    "rack": re.compile(r"nvl([0-9]{1,3})(?![0-9])"),
     # xlarge, 2xlarge, 12xlarge, 1xlarge: instance sizes
     "size": re.compile(r"[0-9]{0,2}x{1,2}large(?![a-z])"),
     # v2, v3: a version (or, alone, a TPU generation)
