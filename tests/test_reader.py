@@ -455,6 +455,9 @@ def test_nv_glued_to_other_words_is_no_vendor(name: str) -> None:
         ("gtx970x2", "GTX-970:2"),
         ("NVIDIA GeForce RTX 3090/PCIe/SSE2", "RTX-3090"),  # an OpenGL renderer string
         ("NVIDIA GeForce RTX 3080 Ti Lite Hash Rate", "RTX-3080-TI"),  # the driver's LHR name
+        ("GTX 1060 6GB GP104 Refresh", "GTX-1060:6GB"),  # the same card on a later chip
+        ("NVIDIA DGX Spark Founders Edition", "GB10"),  # NVIDIA's own edition of a product
+        ("Vega FE", "VEGA-FE"),  # AMD's Vega Frontier Edition: "FE" stays a model word
     ],
 )
 def test_three_digit_gtx_cards_and_renderer_strings_read(name: str, expected: str) -> None:
