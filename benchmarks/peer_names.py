@@ -242,6 +242,16 @@ Two corpora, one file per system, written from each system's public sources:
   database, a robotics model's and an edge AI lab's device names), collected in two rounds
   after the thirty-third's fixes, committed before any reader ran on it and run once with the
   reader and catalog frozen.
+* ``tests/peer_names/fresh35/{visible,sealed}/*.tsv``, the *thirty-fifth fresh* corpus
+  (issue 32): 21 more systems (a university cluster's GPU table, two test suites' device flags
+  and backends, a numerical library's and a hash-table benchmark's result folders, two memory
+  calculators', an inference calculator's and a serving system's chip names, an LLM GPU
+  database, an inference benchmark's GPU leaderboard, an LLMPerf fork's and a paper's result
+  labels, two JupyterHubs' GPU options, an OnDemand form's queues, a discontinued cloud's
+  instance codes, a reseller's GPU constants, a cloud-launching library's and a cluster CLI's
+  GPU names, a lab's experiment scheduler's GPU types, TPU benchmark recipes, a hobby training
+  service's GPU tables), collected in two rounds after the thirty-fourth's fixes, committed
+  before any reader ran on it and run once with the reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -348,6 +358,8 @@ FRESH33 = CORPORA / "fresh33" / "visible"
 SEALED33 = CORPORA / "fresh33" / "sealed"
 FRESH34 = CORPORA / "fresh34" / "visible"
 SEALED34 = CORPORA / "fresh34" / "sealed"
+FRESH35 = CORPORA / "fresh35" / "visible"
+SEALED35 = CORPORA / "fresh35" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -383,6 +395,7 @@ _FRESH_PARTS = [
     (FRESH32, SEALED32),
     (FRESH33, SEALED33),
     (FRESH34, SEALED34),
+    (FRESH35, SEALED35),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.

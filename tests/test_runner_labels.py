@@ -137,6 +137,30 @@ def test_a_racks_nvlink_domain_counts_its_gpus_unless_racks_are_counted() -> Non
     assert str(AcceleratorSpec.parse("GB200-NVL72_GB200-186GB_aarch64x72_TRT")) == "GB200:72"
 
 
+def test_a_count_in_brackets_is_read_however_it_is_joined() -> None:
+    # an inference calculator's "NVIDIA HGX B200 (8-GPU)": the bracket was set aside as a
+    # qualifier and the board read as one GPU
+    assert str(AcceleratorSpec.parse("NVIDIA HGX B200 (8-GPU)")) == "B200:8"
+    assert str(AcceleratorSpec.parse("B200 (8 GPUs)")) == "B200:8"
+    assert str(AcceleratorSpec.parse("A40 (compute mode)")) == "A40"  # a qualifier still is
+
+
+def test_an_hgx_board_is_no_one_gpu() -> None:
+    # catalog 2026.11.47: HGX-B200, HGX-B300 and HGX-B100 were aliases of one GPU
+    for text in ("HGX-B200", "NVIDIA HGX B300", "HGX B100"):
+        with pytest.raises(InvalidSpecError, match="is a node or pool"):
+            AcceleratorSpec.parse(text)
+    assert str(AcceleratorSpec.parse("HGX-B200:8")) == "B200:8"
+
+
+def test_a_count_beside_a_tpu_slice_counts_slices_and_is_refused() -> None:
+    # Google's TPU recipes: "4x-v6e-256" is four slices of 256 chips, not one slice of 256
+    for text in ("4x-v6e-256", "collectives-2xv6e-256", "2x v6e-256"):
+        with pytest.raises(UnknownAcceleratorError, match="counts slices"):
+            AcceleratorSpec.parse(text)
+    assert str(AcceleratorSpec.parse("v6e-256")) == "TPU-V6E@16x16:256"
+
+
 def test_a_grace_superchips_nvlink_domain_of_any_size_counts_its_gpus() -> None:
     # the GB200 NVL4 board holds 4 Blackwell GPUs, the GH200 NVL2 2 superchips
     assert str(AcceleratorSpec.parse("GB200 NVL4")) == "GB200:4"

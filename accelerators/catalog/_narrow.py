@@ -336,17 +336,32 @@ def result(state: Read, candidates: list[Accelerator], *, pinned_by_report: bool
             )
         count = (count or 1) * share
     if state.slice_size is not None:
-        return tpu_slice(NameMatch(acc, pinned, None, None, "reader"), state.slice_size, state.text)
+        whole = NameMatch(acc, pinned, None, None, "reader")
+        return _one_slice(state, tpu_slice(whole, state.slice_size, state.text), count)
     topology = next((t.piece.value for t in state.tokens if t.role == "topology"), None)
     if topology is not None:
         shape = acc.tpu_topology(topology)
         if shape is None:
             raise refuse(state, f"{acc.name} has no {topology} topology")
-        return NameMatch(acc, pinned, shape.chips, topology, "reader")
+        return _one_slice(state, NameMatch(acc, pinned, shape.chips, topology, "reader"), count)
     value = None if count is None else (int(count) if float(count).is_integer() else count)
     devices = count is not None and _counts_devices(state, count)
     return NameMatch(
         acc, pinned, value, partition, "reader", family=tuple(firsts[1:]), devices=devices
+    )
+
+
+def _one_slice(state: Read, sliced: NameMatch, count: float | None) -> NameMatch:
+    """A TPU slice's match, unless the name also counts something else: beside a slice, a
+    count counts slices (a TPU recipe's ``4x-v6e-256`` is four slices of 256 chips, 1024 in
+    all), which one slice's spec cannot hold, so the name is refused, never read as one."""
+    if count is None or count == sliced.count:
+        return sliced
+    said = next(t for value, t in state.counts if value == count)
+    raise refuse(
+        state,
+        f"{quote(said.piece.text)} beside a TPU slice counts slices (a multislice), and a "
+        "spec holds one slice",
     )
 
 

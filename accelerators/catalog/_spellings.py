@@ -56,9 +56,9 @@ _PARENTHESISED = re.compile(r"\([^()]*\)")
 #: Words in brackets that name another device than the one before them: a laptop part.
 _ANOTHER_DEVICE = re.compile(r"\b(?:mobile|laptop|notebook|max-?q)\b", re.IGNORECASE)
 #: A bracketed count of devices (FluidX3D's "1x Tesla K80 (2 GPUs)", "(8 GCD)", NVIDIA's "NVIDIA
-#: A100 (8x A100 80GB)"): never set aside.
+#: A100 (8x A100 80GB)", an inference calculator's "NVIDIA HGX B200 (8-GPU)"): never set aside.
 _BRACKETED_COUNT = re.compile(
-    r"\b[0-9]+\s*(?:gpus?|gcds?|devices?|dies|x)\b|\bx\s*[0-9]+\b", re.IGNORECASE
+    r"\b[0-9]+[\s_\-]*(?:gpus?|gcds?|devices?|dies|x)\b|\bx\s*[0-9]+\b", re.IGNORECASE
 )
 _BRACKETED_SIZE = re.compile(r"\(\s*([0-9]+(?:\.[0-9]+)?)\s*(gb|g|gib)\s*\)")
 _BRACKETED_RAM = re.compile(r"[0-9]+(?:\.[0-9]+)?\s*(?:gb|g|gib)\s+(?:of\s+)?ram\b", re.I)
