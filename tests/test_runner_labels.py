@@ -137,6 +137,27 @@ def test_a_racks_nvlink_domain_counts_its_gpus_unless_racks_are_counted() -> Non
     assert str(AcceleratorSpec.parse("GB200-NVL72_GB200-186GB_aarch64x72_TRT")) == "GB200:72"
 
 
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("CHIP_TYPE_TPU_V2", "TPU-V2"),  # a serving system's enum: the generation after TPU
+        ("tpu_v4_chip", "TPU-V4"),
+        ("Whole A40", "A40"),  # a notebook form's whole GPU beside its MIG parts
+        ("IS_H100", "H100-SXM | H100-PCIE | H100-NVL"),  # a test suite's flag
+        ("nebius-h100-example", "H100-SXM | H100-PCIE | H100-NVL"),  # a cloud's name beside it
+    ],
+)
+def test_enum_flag_cloud_and_whole_words_around_a_model(text: str, canonical: str) -> None:
+    assert str(AcceleratorSpec.parse(text)) == canonical
+
+
+def test_a_weak_tpu_generation_is_still_a_version_away_from_the_word_tpu() -> None:
+    with pytest.raises(UnknownAcceleratorError):
+        AcceleratorSpec.parse("gpu-standard-v3")  # Yandex's VM platform, no TPU v3
+    with pytest.raises(UnknownAcceleratorError, match="'my'"):
+        AcceleratorSpec.parse("my_tpu_v4")
+
+
 def test_a_count_in_brackets_is_read_however_it_is_joined() -> None:
     # an inference calculator's "NVIDIA HGX B200 (8-GPU)": the bracket was set aside as a
     # qualifier and the board read as one GPU

@@ -60,6 +60,7 @@ from accelerators.catalog._segment import segment
 from accelerators.catalog._spellings import NameMatch
 from accelerators.catalog._system_counts import left_to_system, machine_count, system_word
 from accelerators.catalog._token_meanings import KIND_ROLE, first_meaning
+from accelerators.catalog._tpu_words import after_tpu, only_tpu_words
 from accelerators.catalog._unplaced import (
     read_series,
     refuse_apple_chip_alone,
@@ -193,7 +194,9 @@ def _model_tokens(state: Read) -> list[Token]:
     read_atlas_series(state)  # "linux-aarch64-a3-8": Huawei's Atlas A3, the 910C's servers
     models = [t for t in state.tokens if t.piece.kind == "model"]
     strong = [t for t in models if t.piece.value not in state.words.weak]
-    if strong or (models and not _only_tpu_words(state, models)):
+    if not strong and models and all(after_tpu(state, t) for t in models):
+        strong = models  # "CHIP_TYPE_TPU_V2": the generation of the TPU word before it
+    if strong or (models and not only_tpu_words(state, models)):
         # a weak TPU word ("v3") is a version beside another model, or in a name that says
         # more than a TPU name does (Yandex's "gpu-standard-v3" is no TPU v3)
         for token in models:
@@ -210,21 +213,6 @@ def _model_tokens(state: Read) -> list[Token]:
     for token in models:
         token.role = "model"
     return models
-
-
-def _only_tpu_words(state: Read, models: list[Token]) -> bool:
-    """Whether every word of the name but its weak TPU generation word is one a TPU name
-    has: ``tpu``, a slice or pod word, a topology or slice size, Google."""
-    for token in state.tokens:
-        piece = token.piece
-        if token in models or piece.kind in ("partition", "topology", "number", "x_count"):
-            continue
-        if piece.kind == "device" and piece.value.startswith("tpu"):
-            continue
-        if piece.kind == "vendor" and piece.value == "google":
-            continue
-        return False
-    return True
 
 
 def _model_number(state: Read) -> list[Token]:
