@@ -62,8 +62,11 @@ DEFAULT_RULES: Mapping[str, re.Pattern[str]] = {
     # Whatever follows ``@``; the parser checks its shape and gives close matches.
     "PARTITION": re.compile(r"[A-Za-z0-9_.+\-]+"),
     # An accelerator name: words separated by blanks, so ``NVIDIA H100 80GB HBM3`` is one name.
-    # It starts with a letter or digit.
-    "NAME": re.compile(rf"(?=[A-Za-z0-9_]){_WORD}(?:[ \t]+{_WORD})*"),
+    # It starts with a letter or digit, or with a bracketed qualifier before a word (a results
+    # table's ``(runpod) RTX 4090``).
+    "NAME": re.compile(
+        rf"(?=[A-Za-z0-9_]|\([A-Za-z0-9_.\-/# ]*\)[ \t]*[A-Za-z0-9_]){_WORD}(?:[ \t]+{_WORD})*"
+    ),
     "END": re.compile(r"\Z"),
 }
 

@@ -145,10 +145,17 @@ def test_a_racks_nvlink_domain_counts_its_gpus_unless_racks_are_counted() -> Non
         ("Whole A40", "A40"),  # a notebook form's whole GPU beside its MIG parts
         ("IS_H100", "H100-SXM | H100-PCIE | H100-NVL"),  # a test suite's flag
         ("nebius-h100-example", "H100-SXM | H100-PCIE | H100-NVL"),  # a cloud's name beside it
+        ("(runpod) RTX 4090", "RTX-4090"),  # a results table's leading qualifier
     ],
 )
 def test_enum_flag_cloud_and_whole_words_around_a_model(text: str, canonical: str) -> None:
     assert str(AcceleratorSpec.parse(text)) == canonical
+
+
+def test_a_leading_bracket_must_lead_to_a_name() -> None:
+    for text in ("(H100)", "(H100 | A100)"):
+        with pytest.raises(SpecSyntaxError, match="parentheses are not part of the grammar"):
+            AcceleratorSpec.parse(text)
 
 
 def test_a_weak_tpu_generation_is_still_a_version_away_from_the_word_tpu() -> None:
