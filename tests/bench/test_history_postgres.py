@@ -177,7 +177,9 @@ def test_a_server_that_never_answers_ends_at_the_connect_timeout(
     assert "s3cr3t" not in text
     assert "bench:***@127.0.0.1" in text
     assert len(_history_reasons(report)) == 2
-    assert spent < 3 + 2.0, spent  # libpq's 2 s floor for the connect, within the budget
+    # libpq's 2 s floor for the connect, within the budget, and a loaded 2-core host's
+    # scheduling (a project CI run: 5.7 s); hanging on, it would last the server's 30 s
+    assert spent < 3 + 2.0 + 3.0, spent
 
 
 def test_without_psycopg_the_history_says_what_to_install(tmp_path: Path) -> None:
