@@ -146,10 +146,19 @@ def test_a_racks_nvlink_domain_counts_its_gpus_unless_racks_are_counted() -> Non
         ("IS_H100", "H100-SXM | H100-PCIE | H100-NVL"),  # a test suite's flag
         ("nebius-h100-example", "H100-SXM | H100-PCIE | H100-NVL"),  # a cloud's name beside it
         ("(runpod) RTX 4090", "RTX-4090"),  # a results table's leading qualifier
+        # an EC2 type inside a name: the chip family and the size (TorchX, an MLPerf harness)
+        ("aws_trn1.32xlarge", "TRAINIUM1:16"),
+        ("Triton_Inferentia_INF1_6XLARGE", "INFERENTIA1:4"),
     ],
 )
 def test_enum_flag_cloud_and_whole_words_around_a_model(text: str, canonical: str) -> None:
     assert str(AcceleratorSpec.parse(text)) == canonical
+
+
+def test_a_size_that_makes_no_ec2_type_with_the_model_is_the_systems_to_count() -> None:
+    for text in ("gpu.mi100.4xlarge", "V100-8XLarge"):
+        with pytest.raises(InvalidSpecError, match="is an instance size"):
+            AcceleratorSpec.parse(text)
 
 
 def test_a_leading_bracket_must_lead_to_a_name() -> None:

@@ -14,6 +14,7 @@ settle it; beside a queue's word any count does (``gpuA100x4-interactive``).
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -120,7 +121,31 @@ def machine_count(
             token.role = "noise"
             token.meaning = f"a machine, which holds {fixed} of this device"
         return replace(match, count=fixed)
+    ec2 = None if machines or state.counts else _ec2_type(state, candidates)
+    if ec2 is not None:
+        return replace(match, count=ec2)
     return replace(match, needs_count=needs, count=None)
+
+
+def _ec2_type(state: Read, candidates: list[Accelerator]) -> int | float | None:
+    """The devices of an EC2 instance type that the model word and the instance size right
+    after it make, where the instance table carries it with one of the candidates (TorchX's
+    ``aws_trn1.2xlarge``, an MLPerf harness's ``INF1_6XLARGE``: the Trainium and Inferentia
+    families are named for their chips); any other size stays the system's to count."""
+    from accelerators.catalog._instances import get_instance
+
+    for before, token in itertools.pairwise(state.tokens):
+        if token.piece.kind != "size" or before.role != "model":
+            continue
+        row = get_instance(f"{before.piece.text}.{token.piece.text}".casefold())
+        if row is None or row.cloud != "aws" or row.unit != "machine":
+            continue
+        if not any(row.accelerator in (acc.name, acc.model) for acc in candidates):
+            continue
+        token.role = "noise"
+        token.meaning = f"with {before.piece.text!r}, EC2's {row.name}: {row.count:g} devices"
+        return row.count
+    return None
 
 
 #: The smallest NVLink domain NVIDIA sells as a rack (GB200 NVL36); a smaller one names a GPU
