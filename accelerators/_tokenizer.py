@@ -33,8 +33,10 @@ _WS = r"[ \t\r\n]"
 #: letter (``MIG 1g.10gb+me``), balanced parenthesised qualifiers such as ``Intel(R)`` and
 #: bracketed ones (pci.ids: ``GH100 [H100 SXM5 80GB]``), and a ``*`` of a count inside a name
 #: (``4090 24GB * 4``, ``8 * V100``: that many of them).
+#: A parenthesised qualifier (``(R)``, ``(compute mode)``), inside a name or before its first word.
+_QUALIFIER = r"\([A-Za-z0-9_.\-/# ]*\)"
 _WORD = (
-    r"(?:[A-Za-z0-9_.\-/#]|\+(?=[A-Za-z])|\([A-Za-z0-9_.\-/# ]*\)|\[[A-Za-z0-9_.\-/#() ]*\]"
+    rf"(?:[A-Za-z0-9_.\-/#]|\+(?=[A-Za-z])|{_QUALIFIER}|\[[A-Za-z0-9_.\-/#() ]*\]"
     r"|\*(?=[ \t]*[A-Za-z0-9]))+"
     r"(?:\+(?=[ \t]*(?:[:|,]|\Z)))?"  # a trailing '+' (Modal's "B200+"): a group name
 )
@@ -65,7 +67,7 @@ DEFAULT_RULES: Mapping[str, re.Pattern[str]] = {
     # It starts with a letter or digit, or with a bracketed qualifier before a word (a results
     # table's ``(runpod) RTX 4090``).
     "NAME": re.compile(
-        rf"(?=[A-Za-z0-9_]|\([A-Za-z0-9_.\-/# ]*\)[ \t]*[A-Za-z0-9_]){_WORD}(?:[ \t]+{_WORD})*"
+        rf"(?=[A-Za-z0-9_]|{_QUALIFIER}[ \t]*[A-Za-z0-9_]){_WORD}(?:[ \t]+{_WORD})*"
     ),
     "END": re.compile(r"\Z"),
 }

@@ -121,16 +121,13 @@ for number in range(count):
 """
 
 
-#: The history's deadline in the measured gates, in seconds (``--deadline``); None: the
-#: library's default, as users run it.
-DEADLINE: float | None = None
-
-
-def _env() -> dict[str, str]:
+def _env(deadline: float | None) -> dict[str, str]:
+    """The gates' environment: no history settings of this shell's, and the history's
+    ``deadline`` in seconds where ``--deadline`` gives one (None: the library's default)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ACCELERATORS_BENCH_HISTORY")}
     env["PYTHONPATH"] = str(ROOT)
-    if DEADLINE is not None:
-        env["ACCELERATORS_BENCH_HISTORY_DEADLINE"] = f"{DEADLINE:g}"
+    if deadline is not None:
+        env["ACCELERATORS_BENCH_HISTORY_DEADLINE"] = f"{deadline:g}"
     return env
 
 
@@ -149,10 +146,10 @@ def _template(started: str = "2020-01-01T00:00:00+00:00") -> dict[str, Any]:
 
 
 # -------------------------------------------------------------------------- 1. the step
-def measure(history: str, repeats: int) -> dict[str, Any]:
+def measure(history: str, repeats: int, deadline: float | None) -> dict[str, Any]:
     out = subprocess.run(
         [sys.executable, "-c", _MEASURE, history, str(repeats)],
-        env=_env(),
+        env=_env(deadline),
         capture_output=True,
         text=True,
         timeout=1800,
@@ -196,7 +193,7 @@ def scale(args: argparse.Namespace, work: Path, stack: ExitStack) -> list[dict[s
                 "backend": name,
                 "reports": size,
                 "fill_s": filled,
-                **measure(where, args.repeats),
+                **measure(where, args.repeats, args.deadline),
             }
             results.append(row)
             print(
@@ -243,7 +240,9 @@ def _moto(stack: ExitStack) -> Any:
 
 
 # -------------------------------------------------------------------- 2. concurrent writers
-def writers(history: str, count: int, kill: bool, gates: int, seed: int) -> dict[str, Any]:
+def writers(
+    history: str, count: int, kill: bool, gates: int, seed: int, history_s: float | None
+) -> dict[str, Any]:
     rng = random.Random(seed)
     start = time.perf_counter()
     runs = str(10_000 if kill else gates)
@@ -251,7 +250,7 @@ def writers(history: str, count: int, kill: bool, gates: int, seed: int) -> dict
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", _WRITER, history, f"{tag}-{n}", runs],
-            env=_env(),
+            env=_env(history_s),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -328,7 +327,10 @@ def concurrency(args: argparse.Namespace, work: Path, stack: ExitStack) -> list[
                 targets.append(("postgresql", server.database(f"w{count}{'k' if kill else ''}")))
             for name, where in targets:
                 open_store(where).append_json(_template())
-                row = {"backend": name, **writers(where, count, kill, args.gates, count)}
+                row = {
+                    "backend": name,
+                    **writers(where, count, kill, args.gates, count, args.deadline),
+                }
                 results.append(row)
                 print(
                     f"  {name:10} {count:>2} writers{' kill -9' if kill else '        '}: "
@@ -357,8 +359,6 @@ def main() -> int:
         "checks what is stored, not how fast, gives a loaded host more)",
     )
     args = parser.parse_args()
-    global DEADLINE
-    DEADLINE = args.deadline
     if args.quick:
         args.sizes, args.writers, args.repeats, args.s3_max = "1000", "4", 2, 1000
     args.sizes = [int(float(s)) for s in str(args.sizes).split(",")]

@@ -357,11 +357,11 @@ def _one_slice(state: Read, sliced: NameMatch, count: float | None) -> NameMatch
     all), which one slice's spec cannot hold, so the name is refused, never read as one."""
     if count is None or count == sliced.count:
         return sliced
-    said = next(t for value, t in state.counts if value == count)
+    said = next((t.piece.text for value, t in state.counts if value == count), None)
     raise refuse(
         state,
-        f"{quote(said.piece.text)} beside a TPU slice counts slices (a multislice), and a "
-        "spec holds one slice",
+        f"{quote(said or format_number(count))} beside a TPU slice counts slices (a "
+        "multislice), and a spec holds one slice",
     )
 
 

@@ -165,7 +165,7 @@ def _rack_size(machines: list[Token], candidates: list[Accelerator]) -> int | No
         return None
     size = sizes.pop()
     superchips = bool(candidates) and all(
-        "superchip" in (acc.form_factor or "").casefold() for acc in candidates
+        "superchip" in acc.form_factor.casefold() for acc in candidates
     )
     return size if size >= _SMALLEST_RACK or (superchips and size > 0) else None
 
