@@ -23,6 +23,7 @@ from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._names import NameMatch, resolve_name, select_by_memory
 from accelerators.catalog._partitions import check_partition
 from accelerators.catalog._system_counts import per_machine
+from accelerators.catalog._system_words import names_of_devices
 from accelerators.errors import (
     AcceleratorError,
     CountNotStatedError,
@@ -102,9 +103,11 @@ class Alternative:
 def denoting(value: object) -> Iterator[None]:
     """Read the spec text of the ``with`` block as a source whose names stand for ``value``
     (:data:`DENOTED`; checked first)."""
-    token = DENOTES.set(check_denotes(value))
+    checked = check_denotes(value)
+    token = DENOTES.set(checked)
     try:
-        yield
+        with names_of_devices(checked in ("device", "board")):
+            yield
     finally:
         DENOTES.reset(token)
 

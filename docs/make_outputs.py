@@ -235,6 +235,13 @@ BLOCKS: dict[str, Block] = {
         ),
         exit_codes=(0, 2),
     ),
+    "grammar-system-word": Run(
+        (
+            'accelerators parse --explain "A100-80GB_solver_wombat"',
+            'accelerators parse --denotes mixed "A100-80GB_solver_wombat"',
+        ),
+        exit_codes=(0, 2),
+    ),
     "grammar-unknown-error": Python(
         ('AcceleratorSpec.parse("H10O")',),
         setup="from accelerators import AcceleratorSpec",

@@ -167,7 +167,7 @@ REFUSED = [
     ("Consumption-GPU-NC8as-T4", "'nc8as' is not a word it can place"),
     # a memory size no candidate has, nor their total: never dropped
     ("nvidia_a100_80gb_10gb", "no A100 in the catalog has 10 GB"),
-    ("vcg-a100-1c-6g-4vram", "'vcg' is not a word it can place"),
+    ("vcg-a100-1c-6g-4vram", "no A100 in the catalog has 4 GB"),
     ("H100_40GB", "no H100 in the catalog has 40 GB"),
     # a generation that contradicts the model, two models, two counts, a choice of boards
     ("TURING_A100", "no A100 in the catalog is a Turing part"),
@@ -188,7 +188,7 @@ REFUSED = [
     # glued to other letters beside an Arm word: NVIDIA's A2 or Huawei's series?
     ("gA2_arm", "Unknown accelerator"),
     # "distributed" says the job has several devices: no word to set aside
-    ("h100-distributed", "'distributed' is not a word it can place"),
+    ("h100-distributed", "'distributed' could name a variant, another product or several devices"),
     # a cluster's name with a count apart: each machine's, or all of them?
     ("Datacrunch-Instant-Cluster-8xB200", "per machine or in all"),
     # a TPU generation glued to 'TPU' is no Google name: chips or TensorCores?

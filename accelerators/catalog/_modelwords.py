@@ -79,6 +79,9 @@ class ModelWords:
     entries: list[Accelerator] = field(default_factory=list)
     by_model: dict[str, list[Accelerator]] = field(default_factory=dict)
     longest: int = 0
+    #: every word of every name the catalog gives a device (its own, its aliases, other
+    #: systems' names, open names): product words, whether or not they make a model word
+    named: set[str] = field(default_factory=set)
 
 
 def _strip_line(key: str) -> str:
@@ -132,6 +135,7 @@ def model_words(index: Index) -> ModelWords:
             w for w in words_of(acc.model) if (vocabulary().get(w) or ("", ""))[0] == "noise"
         )
         for text in own + others:
+            table.named.update(words_of(text))
             key = _core(text, own_words)
             if (
                 len(key) < (2 if text in own else 3)
@@ -160,6 +164,7 @@ def model_words(index: Index) -> ModelWords:
 
     for name in _store.LOADED.file().open_names:  # "MI300": the MI300 series' models
         for text in (name.name, *name.spellings):
+            table.named.update(words_of(text))
             key = _core(text)
             # a short word with no digit ("max" of "Data Center GPU Max") is too common to be
             # a model word

@@ -79,6 +79,7 @@ from accelerators.catalog._spellings import (
     words,
     words_key,
 )
+from accelerators.catalog._system_words import device_names
 from accelerators.catalog._tables import as_written, contradicts, in_tables
 from accelerators.errors import UnknownAcceleratorError
 
@@ -140,7 +141,8 @@ def resolve_name(text: str) -> NameMatch:
             name=text,
         )
     index = current_index(complete=False)
-    found = index.results.get(text)
+    key = (device_names(), text)  # a reading may set a system's word aside only in one
+    found = index.results.get(key)
     if found is None:
         found = _catalog_name(index, text)
         if found is None:
@@ -148,7 +150,7 @@ def resolve_name(text: str) -> NameMatch:
             if found.count is not None and found.source != "instance":
                 found = _case_of_a_shared_name(index, text.strip(), found)
         if len(index.results) < _RESULT_MEMO_SIZE and len(text) <= 200:
-            index.results[text] = found
+            index.results[key] = found
     return found
 
 

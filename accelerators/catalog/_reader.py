@@ -23,8 +23,10 @@ from its kind and its neighbours:
   profile** (that share of its memory);
 * a word the vocabulary does not know is a **variant** right after the model (``RTX 5090 D``:
   refused); outside the brackets of a pci.ids name (``GH100 [H100 SXM5 80GB]``) it is the
-  **chip**; elsewhere a **system word** (a server model in an MLPerf name) only when the name
-  states its count, since an unknown word could hide one (``NC48-A100`` is 2 A100s).
+  **chip**; elsewhere a **system word** (a server model in an MLPerf name) when the name
+  states its count, since an unknown word could hide one (``NC48-A100`` is 2 A100s), or where
+  the source's names are one device each and the word could name no other device
+  (:mod:`._system_words`: a benchmark's ``A100_solver``).
 
 The name's model words (one model word, perhaps repeated) give the candidates; vendor, product
 line, architecture, memory, memory type, form factor, edition and chip words narrow them (each
@@ -59,6 +61,7 @@ from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._segment import segment
 from accelerators.catalog._spellings import NameMatch
 from accelerators.catalog._system_counts import left_to_system, machine_count, system_word
+from accelerators.catalog._system_words import system_own_word
 from accelerators.catalog._token_meanings import KIND_ROLE, first_meaning
 from accelerators.catalog._tpu_words import after_tpu, only_tpu_words
 from accelerators.catalog._unplaced import (
@@ -376,6 +379,9 @@ def _read_unknown(state: Read, models: list[Token]) -> None:
         elif piece.kind == "unknown" and counted:
             token.role = "system word"
             token.meaning = "the system around the accelerators (the name states the count)"
+        elif piece.kind == "unknown" and system_own_word(state, token):
+            token.role = "system word"
+            token.meaning = "the system's own word (its names are one device each)"
 
 
 def _reported(state: Read, reported: Callable[[str], NameMatch | None]) -> NameMatch | None:

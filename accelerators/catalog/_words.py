@@ -46,6 +46,8 @@ class Vocabulary:
     #: word -> (class, value): value is the vendor, architecture, form word... or the word.
     words: dict[str, tuple[str, str]]
     longest: int
+    #: Unknown words never set aside as a system's own (``[not_system]``: variants, "dual").
+    not_system: frozenset[str] = frozenset()
 
     def get(self, word: str) -> tuple[str, str] | None:
         return self.words.get(word)
@@ -88,7 +90,25 @@ def vocabulary() -> Vocabulary:
                 raise CatalogDataError(f"{_FILE}: [{kind}] holds lists of words")
             for word in listed:  # a noise word's value is its group ("frameworks"...)
                 add(word, kind, group if kind == "noise" else word)
-    return Vocabulary(words, max(map(len, words)))
+    return Vocabulary(words, max(map(len, words)), _not_system(data, words))
+
+
+def _not_system(data: dict[str, object], known: dict[str, tuple[str, str]]) -> frozenset[str]:
+    """The words of ``[not_system]``: words the vocabulary does not know (a known word is
+    never an unknown one to set aside)."""
+    table = data.get("not_system")
+    if not isinstance(table, dict) or not all(isinstance(v, list) for v in table.values()):
+        raise CatalogDataError(f"{_FILE}: [not_system] holds lists of words")
+    listed = [word for words in table.values() for word in words]
+    bad = [w for w in listed if not isinstance(w, str) or not re.fullmatch(r"[a-z]+", w)]
+    if bad:
+        raise CatalogDataError(f"{_FILE}: [not_system] word {bad[0]!r} is not lower-case letters")
+    twice = [w for w in listed if w in known]
+    if twice:
+        raise CatalogDataError(
+            f"{_FILE}: [not_system] word {twice[0]!r} is a {known[twice[0]][0]} word"
+        )
+    return frozenset(listed)
 
 
 #: Token patterns, tried inside one chunk of a name (a run of letters and digits between
