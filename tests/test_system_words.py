@@ -17,6 +17,8 @@ SET_ASIDE = [
     ("mi300x_autotune_results", "MI300X", ["autotune"]),
     ("ClusterKoalaH100Sxm", "H100-SXM!", ["Koala"]),  # a case change sets it apart
     ("H100 wombat", "H100-SXM | H100-PCIE | H100-NVL", ["wombat"]),  # the family, as before
+    # a variant letter set apart ("rtx_4090_d" is the RTX 4090 D) does not run on into a word
+    ("rtx_4090_dtype", "RTX-4090", ["dtype"]),
 ]
 
 
@@ -57,6 +59,7 @@ def test_a_stated_count_still_counts_beside_a_systems_word() -> None:
 REFUSED = [
     # a variant or another product: another device than the model alone
     ("NvidiaL40sKoala", "'koala' follows the model"),  # glued right after it: a variant?
+    ("rtx_4090_dac", "'dac' follows the model"),  # no D card and "ac"
     ("L40S Ultra", "'Ultra' could name a variant, another product or several devices"),
     ("A2 embedded", "'embedded' could name a variant"),
     ("jetson-xavier-nx-clara", "'clara' could name a variant, another product"),

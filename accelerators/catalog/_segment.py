@@ -372,5 +372,7 @@ def _model_options(
             size = PATTERNS["memory"].match(s, end, last.end)
             if size is None or float(size[1]) <= 0:
                 continue
+        if last is not first and end - 1 == last.start and end < last.end and s[end].isalpha():
+            continue  # a variant letter set apart runs on into a word: "rtx_4090_dtype" is no D
         dearer = _OPENED_COST if key in opened else 0.0
         options.append((i + length, "model", key, (), 1.0 - 0.02 * length + dearer))
