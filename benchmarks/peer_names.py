@@ -252,6 +252,15 @@ Two corpora, one file per system, written from each system's public sources:
   GPU names, a lab's experiment scheduler's GPU types, TPU benchmark recipes, a hobby training
   service's GPU tables), collected in two rounds after the thirty-fourth's fixes, committed
   before any reader ran on it and run once with the reader and catalog frozen.
+* ``tests/peer_names/fresh36/{visible,sealed}/*.tsv``, the *thirty-sixth fresh* corpus
+  (issue 32): 27 more systems (university and institute clusters' GPU types, partitions and
+  docs, JupyterHub and notebook platforms' GPU choices, serverless and decentralised
+  platforms' GPU types, a GPU-kernel release set, LLM and diffusion benchmarks' result labels,
+  simulators' and MFU calculators' device tables, a GEMM heuristics library's targets, a
+  GPU operator's support matrices, a price comparison page, a retail stock checker's series
+  keys, a lab's GPU accounting tables, CI partitions and runners), collected in two rounds
+  after the thirty-fifth's fixes, committed before any reader ran on it and run once with the
+  reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -360,6 +369,8 @@ FRESH34 = CORPORA / "fresh34" / "visible"
 SEALED34 = CORPORA / "fresh34" / "sealed"
 FRESH35 = CORPORA / "fresh35" / "visible"
 SEALED35 = CORPORA / "fresh35" / "sealed"
+FRESH36 = CORPORA / "fresh36" / "visible"
+SEALED36 = CORPORA / "fresh36" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -396,6 +407,7 @@ _FRESH_PARTS = [
     (FRESH33, SEALED33),
     (FRESH34, SEALED34),
     (FRESH35, SEALED35),
+    (FRESH36, SEALED36),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
