@@ -35,6 +35,10 @@ READ = [
     ("H100-8X", "H100-SXM:8 | H100-PCIE:8 | H100-NVL:8"),
     ("8-gpu-h100", "H100-SXM:8 | H100-PCIE:8 | H100-NVL:8"),
     ("2-L4", "L4:2"),
+    # a bare number before the model counts where no size of it is the number, and machines
+    # hold that many (multiples of 4 past 8: an inf2.48xlarge holds 12)
+    ("12-inf2", "INFERENTIA2:12"),
+    ("16-h100-sxm", "H100-SXM!:16"),
     ("a3-8-h100-gpu", "H100-SXM:8 | H100-PCIE:8 | H100-NVL:8"),
     ("8x_nvidia_b200_180gb_sxm", "B200:8"),
     ("1H100.80S.30V", "H100-SXM!"),
@@ -162,6 +166,10 @@ REFUSED = [
     ("t4-16-32-128", "'16' follows the model"),  # 16 is no shape's count (16 GB?)
     ("gpu-l4-1-12-48-x", "'12' follows the model"),
     ("bm3-ai-1xlarge-h100-80-8", "'80' follows the model"),
+    # before the model, a size of it or a number no machine holds as many of: a size?
+    ("48-l40s", "'48' could be a count"),
+    ("8-rtx-3070", "'8' could be a count"),
+    ("45-a100-80gb", "'45' could be a count"),
     # a word that could hide a count: Azure Container Apps' NC48-A100 is 2 A100s
     ("NC48-A100", "'nc48' is not a word it can place"),
     ("Consumption-GPU-NC8as-T4", "'nc8as' is not a word it can place"),
