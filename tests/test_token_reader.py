@@ -166,6 +166,9 @@ REFUSED = [
     ("t4-16-32-128", "'16' follows the model"),  # 16 is no shape's count (16 GB?)
     ("gpu-l4-1-12-48-x", "'12' follows the model"),
     ("bm3-ai-1xlarge-h100-80-8", "'80' follows the model"),
+    # no model word runs over a '/': "a10/g" is the A10 and a 'g', not the A10G
+    ("a10/g-runner", "'g' follows the model"),
+    ("pool-v100/s", "'s' is not a word it can place"),
     # before the model, a size of it or a number no machine holds as many of: a size?
     ("48-l40s", "'48' could be a count"),
     ("8-rtx-3070", "'8' could be a count"),

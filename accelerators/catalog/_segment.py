@@ -135,6 +135,8 @@ class _Chunk:
     paren: bool
     #: "mig", "decimal", "unknown" or "noise:<group>": the chunk is one piece of that kind
     fixed: str | None = None
+    #: A '/' stands between this chunk and the one before (a path, or a choice).
+    slash: bool = False
 
 
 @functools.cache
@@ -184,7 +186,7 @@ def _chunks(text: str) -> tuple[str, list[int], list[_Chunk], list[bool]]:
     camel: list[bool] = []
     chunks: list[_Chunk] = []
     bracket = paren = 0
-    in_chunk = False
+    in_chunk = slash = False
     i = 0
     while i < len(text):
         if i in fixed:
@@ -202,14 +204,18 @@ def _chunks(text: str) -> tuple[str, list[int], list[_Chunk], list[bool]]:
         ch = text[i]
         if ch.isascii() and ch.isalnum():
             if not in_chunk:
-                chunks.append(_Chunk(len(squashed), len(squashed), bracket > 0, paren > 0))
+                chunk = _Chunk(len(squashed), len(squashed), bracket > 0, paren > 0)
+                chunk.slash = slash
+                chunks.append(chunk)
                 in_chunk = True
+                slash = False
             camel.append(i > 0 and ch.isupper() and _camel_start(text, i))
             squashed.append(ch.lower())
             where.append(i)
             chunks[-1].end = len(squashed)
         else:
             in_chunk = False
+            slash = slash or ch == "/"
             bracket += ch == "["
             bracket -= ch == "]" and bracket > 0
             paren += ch == "("
@@ -363,6 +369,8 @@ def _model_options(
         inside = chunks[chunk_of[i] : chunk_of[i + length - 1] + 1]
         if any(c.fixed for c in inside) or last.bracket != first.bracket:
             continue
+        if any(c.slash for c in inside[1:]):
+            continue  # no model word runs over a '/': "V100/S" is a choice, not a V100S
         if _GLUED_TPU.match(key) and chunk_of[i + 2] != chunk_of[i + 3]:
             continue  # "TPU4" is a TPU v4; "tpu-4" may be four TPUs
         end = i + length
