@@ -509,8 +509,9 @@ GUARDS = [
     (35, "", 176, 2),
     (35, "-sealed", 79, 1),
     # the thirty-sixth corpus's one run, with the reader and catalog frozen at a21488f:
-    # 206/288 right and 10 wrong, 100/138 and 7 (its unseen figures)
-    (36, "", 206, 8),
+    # 206/288 right and 10 wrong, 100/138 and 7 (its unseen figures); since then its benchmark
+    # hosts' memory read as counts is refused, and a Server Edition's '-' label corrected
+    (36, "", 207, 7),
     (36, "-sealed", 100, 5),
 ]
 
