@@ -49,6 +49,16 @@ def test_where_names_may_be_nodes_the_word_may_hide_a_count(name: str) -> None:
     assert AcceleratorSpec.parse(name) == AcceleratorSpec.parse(name, denotes="device")
 
 
+def test_the_refusal_says_how_the_word_would_read_where_names_are_devices() -> None:
+    with pytest.raises(UnknownAcceleratorError) as refused:
+        AcceleratorSpec.parse("A100-80GB_solver_wombat", denotes="mixed")
+    message = str(refused.value).splitlines()[0]
+    assert "'solver' is not a word it can place: where names may be nodes" in message
+    assert "denotes='device'" in message
+    assert message.count("where names may be nodes") == 1  # said once, for both words
+    assert "; nor 'wombat'" in message
+
+
 def test_a_stated_count_still_counts_beside_a_systems_word() -> None:
     spec = AcceleratorSpec.parse("8x_h100_sxm_nightly")
     assert (spec.accelerator.model, spec.count) == ("H100-SXM", 8)

@@ -382,6 +382,11 @@ def _read_unknown(state: Read, models: list[Token]) -> None:
         elif piece.kind == "unknown" and system_own_word(state, token):
             token.role = "system word"
             token.meaning = "the system's own word (its names are one device each)"
+        elif piece.kind == "unknown" and system_own_word(state, token, as_devices=True):
+            token.refusal = (  # a node's or a mixed list's name: it may name the machine
+                "is not a word it can place: where names may be nodes, a system's own word may "
+                "name a machine of several devices (read as one device each: denotes='device')"
+            )
 
 
 def _reported(state: Read, reported: Callable[[str], NameMatch | None]) -> NameMatch | None:

@@ -70,10 +70,11 @@ def names_of_devices(value: bool) -> Iterator[None]:
         _DEVICE_NAMES.reset(token)
 
 
-def system_own_word(state: Read, token: Token) -> bool:
+def system_own_word(state: Read, token: Token, *, as_devices: bool = False) -> bool:
     """Whether ``token``, a word the vocabulary does not know, is the system's own word in a
-    source whose names stand for one device each (see the module's docstring)."""
-    if not device_names():
+    source whose names stand for one device each (see the module's docstring); with
+    ``as_devices``, whether it would be if the source's names were devices."""
+    if not (as_devices or device_names()):
         return False
     piece = token.piece
     word = piece.value

@@ -158,10 +158,12 @@ def refuse_unplaced(state: Read) -> None:
         return
     for token in bad:
         token.role = token.role or "unplaced"
+        token.meaning = token.meaning or "not placed"
     lexicon = [*vocabulary().words, *state.words.words]
     parts, hints = [], []
     models = [i for i, t in enumerate(state.tokens) if t.role == "model"]
     after = models[0] if models else len(state.tokens)  # a guard: no rule unplaces the model
+    said = ""  # the last rule's refusal, said once for the words it holds for
     for token in bad:
         text = quote(token.piece.value)
         if token.role == "variant" and token.piece.kind in ("number", "decimal"):
@@ -173,8 +175,13 @@ def refuse_unplaced(state: Read) -> None:
             parts.append(f"{text}{where} could be a count, a size or a host figure")
         elif token.piece.kind == "topology":
             parts.append(f"{text} is no TPU topology here: it could be host figures")
+        elif token.refusal and token.refusal == said:  # the last word's reason: said once
+            parts[-1] += f"; nor {quote(token.piece.text)}"
+            continue
         elif token.refusal:  # a rule left it unplaced on purpose ("mi210-4c")
             parts.append(f"{quote(token.piece.text)} {token.refusal}")
+            said = token.refusal
+            continue
         elif token.piece.kind == "count_word":
             parts.append(
                 f"{quote(token.piece.text)} is a count only right before the model ('two A100s')"
@@ -182,6 +189,6 @@ def refuse_unplaced(state: Read) -> None:
         else:
             parts.append(f"{text} is not a word it can place")
             hints += close_matches(token.piece.value, lexicon)[:2]
-        token.meaning = token.meaning or "not placed"
+        said = ""
     hint = f" (did you mean {' or '.join(repr(h) for h in hints[:3])}?)" if hints else ""
     raise refuse(state, "; ".join(parts) + hint, tuple(hints[:3]))
