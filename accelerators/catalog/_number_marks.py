@@ -24,6 +24,7 @@ __all__ = [
     "pcie_lanes",
     "prev_token",
     "profile_or_cores",
+    "size_ahead",
     "vgpu_profile",
     "x64_architecture",
 ]
@@ -156,3 +157,13 @@ def compute_profile(
     return bool(candidates) and all(
         0 < size <= a.device_memory_gb and not no_nvidia_vgpu(a) for a in candidates
     )
+
+
+def size_ahead(value: float, candidates: list[Accelerator]) -> bool:
+    """Whether a bare number before the model may be its memory as well as its count: a
+    size one of the candidates has (h2oGPT's ``24-RTX 3090`` is the card's 24 GB), or a number
+    past 8 that no machine holds as many devices as (``45-RTX A6000``: its GiB rounded down;
+    machines hold 8, 12 or 16: a multiple of 4, as in ``12-Inf2``, an inf2.48xlarge)."""
+    if any(acc.memory_gb == value for acc in candidates):
+        return True
+    return value > 8 and (not value.is_integer() or value % 4 != 0)

@@ -33,6 +33,7 @@ from accelerators.catalog._number_marks import (
     pcie_lanes,
     prev_token,
     profile_or_cores,
+    size_ahead,
     vgpu_profile,
     x64_architecture,
 )
@@ -297,7 +298,7 @@ def _read_number(
         and piece.kind == "number"
         and not after_letters(state, token)
         and value <= _MAX_BARE_COUNT  # "nvidia-4000-a4000" is no 4000 A4000s
-        and not _size_ahead(value, candidates)
+        and not size_ahead(value, candidates)
     ):
         count("right before the model")
     elif prev is not None and prev.role == "model" and tpu and not piece.glued:
@@ -349,16 +350,6 @@ def _read_last_number(
 
 #: Words that may stand between a count and its model: "2 Tesla T4", "8 NVIDIA A100".
 _BEFORE_MODEL = frozenset({"vendor", "product line", "architecture"})
-
-
-def _size_ahead(value: float, candidates: list[Accelerator]) -> bool:
-    """Whether a bare number before the model may be its memory as well as its count: a
-    size one of the candidates has (h2oGPT's ``24-RTX 3090`` is the card's 24 GB), or a number
-    past 8 that no machine holds as many devices as (``45-RTX A6000``: its GiB rounded down;
-    machines hold 8, 12 or 16: a multiple of 4, as in ``12-Inf2``, an inf2.48xlarge)."""
-    if any(acc.memory_gb == value for acc in candidates):
-        return True
-    return value > 8 and (not value.is_integer() or value % 4 != 0)
 
 
 def model_ahead(state: Read, token: Token) -> bool:
