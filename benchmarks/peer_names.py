@@ -261,6 +261,15 @@ Two corpora, one file per system, written from each system's public sources:
   keys, a lab's GPU accounting tables, CI partitions and runners), collected in two rounds
   after the thirty-fifth's fixes, committed before any reader ran on it and run once with the
   reader and catalog frozen.
+* ``tests/peer_names/fresh37/{visible,sealed}/*.tsv``, the *thirty-seventh fresh* corpus
+  (issue 32): 19 more systems (a Danish university's and two labs' and a Singapore school's
+  clusters, two NVIDIA blueprints' and a world-model suite's hardware names, RL and
+  fine-tuning frameworks' configs, a carbon-accounting plugin's instance tables, a
+  virtualisation driver's device names, a software suite's support lists, BMC mockups, a
+  climate toolkit's and a fluid code's machine files, a benchmark suite's result folders, a
+  vendor's validated-model matrix, two VRAM calculators' GPU tables), collected in two rounds
+  after the thirty-sixth's fixes, committed before any reader ran on it and run once with the
+  reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -371,6 +380,8 @@ FRESH35 = CORPORA / "fresh35" / "visible"
 SEALED35 = CORPORA / "fresh35" / "sealed"
 FRESH36 = CORPORA / "fresh36" / "visible"
 SEALED36 = CORPORA / "fresh36" / "sealed"
+FRESH37 = CORPORA / "fresh37" / "visible"
+SEALED37 = CORPORA / "fresh37" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -408,6 +419,7 @@ _FRESH_PARTS = [
     (FRESH34, SEALED34),
     (FRESH35, SEALED35),
     (FRESH36, SEALED36),
+    (FRESH37, SEALED37),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
