@@ -200,6 +200,8 @@ REFUSED = [
     ("gA2_arm", "Unknown accelerator"),
     # "distributed" says the job has several devices: no word to set aside
     ("h100-distributed", "'distributed' could name a variant, another product or several devices"),
+    # a number of nodes beside the count: each node's, or all of them? (4 nodes of 8 GPUs)
+    ("llama_8b_2n_8gpu_h100", "'2n' could count the machines"),
     # a cluster's name with a count apart: each machine's, or all of them?
     ("Datacrunch-Instant-Cluster-8xB200", "per machine or in all"),
     # a TPU generation glued to 'TPU' is no Google name: chips or TensorCores?

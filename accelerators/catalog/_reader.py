@@ -311,14 +311,17 @@ _APART = frozenset({"nv"})
 _SERVERS = re.compile(r"[0-9]+[a-z]{1,3}[0-9]{3,}")
 #: A node count (``n56``) where the name's count is a DGX's or a node's own.
 _NODES = re.compile(r"n[0-9]+")
+#: A count of nodes as training configs write it (NeMo RL's ``..._4n_4gpu.gb300...``: 4 nodes
+#: of 4 GPUs): the count the name gives is each node's.
+_N_NODES = re.compile(r"[0-9]+n")
 
 
 def _machine_count(state: Read, word: str) -> bool:
     """Whether an unknown word may count machines, so that the count the name gives may be
     each machine's: a number glued before a server's model (MLPerf's ``32XE8545-4xA100...``:
-    32 servers of 4), or a node count beside a system word (a DGX, node or pool word:
-    ``hpg.dgxb200x8.n56``)."""
-    if _SERVERS.fullmatch(word):
+    32 servers of 4), a number of nodes (``4n``), or a node count beside a system word (a DGX,
+    node or pool word: ``hpg.dgxb200x8.n56``)."""
+    if _SERVERS.fullmatch(word) or _N_NODES.fullmatch(word):
         return True
     return _NODES.fullmatch(word) is not None and any(system_word(t) for t in state.tokens)
 
