@@ -14,7 +14,8 @@ system's only when it can be none of those:
 * it is no word of any catalog name, alias or other system's name of a device;
 * it is no variant word nor a word for several (``name_words.toml``'s ``[not_system]``), holds
   no device word (``cgpu``) and is not two known words run together (``trtllm``);
-* it is not one edit from a known word of five letters or more (``SXMM`` is a typo).
+* it is no typo of a word that says something about the device (``SXMM``, ``Tesal``, ``xsm``:
+  one edit from such a word of four letters or more, or three letters swapped about).
 
 Where a source's names stand for nodes or for several kinds (``denotes="node"``, ``"mixed"``)
 an unknown word may name the machine, and how many devices it holds is the system's to say:
@@ -28,6 +29,7 @@ there it is read only beside a count the name states.
 
 from __future__ import annotations
 
+import functools
 import re
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -114,18 +116,21 @@ def _near_known(word: str, named: set[str]) -> bool:
     catalog name's word, a vendor, line, form or architecture word; a typo of a noise word is
     harmless): of four letters or more, one edit from such a word of four or more; of three,
     two of its letters swapped (``xsm``: SXM)."""
-    vocab = vocabulary()
-    meaningful = [w for w, (kind, _) in vocab.words.items() if kind not in _SAY_NOTHING] + list(
-        named
-    )
-    for other in meaningful:
+    for other in (*_meaningful(), *named):
         if other == word or abs(len(other) - len(word)) > 1:
             continue
         if len(word) >= _TYPO and len(other) >= _TYPO and _one_edit(word, other):
             return True
-        if len(word) == len(other) == _TYPO - 1 and sorted(word) == sorted(other):
-            return _one_edit(word, other)
+        swapped = len(word) == len(other) == _TYPO - 1 and sorted(word) == sorted(other)
+        if swapped and _one_edit(word, other):  # "xsm": two letters of "sxm" swapped
+            return True
     return False
+
+
+@functools.cache
+def _meaningful() -> frozenset[str]:
+    """The vocabulary's words that say something about the device (not noise)."""
+    return frozenset(w for w, (kind, _) in vocabulary().words.items() if kind not in _SAY_NOTHING)
 
 
 def _one_edit(a: str, b: str) -> bool:
