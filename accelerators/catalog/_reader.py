@@ -61,7 +61,7 @@ from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._segment import segment
 from accelerators.catalog._spellings import NameMatch
 from accelerators.catalog._system_counts import left_to_system, machine_count, system_word
-from accelerators.catalog._system_words import system_own_word
+from accelerators.catalog._system_words import MAY_NAME_A_MACHINE, device_names, system_own_word
 from accelerators.catalog._token_meanings import KIND_ROLE, first_meaning
 from accelerators.catalog._tpu_words import after_tpu, only_tpu_words
 from accelerators.catalog._unplaced import (
@@ -383,13 +383,11 @@ def _read_unknown(state: Read, models: list[Token]) -> None:
             token.role = "system word"
             token.meaning = "the system around the accelerators (the name states the count)"
         elif piece.kind == "unknown" and system_own_word(state, token):
-            token.role = "system word"
-            token.meaning = "the system's own word (its names are one device each)"
-        elif piece.kind == "unknown" and system_own_word(state, token, as_devices=True):
-            token.refusal = (  # a node's or a mixed list's name: it may name the machine
-                "is not a word it can place: where names may be nodes, a system's own word may "
-                "name a machine of several devices (read as one device each: denotes='device')"
-            )
+            if device_names():
+                token.role = "system word"
+                token.meaning = "the system's own word (its names are one device each)"
+            else:  # a node's or a mixed list's name: it may name the machine
+                token.refusal = MAY_NAME_A_MACHINE
 
 
 def _reported(state: Read, reported: Callable[[str], NameMatch | None]) -> NameMatch | None:

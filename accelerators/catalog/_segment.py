@@ -120,6 +120,8 @@ class Piece:
     groups: tuple[str, ...] = ()
     #: No separator between this piece and the one before.
     glued: bool = False
+    #: Glued, but a case change sets it apart: it starts a camel-case word (``LambdaLabs``).
+    camel: bool = False
     #: Inside ``[...]`` (pci.ids writes the board there) or ``(...)`` (a qualifier).
     bracket: bool = False
     paren: bool = False
@@ -340,6 +342,7 @@ def segment(
                 value,
                 groups,
                 glued=i not in starts,
+                camel=i not in starts and camel[i],
                 bracket=chunk.bracket,
                 paren=chunk.paren,
                 truncated=truncated and number == len(cuts) - 1,

@@ -29,7 +29,6 @@ there it is read only beside a count the name states.
 
 from __future__ import annotations
 
-import functools
 import re
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -42,7 +41,13 @@ if TYPE_CHECKING:
 
     from accelerators.catalog._narrow import Read, Token
 
-__all__ = ["device_names", "names_of_devices", "system_own_word"]
+__all__ = ["MAY_NAME_A_MACHINE", "device_names", "names_of_devices", "system_own_word"]
+
+#: Why such a word is refused where names may be nodes (``denotes="node"`` or ``"mixed"``).
+MAY_NAME_A_MACHINE = (
+    "is not a word it can place: where names may be nodes, a system's own word may name a "
+    "machine of several devices (read as one device each: denotes='device')"
+)
 
 #: Whether the names being read stand for one device (or board) each: set by
 #: ``AcceleratorSpec.parse(..., denotes=...)`` for one parse; names are devices by default.
@@ -53,8 +58,6 @@ _DEVICE_PART = re.compile(r"gpu|tpu|npu|xpu|ipu|dpu|apu")
 _LETTERS = re.compile(r"[a-z]{3,}")
 #: The shortest word whose one-letter change is read as a typo of a known word.
 _TYPO = 4
-#: Vocabulary classes whose words say nothing about the device: a typo of one is harmless.
-_SAY_NOTHING = frozenset(("noise", "neutral"))
 
 
 def device_names() -> bool:
@@ -72,20 +75,16 @@ def names_of_devices(value: bool) -> Iterator[None]:
         _DEVICE_NAMES.reset(token)
 
 
-def system_own_word(state: Read, token: Token, *, as_devices: bool = False) -> bool:
-    """Whether ``token``, a word the vocabulary does not know, is the system's own word in a
-    source whose names stand for one device each (see the module's docstring); with
-    ``as_devices``, whether it would be if the source's names were devices."""
-    if not (as_devices or device_names()):
-        return False
+def system_own_word(state: Read, token: Token) -> bool:
+    """Whether ``token``, a word the vocabulary does not know, could be its system's own word:
+    one that names no other device (see the module's docstring). It is read so only where the
+    source's names are one device each (:func:`device_names`)."""
     piece = token.piece
-    word = piece.value
     at = state.tokens.index(token)
-    after = state.tokens[at + 1] if at + 1 < len(state.tokens) else None
-    if (piece.glued and not _camel(state.text, piece.start)) or (
-        after is not None and after.piece.glued and not _camel(state.text, after.piece.start)
-    ):
+    after = state.tokens[at + 1].piece if at + 1 < len(state.tokens) else None
+    if (piece.glued and not piece.camel) or (after is not None and after.glued and not after.camel):
         return False
+    word = piece.value
     if word in vocabulary().not_system:
         token.refusal = "could name a variant, another product or several devices: never set aside"
         return False
@@ -106,17 +105,12 @@ def _two_words(word: str) -> bool:
     )
 
 
-def _camel(text: str, at: int) -> bool:
-    """Whether a word starting at ``at`` starts a camel-case word (``LambdaLabs``)."""
-    return 0 < at < len(text) and text[at - 1].islower() and text[at].isupper()
-
-
 def _near_known(word: str, named: set[str]) -> bool:
     """Whether ``word`` could be a typo of a word that says something about the device (a
     catalog name's word, a vendor, line, form or architecture word; a typo of a noise word is
     harmless): of four letters or more, one edit from such a word of four or more; of three,
     two of its letters swapped (``xsm``: SXM)."""
-    for other in (*_meaningful(), *named):
+    for other in (*vocabulary().telling, *named):
         if other == word or abs(len(other) - len(word)) > 1:
             continue
         if len(word) >= _TYPO and len(other) >= _TYPO and _one_edit(word, other):
@@ -125,12 +119,6 @@ def _near_known(word: str, named: set[str]) -> bool:
         if swapped and _one_edit(word, other):  # "xsm": two letters of "sxm" swapped
             return True
     return False
-
-
-@functools.cache
-def _meaningful() -> frozenset[str]:
-    """The vocabulary's words that say something about the device (not noise)."""
-    return frozenset(w for w, (kind, _) in vocabulary().words.items() if kind not in _SAY_NOTHING)
 
 
 def _one_edit(a: str, b: str) -> bool:

@@ -25,6 +25,8 @@ __all__ = [
 _FILE = "name_words.toml"
 #: Classes whose table maps a word to a value (a vendor, an architecture, a form word...).
 _MAPPED = ("vendor", "line", "architecture", "form", "edition", "host", "count_word")
+#: Classes whose words say nothing about the device.
+_SAY_NOTHING = ("noise", "neutral")
 #: Classes whose table lists words under ``words`` (or, for noise, under any key).
 _LISTED = (
     "neutral",
@@ -51,6 +53,12 @@ class Vocabulary:
 
     def get(self, word: str) -> tuple[str, str] | None:
         return self.words.get(word)
+
+    @functools.cached_property
+    def telling(self) -> frozenset[str]:
+        """The words that say something about the device: every class but noise and neutral
+        words (a typo of one of those is harmless; of these, it may name another device)."""
+        return frozenset(w for w, (kind, _) in self.words.items() if kind not in _SAY_NOTHING)
 
     def starting_with(self, prefix: str) -> list[str]:
         """Known words that begin with ``prefix`` (for a name cut short: ``Gene...``)."""
