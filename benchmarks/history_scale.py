@@ -241,7 +241,7 @@ def _moto(stack: ExitStack) -> Any:
 
 # -------------------------------------------------------------------- 2. concurrent writers
 def writers(
-    history: str, count: int, kill: bool, gates: int, seed: int, history_s: float | None
+    history: str, count: int, kill: bool, gates: int, seed: int, deadline: float | None
 ) -> dict[str, Any]:
     rng = random.Random(seed)
     start = time.perf_counter()
@@ -250,7 +250,7 @@ def writers(
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", _WRITER, history, f"{tag}-{n}", runs],
-            env=_env(history_s),
+            env=_env(deadline),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

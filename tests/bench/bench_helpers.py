@@ -1,10 +1,14 @@
-"""Helpers shared by the bench tests: a catalog device as detection reports it, and a real
-torch GEMM case timed a few calls (its output corrupted after each call if asked), then checked."""
+"""Helpers shared by the bench tests: a catalog device as detection reports it, a real torch
+GEMM case timed a few calls (its output corrupted after each call if asked), then checked, and
+a fake AWS environment for the S3 history's tests."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
+
+import pytest
 
 from accelerators import catalog
 from accelerators.bench.measure._backend import Shape
@@ -47,3 +51,19 @@ def run_checked_case(
     finally:
         case.close()
         session.close()
+
+
+def fake_aws(monkeypatch: pytest.MonkeyPatch, endpoint: str | None = None) -> None:
+    """Credentials and a region boto3 takes, no user's AWS files or profile, and S3 at
+    ``endpoint`` where one is given (a moto server, a fault server)."""
+    for key, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_CONFIG_FILE": os.devnull,
+        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+    }.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    if endpoint is not None:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", endpoint)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench_helpers import fake_aws
 
 from accelerators.bench import (
     AcceleratorGateError,
@@ -205,19 +206,6 @@ def test_a_corrupt_database_file_is_a_reason(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- S3: moto
-def _aws(monkeypatch: pytest.MonkeyPatch, endpoint: str) -> None:
-    for key, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_ENDPOINT_URL": endpoint,
-        "AWS_CONFIG_FILE": os.devnull,
-        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
-    }.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("AWS_PROFILE", raising=False)
-
-
 def test_corrupt_s3_objects_are_skipped_and_named(
     s3_endpoint: str, healthy: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -225,7 +213,7 @@ def test_corrupt_s3_objects_are_skipped_and_named(
 
     from accelerators.bench.history._s3 import S3Store
 
-    _aws(monkeypatch, s3_endpoint)
+    fake_aws(monkeypatch, s3_endpoint)
     client = boto3.client("s3")
     bucket = f"faults-{datetime.now(UTC).strftime('%H%M%S%f')}"
     client.create_bucket(Bucket=bucket)
@@ -284,12 +272,12 @@ def test_a_faulty_endpoint_never_changes_the_verdict_and_ends_in_time(
     _gate(False)
     before = {t.ident for t in threading.enumerate()}
     if mode == "refused":
-        _aws(monkeypatch, refused_url())
+        fake_aws(monkeypatch, refused_url())
         report, delay = _timed_gate("s3://fleet/prod")
         left = [t.name for t in threading.enumerate() if t.ident not in before]
     else:
         with FaultServer(mode, lifetime_s=60, delay_s=0.3) as server:
-            _aws(monkeypatch, server.url)
+            fake_aws(monkeypatch, server.url)
             report, delay = _timed_gate("s3://fleet/prod")
             left = [t.name for t in threading.enumerate() if t.ident not in before]
     assert report.verdict.value == "pass"
@@ -314,7 +302,7 @@ def test_the_default_limits_keep_a_hanging_endpoint_inside_the_gate_budget(
     for key in FAST:
         monkeypatch.delenv(key)
     with FaultServer("hang", lifetime_s=60) as server:
-        _aws(monkeypatch, server.url)
+        fake_aws(monkeypatch, server.url)
         report, delay = _timed_gate("s3://fleet/prod")
     assert report.verdict.value == "pass"
     assert delay < 5 + 2.0, delay  # the 5 s default deadline, for the read and the append
@@ -322,7 +310,7 @@ def test_the_default_limits_keep_a_hanging_endpoint_inside_the_gate_budget(
 
 def test_credentials_in_the_endpoint_url_are_never_printed(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("boto3")
-    _aws(monkeypatch, refused_url().replace("http://", "http://admin:hunter2pw@"))
+    fake_aws(monkeypatch, refused_url().replace("http://", "http://admin:hunter2pw@"))
     report = _gate("s3://fleet/prod")
     assert report.verdict.value == "pass"
     text = report.model_dump_json()
@@ -344,7 +332,7 @@ def test_the_cli_gate_passes_when_the_history_is_down(
     )
     out = tmp_path / "report.json"
     with FaultServer("403", lifetime_s=60) as server:
-        _aws(monkeypatch, server.url)
+        fake_aws(monkeypatch, server.url)
         result = typer_testing.CliRunner().invoke(
             build_app(),
             ["bench", "--expect", "H100-SXM", "--history", "s3://fleet/prod", "--json", str(out)],
@@ -537,7 +525,7 @@ def test_bench_history_on_a_hanging_store_ends_with_a_message(
     from accelerators.cli import build_app
 
     with FaultServer("hang", lifetime_s=60) as server:
-        _aws(monkeypatch, server.url)
+        fake_aws(monkeypatch, server.url)
         start = time.perf_counter()
         result = typer_testing.CliRunner().invoke(
             build_app(), ["bench", "history", "--store", "s3://fleet/prod", "--deadline", "1"]

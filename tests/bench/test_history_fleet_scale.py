@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench_helpers import fake_aws
 
 from accelerators.bench import (
     AcceleratorGateError,
@@ -206,25 +207,13 @@ def test_a_report_that_is_stored_is_never_announced_as_not_appended() -> None:
     assert said == []
 
 
-def _fake_aws(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Credentials and a region boto3 takes, and no user's AWS files."""
-    for key, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_CONFIG_FILE": "/dev/null",
-        "AWS_SHARED_CREDENTIALS_FILE": "/dev/null",
-    }.items():
-        monkeypatch.setenv(key, value)
-
-
 def test_one_deadline_for_the_read_and_the_append_and_no_thread_left(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     pytest.importorskip("boto3")
     from accelerators.bench.testing._fault_servers import FaultServer
 
-    _fake_aws(monkeypatch)
+    fake_aws(monkeypatch)
     monkeypatch.setenv("ACCELERATORS_BENCH_HISTORY_READ_TIMEOUT", "30")  # only the deadline
     _gate(False)
     before = {t.ident for t in threading.enumerate()}
@@ -256,7 +245,7 @@ def test_a_request_that_connects_just_after_the_deadline_is_shut_as_it_connects(
     from accelerators.bench.history._store import Limits
     from accelerators.bench.testing._fault_servers import FaultServer
 
-    _fake_aws(monkeypatch)
+    fake_aws(monkeypatch)
     io = DeadlineClient("s3://fleet/prod", Limits(read_timeout_s=30, attempts=1))
     with FaultServer("hang", lifetime_s=60) as server:
         monkeypatch.setenv("AWS_ENDPOINT_URL", server.url)

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from bench_helpers import fake_aws
 
 from accelerators.bench import Query, run
 from accelerators.bench.history._s3 import S3Store
@@ -21,16 +21,7 @@ from accelerators.bench.testing import FakeBackend, FakeDevice, fake_detected
 def bucket(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> str:
     import boto3
 
-    for key, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_ENDPOINT_URL": s3_endpoint,
-        "AWS_CONFIG_FILE": os.devnull,
-        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
-    }.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    fake_aws(monkeypatch, s3_endpoint)
     name = f"scale-{datetime.now(UTC).strftime('%H%M%S%f')}"
     boto3.client("s3").create_bucket(Bucket=name)
     return name
