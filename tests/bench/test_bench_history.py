@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench_helpers import fake_aws
 
 from accelerators.bench import BenchReport, open_store, run
 from accelerators.bench.history._fleet import sparkline, trends
@@ -124,14 +125,7 @@ def test_metric_filter_and_sparkline() -> None:
 def s3_env(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> str:
     import boto3
 
-    for key, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_ENDPOINT_URL": s3_endpoint,
-    }.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    fake_aws(monkeypatch, s3_endpoint)
     bucket = f"bench-{datetime.now(UTC).strftime('%H%M%S%f')}"
     boto3.client("s3").create_bucket(Bucket=bucket)
     return bucket
