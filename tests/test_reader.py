@@ -115,6 +115,24 @@ def test_a_choice_of_boards_that_are_one_entry_is_that_entry() -> None:
     assert AcceleratorSpec.parse("GB10/DGX Spark").count == 1
 
 
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("V100/S", "V100-16GB | V100-32GB | V100S"),  # a reseller's row: a V100 or a V100S
+        ("GTX 1070/Ti", "GTX-1070 | GTX-1070-TI"),
+        ("RTX 4090/D", "RTX-4090 | RTX-4090-D"),
+        ("RX 6800/XT", "RX-6800 | RX-6800-XT"),
+    ],
+)
+def test_a_suffix_after_a_slash_offers_the_card_with_it_as_well(name: str, expected: str) -> None:
+    # The loose spellings would run "V100/S" together into a V100S, dropping the V100 the name
+    # offers first: the choice reads as both cards, the one without the suffix first.
+    assert str(AcceleratorSpec.parse(name)) == expected
+    # a suffix that makes no card of that number stays refused
+    with pytest.raises(UnknownAcceleratorError):
+        resolve_name("A100/Q")
+
+
 def test_pinned_skus_of_a_variant_keep_their_figures() -> None:
     sxm = resolve_name("NVIDIA A800-SXM4-80GB")
     assert (sxm.accelerator.name, sxm.pinned) == ("A800-SXM", True)

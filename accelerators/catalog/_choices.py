@@ -6,9 +6,10 @@ pci.ids writes one PCI device id that ships in several boards as a choice: ``GH1
 them replaced by each later part: ``GH200 120GB``, ``GH200 480GB``) and looked up by the exact
 tiers. When every alternative names the same entry, the name is that entry.
 
-A choice of several entries (torchtune's ``RTX 3090/4090``: either card runs the recipe) reads
-as those entries, each a fallback of the one before, as dstack's ``A10,A10G`` does: when
-every alternative reads alone as a whole device (no count, no slice) and they name different
+A choice of several entries (torchtune's ``RTX 3090/4090``: either card runs the recipe; or
+``V100/S`` and ``GTX 1070/Ti``, whose later part is a suffix of the first) reads as those
+entries, each a fallback of the one before, as dstack's ``A10,A10G`` does: when every
+alternative reads alone as a whole device (no count, no slice) and they name different
 entries. Anything else stays a choice the reader refuses with the candidates.
 """
 
@@ -29,6 +30,17 @@ def _alternatives(group: str) -> list[str] | None:
     if not first or not others or any(not o or len(o) > len(first) for o in others):
         return None
     return [" ".join(first)] + [" ".join(first[: -len(o)] + o) for o in others]
+
+
+def _suffixed(group: str) -> list[str]:
+    """Each later part of a ``/`` choice that is a suffix of letters (``S``, ``Ti``, ``XT``)
+    appended to the first part (``V100/S``: ``V100 S``); ``""`` for any other part, which
+    names nothing."""
+    first, *others = (part.strip() for part in group.split("/"))
+    return [f"{first} {o}" if _SUFFIX.fullmatch(o) else "" for o in others]
+
+
+_SUFFIX = re.compile(r"[A-Za-z]{1,5}")
 
 
 def same_entry_choice(text: str, lookup: Callable[[str], NameMatch | None]) -> NameMatch | None:
@@ -56,6 +68,10 @@ def choice_of_entries(text: str, lookup: Callable[[str], NameMatch | None]) -> N
     if names is None:
         return None
     found = [lookup(name) for name in names]
+    suffixed = _suffixed(text)
+    for i, name in enumerate(suffixed):  # "V100/S", "GTX 1070/Ti": the later part a suffix
+        if name and found[i + 1] is None:
+            found[i + 1] = lookup(name)
     matches = [f for f in found if f is not None and f.count is None and f.partition is None]
     if len(matches) != len(names) or any(f.needs_count for f in matches):
         return None

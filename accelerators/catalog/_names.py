@@ -112,6 +112,9 @@ _PCIE_LINK = re.compile(
     r"pci[\s_\-]?e(?:[\s_\-]*(?:gen[\s_\-]?[0-9]|[0-9](?:\.0)?)[\s_\-]+x[0-9]+|[\s_\-]+x16)\Z",
     re.IGNORECASE,
 )
+#: A '/' between a model's number and a suffix of letters: a choice ("V100/S" is a V100 or
+#: a V100S), never one word of a spelling, as the loose keys would read it.
+_SLASHED = re.compile(r"[0-9]\s*/\s*[A-Za-z]{1,5}\b(?![^()]*\))")
 _MIG_SUFFIX = re.compile(
     rf"(?<=[^\s_\-])[\s_\-]+mig[\s_\-]+({MIG_PROFILE_PATTERN})\Z", re.IGNORECASE
 )
@@ -337,6 +340,8 @@ def _lookup(index: Index, text: str) -> NameMatch | None:
     found = in_tables(index, text, (index.exact, exact_key(text)))
     if found is not None:
         return _left_open(index, text, found) if folded(index, text, found) else found
+    if _SLASHED.search(text):
+        return None  # "V100/S", "GTX 1070/Ti": a choice, which the loose keys would run together
     found = in_tables(
         index, text, (index.loose, loose_key(text)), (index.words, words_key(text)), first=1
     )
