@@ -23,7 +23,7 @@ from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._names import NameMatch, resolve_name, select_by_memory
 from accelerators.catalog._partitions import check_partition
 from accelerators.catalog._system_counts import per_machine
-from accelerators.catalog._system_words import names_of_devices
+from accelerators.catalog._system_words import names_denoting
 from accelerators.errors import (
     AcceleratorError,
     CountNotStatedError,
@@ -106,7 +106,7 @@ def denoting(value: object) -> Iterator[None]:
     checked = check_denotes(value)
     token = DENOTES.set(checked)
     try:
-        with names_of_devices(checked in ("device", "board")):
+        with names_denoting(checked):
             yield
     finally:
         DENOTES.reset(token)

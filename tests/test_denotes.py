@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from accelerators import AcceleratorSpec
-from accelerators.errors import CountNotStatedError, InvalidSpecError
+from accelerators.errors import CountNotStatedError, InvalidSpecError, UnknownAcceleratorError
 
 
 @pytest.mark.parametrize(
@@ -96,6 +96,20 @@ def test_a_mixed_list_refuses_a_product_of_several_devices_that_states_no_count(
     # each reading it stands between: one device, or the whole board
     assert AcceleratorSpec.parse(text, denotes="device").count == 1
     assert str(AcceleratorSpec.parse(f"{name}:{devices}", denotes="mixed")).endswith(f":{devices}")
+
+
+@pytest.mark.parametrize("text", ["gpu-a40-1", "gpu-6000ada-3", "GPU-L40S-2"])
+def test_a_number_after_a_model_and_a_device_word_is_no_count_in_a_mixed_list(text: str) -> None:
+    # A cloud names its instance "GPU-L40S-2" (two L40S), a cluster its host "gpu-a40-1" (the
+    # first of its A40 hosts, ten GPUs each): alike, so in a list of several kinds the number
+    # is read as a count only beside a host figure, and refused with what else it may be
+    with pytest.raises(UnknownAcceleratorError, match="a host's number"):
+        AcceleratorSpec.parse(text, denotes="mixed")
+    count = int(text.rsplit("-", 1)[1])
+    assert AcceleratorSpec.parse(text, denotes="node").count == count  # an instance's
+    assert AcceleratorSpec.parse(text).count == count  # a device list's, as before
+    # beside a host figure the number is a count in a mixed list too
+    assert AcceleratorSpec.parse("vm-16cpu-a40-2", denotes="mixed").count == 2
 
 
 def test_a_reading_with_denotes_leaves_the_next_reading_alone() -> None:

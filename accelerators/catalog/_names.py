@@ -79,7 +79,7 @@ from accelerators.catalog._spellings import (
     words,
     words_key,
 )
-from accelerators.catalog._system_words import device_names
+from accelerators.catalog._system_words import device_names, mixed_names
 from accelerators.catalog._tables import as_written, contradicts, in_tables
 from accelerators.errors import UnknownAcceleratorError
 
@@ -144,7 +144,7 @@ def resolve_name(text: str) -> NameMatch:
             name=text,
         )
     index = current_index(complete=False)
-    key = (device_names(), text)  # a reading may set a system's word aside only in one
+    key = (device_names(), mixed_names(), text)  # a reading may differ by what names denote
     found = index.results.get(key)
     if found is None:
         found = _catalog_name(index, text)

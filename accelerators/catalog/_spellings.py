@@ -132,8 +132,9 @@ class Index:
         self.displays: dict[str, None] = {}
         #: Loose key -> the spelling to suggest for it.
         self.loose_display: dict[str, str] = {}
-        #: Names read, by whether names stand for one device each (see :mod:`._system_words`).
-        self.results: dict[tuple[bool, str], NameMatch] = {}
+        #: Names read, by whether names stand for one device each and whether they are a list of
+        #: several kinds (see :mod:`._system_words`).
+        self.results: dict[tuple[bool, bool, str], NameMatch] = {}
         #: Exact key of a bare name systems give to different models of one family (catalog
         #: ``[[open_names]]``: ``a100``) -> the default SKU of each member, in order.
         self.open: dict[str, tuple[Accelerator, ...]] = {}

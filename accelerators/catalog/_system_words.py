@@ -41,7 +41,13 @@ if TYPE_CHECKING:
 
     from accelerators.catalog._narrow import Read, Token
 
-__all__ = ["MAY_NAME_A_MACHINE", "device_names", "names_of_devices", "system_own_word"]
+__all__ = [
+    "MAY_NAME_A_MACHINE",
+    "device_names",
+    "mixed_names",
+    "names_denoting",
+    "system_own_word",
+]
 
 #: Why such a word is refused where names may be nodes (``denotes="node"`` or ``"mixed"``).
 MAY_NAME_A_MACHINE = (
@@ -49,9 +55,10 @@ MAY_NAME_A_MACHINE = (
     "machine of several devices (read as one device each: denotes='device')"
 )
 
-#: Whether the names being read stand for one device (or board) each: set by
-#: ``AcceleratorSpec.parse(..., denotes=...)`` for one parse; names are devices by default.
-_DEVICE_NAMES: ContextVar[bool] = ContextVar("accelerators_device_names", default=True)
+#: What the names being read stand for (``denotes``: ``device``, ``board``, ``node`` or
+#: ``mixed``): set by ``AcceleratorSpec.parse(..., denotes=...)`` for one parse; names are
+#: devices by default.
+_DENOTES: ContextVar[str] = ContextVar("accelerators_names_denote", default="device")
 
 #: Device words a share or kind of device is glued to (``cgpu``, ``vgpu``, ``egpu``).
 _DEVICE_PART = re.compile(r"gpu|tpu|npu|xpu|ipu|dpu|apu")
@@ -62,17 +69,23 @@ _TYPO = 4
 
 def device_names() -> bool:
     """Whether the names being read stand for one device each, or one board as sold."""
-    return _DEVICE_NAMES.get()
+    return _DENOTES.get() in ("device", "board")
+
+
+def mixed_names() -> bool:
+    """Whether the names being read are a list of several kinds (``denotes="mixed"``):
+    devices, boards, and machines or partitions named for their devices."""
+    return _DENOTES.get() == "mixed"
 
 
 @contextmanager
-def names_of_devices(value: bool) -> Iterator[None]:
-    """Read the names of the ``with`` block as one device each (``value``) or not."""
-    token = _DEVICE_NAMES.set(value)
+def names_denoting(denotes: str) -> Iterator[None]:
+    """Read the names of the ``with`` block as ``denotes`` says they stand for."""
+    token = _DENOTES.set(denotes)
     try:
         yield
     finally:
-        _DEVICE_NAMES.reset(token)
+        _DENOTES.reset(token)
 
 
 def system_own_word(state: Read, token: Token) -> bool:

@@ -17,6 +17,7 @@ from accelerators._text import quote
 from accelerators.catalog._modelwords import CARD_VARIANTS, VARIANT_WORDS, words_of
 from accelerators.catalog._narrow import Read, refuse
 from accelerators.catalog._numbers import model_ahead
+from accelerators.catalog._system_words import mixed_names
 from accelerators.catalog._words import vocabulary
 from accelerators.errors import close_matches
 
@@ -167,7 +168,10 @@ def refuse_unplaced(state: Read) -> None:
     for token in bad:
         text = quote(token.piece.value)
         if token.role == "variant" and token.piece.kind in ("number", "decimal"):
-            parts.append(f"{text} follows the model: a count, a size, a host figure or a variant?")
+            host = ", a host's number" if mixed_names() else ""  # "gpu-a40-1": host 1 of ten
+            parts.append(
+                f"{text} follows the model: a count, a size, a host figure{host} or a variant?"
+            )
         elif token.role == "variant":
             parts.append(f"{text} follows the model, and the catalog has no variant by that name")
         elif token.piece.kind in ("number", "decimal"):
