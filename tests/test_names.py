@@ -878,6 +878,29 @@ def test_a_laptop_qualifier_or_a_model_size_is_not_dropped(text: str) -> None:
     assert str(AcceleratorSpec.parse("RTX 4090 (Laptop)")) == "RTX-4090-LAPTOP"
 
 
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("ADA6000", "RTX-6000-ADA"),  # a lab's host-group name
+        ("ada_4000", "RTX-4000-ADA | RTX-4000-SFF-ADA"),  # either board of that name
+        ("Lovelace 5000", "RTX-5000-ADA"),
+        ("TURING_5000", "QUADRO-RTX-5000"),  # Cerebrium's hardware enum
+        ("ampere-6000", "RTX-A6000"),
+        ("blackwell6000", "RTX-PRO-6000"),
+    ],
+)
+def test_a_professional_card_reads_by_its_generation_and_number(text: str, read: str) -> None:
+    from accelerators import AcceleratorSpec
+
+    assert str(AcceleratorSpec.parse(text)) == read
+    # only a generation's professional cards: a consumer card's number is its own, and a
+    # number no professional card of that generation has is refused
+    assert str(AcceleratorSpec.parse("ada 4090")) == "RTX-4090"
+    for other in ("turing 6500", "ADA_24", "blackwell 3000"):
+        with pytest.raises(UnknownAcceleratorError):
+            AcceleratorSpec.parse(other)
+
+
 def test_a_generation_reads_token_by_token() -> None:
     from accelerators import AcceleratorSpec
 

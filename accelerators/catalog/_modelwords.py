@@ -62,6 +62,18 @@ _COUNTED = re.compile(r"x[0-9]{1,4}")  # a spelling that carries a count (HF "l4
 _RX_CARD = re.compile(r"(?:\A|radeon)rx[0-9]{3}\Z")  # a three-digit Radeon RX card
 _GTX_CARD = re.compile(r"(?:\A|geforce)gtx[0-9]{3}\Z")  # a three-digit GeForce GTX card
 _ARC_CARD = re.compile(r"(?:pro)?[ab][0-9]{2,3}")  # an Intel Arc card's word after "arc"
+#: NVIDIA's professional cards since Turing, by catalog name: Quadro RTX 6000, RTX A6000,
+#: RTX 6000 Ada, RTX PRO 6000 (and their SKUs: RTX-4000-SFF-ADA, RTX-PRO-6000-WS).
+_PRO_CARD = re.compile(
+    r"(?P<line>QUADRO-RTX|RTX-A|RTX-PRO|RTX)-?(?P<number>[0-9]{4})(?P<ada>(?:-SFF)?-ADA)?(?:-[A-Z0-9]+)*"
+)
+#: The words a generation of those cards is written by (catalog ``architecture`` -> words).
+_GENERATION_WORDS = {
+    "Turing": ("turing",),
+    "Ampere": ("ampere",),
+    "Ada Lovelace": ("ada", "lovelace"),
+    "Blackwell": ("blackwell",),
+}
 
 
 @dataclass
@@ -207,6 +219,14 @@ def model_words(index: Index) -> ModelWords:
             if number in key and set(bucket) - set(named) and not _VARIANT.fullmatch(rest):
                 del table.numbers[number]
                 break
+    # a workstation card by its generation and number ("ADA6000", "blackwell6000", Cerebrium's
+    # "TURING_5000"): the generation's professional card of that number, whose own names put
+    # the generation after the number or leave it out (a consumer card's number is its own)
+    for acc in index.entries:
+        card = _PRO_CARD.fullmatch(acc.name)
+        for word in _GENERATION_WORDS.get(acc.architecture or "", ()):
+            if card and (card["line"] != "RTX" or card["ada"]):
+                add(f"{word}{card['number']}", acc)
     table.longest = max(map(len, table.words), default=0)
     table.entries = list(dict.fromkeys(a for bucket in table.words.values() for a in bucket))
     for acc in table.entries:
