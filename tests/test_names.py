@@ -901,6 +901,37 @@ def test_a_professional_card_reads_by_its_generation_and_number(text: str, read:
             AcceleratorSpec.parse(other)
 
 
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("RTX6000PRO", "RTX-PRO-6000"),  # a cloud's flavor
+        ("gpu-rtx6000-pro", "RTX-PRO-6000"),
+        ("NVIDIA RTX6000Pro", "RTX-PRO-6000"),
+        ("RTX 4000 PRO", "RTX-PRO-4000 | RTX-PRO-4000-SFF"),
+    ],
+)
+def test_an_rtx_pro_card_reads_with_pro_after_its_number(text: str, read: str) -> None:
+    from accelerators import AcceleratorSpec
+
+    assert str(AcceleratorSpec.parse(text)) == read
+    # a word after it that names no variant is still refused
+    with pytest.raises(UnknownAcceleratorError):
+        AcceleratorSpec.parse("rtx6000pro-lat")
+
+
+def test_a_bare_rtx_6000_is_any_of_three_generations_in_order() -> None:
+    from accelerators import AcceleratorSpec
+
+    # Ollama's table names the Quadro and the Ada "RTX 6000"; a cluster's "RTX6000" of 96 GB
+    # is the Blackwell RTX PRO 6000 (catalog 2026.11.48): the spelling and the token reader
+    # give the three in the open name's order
+    three = "QUADRO-RTX-6000 | RTX-6000-ADA | RTX-PRO-6000"
+    assert str(AcceleratorSpec.parse("RTX6000")) == three
+    assert str(AcceleratorSpec.parse("gpu_rtx6000")) == three
+    assert str(AcceleratorSpec.parse("RTX6000:96GB")) == "RTX-PRO-6000"  # its memory picks it
+    assert str(AcceleratorSpec.parse("Quadro RTX 6000")) == "QUADRO-RTX-6000"  # pinned
+
+
 def test_a_generation_reads_token_by_token() -> None:
     from accelerators import AcceleratorSpec
 
@@ -998,9 +1029,10 @@ def test_a_memory_no_card_of_that_number_has_is_refused(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "canonical"),
     [
-        # Ollama lists "RTX 6000" as both the Quadro (Turing) and the Ada card
-        ("RTX 6000", "QUADRO-RTX-6000 | RTX-6000-ADA"),
-        ("RTX6000", "QUADRO-RTX-6000 | RTX-6000-ADA"),
+        # Ollama lists "RTX 6000" as both the Quadro (Turing) and the Ada card; clusters write
+        # the Blackwell RTX PRO 6000 so too (catalog 2026.11.48)
+        ("RTX 6000", "QUADRO-RTX-6000 | RTX-6000-ADA | RTX-PRO-6000"),
+        ("RTX6000", "QUADRO-RTX-6000 | RTX-6000-ADA | RTX-PRO-6000"),
         ("Quadro RTX 6000", "QUADRO-RTX-6000"),
         ("NVIDIA RTX 6000 Ada Generation", "RTX-6000-ADA"),
         # a memory size written in the name picks among an open name's models

@@ -67,6 +67,8 @@ _ARC_CARD = re.compile(r"(?:pro)?[ab][0-9]{2,3}")  # an Intel Arc card's word af
 _PRO_CARD = re.compile(
     r"(?P<line>QUADRO-RTX|RTX-A|RTX-PRO|RTX)-?(?P<number>[0-9]{4})(?P<ada>(?:-SFF)?-ADA)?(?:-[A-Z0-9]+)*"
 )
+#: An RTX PRO card's model word: its number and what follows it (``rtxpro6000`` -> 6000).
+_PRO_AFTER = re.compile(r"rtxpro([0-9]{4})([a-z]*)")
 #: The words a generation of those cards is written by (catalog ``architecture`` -> words).
 _GENERATION_WORDS = {
     "Turing": ("turing",),
@@ -186,6 +188,18 @@ def model_words(index: Index) -> ModelWords:
                 for acc in index.entries:
                     if acc.model in name.members:
                         add(key, acc)
+                # the open name's members in its order ("RTX 6000": the Quadro, the Ada, the
+                # PRO), as the spelling reads them; entries other words gave it stay after
+                order = {model: i for i, model in enumerate(name.members)}
+                bucket = table.words[key]
+                bucket.sort(key=lambda acc: order.get(acc.model, len(order)))
+    for key, bucket in list(table.words.items()):
+        # an RTX PRO card with PRO after its number ("RTX 6000 PRO", "rtx6000pro", as its
+        # buyers and clouds write it): the same card
+        card = _PRO_AFTER.fullmatch(key)
+        if card and f"rtx{card[1]}pro{card[2]}" not in table.words:
+            for acc in bucket:
+                add(f"rtx{card[1]}pro{card[2]}", acc)
     for key, bucket in list(table.words.items()):
         for line in _LINES:
             rest = key.removeprefix(line)
