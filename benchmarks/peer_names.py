@@ -270,6 +270,14 @@ Two corpora, one file per system, written from each system's public sources:
   vendor's validated-model matrix, two VRAM calculators' GPU tables), collected in two rounds
   after the thirty-sixth's fixes, committed before any reader ran on it and run once with the
   reader and catalog frozen.
+* ``tests/peer_names/fresh38/{visible,sealed}/*.tsv``, the *thirty-eighth fresh* corpus
+  (issue 32): 16 more systems (four universities' clusters, a Kubernetes accelerator
+  simulator's profiles, a Tenstorrent device plugin, a GPU-rental network's driver names, a
+  board-detection library's Jetson ids, an in-browser "can I run it" calculator's and a mining
+  manager's GPU tables, a CI's runner labels, a compiler's CI FLOPS table, training
+  frameworks' recipes and requirement tables, a TPU training suite's slice configs), collected
+  after the thirty-seventh's fixes, committed before any reader ran on it and run once with the
+  reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -382,6 +390,8 @@ FRESH36 = CORPORA / "fresh36" / "visible"
 SEALED36 = CORPORA / "fresh36" / "sealed"
 FRESH37 = CORPORA / "fresh37" / "visible"
 SEALED37 = CORPORA / "fresh37" / "sealed"
+FRESH38 = CORPORA / "fresh38" / "visible"
+SEALED38 = CORPORA / "fresh38" / "sealed"
 _FRESH_PARTS = [
     (FRESH, SEALED),
     (FRESH2, SEALED2),
@@ -420,6 +430,7 @@ _FRESH_PARTS = [
     (FRESH35, SEALED35),
     (FRESH36, SEALED36),
     (FRESH37, SEALED37),
+    (FRESH38, SEALED38),
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.
