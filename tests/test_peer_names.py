@@ -522,12 +522,13 @@ GUARDS = [
     # nodes beside the count ("4n_4gpu") is refused, and so are hosts named by a processor's
     # word, the GPU and a host's number in a 'mixed' file ("gpu-a40-1")
     (37, "", 106, 3),
-    (37, "-sealed", 54, 2),
+    (37, "-sealed", 55, 2),
     # the thirty-eighth corpus's one run, with the reader and catalog frozen at e0fb1f6:
     # 121/286 right and 3 wrong, 54/139 and 2 (its unseen figures); since then a bare "RTX
-    # 6000" may be the RTX PRO 6000 (UBELIX's "8x NVIDIA RTX6000" of 96 GB)
-    (38, "", 122, 2),
-    (38, "-sealed", 54, 2),
+    # 6000" may be the RTX PRO 6000 (UBELIX's "8x NVIDIA RTX6000" of 96 GB), and a node's GRES
+    # as sinfo prints it reads ("gpu:h200:8(S:0-1)")
+    (38, "", 124, 2),
+    (38, "-sealed", 55, 2),
 ]
 
 

@@ -552,6 +552,21 @@ def test_a_slurm_gpu_option_reads_as_its_gres(text: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("gpu:h200:8(S:0-1)", "H200-SXM:8 | H200-NVL:8"),  # sinfo's GRES: the sockets set aside
+        ("Gres=gpu:l40s:4(S:0)", "L40S:4"),  # scontrol show node
+        ("GresUsed=gpu:a100:2(IDX:0-1)", "A100-40GB:2 | A100-80GB:2"),  # the indexes in use
+    ],
+)
+def test_a_nodes_gres_reads_without_where_its_gpus_sit(text: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(text)) == expected
+    # the caret of an error past it still points into the text as given
+    with pytest.raises(AcceleratorError):
+        AcceleratorSpec.parse(text.replace("(", " x("))
+
+
+@pytest.mark.parametrize(
     "text", ["--gres=gpu:2", "--partition=gpu --gres=gpu:a30", "--gres=gpu:a100:2 extra"]
 )
 def test_a_slurm_option_without_a_type_or_with_others_is_refused(text: str) -> None:
