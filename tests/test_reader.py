@@ -567,6 +567,21 @@ def test_a_nodes_gres_reads_without_where_its_gpus_sit(text: str, expected: str)
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("16x8xH800", "H800:128"),  # verl's tuning table: 16 machines of 8
+        ("2*8*H100", "H100-SXM:16 | H100-PCIE:16 | H100-NVL:16"),
+        ("16 * 8 * Tesla V100", "V100-16GB:128 | V100-32GB:128"),
+    ],
+)
+def test_two_counts_before_the_model_count_their_product(text: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(text)) == expected
+    # a count before and a count after the model state it twice, and stay refused
+    with pytest.raises(AcceleratorError, match="two counts"):
+        AcceleratorSpec.parse("8x H100 x2")
+
+
+@pytest.mark.parametrize(
     "text", ["--gres=gpu:2", "--partition=gpu --gres=gpu:a30", "--gres=gpu:a100:2 extra"]
 )
 def test_a_slurm_option_without_a_type_or_with_others_is_refused(text: str) -> None:

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import replace
 from fractions import Fraction
 
 from accelerators._text import MIG_PROFILE_PATTERN, implausible_count, plain_typography, quote
@@ -286,6 +287,8 @@ def _with_count(index: Index, text: str, decoration: re.Match[str] | None) -> Na
         or choice_of_entries(named, functools.partial(_whole_board, index))
         or _read(index, named)
     )
+    if rest is not None and rest.count is not None and _nested_count(decoration, named):
+        count, rest = count * rest.count, replace(rest, count=None)  # "16x8xH800": 16 nodes of 8
     if count <= 0 or rest is None or rest.count is not None or rest.needs_count:
         return None
     return NameMatch(
@@ -295,6 +298,20 @@ def _with_count(index: Index, text: str, decoration: re.Match[str] | None) -> Na
         rest.partition,
         rest.source,
         family=rest.family,
+    )
+
+
+def _nested_count(decoration: re.Match[str], named: str) -> bool:
+    """Whether a whole count written before the name is followed by another (``16x8xH800``,
+    ``2*8*H100``: 16 machines of 8, the devices' count their product); not a count after the
+    name (``8x H100 x2``), nor a fraction (``1/2*T4``), which state the count twice."""
+    inner = _COUNT_PREFIX.match(named)
+    return (
+        decoration.start() == 0
+        and inner is not None
+        and decoration[1].isdigit()
+        and inner[1].isdigit()
+        and 1 < int(decoration[1]) * int(inner[1]) <= 100_000  # a cluster, not a typo
     )
 
 
