@@ -366,7 +366,7 @@ GUARDS = [
     # found (a bracketed count is read, x8x8 refused, a board's memory is the board, a core
     # partition is no host figure, GPU_SKU: and gpumodel: keys, '*' and fraction counts)
     (11, "", 267, 5),
-    (11, "-sealed", 140, 2),
+    (11, "-sealed", 142, 2),
     # the twelfth corpus's one run, with the reader's code and catalog 2026.11.32 frozen at
     # fe719bd, was 203/13 and 120/6 (its unseen figures); these are after the fixes that run
     # found (a bracketed "8x" is read, a DGX's number is no count, server makers' option
@@ -520,9 +520,11 @@ GUARDS = [
     # the thirty-seventh corpus's one run, with the reader and catalog frozen at b1ebbe4:
     # 106/200 right and 9 wrong, 54/100 and 2 (its unseen figures); since then a number of
     # nodes beside the count ("4n_4gpu") is refused, and so are hosts named by a processor's
-    # word, the GPU and a host's number in a 'mixed' file ("gpu-a40-1")
-    (37, "", 106, 3),
-    (37, "-sealed", 55, 2),
+    # word, the GPU and a host's number in a 'mixed' file ("gpu-a40-1"); a generation and
+    # number ("ADA6000"), a node's GRES ("gpu:l4:8(S:0-1)") and a dated results folder
+    # ("Nvidia_P4_052019") read
+    (37, "", 110, 3),
+    (37, "-sealed", 57, 2),
     # the thirty-eighth corpus's one run, with the reader and catalog frozen at e0fb1f6:
     # 121/286 right and 3 wrong, 54/139 and 2 (its unseen figures); since then a bare "RTX
     # 6000" may be the RTX PRO 6000 (UBELIX's "8x NVIDIA RTX6000" of 96 GB), and a node's GRES

@@ -569,6 +569,23 @@ def test_a_nodes_gres_reads_without_where_its_gpus_sit(text: str, expected: str)
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
+        ("Nvidia_P4_052019", "P4"),  # a benchmark's results folder: the month it was run
+        ("NVIDIA GeForce RTX 3060 Ti of Desktop[2023-10-12]", "RTX-3060-TI"),
+        ("A100-80GB-20240101", "A100-80GB"),
+    ],
+)
+def test_a_date_in_a_name_is_when_it_was_made(text: str, expected: str) -> None:
+    assert str(AcceleratorSpec.parse(text)) == expected
+    reading = AcceleratorSpec.explain(text).names[0]
+    assert any(t.role == "noise" and "date" in t.meaning for t in reading.tokens)
+    # six digits that are no month and year stay unplaced: a count, a size or a figure?
+    with pytest.raises(AcceleratorError):
+        AcceleratorSpec.parse("Nvidia_P4_132019")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
         ("16x8xH800", "H800:128"),  # verl's tuning table: 16 machines of 8
         ("2*8*H100", "H100-SXM:16 | H100-PCIE:16 | H100-NVL:16"),
         ("16 * 8 * Tesla V100", "V100-16GB:128 | V100-32GB:128"),

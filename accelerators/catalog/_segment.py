@@ -69,6 +69,12 @@ _CLOUD_REGION = re.compile(
     r")(?![0-9a-z])",
     re.I,
 )
+#: A date (``2023-10-12``, ``20260605``, a results folder's month ``052019``), kept whole: when
+#: the name was made, no count or size.
+_DATE = re.compile(
+    r"(?<![0-9a-z])(?:(?:19|20)[0-9]{2}(?P<s>[-_.]?)(?:0[1-9]|1[0-2])(?P=s)(?:0[1-9]|[12][0-9]|3[01])"
+    r"|(?:0[1-9]|1[0-2])(?:19|20)[0-9]{2})(?![0-9a-z])"
+)
 #: A board's or chip's revision (pci.ids' ``RTX 2080 Rev. A``, vgpu_unlock's ``RTX 2080 Ti
 #: Rev. A``: the binned TU10x-A chip of the same card), kept whole: no model word, no count.
 _REVISION = re.compile(r"(?<![0-9a-z])rev\.?\s?[a-z](?![0-9a-z])", re.I)
@@ -177,6 +183,7 @@ def _chunks(text: str) -> tuple[str, list[int], list[_Chunk], list[bool]]:
         (_DGX_MODEL, "noise:platforms"),
         (_CLOUD_REGION, "noise:regions"),
         (_REVISION, "noise:revisions"),
+        (_DATE, "noise:dates"),
         (_AMD_CHIP, "unknown"),
         (_CORE_PROFILE, "unknown"),
     )

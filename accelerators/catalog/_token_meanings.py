@@ -72,6 +72,7 @@ _NOISE_MEANINGS = {
     "queues": "a scheduler queue or partition word",
     "regions": "a cloud's region or zone: where the machine runs",
     "revisions": "a board's or chip's revision (Rev. A): the same model",
+    "dates": "a date: when the name was made",
 }
 
 
