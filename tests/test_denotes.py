@@ -43,7 +43,8 @@ from accelerators.errors import CountNotStatedError, InvalidSpecError, UnknownAc
         # a mixed list: a name whose device and board readings agree is one device; a count
         # the name or the spec states, a slice or a share is read as it is
         ("H100", "mixed", "H100-SXM | H100-PCIE | H100-NVL"),
-        ("gpu-a100", "mixed", "A100-40GB | A100-80GB"),
+        ("NVIDIA A100", "mixed", "A100-40GB | A100-80GB"),
+        ("gpu-a100:2", "mixed", "A100-40GB:2 | A100-80GB:2"),  # ("gpu-a100" alone: see below)
         ("2x MI250", "mixed", "MI250:2"),
         ("MI250:2", "mixed", "MI250:2"),
         ("k80x8", "mixed", "K80:8"),
@@ -110,6 +111,20 @@ def test_a_number_after_a_model_and_a_device_word_is_no_count_in_a_mixed_list(te
     assert AcceleratorSpec.parse(text).count == count  # a device list's, as before
     # beside a host figure the number is a count in a mixed list too
     assert AcceleratorSpec.parse("vm-16cpu-a40-2", denotes="mixed").count == 2
+
+
+@pytest.mark.parametrize("text", ["gpu_h200", "gpu-l40", "GPU_L4", "gpu.mi100"])
+def test_a_processor_word_before_the_model_may_start_a_partitions_name(text: str) -> None:
+    # Yale's partition gpu_h200 holds nodes of 8, a Kueue flavour gpu-h100 names one GPU's
+    # type: alike, so in a list of several kinds the count is the spec's to give
+    with pytest.raises(CountNotStatedError, match="hosts' and partitions' names"):
+        AcceleratorSpec.parse(text, denotes="mixed")
+    assert AcceleratorSpec.parse(f"{text}:8", denotes="mixed").count == 8
+    assert AcceleratorSpec.parse(text).count == 1  # one device each, as the default reads
+    # glued (Exoscale's instance family), beside the host's figures (a cloud's flavour) or
+    # with a count of its own, it still reads in a mixed list
+    for name, count in [("gpua5000", 1), ("gpu-t4-16g-12cpu-128g", 1), ("GPU-h20-4Cards", 4)]:
+        assert AcceleratorSpec.parse(name, denotes="mixed").count == count
 
 
 def test_a_reading_with_denotes_leaves_the_next_reading_alone() -> None:

@@ -37,7 +37,7 @@ from accelerators.catalog._number_marks import (
     vgpu_profile,
     x64_architecture,
 )
-from accelerators.catalog._system_words import mixed_names
+from accelerators.catalog._system_words import PROCESSOR_WORDS, mixed_names
 from accelerators.catalog._vgpu import MOST_B_SERIES_GB, no_nvidia_vgpu
 
 if TYPE_CHECKING:
@@ -344,18 +344,13 @@ def _read_last_number(
     # module's does: MindCluster's "module-910b-8", a server's module of 8 NPUs)
     host = any(
         (t.role == "host figure" and t.piece.kind != "host")
-        or (t.piece.kind == "device" and not (mixed_names() and t.piece.value in _PROCESSOR_WORDS))
+        or (t.piece.kind == "device" and not (mixed_names() and t.piece.value in PROCESSOR_WORDS))
         for t in state.tokens
     )
     if host and could_count:
         token.role, token.number = "count", value
         token.meaning = f"{piece.value} devices (ends an instance name that states its host)"
         state.counts.append((value, token))
-
-
-#: Device words for a processor, which start a cluster's host names as well as a cloud's
-#: instance types (``gpu-a40-1``, ``GPU-L40S-1``).
-_PROCESSOR_WORDS = frozenset({"gpu", "gpus", "npu", "xpu", "tpu", "tpus", "apu", "apus"})
 
 
 #: Words that may stand between a count and its model: "2 Tesla T4", "8 NVIDIA A100".

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from accelerators._text import quote
 from accelerators.catalog._azure_sizes import azure_family
 from accelerators.catalog._dgx import dgx_size
+from accelerators.catalog._system_words import PROCESSOR_WORDS, mixed_names
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -71,6 +72,11 @@ def left_to_system(state: Read) -> str:
     queues = [t for t in state.tokens if _is_queue(t)]
     if queues and not state.counts:  # "gpuA100x4-interactive": the partition's nodes hold 4
         return _needs(state, queues[0], "a scheduler queue's word")
+    lead = _host_prefix(state)
+    if lead is not None:  # "gpu_h200": Yale's partition of 8-GPU nodes, in a list of kinds
+        return _needs(
+            state, lead, "a word hosts' and partitions' names start with (names may be nodes)"
+        )
     family = azure_family(state.tokens)
     if family is not None and not state.counts:  # Azure Local's "Standard_NC32_A30": 2 A30s
         return _needs(state, family, "an Azure size's family and vCPUs")
@@ -84,6 +90,21 @@ def left_to_system(state: Read) -> str:
     if _is_word(last, "sizes", _PART_SIZES) and len(state.tokens) > 1:
         return _needs(state, last, "an instance size")
     return ""
+
+
+def _host_prefix(state: Read) -> Token | None:
+    """The processor word a name starts with, set apart right before its model (``gpu-l40``,
+    ``gpu_h200``), where names may be nodes and the name states no count and no host figure:
+    clusters name partitions and hosts so, as clouds and schedulers name one device's type (a
+    list of several kinds says neither). Glued (Exoscale's ``gpua5000``) or beside the host's
+    figures (``gpu-t4-16g-12cpu-128g``, a cloud's flavour) it is an instance type's."""
+    tokens = state.tokens
+    first, model = tokens[0], tokens[1] if len(tokens) > 1 else None
+    if not mixed_names() or state.counts or model is None or model.role != "model":
+        return None
+    if model.piece.glued or any(t.role == "host figure" for t in tokens):
+        return None
+    return first if first.piece.kind == "device" and first.piece.value in PROCESSOR_WORDS else None
 
 
 def per_machine(candidates: Iterable[Accelerator], text: str) -> int | None:

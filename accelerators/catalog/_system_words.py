@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAY_NAME_A_MACHINE",
+    "PROCESSOR_WORDS",
     "device_names",
     "mixed_names",
     "names_denoting",
@@ -59,6 +60,10 @@ MAY_NAME_A_MACHINE = (
 #: ``mixed``): set by ``AcceleratorSpec.parse(..., denotes=...)`` for one parse; names are
 #: devices by default.
 _DENOTES: ContextVar[str] = ContextVar("accelerators_names_denote", default="device")
+
+#: Device words for a processor, which start a cluster's host and partition names as well as a
+#: cloud's instance types (``gpu-a40-1``, ``gpu_h200``, ``GPU-L40S-1``).
+PROCESSOR_WORDS = frozenset({"gpu", "gpus", "npu", "xpu", "tpu", "tpus", "apu", "apus"})
 
 #: Device words a share or kind of device is glued to (``cgpu``, ``vgpu``, ``egpu``).
 _DEVICE_PART = re.compile(r"gpu|tpu|npu|xpu|ipu|dpu|apu")
