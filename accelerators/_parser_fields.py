@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
@@ -23,7 +22,7 @@ from accelerators.catalog._memory import MemoryRequest
 from accelerators.catalog._names import NameMatch, resolve_name, select_by_memory
 from accelerators.catalog._partitions import check_partition
 from accelerators.catalog._system_counts import per_machine
-from accelerators.catalog._system_words import names_denoting
+from accelerators.catalog._system_words import denoted, names_denoting
 from accelerators.errors import (
     AcceleratorError,
     CountNotStatedError,
@@ -37,7 +36,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DENOTED",
-    "DENOTES",
     "MAX_COUNT",
     "SHARED",
     "WHOLE",
@@ -70,8 +68,6 @@ SHARED = "shared"
 #: where the kinds agree (a product that holds several devices and states no count is
 #: refused: one device, or the board?). The first is the default.
 DENOTED = ("device", "board", "node", "mixed")
-#: The reading in progress's ``denotes`` (set by ``AcceleratorSpec.parse`` for one parse).
-DENOTES: ContextVar[str] = ContextVar("accelerators_denotes", default=DENOTED[0])
 
 
 class ParsedAlternative(NamedTuple):
@@ -103,13 +99,8 @@ class Alternative:
 def denoting(value: object) -> Iterator[None]:
     """Read the spec text of the ``with`` block as a source whose names stand for ``value``
     (:data:`DENOTED`; checked first)."""
-    checked = check_denotes(value)
-    token = DENOTES.set(checked)
-    try:
-        with names_denoting(checked):
-            yield
-    finally:
-        DENOTES.reset(token)
+    with names_denoting(check_denotes(value)):  # the catalog's reader reads it too: one state
+        yield
 
 
 def check_denotes(value: object) -> str:
@@ -214,14 +205,14 @@ def complete_named(
 
 
 def _denoted(source: str, alternative: Alternative, match: NameMatch, name: Token) -> NameMatch:
-    """The match as its source's names mean it (:data:`DENOTES`).
+    """The match as its source's names mean it (``denotes``, :func:`denoted`).
 
     A name for a node (``gpu-a100``, a partition) that states no count leaves the count to
     its system: the spec must give it, never 1 by default. A name for a board as sold
     (``Tesla K80``, ``MI250``) counts the devices the board holds, once per board the name
     states. A slice, a shared slot or a count the spec itself gives keeps its meaning.
     """
-    denotes = DENOTES.get()
+    denotes = denoted()
     fields = alternative.fields
     if (
         denotes == DENOTED[0]
@@ -286,7 +277,7 @@ def node_count(source: str, alternative: Alternative, span: tuple[int, int]) -> 
     several kinds (``denotes="node"``, ``"mixed"``): Mila's node feature ``32gb`` holds as many
     GPUs as its nodes do, and NJIT's GRES type ``10gb`` is a MIG slice's memory."""
     fields = alternative.fields
-    denotes = DENOTES.get()
+    denotes = denoted()
     if (
         denotes not in ("node", "mixed")
         or {"count", "count_range"} & set(fields)

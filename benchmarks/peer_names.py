@@ -318,119 +318,12 @@ CORPORA = ROOT / "tests" / "peer_names"
 HELD_OUT = CORPORA / "held_out"
 FRESH = CORPORA / "fresh" / "visible"
 SEALED = CORPORA / "fresh" / "sealed"
-FRESH2 = CORPORA / "fresh2" / "visible"
-SEALED2 = CORPORA / "fresh2" / "sealed"
-FRESH3 = CORPORA / "fresh3" / "visible"
-SEALED3 = CORPORA / "fresh3" / "sealed"
-FRESH4 = CORPORA / "fresh4" / "visible"
-SEALED4 = CORPORA / "fresh4" / "sealed"
-FRESH5 = CORPORA / "fresh5" / "visible"
-SEALED5 = CORPORA / "fresh5" / "sealed"
-FRESH6 = CORPORA / "fresh6" / "visible"
-SEALED6 = CORPORA / "fresh6" / "sealed"
-FRESH7 = CORPORA / "fresh7" / "visible"
-SEALED7 = CORPORA / "fresh7" / "sealed"
-FRESH8 = CORPORA / "fresh8" / "visible"
-SEALED8 = CORPORA / "fresh8" / "sealed"
-FRESH9 = CORPORA / "fresh9" / "visible"
-SEALED9 = CORPORA / "fresh9" / "sealed"
-FRESH10 = CORPORA / "fresh10" / "visible"
-SEALED10 = CORPORA / "fresh10" / "sealed"
-FRESH11 = CORPORA / "fresh11" / "visible"
-SEALED11 = CORPORA / "fresh11" / "sealed"
-FRESH12 = CORPORA / "fresh12" / "visible"
-SEALED12 = CORPORA / "fresh12" / "sealed"
-FRESH13 = CORPORA / "fresh13" / "visible"
-SEALED13 = CORPORA / "fresh13" / "sealed"
-FRESH14 = CORPORA / "fresh14" / "visible"
-SEALED14 = CORPORA / "fresh14" / "sealed"
-FRESH15 = CORPORA / "fresh15" / "visible"
-SEALED15 = CORPORA / "fresh15" / "sealed"
-FRESH16 = CORPORA / "fresh16" / "visible"
-SEALED16 = CORPORA / "fresh16" / "sealed"
-FRESH17 = CORPORA / "fresh17" / "visible"
-SEALED17 = CORPORA / "fresh17" / "sealed"
-FRESH18 = CORPORA / "fresh18" / "visible"
-SEALED18 = CORPORA / "fresh18" / "sealed"
-FRESH19 = CORPORA / "fresh19" / "visible"
-SEALED19 = CORPORA / "fresh19" / "sealed"
-FRESH20 = CORPORA / "fresh20" / "visible"
-SEALED20 = CORPORA / "fresh20" / "sealed"
-FRESH21 = CORPORA / "fresh21" / "visible"
-SEALED21 = CORPORA / "fresh21" / "sealed"
-FRESH22 = CORPORA / "fresh22" / "visible"
-SEALED22 = CORPORA / "fresh22" / "sealed"
-FRESH23 = CORPORA / "fresh23" / "visible"
-SEALED23 = CORPORA / "fresh23" / "sealed"
-FRESH24 = CORPORA / "fresh24" / "visible"
-SEALED24 = CORPORA / "fresh24" / "sealed"
-FRESH25 = CORPORA / "fresh25" / "visible"
-SEALED25 = CORPORA / "fresh25" / "sealed"
-FRESH26 = CORPORA / "fresh26" / "visible"
-SEALED26 = CORPORA / "fresh26" / "sealed"
-FRESH27 = CORPORA / "fresh27" / "visible"
-SEALED27 = CORPORA / "fresh27" / "sealed"
-FRESH28 = CORPORA / "fresh28" / "visible"
-SEALED28 = CORPORA / "fresh28" / "sealed"
-FRESH29 = CORPORA / "fresh29" / "visible"
-SEALED29 = CORPORA / "fresh29" / "sealed"
-FRESH30 = CORPORA / "fresh30" / "visible"
-SEALED30 = CORPORA / "fresh30" / "sealed"
-FRESH31 = CORPORA / "fresh31" / "visible"
-SEALED31 = CORPORA / "fresh31" / "sealed"
-FRESH32 = CORPORA / "fresh32" / "visible"
-SEALED32 = CORPORA / "fresh32" / "sealed"
-FRESH33 = CORPORA / "fresh33" / "visible"
-SEALED33 = CORPORA / "fresh33" / "sealed"
-FRESH34 = CORPORA / "fresh34" / "visible"
-SEALED34 = CORPORA / "fresh34" / "sealed"
-FRESH35 = CORPORA / "fresh35" / "visible"
-SEALED35 = CORPORA / "fresh35" / "sealed"
-FRESH36 = CORPORA / "fresh36" / "visible"
-SEALED36 = CORPORA / "fresh36" / "sealed"
-FRESH37 = CORPORA / "fresh37" / "visible"
-SEALED37 = CORPORA / "fresh37" / "sealed"
-FRESH38 = CORPORA / "fresh38" / "visible"
-SEALED38 = CORPORA / "fresh38" / "sealed"
-_FRESH_PARTS = [
-    (FRESH, SEALED),
-    (FRESH2, SEALED2),
-    (FRESH3, SEALED3),
-    (FRESH4, SEALED4),
-    (FRESH5, SEALED5),
-    (FRESH6, SEALED6),
-    (FRESH7, SEALED7),
-    (FRESH8, SEALED8),
-    (FRESH9, SEALED9),
-    (FRESH10, SEALED10),
-    (FRESH11, SEALED11),
-    (FRESH12, SEALED12),
-    (FRESH13, SEALED13),
-    (FRESH14, SEALED14),
-    (FRESH15, SEALED15),
-    (FRESH16, SEALED16),
-    (FRESH17, SEALED17),
-    (FRESH18, SEALED18),
-    (FRESH19, SEALED19),
-    (FRESH20, SEALED20),
-    (FRESH21, SEALED21),
-    (FRESH22, SEALED22),
-    (FRESH23, SEALED23),
-    (FRESH24, SEALED24),
-    (FRESH25, SEALED25),
-    (FRESH26, SEALED26),
-    (FRESH27, SEALED27),
-    (FRESH28, SEALED28),
-    (FRESH29, SEALED29),
-    (FRESH30, SEALED30),
-    (FRESH31, SEALED31),
-    (FRESH32, SEALED32),
-    (FRESH33, SEALED33),
-    (FRESH34, SEALED34),
-    (FRESH35, SEALED35),
-    (FRESH36, SEALED36),
-    (FRESH37, SEALED37),
-    (FRESH38, SEALED38),
+#: The fresh corpora, in the order collected (``fresh``, ``fresh2`` ... ``fresh38``), each its
+#: visible part and its sealed third; a new corpus is one more folder and one more number here.
+FRESH_COUNT = 38
+_FRESH_PARTS = [(FRESH, SEALED)] + [
+    (CORPORA / f"fresh{n}" / "visible", CORPORA / f"fresh{n}" / "sealed")
+    for n in range(2, FRESH_COUNT + 1)
 ]
 #: Every corpus, in the order collected: its title, its command-line flag and the parts
 #: printed for it, each (title, directory): a fresh corpus's sealed part on a line of its own.

@@ -541,6 +541,13 @@ GUARDS = [
 ]
 
 
+def test_the_benchmark_reads_every_fresh_corpus_on_disk() -> None:
+    on_disk = {p for p in peer_names.CORPORA.glob("fresh*/*") if p.is_dir()}
+    listed = {part for pair in peer_names._FRESH_PARTS for part in pair}
+    assert listed == on_disk  # a corpus folder no number reaches would go unread
+    assert all(rows for pair in IN_ORDER for rows in pair)
+
+
 def test_every_later_fresh_corpus_part_has_a_guard() -> None:
     parts = [(number, part) for number, part, *_ in GUARDS]
     assert parts == [(n, p) for n in range(2, len(IN_ORDER) + 1) for p in ("", "-sealed")]

@@ -37,7 +37,7 @@ from accelerators.catalog._number_marks import (
     vgpu_profile,
     x64_architecture,
 )
-from accelerators.catalog._system_words import PROCESSOR_WORDS, mixed_names
+from accelerators.catalog._system_words import host_word
 from accelerators.catalog._vgpu import MOST_B_SERIES_GB, no_nvidia_vgpu
 
 if TYPE_CHECKING:
@@ -344,7 +344,7 @@ def _read_last_number(
     # module's does: MindCluster's "module-910b-8", a server's module of 8 NPUs)
     host = any(
         (t.role == "host figure" and t.piece.kind != "host")
-        or (t.piece.kind == "device" and not (mixed_names() and t.piece.value in PROCESSOR_WORDS))
+        or (t.piece.kind == "device" and not host_word(t))
         for t in state.tokens
     )
     if host and could_count:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from accelerators._text import quote
 from accelerators.catalog._azure_sizes import azure_family
 from accelerators.catalog._dgx import dgx_size
-from accelerators.catalog._system_words import PROCESSOR_WORDS, mixed_names
+from accelerators.catalog._system_words import host_word
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -100,11 +100,11 @@ def _host_prefix(state: Read) -> Token | None:
     figures (``gpu-t4-16g-12cpu-128g``, a cloud's flavour) it is an instance type's."""
     tokens = state.tokens
     first, model = tokens[0], tokens[1] if len(tokens) > 1 else None
-    if not mixed_names() or state.counts or model is None or model.role != "model":
+    if state.counts or model is None or model.role != "model":
         return None
     if model.piece.glued or any(t.role == "host figure" for t in tokens):
         return None
-    return first if first.piece.kind == "device" and first.piece.value in PROCESSOR_WORDS else None
+    return first if host_word(first) else None
 
 
 def per_machine(candidates: Iterable[Accelerator], text: str) -> int | None:

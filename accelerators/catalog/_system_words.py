@@ -43,8 +43,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAY_NAME_A_MACHINE",
-    "PROCESSOR_WORDS",
+    "denoted",
     "device_names",
+    "host_word",
     "mixed_names",
     "names_denoting",
     "system_own_word",
@@ -63,13 +64,18 @@ _DENOTES: ContextVar[str] = ContextVar("accelerators_names_denote", default="dev
 
 #: Device words for a processor, which start a cluster's host and partition names as well as a
 #: cloud's instance types (``gpu-a40-1``, ``gpu_h200``, ``GPU-L40S-1``).
-PROCESSOR_WORDS = frozenset({"gpu", "gpus", "npu", "xpu", "tpu", "tpus", "apu", "apus"})
+_PROCESSOR_WORDS = frozenset({"gpu", "gpus", "npu", "xpu", "tpu", "tpus", "apu", "apus"})
 
 #: Device words a share or kind of device is glued to (``cgpu``, ``vgpu``, ``egpu``).
 _DEVICE_PART = re.compile(r"gpu|tpu|npu|xpu|ipu|dpu|apu")
 _LETTERS = re.compile(r"[a-z]{3,}")
 #: The shortest word whose one-letter change is read as a typo of a known word.
 _TYPO = 4
+
+
+def denoted() -> str:
+    """What the names being read stand for (``denotes``), ``"device"`` outside a parse."""
+    return _DENOTES.get()
 
 
 def device_names() -> bool:
@@ -81,6 +87,14 @@ def mixed_names() -> bool:
     """Whether the names being read are a list of several kinds (``denotes="mixed"``):
     devices, boards, and machines or partitions named for their devices."""
     return _DENOTES.get() == "mixed"
+
+
+def host_word(token: Token) -> bool:
+    """Whether ``token`` is a processor's word (``gpu``) in a list of several kinds, where it
+    may start a cluster's host or partition name (``gpu-a40-1``, ``gpu_h200``) as well as a
+    cloud's instance type or a scheduler's device type: the name alone does not say which."""
+    piece = token.piece
+    return mixed_names() and piece.kind == "device" and piece.value in _PROCESSOR_WORDS
 
 
 @contextmanager
