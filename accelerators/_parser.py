@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, cast
 
+from accelerators._devicetree import device_tree
 from accelerators._gce import gce_machine
 from accelerators._parser_fields import (
     MAX_COUNT,
@@ -97,7 +98,8 @@ def parse_spec(text: str) -> ParsedSpec:
             f"Expected an accelerator spec of at most {MAX_LENGTH:,} characters {_EXAMPLES}, "
             f"got {len(text):,}: {quote(text, 60)}"
         )
-    return _Parser(descriptive_commas(gce_machine(slurm_option(plain_typography(text))))).parse()
+    text = device_tree(gce_machine(slurm_option(plain_typography(text))))
+    return _Parser(descriptive_commas(text)).parse()
 
 
 class _VendorThenName(Exception):
