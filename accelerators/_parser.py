@@ -113,10 +113,16 @@ class _Parser(Terms):
         self.names: list[tuple[str, tuple[int, int]]] = []
 
     def parse(self) -> ParsedSpec:
-        if "=" in self.source:  # the grammar has no '=': a node selector? LSF's -gpu request?
+        if (
+            "=" in self.source
+        ):  # the grammar has no '=': PBS's select=? a node selector? LSF's -gpu?
             from accelerators._labels import looks_like_selector, read_selector
             from accelerators._lsf import looks_like_request, read_request
+            from accelerators._pbs import looks_like_select, read_select
 
+            if looks_like_select(self.source):  # accelerators._pbs
+                chunks = read_select(self.source)
+                return self._parse_named(chunks.name, chunks.name_start, chunks.devices, None)
             if looks_like_selector(self.source):  # accelerators._labels
                 found = read_selector(self.source)
                 return self._parse_named(found.name, found.name_start, found.devices, None)

@@ -142,11 +142,21 @@ _TYPOGRAPHY |= dict.fromkeys((160, 8199, 8201, 8239), " ")
 #: The trademark and registered signs written in letters (Intel's "Intel(R) Gaudi(R) 2 AI
 #: Accelerator", "Intel(R) Xeon(R)"; "(TM)").
 _MARKS = re.compile(r"\((?:R|TM)\)", re.IGNORECASE)
+#: A name written as a programming language's symbol (Elixir's and Ruby's atom ``:h100_sxm``,
+#: as an SDK's GPU enum writes it): its colon is no part of the name.
+_SYMBOL = re.compile(r"\s*(:)[A-Za-z][A-Za-z0-9_]*\s*\Z")
 
 
 def plain_typography(text: str) -> str:
     """``text`` with its typography made plain (:data:`_TYPOGRAPHY`, :data:`_MARKS`): a sign is
     no word of a name, a typographic dash is a hyphen, and positions in messages stay those
-    given."""
+    given. A lone symbol's colon (``:a100_80g``) is a blank, as the sign of a language's atom.
+
+    >>> plain_typography(":a100_80g")
+    ' a100_80g'
+    """
     text = _MARKS.sub(lambda found: " " * len(found.group()), text)
+    symbol = _SYMBOL.match(text)
+    if symbol is not None:
+        text = text[: symbol.start(1)] + " " + text[symbol.end(1) :]
     return text.translate(_TYPOGRAPHY)
