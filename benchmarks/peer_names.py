@@ -278,6 +278,14 @@ Two corpora, one file per system, written from each system's public sources:
   frameworks' recipes and requirement tables, a TPU training suite's slice configs), collected
   after the thirty-seventh's fixes, committed before any reader ran on it and run once with the
   reader and catalog frozen.
+* ``tests/peer_names/fresh39/{visible,sealed}/*.tsv``, the *thirty-ninth fresh* corpus
+  (issue 32): 14 more systems (two research centres' and one university's cluster docs, a
+  Kubernetes node OS's MIG settings, a research cluster's GPU whitelist, a GitOps JupyterHub's
+  MIG options, an energy-aware operator's hardware catalog, an HTCondor job config, a Slurm
+  documenter's tables, an LLM-serving planner's GPU catalog, a serverless ComfyUI host's enum,
+  an Elixir SDK's GPU atoms, a fine-tuning library's resource tables, a carbon model's GPU
+  tables), collected after the thirty-eighth's fixes, committed before any reader ran on it and
+  run once with the reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -318,9 +326,9 @@ CORPORA = ROOT / "tests" / "peer_names"
 HELD_OUT = CORPORA / "held_out"
 FRESH = CORPORA / "fresh" / "visible"
 SEALED = CORPORA / "fresh" / "sealed"
-#: The fresh corpora, in the order collected (``fresh``, ``fresh2`` ... ``fresh38``), each its
+#: The fresh corpora, in the order collected (``fresh``, ``fresh2`` ... ``fresh39``), each its
 #: visible part and its sealed third; a new corpus is one more folder and one more number here.
-FRESH_COUNT = 38
+FRESH_COUNT = 39
 _FRESH_PARTS = [(FRESH, SEALED)] + [
     (CORPORA / f"fresh{n}" / "visible", CORPORA / f"fresh{n}" / "sealed")
     for n in range(2, FRESH_COUNT + 1)
