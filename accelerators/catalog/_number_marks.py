@@ -16,6 +16,7 @@ __all__ = [
     "after",
     "after_letters",
     "compute_profile",
+    "counted_by_plural",
     "gpu_cores",
     "is_host",
     "marks_count",
@@ -167,3 +168,36 @@ def size_ahead(value: float, candidates: list[Accelerator]) -> bool:
     if any(acc.memory_gb == value for acc in candidates):
         return True
     return value > 8 and (not value.is_integer() or value % 4 != 0)
+
+
+#: What may stand between a number and the model it counts in prose, and between the model
+#: and its plural device word: "384 NVIDIA A100 40GB SXM4 GPUs".
+_AROUND_MODEL = frozenset({"vendor", "product line", "architecture"})
+_QUALIFIERS = frozenset({"memory", "form", "memory_type", "interconnect", "vendor", "line"})
+
+
+def counted_by_plural(state: Read, token: Token) -> bool:
+    """Whether a whole number before the model counts devices because a device word in the
+    plural after the model says so, as prose writes how many a run used: "384 A100 40GB GPUs",
+    "4 80GB A100 GPUs", "5000 NVIDIA H100 GPUs". The plural says the number counts them, however
+    large (a paper's 3072 GPUs), and however it compares with a memory size (a number of GPUs is
+    no size of one); only memory, vendor and line words may stand between."""
+    piece = token.piece
+    if piece.kind != "number" or piece.glued or not float(piece.value).is_integer():
+        return False
+    if float(piece.value) < 1:
+        return False
+    seen_model = False
+    for later in after(state, token):
+        kind = later.piece.kind
+        if later.role == "model" and not seen_model:
+            seen_model = True
+        elif not seen_model and (later.role in _AROUND_MODEL or kind in _QUALIFIERS):
+            continue
+        elif seen_model and kind == "device":
+            return later.piece.text.lower().endswith("s") and len(later.piece.text) > 3
+        elif seen_model and kind in _QUALIFIERS:
+            continue
+        else:
+            return False
+    return False

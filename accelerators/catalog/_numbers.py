@@ -25,6 +25,7 @@ from accelerators.catalog._number_marks import (
     after,
     after_letters,
     compute_profile,
+    counted_by_plural,
     gpu_cores,
     is_host,
     marks_count,
@@ -302,6 +303,8 @@ def _read_number(
         and not size_ahead(value, candidates)
     ):
         count("right before the model")
+    elif not after_letters(state, token) and counted_by_plural(state, token):
+        count("before the model, which a plural device word follows")
     elif prev is not None and prev.role == "model" and tpu and not piece.glued:
         token.role, token.meaning = "count", f"a slice of {piece.value} (in the generation's units)"
         state.slice_size = int(value)

@@ -11,7 +11,8 @@ counts, host figures, MIG profiles...). Each piece then gets a *role* (:data:`._
 from its kind and its neighbours:
 
 * a number is a **count** when something marks it as one: ``x8``, ``8x``, ``num=2``, a device
-  word after it (``1-gpu``, ``8gpu``), the model right after it (``1H100``, ``8 H100``), or
+  word after it (``1-gpu``, ``8gpu``), the model right after it (``1H100``, ``8 H100``), the
+  model and then a plural device word (prose's ``384 A100 40GB GPUs``, however large), or
   glued to a model word that ends in ``x`` (DigitalOcean's ``mi300x8``); after a TPU
   generation it is a slice size; before a CPU word it counts CPUs (``2xEPYC``). Any other
   number is **unplaced**: it could be a count, a size or a host figure, and a guess would be
