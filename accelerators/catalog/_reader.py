@@ -24,10 +24,10 @@ from its kind and its neighbours:
   profile** (that share of its memory);
 * a word the vocabulary does not know is a **variant** right after the model (``RTX 5090 D``:
   refused); outside the brackets of a pci.ids name (``GH100 [H100 SXM5 80GB]``) it is the
-  **chip**; elsewhere a **system word** (a server model in an MLPerf name) when the name
-  states its count, since an unknown word could hide one (``NC48-A100`` is 2 A100s), or where
-  the source's names are one device each and the word could name no other device
-  (:mod:`._system_words`: a benchmark's ``A100_solver``).
+  **chip**, as is an AMD chip the catalog gives the model (:mod:`._chips`); elsewhere a
+  **system word** (a server model in an MLPerf name) when the name states its count, since an
+  unknown word could hide one (``NC48-A100`` is 2 A100s), or where the source's names are one
+  device each and the word could name no other device (:mod:`._system_words`).
 
 The name's model words (one model word, perhaps repeated) give the candidates; vendor, product
 line, architecture, memory, memory type, form factor, edition and chip words narrow them (each
@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 
 from accelerators.catalog._atlas import read_atlas_series
 from accelerators.catalog._azure_sizes import mark_azure_family
+from accelerators.catalog._chips import read_chips
 from accelerators.catalog._dgx import dgx_form
 from accelerators.catalog._modelwords import model_words
 from accelerators.catalog._narrow import (
@@ -149,6 +150,7 @@ def _run(state: Read, reported: Callable[[str], NameMatch | None] | None) -> Nam
     refuse_apple_chip_alone(state, models, candidates)
     read_numbers(state, candidates)
     needs_count = left_to_system(state)
+    read_chips(state, candidates)  # "SIFT_CHIPID_NAVI21_W6800": the W6800's chip
     _read_unknown(state, models)
     candidates = read_series(state, candidates)
     refuse_cpu_run(state)
