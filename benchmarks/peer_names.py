@@ -286,6 +286,14 @@ Two corpora, one file per system, written from each system's public sources:
   an Elixir SDK's GPU atoms, a fine-tuning library's resource tables, a carbon model's GPU
   tables), collected after the thirty-eighth's fixes, committed before any reader ran on it and
   run once with the reader and catalog frozen.
+* ``tests/peer_names/fresh40/{visible,sealed}/*.tsv``, the *fortieth fresh* corpus (issue
+  32): 16 more systems (a foundation-model catalog's training hardware, two Japanese
+  supercomputers' and a Chilean and a Polish cluster's docs, AMD's driver name table and two
+  ROCm libraries' chip tables, a ROCm tuning database's file names, a Kubernetes deployment
+  app's GPU aliases, a zkVM's CI devices, two Slurm-on-cloud configs, Flax's and TensorFlow
+  TPU's tested hardware, an AI-accelerator board list), collected after the thirty-ninth's
+  fixes, committed before any reader ran on it and run once with the reader and catalog
+  frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -326,9 +334,9 @@ CORPORA = ROOT / "tests" / "peer_names"
 HELD_OUT = CORPORA / "held_out"
 FRESH = CORPORA / "fresh" / "visible"
 SEALED = CORPORA / "fresh" / "sealed"
-#: The fresh corpora, in the order collected (``fresh``, ``fresh2`` ... ``fresh39``), each its
+#: The fresh corpora, in the order collected (``fresh``, ``fresh2`` ... ``fresh40``), each its
 #: visible part and its sealed third; a new corpus is one more folder and one more number here.
-FRESH_COUNT = 39
+FRESH_COUNT = 40
 _FRESH_PARTS = [(FRESH, SEALED)] + [
     (CORPORA / f"fresh{n}" / "visible", CORPORA / f"fresh{n}" / "sealed")
     for n in range(2, FRESH_COUNT + 1)

@@ -545,6 +545,12 @@ GUARDS = [
     # requests and an SDK's atoms (":h100_sxm") read
     (39, "", 68, 4),
     (39, "-sealed", 31, 4),
+    # the fortieth corpus's one run, with the reader and catalog frozen at 0af5002: 117/250
+    # right and 7 wrong, 43/110 and 6 (its unseen figures); since then a prose count confirmed
+    # by a plural device word ("384 A100 40GB GPUs") and an AMD chip's code name beside its
+    # model ("SIFT_CHIPID_NAVI21_W6800") read
+    (40, "", 133, 7),
+    (40, "-sealed", 54, 6),
 ]
 
 
@@ -644,6 +650,10 @@ def test_a_count_the_name_states_is_never_dropped_in_the_later_corpora() -> None
     # "nvidia_com_mig_1g_5gb", which its row counts as a seventh of the A100 (the slice's
     # share) where the reader counts one 1g.5gb slice
     implied |= {"nvidia-h100-sxm", "amd-w7900", "nvidia_com_mig_1g_5gb"}
+    # the fortieth: libdrm's names for one GPU of AMD's dual-GPU MI25x2 board, in a file that
+    # says 'device' (the "x2" of AMD's dual boards, as "S9300 x2", is the product's name there;
+    # glued after a model it counts two, as Hugging Face's "h200x2" does)
+    implied |= {"AMD Radeon Instinct MI25x2", "AMD Radeon Instinct MI25x2 MxGPU"}
     # (the thirty-third's one, an ML-systems simulator's TPUv4_4096, a pod of 4096 chips read by
     # Google's TensorCore slice names as 2048, is refused since that stop: a generation glued
     # to 'TPU' is no Google name, so its size's unit is unclear; LLMCompass's TPUv3_8, right by
