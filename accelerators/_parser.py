@@ -113,9 +113,8 @@ class _Parser(Terms):
         self.names: list[tuple[str, tuple[int, int]]] = []
 
     def parse(self) -> ParsedSpec:
-        if (
-            "=" in self.source
-        ):  # the grammar has no '=': PBS's select=? a node selector? LSF's -gpu?
+        # the grammar has no '=': PBS's select=? a node selector? LSF's -gpu request?
+        if "=" in self.source:
             from accelerators._labels import looks_like_selector, read_selector
             from accelerators._lsf import looks_like_request, read_request
             from accelerators._pbs import looks_like_select, read_select
