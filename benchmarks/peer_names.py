@@ -294,6 +294,12 @@ Two corpora, one file per system, written from each system's public sources:
   TPU's tested hardware, an AI-accelerator board list), collected after the thirty-ninth's
   fixes, committed before any reader ran on it and run once with the reader and catalog
   frozen.
+* ``tests/peer_names/fresh41/{visible,sealed}/*.tsv``, the *forty-first fresh* corpus (issue
+  32): 14 more systems (clusters in Australia, the UAE, Brazil, Germany and Denmark, NVIDIA's
+  NGC instance types, a network simulator's server blueprints, Dell's cluster toolkit, a vGPU
+  installer's GPU database, three benchmark suites' result names, two build tables keyed by
+  GPU), collected after the fortieth's fixes, committed before any reader ran on it and run
+  once with the reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -334,9 +340,9 @@ CORPORA = ROOT / "tests" / "peer_names"
 HELD_OUT = CORPORA / "held_out"
 FRESH = CORPORA / "fresh" / "visible"
 SEALED = CORPORA / "fresh" / "sealed"
-#: The fresh corpora, in the order collected (``fresh``, ``fresh2`` ... ``fresh40``), each its
+#: The fresh corpora, in the order collected (``fresh``, ``fresh2`` ... ``fresh41``), each its
 #: visible part and its sealed third; a new corpus is one more folder and one more number here.
-FRESH_COUNT = 40
+FRESH_COUNT = 41
 _FRESH_PARTS = [(FRESH, SEALED)] + [
     (CORPORA / f"fresh{n}" / "visible", CORPORA / f"fresh{n}" / "sealed")
     for n in range(2, FRESH_COUNT + 1)
