@@ -37,6 +37,8 @@ from accelerators.errors import AcceleratorError
 
 __all__ = ["SqliteStore"]
 
+#: How long to wait before trying the switch to write-ahead logging again (:meth:`_Sqlite.wal`).
+_WAL_RETRY_S = 0.01
 #: SQLite virtual-machine steps between two looks at the deadline (~a millisecond).
 _STEPS = 5000
 
@@ -215,7 +217,18 @@ class _Sqlite:
         return tuple(bytes(name).decode("utf-8", "replace") for (name,) in rows)
 
     def wal(self) -> None:
-        """Write-ahead logging, once per file (the mode is kept in the file)."""
-        (mode,) = self._execute("PRAGMA journal_mode").fetchone()
-        if bytes(mode).lower() != b"wal":
-            self._execute("PRAGMA journal_mode=WAL")
+        """Write-ahead logging, once per file (the mode is kept in the file).
+
+        SQLite can refuse the switch with "database is locked" while other processes'
+        connections open the new file (several gates creating one history together): the
+        switch is tried again, briefly apart, until it is done or the deadline passes."""
+        while True:
+            try:
+                (mode,) = self._execute("PRAGMA journal_mode").fetchone()
+                if bytes(mode).lower() != b"wal":
+                    self._execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or self.deadline.left() <= _WAL_RETRY_S:
+                    raise
+                time.sleep(_WAL_RETRY_S)
