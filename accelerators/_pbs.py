@@ -1,4 +1,5 @@
-"""A PBS Professional chunk request, the value of ``qsub -l select=``, read as a spec.
+"""A PBS Professional chunk request, the value of ``qsub -l select=`` (alone, after ``-l`` or in
+a job script's ``#PBS -l`` directive), read as a spec.
 
 ``select=2:ncpus=8:mem=64gb:ngpus=4:gpu_type=A100`` asks for 2 chunks (nodes' shares) of 8
 CPUs, 64 GB and 4 GPUs each: 8 A100s. ``ngpus`` is PBS's GPU count per chunk; ``gpu_type`` is
@@ -15,6 +16,8 @@ sites that define ``gpu_type``.
 
 >>> read_select("select=2:ncpus=8:mem=64gb:ngpus=4:gpu_type=A100")
 PbsRequest(name='A100', name_start=43, devices=8)
+>>> read_select("#PBS -l select=1:ngpus=2:gpu_type=L40S").devices
+2
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ __all__ = ["PbsRequest", "looks_like_select", "read_select"]
 
 #: Keys that size or place the chunk's host, not its GPUs.
 _HOST = frozenset({"ncpus", "mem", "mpiprocs", "ompthreads", "cpu_type", "host", "vnode"})
-_START = re.compile(r"\s*select=([0-9]+)(?=:)")
+#: ``select=N:``, as the value of ``-l`` or with it, as a job script's directive writes it
+#: (``#PBS -l select=...``).
+_START = re.compile(r"\s*(?:#PBS\s+)?(?:-l\s+)?select=([0-9]+)(?=:)")
 _PAIR = re.compile(r"([a-z_]+)=([^:=\s]+)")
 
 

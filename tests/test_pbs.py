@@ -14,6 +14,9 @@ READ = [
     ("select=2:ncpus=8:mem=64gb:ngpus=4:gpu_type=L40S", "L40S:8"),
     ("select=1:ncpus=2:mpiprocs=2:ompthreads=1:mem=80gb:ngpus=2:gpu_type=A100_80GB", "A100-80GB:2"),
     ("select=1:ngpus=1:gpu_type=v100:cpu_type=cascadelake:host=casper25", "V100-16GB | V100-32GB"),
+    # as copied from a job script's directive, or with qsub's -l
+    ("#PBS -l select=1:ncpus=4:mem=24gb:ngpus=1:gpu_type=L40S", "L40S"),
+    ("-l select=2:ngpus=2:gpu_type=L40S", "L40S:4"),
 ]
 
 
@@ -31,6 +34,8 @@ REFUSED = [
     ("select=1:ngpus=1:ngpus=2:gpu_type=L40S", "ngpus= is given twice", SpecSyntaxError),
     ("select=1:ngpus=1:gpu_type=L40S+1:ncpus=2", "Chunks of several kinds", SpecSyntaxError),
     ("select=1:ngpus=1:gpu_type=K9000", "Unknown accelerator 'K9000'", AcceleratorError),
+    # several resource lists in one -l: the walltime is no chunk resource
+    ("-l select=1:ngpus=1:gpu_type=L40S,walltime=1", "Expected key=value", SpecSyntaxError),
 ]
 
 
