@@ -19,11 +19,12 @@ LsfRequest(name='NVIDIAH200', name_start=36, num=2, vendor=None)
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import NamedTuple, NoReturn
 
 from accelerators.errors import InvalidSpecError, SpecSyntaxError, with_caret
 
-__all__ = ["LsfRequest", "looks_like_request", "read_request"]
+__all__ = ["LsfRequest", "colon_pairs", "looks_like_request", "read_request"]
 
 #: Keys that say how the GPUs are scheduled and used, not which or how many.
 _SCHEDULING = {
@@ -66,18 +67,7 @@ def read_request(text: str) -> LsfRequest:
     """Read an LSF ``-gpu`` request; :class:`SpecSyntaxError` names what cannot be read."""
     stripped = text.strip()
     offset = text.index(stripped[0]) if stripped else 0
-    pairs: dict[str, tuple[str, int]] = {}
-    position = 0
-    for part in stripped.split(":"):
-        match = _PAIR.fullmatch(part)
-        where = (offset + position, offset + position + len(part))
-        if match is None:
-            _fail(text, f"Expected key=value, got {part!r}", where)
-        key, value = match[1], match[2]
-        if key in pairs:
-            _fail(text, f"{key}= is given twice", where)
-        pairs[key] = (value, offset + position + len(key) + 1)
-        position += len(part) + 1
+    pairs = colon_pairs(text, offset, offset + len(stripped))
     for key, (value, start) in pairs.items():
         span = (start - len(key) - 1, start + len(value))
         if key in _REFUSED and not (key == "mps" and value == "no"):
@@ -103,6 +93,33 @@ def read_request(text: str) -> LsfRequest:
         count = int(value)
     vendor = pairs["gvendor"][0].lower() if "gvendor" in pairs else None
     return LsfRequest(name, name_start, count, vendor)
+
+
+def colon_pairs(
+    text: str,
+    start: int,
+    end: int,
+    check: Callable[[str, tuple[int, int]], None] | None = None,
+) -> dict[str, tuple[str, int]]:
+    """The ``key=value`` pairs joined by ``:`` in ``text[start:end]``, each value with where it
+    starts in ``text`` (LSF's ``-gpu`` request, PBS's ``select=`` chunk); ``check`` sees each key
+    and its pair's span as it is read. :class:`SpecSyntaxError` names a part that is no pair and
+    a key given twice."""
+    pairs: dict[str, tuple[str, int]] = {}
+    position = start
+    for part in text[start:end].split(":"):
+        match = _PAIR.fullmatch(part)
+        where = (position, position + len(part))
+        if match is None:
+            _fail(text, f"Expected key=value, got {part!r}", where)
+        key, value = match[1], match[2]
+        if key in pairs:
+            _fail(text, f"{key}= is given twice", where)
+        if check is not None:
+            check(key, where)
+        pairs[key] = (value, position + len(key) + 1)
+        position += len(part) + 1
+    return pairs
 
 
 def _fail(text: str, message: str, span: tuple[int, int]) -> NoReturn:

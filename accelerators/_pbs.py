@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, NoReturn
 
+from accelerators._lsf import colon_pairs
 from accelerators.errors import InvalidSpecError, SpecSyntaxError, with_caret
 
 __all__ = ["PbsRequest", "looks_like_select", "read_select"]
@@ -34,7 +35,6 @@ _HOST = frozenset({"ncpus", "mem", "mpiprocs", "ompthreads", "cpu_type", "host",
 #: ``select=N:``, as the value of ``-l`` or with it, as a job script's directive writes it
 #: (``#PBS -l select=...``).
 _START = re.compile(r"\s*(?:#PBS\s+)?(?:-l\s+)?select=([0-9]+)(?=:)")
-_PAIR = re.compile(r"([a-z_]+)=([^:=\s]+)")
 
 
 class PbsRequest(NamedTuple):
@@ -66,20 +66,12 @@ def read_select(text: str) -> PbsRequest:
             (at, at + 1),
         )
     chunks = int(start[1])
-    pairs: dict[str, tuple[str, int]] = {}
-    position = start.end() + 1
-    for part in text[position:].rstrip().split(":"):
-        match = _PAIR.fullmatch(part)
-        where = (position, position + len(part))
-        if match is None:
-            _fail(text, f"Expected key=value, got {part!r}", where)
-        key, value = match[1], match[2]
-        if key in pairs:
-            _fail(text, f"{key}= is given twice", where)
+
+    def known(key: str, where: tuple[int, int]) -> None:
         if key not in (*_HOST, "ngpus", "gpu_type"):
             _fail(text, f"{key}= is no PBS chunk resource this reads", where)
-        pairs[key] = (value, position + len(key) + 1)
-        position += len(part) + 1
+
+    pairs = colon_pairs(text, start.end() + 1, len(text.rstrip()), known)
     if "gpu_type" not in pairs:
         _fail(text, "A PBS request names its GPU with gpu_type=", (0, len(text)))
     if "ngpus" not in pairs:

@@ -17,16 +17,17 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from accelerators.catalog._segment import AMD_CHIP
+
 if TYPE_CHECKING:
     from accelerators.catalog._narrow import Read
     from accelerators.catalog._schema import Accelerator
 
 __all__ = ["read_chips"]
 
-_CHIP = re.compile(r"(vega|navi|polaris)[\s_\-]?([0-9]+)", re.I)
-
 
 def _squashed(name: str) -> str:
+    """A chip as one word, case aside: ``Navi 21``, ``navi 21`` and ``NAVI_21`` are ``navi21``."""
     return re.sub(r"[\s_\-]", "", name).casefold()
 
 
@@ -38,9 +39,9 @@ def read_chips(state: Read, candidates: list[Accelerator]) -> None:
     named = ", ".join(sorted({acc.model for acc in candidates}))
     for token in state.tokens:
         piece = token.piece
-        if token.role or piece.kind != "unknown" or not _CHIP.fullmatch(piece.text.strip()):
+        if token.role or piece.kind != "unknown" or not AMD_CHIP.fullmatch(piece.text.strip()):
             continue
-        if chips == {_squashed(piece.text)}:
+        if chips == {_squashed(piece.value)}:
             token.role = "chip"
             token.meaning = f"the chip ({candidates[0].chip}) of the model"
         elif None in chips:

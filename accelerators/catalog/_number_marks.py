@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
 
 __all__ = [
+    "BEFORE_MODEL",
     "PCIE_VERSIONS",
     "after",
     "after_letters",
@@ -170,9 +171,10 @@ def size_ahead(value: float, candidates: list[Accelerator]) -> bool:
     return value > 8 and (not value.is_integer() or value % 4 != 0)
 
 
-#: What may stand between a number and the model it counts in prose, and between the model
-#: and its plural device word: "384 NVIDIA A100 40GB SXM4 GPUs".
-_AROUND_MODEL = frozenset({"vendor", "product line", "architecture"})
+#: Words that may stand between a count and its model: "2 Tesla T4", "8 NVIDIA A100".
+BEFORE_MODEL = frozenset({"vendor", "product line", "architecture"})
+#: Pieces that may stand beside the model between a prose count and its plural device word:
+#: "384 NVIDIA A100 40GB SXM4 GPUs".
 _QUALIFIERS = frozenset({"memory", "form", "memory_type", "interconnect", "vendor", "line"})
 
 
@@ -183,16 +185,15 @@ def counted_by_plural(state: Read, token: Token) -> bool:
     large (a paper's 3072 GPUs), and however it compares with a memory size (a number of GPUs is
     no size of one); only memory, vendor and line words may stand between."""
     piece = token.piece
-    if piece.kind != "number" or piece.glued or not float(piece.value).is_integer():
-        return False
-    if float(piece.value) < 1:
+    value = float(piece.value)
+    if piece.kind != "number" or piece.glued or not value.is_integer() or value < 1:
         return False
     seen_model = False
     for later in after(state, token):
         kind = later.piece.kind
         if later.role == "model" and not seen_model:
             seen_model = True
-        elif not seen_model and (later.role in _AROUND_MODEL or kind in _QUALIFIERS):
+        elif not seen_model and (later.role in BEFORE_MODEL or kind in _QUALIFIERS):
             continue
         elif seen_model and kind == "device":
             return later.piece.text.lower().endswith("s") and len(later.piece.text) > 3

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from accelerators._text import format_number, quote
 from accelerators.catalog._narrow import UNITS, Read, Token, refuse
 from accelerators.catalog._number_marks import (
+    BEFORE_MODEL,
     PCIE_VERSIONS,
     after,
     after_letters,
@@ -356,14 +357,10 @@ def _read_last_number(
         state.counts.append((value, token))
 
 
-#: Words that may stand between a count and its model: "2 Tesla T4", "8 NVIDIA A100".
-_BEFORE_MODEL = frozenset({"vendor", "product line", "architecture"})
-
-
 def model_ahead(state: Read, token: Token) -> bool:
     """Whether the model comes next after ``token``, past vendor, line and architecture words."""
     for later in state.tokens[state.tokens.index(token) + 1 :]:
-        if later.role not in _BEFORE_MODEL:
+        if later.role not in BEFORE_MODEL:
             return later.role == "model"
     return False
 

@@ -81,7 +81,7 @@ _REVISION = re.compile(r"(?<![0-9a-z])rev\.?\s?[a-z](?![0-9a-z])", re.I)
 #: An AMD GPU chip's code name with its number (Wine's ``CARD_AMD_RADEON_RX_VEGA_10``, ``Navi
 #: 21``, ``Polaris 10``), kept whole and unplaced: a chip several boards carry, and its number
 #: no count ("Vega 56" and "Vega 64" are boards, "Vega 8" an APU's graphics: not these).
-_AMD_CHIP = re.compile(
+AMD_CHIP = re.compile(
     r"(?<![0-9a-z])(?:vega[\s_\-]?(?:10|12|20)|navi[\s_\-]?(?:1[0-4]|2[1-4]|3[1-3]|4[48])"
     r"|polaris[\s_\-]?(?:1[0-2]|2[0-2]|30))(?![0-9a-z])",
     re.I,
@@ -184,7 +184,7 @@ def _chunks(text: str) -> tuple[str, list[int], list[_Chunk], list[bool]]:
         (_CLOUD_REGION, "noise:regions"),
         (_REVISION, "noise:revisions"),
         (_DATE, "noise:dates"),
-        (_AMD_CHIP, "unknown"),
+        (AMD_CHIP, "unknown"),
         (_CORE_PROFILE, "unknown"),
     )
     for pattern, kind in fixed_kinds:
