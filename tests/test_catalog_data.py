@@ -69,6 +69,7 @@ REQUIRED = {
     "TPU-V6E": ("TPU-V6E", "V6E", True, "google", "tpu"),
     "TRAINIUM1": ("TRAINIUM1", "TRAINIUM1", True, "aws", "neuron"),
     "TRAINIUM2": ("TRAINIUM2", "TRAINIUM2", True, "aws", "neuron"),
+    "TRAINIUM3": ("TRAINIUM3", "TRAINIUM3", True, "aws", "neuron"),
     "INFERENTIA2": ("INFERENTIA2", "INFERENTIA2", True, "aws", "neuron"),
     # issue 10: breadth
     "A2": ("A2", "A2", True, "nvidia", "gpu"),
@@ -1817,3 +1818,32 @@ def test_catalog_2026_11_30b_no_nvidia_m4():
     for text in ("Tesla M4", "NVIDIA M4"):
         with pytest.raises(UnknownAcceleratorError):
             resolve_name(text)
+
+
+def test_catalog_2026_12_1_trainium3_figures_are_the_neuron_docs_per_chip_figures():
+    """Trainium3 (catalog 2026.12.1), as the Neuron documentation's Trainium3 page gives one
+    chip: dense rates stored as dense, the 2,517 sparse BF16/FP16/TF32 rate kept apart."""
+    from accelerators import AcceleratorSpec
+
+    acc = by_name()["TRAINIUM3"]
+    assert (acc.memory_gb, acc.bandwidth_tbps, acc.vendor, acc.device_class) == (
+        144,
+        4.9,
+        "aws",
+        "neuron",
+    )
+    assert dict(acc.tflops) == {"fp32": 183, "tf32": 671, "bf16": 671, "fp16": 671, "fp8": 2517}
+    for key, fig in figures(acc):
+        assert fig.source == "aws-neuron-trainium3", key
+        assert fig.confidence == "source", key
+    assert {key: fig.sparse for key, fig in figures(acc) if fig.sparse} == {
+        "tflops.tf32": 2517,
+        "tflops.bf16": 2517,
+        "tflops.fp16": 2517,
+    }
+    assert catalog.sources()["aws-neuron-trainium3"].kind == "cloud-docs"
+    for text in ("Trainium3", "trn3", "AWS Trainium3", "Trainium-3"):
+        assert str(AcceleratorSpec.parse(text)) == "TRAINIUM3", text
+    # a near-miss is refused with the close match, not read as Trainium2
+    with pytest.raises(UnknownAcceleratorError, match="did you mean 'TRAINIUM3'"):
+        AcceleratorSpec.parse("Tranium3")

@@ -30,6 +30,11 @@ __all__ = ["NEURON_CORES_PER_DEVICE", "Neuron"]
 #: (trn1.32xlarge: 16 devices / 32 cores; trn2.48xlarge: 16 / 128; inf2.xlarge: 1 / 2).
 NEURON_CORES_PER_DEVICE: Mapping[str, int] = {"trainium": 2, "trainium2": 8, "inferentia2": 2}
 
+#: NeuronCores per device of the Neuron devices Karpenter has no accelerator name for in the
+#: catalog, by catalog model ("A Trainium3 device contains eight NeuronCore-v4 cores": the Neuron
+#: documentation's trainium3.rst, the catalog's source aws-neuron-trainium3).
+_CORES_BY_MODEL: Mapping[str, int] = {"TRAINIUM3": 8}
+
 _UNITS = ("device", "core")
 
 
@@ -63,7 +68,9 @@ class Neuron(Platform):
             count = self.whole_count(spec, "Neuron devices (or unit='core')")
             resource = "aws.amazon.com/neuron"
         else:
-            cores = NEURON_CORES_PER_DEVICE.get(acc.names.karpenter or "")
+            cores = NEURON_CORES_PER_DEVICE.get(acc.names.karpenter or "") or _CORES_BY_MODEL.get(
+                acc.model
+            )
             if cores is None:
                 raise self.fail(
                     spec, f"the NeuronCores per {acc.name} device are not known; use unit='device'"

@@ -144,6 +144,17 @@ def test_neuron_cores() -> None:
     }
 
 
+def test_neuron_trainium3_devices_and_cores() -> None:
+    """Trainium3 has no Karpenter accelerator name in the catalog; its eight NeuronCores per
+    device still come from the Neuron docs, and Karpenter refuses it rather than guess a label."""
+    assert frag("TRAINIUM3:4", "neuron")["resources"]["limits"] == {"aws.amazon.com/neuron": "4"}
+    assert frag("TRAINIUM3:2", "neuron", unit="core")["resources"]["limits"] == {
+        "aws.amazon.com/neuroncore": "16"
+    }
+    with pytest.raises(PlacementError, match="TRAINIUM3 is not offered by any EC2 instance type"):
+        frag("TRAINIUM3:4", "karpenter")
+
+
 def test_neuron_fraction_needs_cores() -> None:
     with pytest.raises(PlacementError, match="or unit='core'"):
         frag(AcceleratorSpec(accelerator="TRAINIUM1", count=0.5), "neuron")
