@@ -300,6 +300,13 @@ Two corpora, one file per system, written from each system's public sources:
   installer's GPU database, three benchmark suites' result names, two build tables keyed by
   GPU), collected after the fortieth's fixes, committed before any reader ran on it and run
   once with the reader and catalog frozen.
+* ``tests/peer_names/fresh42/{visible,sealed}/*.tsv``, the *forty-second fresh* corpus (issue
+  32): 16 more systems (clusters in Canada, Italy and Norway, GCP's cluster toolkit's compute
+  types and GKE's MIG partition sizes, Intel's GPU runtime's device names, an NPU's device
+  selectors, a TPU tool's chip names, a kernel-spec hardware table, three GPU calculators'
+  tables, a distributed-computing client's GPU whitelist, three GPU clouds' type names),
+  collected after Trainium3 entered the catalog, committed before any reader ran on it and
+  run once with the reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -342,7 +349,7 @@ FRESH = CORPORA / "fresh" / "visible"
 SEALED = CORPORA / "fresh" / "sealed"
 #: The fresh corpora, in the order collected (``fresh``, ``fresh2`` ... ``fresh41``), each its
 #: visible part and its sealed third; a new corpus is one more folder and one more number here.
-FRESH_COUNT = 41
+FRESH_COUNT = 42
 _FRESH_PARTS = [(FRESH, SEALED)] + [
     (CORPORA / f"fresh{n}" / "visible", CORPORA / f"fresh{n}" / "sealed")
     for n in range(2, FRESH_COUNT + 1)

@@ -381,12 +381,12 @@ GUARDS = [
     # found (a bracketed "8x" is read, a DGX's number is no count, server makers' option
     # words, a board's power)
     (12, "", 265, 8),
-    (12, "-sealed", 151, 2),
+    (12, "-sealed", 152, 2),
     # the thirteenth corpus's one run, with the reader's code and catalog 2026.11.32 frozen
     # at 9fd24d2, was 202/4 and 90/8 (its unseen figures); these are after the fixes that
     # run found (a MIG slice with no profile and a GeForce "vGPU" are refused, Cloud AI 100
     # is its three cards, board partners' retail names)
-    (13, "", 251, 1),
+    (13, "", 252, 1),
     (13, "-sealed", 116, 1),
     # the fourteenth corpus's one run, with the reader's code and catalog 2026.11.32 frozen
     # at 241d0a7, was 178/13 and 96/5 (its unseen figures); these are after the fix that run
@@ -445,8 +445,9 @@ GUARDS = [
     # own notes (board counts the brief's rule forced on device names, an M1 Pro labelled '-',
     # an Azure size the instance table reads) and the fixes that run found (a count glued
     # before a card's number, "3x3090"; a PCIe slot's generation glued to the word, "PCIe5")
-    (23, "", 158, 1),
-    (23, "-sealed", 93, 0),
+    # (2026-12-01: a count after the model and its size, xpk's "a100-40gb-8", reads)
+    (23, "", 162, 1),
+    (23, "-sealed", 97, 0),
     # the twenty-fourth corpus's one run, with the reader's code and catalog 2026.11.41 frozen
     # at c68d7bf, was 121/6 and 53/2 (its unseen figures); these are after the fixes that run
     # found (catalog 2026.11.42: a TPU7x slice size counts TensorCores, two per chip; a count
@@ -463,8 +464,12 @@ GUARDS = [
     # the twenty-sixth corpus's one run, with the reader frozen at 00fd7cc (nothing fixed
     # after it): 106/159 right and 2 wrong, 61/89 and 1 (its unseen figures); raised
     # 2026-11-30 by a cloud region read as where the machine runs ("EP US-East-1 8xA100")
-    (26, "", 113, 2),
-    (26, "-sealed", 62, 1),
+    # (2026-12-01: Trainium3 joined the catalog, "trn3"; a MIG profile alone that one
+    # family's models have reads as that family, and the node-exporter capture's "2g.35gb",
+    # which its row refuses as naming no model, reads as the H200's: labels disagree, as
+    # TrueFoundry's "3g.71gb" and GKE's "1g.35gb" are labelled the H200)
+    (26, "", 114, 2),
+    (26, "-sealed", 61, 2),
     # the twenty-seventh corpus's one run, with the reader and catalog frozen at c90633e:
     # 80/143 right and 1 wrong, 37/60 and 1 (its unseen figures); raised 2026-11-30 by the
     # fixes its visible part taught (host figures after commas, an OS release, Tenstorrent's
@@ -540,7 +545,7 @@ GUARDS = [
     # as sinfo prints it reads ("gpu:h200:8(S:0-1)"), and so do two counts before the model
     # ("16x8xH800": their product)
     (38, "", 126, 2),
-    (38, "-sealed", 56, 2),
+    (38, "-sealed", 57, 2),
     # the thirty-ninth corpus's one run, with the reader and catalog frozen at b28447d:
     # 55/108 right and 4 wrong, 22/52 and 4 (its unseen figures); since then PBS's select=
     # requests and an SDK's atoms (":h100_sxm") read
@@ -556,6 +561,13 @@ GUARDS = [
     # right and 7 wrong, 35/87 and 9 (its unseen figures)
     (41, "", 74, 7),
     (41, "-sealed", 35, 9),
+    # the forty-second corpus's one run, with the reader and catalog 2026.12.1 frozen at
+    # ed284a8: 96/246 right and 8 wrong, 45/95 and 3 (its unseen figures); since then a count
+    # after the model and its size ("a100-80gb-2") and a MIG profile alone that one family's
+    # models have ("1g.35gb") read, and a bare number in brackets before a count
+    # ("warboy(1)*2") refuses the name
+    (42, "", 101, 6),
+    (42, "-sealed", 48, 3),
 ]
 
 
@@ -665,6 +677,12 @@ def test_a_count_the_name_states_is_never_dropped_in_the_later_corpora() -> None
     implied |= {"AMD INSTINCT MI300X 192GB 750W OAM", "NVIDIA A100 SXM4", "IRONWOOD"}
     implied |= {"Intel Gaudi3 128GB 900W OAM", "AMD INSTINCT MI300X OAM", "Ironwood TPU"}
     implied |= {"Grace Hopper Superchip", "AMD MI300X OAM", "AMD MI350X OAM"}
+    # the forty-second: a kernel-spec table whose rack ids are one GPU's record ("gb300-nvl72",
+    # as TokenSim's) and whose "amd-mi325x-platform" its server file counts 8; Furiosa's
+    # selectors "warboy*2" and "warboy*12", which its docs count in single cores (half a
+    # Warboy each); Cluster Toolkit's "tpu7x-32", which counts chips where Google's TPU names
+    # count TensorCores (its "v5p-4" is 4 chips; Cloud TPU's v5p-8 is 4)
+    implied |= {"gb300-nvl72", "amd-mi325x-platform", "warboy*2", "warboy*12", "tpu7x-32"}
     # (the thirty-third's one, an ML-systems simulator's TPUv4_4096, a pod of 4096 chips read by
     # Google's TensorCore slice names as 2048, is refused since that stop: a generation glued
     # to 'TPU' is no Google name, so its size's unit is unclear; LLMCompass's TPUv3_8, right by

@@ -147,6 +147,14 @@ READ = [
     ("genoa_l40", "L40"),
     # a "Cluster" glued to a name is the name's: the count stays the system's total
     ("32xMI355X-PollaraCluster-EPYC9575F", "MI355X:32"),
+    # a number of 1 to 16 after the model and its memory size: Google's xpk and Cluster
+    # Toolkit name a machine of 8 A100s "a100-40gb-8"
+    ("a100-40gb-8", "A100-40GB:8"),
+    ("h100-80gb-4", "H100-SXM:4 | H100-PCIE:4"),
+    ("a100-80gb-1", "A100-80GB"),
+    # a MIG profile alone that only one family's models have reads as that family, as a bare
+    # model name does (GKE's partition size "1g.35gb": an H200, SXM or NVL)
+    ("1g.35gb", "H200-SXM@1g.35gb | H200-NVL@1g.35gb"),
 ]
 
 
@@ -208,6 +216,16 @@ REFUSED = [
     ("TPUv4_4096", "Unknown TPU slice 'TPUv4_4096': the generation is glued"),
     # glued noise words are one unknown word (TensorRT-LLM's runners hold 4 GPUs)
     ("b200-trtllm", "'trtllm' is not a word it can place"),
+    # after the model and its size, a number beyond 16 is no count (Predibase's a10_24gb_100
+    # is one A10G), and one in brackets after another count may multiply it (MaxText's 8 A3
+    # machines of 8 H100s)
+    ("a10_24gb_100", "'100' follows the model: could be a count"),
+    ("a100-80gb-40", "'40' follows the model: could be a count"),
+    ("8x A3 (h100-80gb-8)", "'8' follows the model: could be a count"),
+    # a bare number in brackets before a count: Furiosa's "warboy(1)*2" is 2 of one core
+    ("warboy(1)*2", "'1' follows the model"),
+    # a MIG profile alone that models of several families have
+    ("1g.24gb", "MIG profile 1g.24gb is a slice of H100-NVL or GH200-96GB or RTX-PRO-6000"),
 ]
 
 

@@ -119,6 +119,8 @@ _SLASHED = re.compile(r"[0-9]\s*/\s*[A-Za-z]{1,5}\b(?![^()]*\))")
 _MIG_SUFFIX = re.compile(
     rf"(?<=[^\s_\-])[\s_\-]+mig[\s_\-]+({MIG_PROFILE_PATTERN})\Z", re.IGNORECASE
 )
+#: A bare number in brackets right before a count suffix: Furiosa's "warboy(1)*2" (2 of one core).
+_BARE_BRACKET = re.compile(r"\(\s*[0-9]+\s*\)\s*\Z")
 _RESULT_MEMO_SIZE = 4096
 
 
@@ -281,6 +283,8 @@ def _with_count(index: Index, text: str, decoration: re.Match[str] | None) -> Na
     if implausible_count(count):  # "3970X-RadeonProVII": a CPU's model; the reader says so
         return None
     named = _without(text, decoration)
+    if decoration.start() > 0 and _BARE_BRACKET.search(named):  # a count of what: refused
+        return None
     rest = (
         _resolve_decorated(index, named)
         # "4x H100/H200": four of either

@@ -268,19 +268,17 @@ def without_model(state: Read) -> NameMatch | None:
     profile = profiles[0].piece.value
     having = [a for a in model_words_entries(state) if profile in a.partitions]
     models = list(dict.fromkeys(a.model for a in having))
-    if len(models) != 1:
-        if not models:
-            return None
+    if not models:
+        return None
+    if len({a.family for a in having}) != 1:
         raise refuse(
             state, f"MIG profile {profile} is a slice of {' or '.join(models)}", tuple(models)
         )
-    acc = (
-        next(a for a in having if a.default_for_model)
-        if any(a.default_for_model for a in having)
-        else having[0]
-    )
-    profiles[0].meaning = f"MIG profile {profile}: only {acc.model} has it"
-    return NameMatch(acc, False, None, profile, "reader")
+    # one model, or the models of one family (H200-SXM, H200-NVL: "1g.35gb"), read as a bare
+    # model name leaves its form open: the family
+    firsts = [_default(state, [a for a in having if a.model == m]) for m in models]
+    profiles[0].meaning = f"MIG profile {profile}: only {' or '.join(models)} has it"
+    return NameMatch(firsts[0], False, None, profile, "reader", family=tuple(firsts[1:]))
 
 
 def model_words_entries(state: Read) -> list[Accelerator]:

@@ -1,8 +1,10 @@
 """The marks that say what a number of a name is, for :mod:`._numbers`: its neighbours, a host
-figure beside it, a device word after it, a PCIe link's width, an NVIDIA vGPU profile's size."""
+figure beside it, a device word after it, a PCIe link's width, an NVIDIA vGPU profile's size,
+an operating system's release, an ML model's size."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from accelerators.catalog._narrow import Read, Token
@@ -21,8 +23,10 @@ __all__ = [
     "gpu_cores",
     "is_host",
     "marks_count",
+    "model_size",
     "next_to_number",
     "next_token",
+    "os_release",
     "pcie_lanes",
     "prev_token",
     "profile_or_cores",
@@ -202,3 +206,21 @@ def counted_by_plural(state: Read, token: Token) -> bool:
         else:
             return False
     return False
+
+
+#: An Ubuntu-style release, YY.04 or YY.10 (or glued, 2204), as runner labels write it.
+_RELEASE = re.compile(r"(1[4-9]|2[0-9]|30)\.?(04|10)")
+
+
+def os_release(prev: Token, value: str) -> bool:
+    """Whether a number right after an operating system's name is its release
+    (``ubuntu-22.04``, ``ubuntu-2204``): never a count, and no model number has that form."""
+    is_os = (prev.piece.kind, prev.piece.value) == ("noise", "os")
+    return is_os and _RELEASE.fullmatch(value) is not None
+
+
+def model_size(prev: Token, letter: str) -> bool:
+    """Whether an ``8b`` is the size of the ML model named before it (``llama3_8b``,
+    ``gpt_oss_120b``): billions of parameters, not an NVIDIA vGPU profile."""
+    named = (prev.piece.kind, prev.piece.value) == ("noise", "ml_models")
+    return named and letter.lower() == "b"

@@ -14,7 +14,6 @@ before): an instance shape written GPUs-vCPUs-GiB. Any other bare run stays unpl
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -30,8 +29,10 @@ from accelerators.catalog._number_marks import (
     gpu_cores,
     is_host,
     marks_count,
+    model_size,
     next_to_number,
     next_token,
+    os_release,
     pcie_lanes,
     prev_token,
     profile_or_cores,
@@ -142,7 +143,7 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
             token.role = ""  # refused: cores, or a profile of another vendor's board?
             token.meaning = "host cores, or a profile of the board?"
             token.refusal = f"follows the model: {token.meaning}"
-        elif kind == "vgpu" and prev is not None and _model_size(prev, piece.groups[1]):
+        elif kind == "vgpu" and prev is not None and model_size(prev, piece.groups[1]):
             token.role, token.meaning = "noise", f"the size of {prev.piece.text}"
         elif kind == "vgpu":
             # a GeForce card, or another vendor's, has no NVIDIA vGPU profiles, and NVIDIA's
@@ -237,24 +238,6 @@ def _read_parallel(state: Read) -> None:
     state.counts.append((total, degrees[0]))
 
 
-#: An Ubuntu-style release, YY.04 or YY.10 (or glued, 2204), as runner labels write it.
-_RELEASE = re.compile(r"(1[4-9]|2[0-9]|30)\.?(04|10)")
-
-
-def _os_release(prev: Token, value: str) -> bool:
-    """Whether a number right after an operating system's name is its release
-    (``ubuntu-22.04``, ``ubuntu-2204``): never a count, and no model number has that form."""
-    is_os = (prev.piece.kind, prev.piece.value) == ("noise", "os")
-    return is_os and _RELEASE.fullmatch(value) is not None
-
-
-def _model_size(prev: Token, letter: str) -> bool:
-    """Whether an ``8b`` is the size of the ML model named before it (``llama3_8b``,
-    ``gpt_oss_120b``): billions of parameters, not an NVIDIA vGPU profile."""
-    named = (prev.piece.kind, prev.piece.value) == ("noise", "ml_models")
-    return named and letter.lower() == "b"
-
-
 def _read_number(
     state: Read,
     token: Token,
@@ -273,7 +256,7 @@ def _read_number(
 
     if prev is not None and prev.piece.kind == "count_key":
         count(f"after {prev.piece.text!r}")
-    elif prev is not None and _os_release(prev, piece.value):  # "ubuntu-22.04", "ubuntu-2204"
+    elif prev is not None and os_release(prev, piece.value):  # "ubuntu-22.04", "ubuntu-2204"
         token.role, token.meaning = "noise", f"a release of {prev.piece.text}"
     elif nxt is not None and gpu_cores(state, nxt):  # Apple's "(48 GPU Core)": the chip's
         token.role, token.meaning = "host figure", f"{piece.value} GPU cores, no count"
@@ -331,10 +314,19 @@ def _read_last_number(
     piece = token.piece
     while prev is not None and prev.role == "form factor":  # Grid'5000's "a100-pcie-40"
         prev = prev_token(state, prev)
-    if prev is None or prev.role != "model" or piece.glued or piece.kind != "number":
-        return
     value = float(piece.value)
     could_count = value.is_integer() and 1 <= value <= _MAX_LAST_COUNT
+    if prev is not None and prev.role == "memory" and piece.kind == "number" and could_count:
+        # after the model and its size the number is no size: Google's xpk and Cluster
+        # Toolkit write a machine of 8 A100s "a100-40gb-8" (in brackets, another count's)
+        before = prev_token(state, prev)
+        if before is not None and before.role == "model" and not (piece.glued or piece.paren):
+            token.role, token.number = "count", value
+            token.meaning = f"{piece.value} devices (after the model and its memory size)"
+            state.counts.append((value, token))
+        return
+    if prev is None or prev.role != "model" or piece.glued or piece.kind != "number":
+        return
     if any(acc.memory_gb == value for acc in candidates):
         if not could_count:
             token.role, token.number = "memory", value
