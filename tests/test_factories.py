@@ -124,7 +124,7 @@ def test_keywords(build: Any, canonical: str):
         (
             lambda: S.AWS.Trainium(version=5),
             AcceleratorError,
-            r"AcceleratorSpec\.AWS\.Trainium has no version 5; versions: 1, 2$",
+            r"AcceleratorSpec\.AWS\.Trainium has no version 5; versions: 1, 2, 3$",
         ),
         (lambda: S.Google.TPU("v9"), AcceleratorError, r"versions: v4, v5e, v5p, v6e, v2, v3, v7$"),
         (lambda: S.Google.TPU(version=1.5), AcceleratorError, r"version must be a string"),

@@ -208,8 +208,8 @@ VALID: list[tuple[str, str, tuple[str | None, ...]]] = [
     # Ray's "aws-neuron-core": the type Ray gives every Neuron node, Inferentia or Trainium
     (
         "aws-neuron-core",
-        "INFERENTIA2 | TRAINIUM1 | TRAINIUM2 | INFERENTIA1",
-        ("INFERENTIA2", "TRAINIUM1", "TRAINIUM2", "INFERENTIA1"),
+        "INFERENTIA2 | TRAINIUM1 | TRAINIUM2 | TRAINIUM3 | INFERENTIA1",
+        ("INFERENTIA2", "TRAINIUM1", "TRAINIUM2", "TRAINIUM3", "INFERENTIA1"),
     ),
     # Slurm's GRES form
     ("gpu:a100-40gb:8", "A100-40GB:8", ("A100-40GB-SXM",)),
