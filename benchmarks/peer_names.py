@@ -307,6 +307,13 @@ Two corpora, one file per system, written from each system's public sources:
   tables, a distributed-computing client's GPU whitelist, three GPU clouds' type names),
   collected after Trainium3 entered the catalog, committed before any reader ran on it and
   run once with the reader and catalog frozen.
+* ``tests/peer_names/fresh43/{visible,sealed}/*.tsv``, the *forty-third fresh* corpus (issue
+  32): 13 more systems (a supercomputing centre's benchmark configs, a national HPC network's
+  partitions, a Swedish cloud's GPU flavours, an MLU exporter's device names, a fleet-inventory
+  agent's adapter fixtures, a GPU-listing tool's spec table and captures, four lab and course
+  sites' server tables, a scaling book's TPU and GPU names, a cost model's presets, an
+  efficiency table), collected after the forty-second's fixes, committed before any reader ran
+  on it and run once with the reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -349,7 +356,7 @@ FRESH = CORPORA / "fresh" / "visible"
 SEALED = CORPORA / "fresh" / "sealed"
 #: The fresh corpora, in the order collected (``fresh``, ``fresh2`` ... ``fresh41``), each its
 #: visible part and its sealed third; a new corpus is one more folder and one more number here.
-FRESH_COUNT = 42
+FRESH_COUNT = 43
 _FRESH_PARTS = [(FRESH, SEALED)] + [
     (CORPORA / f"fresh{n}" / "visible", CORPORA / f"fresh{n}" / "sealed")
     for n in range(2, FRESH_COUNT + 1)

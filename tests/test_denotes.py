@@ -290,3 +290,36 @@ def test_full_as_prose_is_no_machine_size() -> None:
     # Dell's "Single Wide Full Height GPU": the card's bracket, one L4
     name = "NVIDIA L4, PCIe, 72W, 24GB Passive, Single Wide Full Height GPU"
     assert str(AcceleratorSpec.parse(name, denotes="board")) == "L4"
+
+
+@pytest.mark.parametrize("denotes", ["mixed", "node"])
+@pytest.mark.parametrize("name", ["TPU v5e pod", "TPU v4 Pod", "TPU v3 slice"])
+def test_a_tpu_pod_or_slice_without_its_size_is_refused_outside_a_device_list(
+    name: str, denotes: str
+) -> None:
+    # a book's "TPU v5e pod" is 256 chips: a pod or slice word with no size is never one chip
+    with pytest.raises(UnknownAcceleratorError, match="a TPU pod or slice of how many chips"):
+        AcceleratorSpec.parse(name, denotes=denotes)
+
+
+def test_a_tpu_pod_word_names_the_type_in_a_device_list_and_a_size_settles_it() -> None:
+    # Vertex AI's accelerator enum and GKE's label name the device's type: one chip each
+    assert str(AcceleratorSpec.parse("TPU_V4_POD")) == "TPU-V4"
+    assert str(AcceleratorSpec.parse("tpu-v5p-slice")) == "TPU-V5P"
+    # with its size or topology, the slice is read in any list
+    assert AcceleratorSpec.parse("16x16 TPU v3 slice", denotes="mixed").count == 256
+    assert AcceleratorSpec.parse("v5litepod-16", denotes="mixed").count == 16
+
+
+@pytest.mark.parametrize(
+    ("name", "canonical"),
+    [
+        ("n1-standard-4-t4-1", "T4"),  # Conductor's machine: 4 vCPUs, one T4
+        ("n1-standard-64-v100-8", "V100-16GB:8 | V100-32GB:8"),
+    ],
+)
+def test_a_compute_engine_machine_types_vcpus_are_no_count(name: str, canonical: str) -> None:
+    assert str(AcceleratorSpec.parse(name, denotes="mixed")) == canonical
+    # without a count after the device, the machine's vCPUs never count its devices
+    with pytest.raises(UnknownAcceleratorError, match="'n1' is not a word it can place"):
+        AcceleratorSpec.parse("n1-standard-4-t4", denotes="mixed")

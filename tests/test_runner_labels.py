@@ -68,7 +68,7 @@ def test_a_plain_gpu_key_with_an_unknown_value_names_the_value() -> None:
         "HGX A100",  # a baseboard of 4 or 8
         "8x DGX A100",  # 8 systems, not 8 GPUs
         "DGX-GB200",  # a rack system, whose compute trays hold 4
-        "DGX Station A100",  # 4 A100s, not a DGX's 8
+        "DGX Station V100",  # the first DGX Station's V100s: the spec's to count
     ],
 )
 def test_a_dgx_system_or_hgx_board_leaves_the_count_to_the_spec(text: str) -> None:
@@ -81,6 +81,9 @@ def test_a_dgx_system_or_hgx_board_leaves_the_count_to_the_spec(text: str) -> No
     [
         ("dgx_a100", "A100-40GB:8 | A100-80GB:8"),  # Megatron-LM's cluster: 8 A100s a DGX A100
         ("DGX H100", "H100-SXM:8"),  # eight SXM5 modules, never the PCIe card or the NVL
+        # a DGX Station holds 4 A100s or one GB300, never a DGX's 8
+        ("DGX Station A100", "A100-40GB:4 | A100-80GB:4"),
+        ("dgx_station_gb300", "GB300"),
     ],
 )
 def test_a_dgx_named_for_its_gpu_holds_eight_sxm_modules(text: str, canonical: str) -> None:

@@ -243,7 +243,7 @@ def test_refuses(name: str, message: str) -> None:
         "3-K80-NODE",  # 3 nodes of how many K80s?
         "Standard_NC32_A30",  # Azure Local's size of 32 vCPUs and 2 A30s
         "DGX-GB200",  # a rack, whose compute trays hold 4
-        "DGX Station (GB300)",  # one GB300; a DGX Station A100 holds 4
+        "DGX Station H100",  # no such product: how many?
         "linux.dgx.b200",  # a CI runner on a DGX: the job's share
         "DGX1-V100",  # OpenPAI's name for one V100 of a DGX-1
     ],

@@ -9,16 +9,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from accelerators._text import quote
+from accelerators.catalog._system_words import device_names
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from accelerators.catalog._segment import Piece
 
-__all__ = ["count_scope"]
+__all__ = ["count_scope", "unsized_pod"]
 
 #: Words for a group of machines: a count beside one may be each machine's. Not a pool, whose
 #: count in its name is the pool's devices (``a100-pool-x8``, tests/test_names.py).
 _GROUPS = frozenset(("cluster", "clusters"))
+#: TPU slice words (the vocabulary's partition words but "mig").
+_POD_WORDS = frozenset(("pod", "pods", "podslice", "slice"))
 
 
 def count_scope(pieces: Sequence[Piece]) -> str:
@@ -30,4 +35,17 @@ def count_scope(pieces: Sequence[Piece]) -> str:
         # a system named for its network), not a word saying the count may be per machine
         if piece.kind == "noise" and said in _GROUPS and not piece.glued:
             return f"it gives a count in the name of a {said}: per machine or in all?"
+    return ""
+
+
+def unsized_pod(pieces: Sequence[Piece]) -> str:
+    """Why a name with a TPU pod or slice word but no size, topology or count is refused, or ''
+    where it is not: in a list of devices the word names the device's type (GKE's
+    ``tpu-v4-podslice``, Vertex AI's ``TPU_V4_POD``); elsewhere it may be the whole pod (a
+    book's ``TPU v5e pod`` is 256 chips), never one chip."""
+    if device_names():
+        return ""
+    for piece in pieces:
+        if piece.kind == "partition" and piece.value in _POD_WORDS:
+            return f"{quote(piece.text)}: a TPU pod or slice of how many chips? (give its size)"
     return ""

@@ -9,9 +9,10 @@ V100s, DGX-2 sixteen V100s, DGX A100 eight A100s, DGX B300 eight B300 SXMs, "a f
 count (typically 8)"). So a plain ``dgx`` beside one of these models picks the SXM part and,
 where the name states no count, counts eight. Older and other DGX products name no GPU or
 hold another number, and stay the spec's to count: the DGX-1 and DGX-2 (``dgx1``, ``dgx2``
-words; Microsoft's OpenPAI writes ``DGX1-V100`` for one of its GPUs), the DGX Station (4
-A100s, or one GB300), DGX Spark (one GB10, :func:`per_machine`), a DGX GB200 or GB300 (racks,
-whose compute trays hold 4) and a DGX Cloud (``dgxc``). A ``DGX A100`` in brackets after a
+words; Microsoft's OpenPAI writes ``DGX1-V100`` for one of its GPUs), the first DGX Station's
+V100s (the DGX Station A100 holds 4 A100s and the DGX Station GB300 one GB300: those
+count), DGX Spark (one GB10, :func:`per_machine`), a DGX GB200 or GB300 (racks, whose compute
+trays hold 4) and a DGX Cloud (``dgxc``). A ``DGX A100`` in brackets after a
 GPU's own name (``A100-PCIE(DGX A100)``) is where that GPU was measured, not the system,
 and a CI runner's label on a DGX (PyTorch's ``linux.dgx.b200``) a job's share of it.
 """
@@ -35,6 +36,9 @@ _DGX_GPUS = 8
 _RUNNER_GROUPS = frozenset(("os", "jobs", "channels"))
 #: Words that make a DGX another product: a desk-side station, a cloud, a desktop.
 _OTHER_DGX = frozenset(("station", "spark", "cloud", "dgxc", "dgxs"))
+#: GPUs of a DGX Station by its GPU's model: four A100s in the DGX Station A100, one GB300 in
+#: the DGX Station GB300 (as above); the first DGX Station's V100s stay the spec's to count.
+_STATION_GPUS = {"A100-40GB": 4, "A100-80GB": 4, "GB300": 1}
 
 
 def _plain_dgx(state: Read) -> Token | None:
@@ -68,6 +72,9 @@ def dgx_form(state: Read, candidates: list[Accelerator]) -> list[Accelerator]:
 def dgx_size(state: Read, machines: list[Token], candidates: list[Accelerator]) -> int | None:
     """The GPUs of a DGX named for its GPU where ``dgx`` is the name's one machine word
     (``DGX H100``: 8), else None."""
+    station = _station_size(state, machines, candidates)
+    if station is not None:
+        return station
     dgx = _plain_dgx(state)
     if dgx is None or machines != [dgx] or not _sxm_gpus(candidates):
         return None
@@ -76,3 +83,15 @@ def dgx_size(state: Read, machines: list[Token], candidates: list[Accelerator]) 
     if any(t.piece.kind == "noise" and t.piece.value in _RUNNER_GROUPS for t in state.tokens):
         return None  # PyTorch's runner "linux.dgx.b200": a job's share of the machine
     return _DGX_GPUS
+
+
+def _station_size(state: Read, machines: list[Token], candidates: list[Accelerator]) -> int | None:
+    """The GPUs of a DGX Station named for its GPU (``DGX Station A100``: 4), where ``dgx`` is
+    the name's one machine word and ``station`` follows it; else None."""
+    said = [t.piece.text.casefold() for t in state.tokens]
+    if len(machines) != 1 or machines[0].piece.text.casefold() != "dgx":
+        return None
+    sizes = {_STATION_GPUS.get(a.model) for a in candidates}
+    if said[:2] != ["dgx", "station"] or len(sizes) != 1 or None in sizes:
+        return None
+    return sizes.pop()

@@ -22,6 +22,7 @@ __all__ = [
     "counted_by_plural",
     "gpu_cores",
     "is_host",
+    "machine_vcpus",
     "marks_count",
     "model_size",
     "next_to_number",
@@ -224,3 +225,22 @@ def model_size(prev: Token, letter: str) -> bool:
     ``gpt_oss_120b``): billions of parameters, not an NVIDIA vGPU profile."""
     named = (prev.piece.kind, prev.piece.value) == ("noise", "ml_models")
     return named and letter.lower() == "b"
+
+
+#: A machine series in Google Compute Engine's machine types (``n1``, ``n2d``, ``c2``, ``a2``).
+_GCE_SERIES = re.compile(r"[a-z]{1,2}[0-9][a-z]?")
+#: The machine type's word before its vCPUs (``n1-standard-4``, ``n1-highmem-8``).
+_GCE_TYPES = frozenset(("standard", "highmem", "highcpu"))
+
+
+def machine_vcpus(state: Read, token: Token) -> bool:
+    """Whether ``token`` is the vCPU count of a Compute Engine machine type written before the
+    device (Conductor's ``n1-standard-4-t4-1``: 4 vCPUs and one T4), never a count of devices."""
+    prev = prev_token(state, token)
+    before = prev_token(state, prev) if prev is not None else None
+    return (
+        before is not None
+        and prev is not None
+        and prev.piece.text.casefold() in _GCE_TYPES
+        and _GCE_SERIES.fullmatch(before.piece.text.casefold()) is not None
+    )

@@ -28,6 +28,7 @@ from accelerators.catalog._number_marks import (
     counted_by_plural,
     gpu_cores,
     is_host,
+    machine_vcpus,
     marks_count,
     model_size,
     next_to_number,
@@ -256,6 +257,8 @@ def _read_number(
 
     if prev is not None and prev.piece.kind == "count_key":
         count(f"after {prev.piece.text!r}")
+    elif machine_vcpus(state, token):  # GCE's "n1-standard-4-t4-1": 4 vCPUs, one T4
+        token.role, token.meaning = "host figure", f"{piece.value} vCPUs (the machine type's)"
     elif prev is not None and os_release(prev, piece.value):  # "ubuntu-22.04", "ubuntu-2204"
         token.role, token.meaning = "noise", f"a release of {prev.piece.text}"
     elif nxt is not None and gpu_cores(state, nxt):  # Apple's "(48 GPU Core)": the chip's
