@@ -2,7 +2,8 @@
 in the name of a cluster may be each machine's, so it is refused, never read as devices
 (``Datacrunch-Instant-Cluster-8xB200``: a cluster of 8-B200 machines). Counts of racks and
 systems (``39x NVIDIA GB200 NVL72``, ``1024x NVIDIA HGX H100``) leave the count to the spec
-(:mod:`accelerators.catalog._system_counts`).
+(:mod:`accelerators.catalog._system_counts`). A TPU pod or slice named without its size
+counts no one chip either (:func:`unsized_pod`).
 """
 
 from __future__ import annotations
