@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from accelerators._text import quote
-from accelerators.catalog._system_words import device_names
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -39,14 +38,15 @@ def count_scope(pieces: Sequence[Piece]) -> str:
     return ""
 
 
-def unsized_pod(pieces: Sequence[Piece]) -> str:
+def unsized_pod(pieces: Sequence[Piece], devices: bool) -> str:
     """Why a name with a TPU pod or slice word but no size, topology or count is refused, or ''
     where it is not: in a list of devices the word names the device's type (GKE's
     ``tpu-v4-podslice``, Vertex AI's ``TPU_V4_POD``); elsewhere it may be the whole pod (a
-    book's ``TPU v5e pod`` is 256 chips), never one chip."""
-    if device_names():
+    book's ``TPU v5e pod`` is 256 chips), never one chip. ``devices``: whether the names being
+    read are devices (:func:`._system_words.device_names`)."""
+    if devices:
         return ""
     for piece in pieces:
         if piece.kind == "partition" and piece.value in _POD_WORDS:
-            return f"{quote(piece.text)}: a TPU pod or slice of how many chips? (give its size)"
+            return f"{quote(piece.text)}: a pod or slice of how many chips? (give its size)"
     return ""

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from accelerators._text import format_number, implausible_count, quote
 from accelerators._vendors import CLOUD_VENDORS
-from accelerators.catalog._count_scope import count_scope, unsized_pod
+from accelerators.catalog._count_scope import count_scope
 from accelerators.catalog._modelwords import ModelWords, words_of
 from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._segment import Piece
@@ -342,8 +342,6 @@ def result(state: Read, candidates: list[Accelerator], *, pinned_by_report: bool
         if shape is None:
             raise refuse(state, f"{acc.name} has no {topology} topology")
         return _one_slice(state, NameMatch(acc, pinned, shape.chips, topology, "reader"), count)
-    if count is None and (why := unsized_pod([t.piece for t in state.tokens])):
-        raise refuse(state, why)
     value = None if count is None else (int(count) if float(count).is_integer() else count)
     devices = count is not None and _counts_devices(state, count)
     return NameMatch(

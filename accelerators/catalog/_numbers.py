@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from accelerators._text import format_number, quote
+from accelerators.catalog._count_scope import unsized_pod
 from accelerators.catalog._narrow import UNITS, Read, Token, refuse
 from accelerators.catalog._number_marks import (
     BEFORE_MODEL,
@@ -41,7 +42,7 @@ from accelerators.catalog._number_marks import (
     vgpu_profile,
     x64_architecture,
 )
-from accelerators.catalog._system_words import host_word
+from accelerators.catalog._system_words import device_names, host_word
 from accelerators.catalog._vgpu import MOST_B_SERIES_GB, no_nvidia_vgpu
 
 if TYPE_CHECKING:
@@ -193,6 +194,9 @@ def read_numbers(state: Read, candidates: list[Accelerator]) -> None:
             f"{quote(both.piece.text)} after a count could be the {both.piece.text.upper()} or "
             f"{both.piece.text[:-1].upper()}s (a plural)",
         )
+    sized = state.counts or state.slice_size or any(t.role == "topology" for t in state.tokens)
+    if not sized and (why := unsized_pod([t.piece for t in state.tokens], device_names())):
+        raise refuse(state, why)  # "TPU v5e pod": 256 chips, never one
     for value, token in state.counts:
         if value <= 0:
             raise refuse(
