@@ -155,6 +155,11 @@ READ = [
     # a MIG profile alone that only one family's models have reads as that family, as a bare
     # model name does (GKE's partition size "1g.35gb": an H200, SXM or NVL)
     ("1g.35gb", "H200-SXM@1g.35gb | H200-NVL@1g.35gb"),
+    # an edition's initials (Server Edition, Max-Q) and Blackwell's "BW" after the model
+    ("RTX PRO 6000 Blackwell SE", "RTX-PRO-6000!"),
+    ("rtxpro6000mq", "RTX-PRO-6000-MAXQ!"),
+    ("RTXPRO6000BW", "RTX-PRO-6000"),
+    ("RTXPRO4500BW", "RTX-PRO-4500 | RTX-PRO-4500-SERVER"),
 ]
 
 
@@ -226,6 +231,9 @@ REFUSED = [
     ("warboy(1)*2", "'1' follows the model"),
     # a MIG profile alone that models of several families have
     ("1g.24gb", "MIG profile 1g.24gb is a slice of H100-NVL or GH200-96GB or RTX-PRO-6000"),
+    # an edition or generation the model has no SKU of: never dropped
+    ("A100 SE", "no A100 in the catalog is server"),
+    ("H100 BW", "no H100 in the catalog is a Blackwell part"),
 ]
 
 
