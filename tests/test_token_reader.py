@@ -160,6 +160,9 @@ READ = [
     ("rtxpro6000mq", "RTX-PRO-6000-MAXQ!"),
     ("RTXPRO6000BW", "RTX-PRO-6000"),
     ("RTXPRO4500BW", "RTX-PRO-4500 | RTX-PRO-4500-SERVER"),
+    # a paper's count of TPU chips, however large: the plural says the number counts them
+    ("1024 TPU-V3 chips", "TPU-V3:1024"),
+    ("8 TPU v5e chips", "TPU-V5E:8"),
 ]
 
 

@@ -200,6 +200,8 @@ def counted_by_plural(state: Read, token: Token) -> bool:
             seen_model = True
         elif not seen_model and (later.role in BEFORE_MODEL or kind in _QUALIFIERS):
             continue
+        elif not seen_model and kind == "device" and later.piece.value.startswith("tpu"):
+            continue  # "1024 TPU-V3 chips": the TPU word before its generation
         elif seen_model and kind == "device":
             return later.piece.text.lower().endswith("s") and len(later.piece.text) > 3
         elif seen_model and kind in _QUALIFIERS:
