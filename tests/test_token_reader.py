@@ -85,6 +85,10 @@ READ = [
     ("Tesla-T4-SHARED", "T4@shared"),
     ("NVIDIA-H100-80GB-HBM3-MIG-1g.10gb", "H100-SXM!@1g.10gb"),
     ("A100 MIG 1g.5gb", "A100-40GB@1g.5gb"),  # the profile tells the A100's memory
+    ("A100 MIG 3g.40gb", "A100-80GB@3g.40gb"),
+    # ... and keeps open what it does not tell, as '@' does (H100@1g.10gb)
+    ("H100 MIG 4g.40gb", "H100-SXM@4g.40gb | H100-PCIE@4g.40gb"),
+    ("H100 MIG 1g.12gb", "H100-NVL@1g.12gb"),
     # truncated driver names, pci.ids names with the board in brackets
     ("NVIDIA RTX 6000 Ada Gene...", "RTX-6000-ADA"),
     ("GH100 [H100 SXM5 80GB]", "H100-SXM!"),

@@ -346,8 +346,16 @@ def _resolve_decorated(index: Index, text: str) -> NameMatch | None:
         base = _lookup(index, _without(text, mig))
         if base is not None and base.partition is None:
             partition = mig[1].lower()
-            check_partition(base.accelerator, partition)
-            return NameMatch(base.accelerator, base.pinned, base.count, partition, base.source)
+            # the profile picks among the models a name leaves open, as '@' does: an
+            # "A100 MIG 3g.40gb" is the 80 GB card; "H100 MIG 1g.10gb" keeps SXM and PCIe open
+            members = (base.accelerator, *base.family)
+            fitting = [a for a in members if partition in a.partitions]
+            if not fitting:
+                check_partition(base.accelerator, partition)
+            first, *rest = fitting or [base.accelerator]
+            return NameMatch(
+                first, base.pinned, base.count, partition, base.source, family=tuple(rest)
+            )
     sized = split_size(text)
     if sized is not None:
         base = _lookup(index, sized[0])
