@@ -741,6 +741,29 @@ def test_compute_capability_only_on_nvidia(name):
         assert acc.compute_capability is None
 
 
+def test_an_llvm_target_is_amds_and_its_source_gives_it():
+    # ROCm's GPU specifications table (the rocm-gpu-specs source's note lists each row read):
+    # every entry that has one is AMD's, and the note pairs its name with that target
+    note = catalog.sources()["rocm-gpu-specs"].note.casefold()
+    with_target = [acc for acc in catalog.all() if acc.llvm_target]
+    assert len(with_target) >= 30
+    for acc in with_target:
+        assert acc.vendor == "amd", acc.name
+        spelled = (acc.name.replace("-", " ").casefold(), acc.name.casefold())
+        assert any(
+            f"{w} {acc.llvm_target}" in note or f"{w} (32gb) {acc.llvm_target}" in note
+            for w in spelled
+        ), acc.name
+    assert catalog.get("MI300X").llvm_target == "gfx942"
+    assert catalog.get("MI308X").llvm_target is None  # no source read gives it
+
+
+def test_an_llvm_target_is_checked_when_the_catalog_is_loaded():
+    row = {**catalog.get("MI300X").model_dump(by_alias=True), "llvm_target": "942"}
+    with pytest.raises(ValueError, match="llvm_target"):
+        Accelerator.model_validate(row)
+
+
 @pytest.mark.parametrize("name", ALL_NAMES)
 def test_aliases_use_plain_characters_and_do_not_repeat_the_name(name):
     acc = by_name()[name]

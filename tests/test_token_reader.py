@@ -167,6 +167,9 @@ READ = [
     # a paper's count of TPU chips, however large: the plural says the number counts them
     ("1024 TPU-V3 chips", "TPU-V3:1024"),
     ("8 TPU v5e chips", "TPU-V5E:8"),
+    # an LLVM AMDGPU processor beside the model: the catalog's (ROCm's GPU specifications)
+    ("MI250X gfx90a", "MI250X"),
+    ("amdgpu_mi325_gfx942", "MI325X"),
 ]
 
 
@@ -241,6 +244,12 @@ REFUSED = [
     # an edition or generation the model has no SKU of: never dropped
     ("A100 SE", "no A100 in the catalog is server"),
     ("H100 BW", "no H100 in the catalog is a Blackwell part"),
+    # an LLVM target that is not the model's, or one the catalog does not record for it, and a
+    # target alone: an instruction set several boards share
+    ("MI300X gfx90a", "'gfx90a' names an LLVM target the catalog does not give MI300X"),
+    ("amdgpu_rocm_mi308_gfx942", "does not record for MI308X"),
+    ("gfx942", r"an LLVM AMDGPU processor.*MI300X, MI325X, MI300A"),
+    ("gfx1201", r"the catalog gives it to no device\)\. Name the device\n"),
 ]
 
 

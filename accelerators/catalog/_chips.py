@@ -7,9 +7,15 @@ gives that chip for every candidate the model leaves; a chip the catalog gives n
 or does not give for one of them, stays unplaced and the name is refused: it may name another
 board on that chip (``NAVI21_V620``, whose chip the catalog does not record).
 
+An LLVM AMDGPU processor (``gfx942``, ``gfx90a``) is read so too, against the catalog's
+``llvm_target`` (ROCm's GPU specifications): ``amdgpu_mi325_gfx942`` is the MI325X, and
+``MI300X gfx90a`` is refused. Alone it names no device (gfx942 is three boards or more).
+
 >>> from accelerators import AcceleratorSpec
 >>> str(AcceleratorSpec.parse("SIFT_CHIPID_NAVI21_W6800"))
 'W6800'
+>>> str(AcceleratorSpec.parse("MI250X gfx90a"))
+'MI250X'
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from accelerators.catalog._segment import AMD_CHIP
+from accelerators.catalog._chip_words import AMD_CHIP, LLVM_TARGET
 
 if TYPE_CHECKING:
     from accelerators.catalog._narrow import Read
@@ -32,19 +38,37 @@ def _squashed(name: str) -> str:
 
 
 def read_chips(state: Read, candidates: list[Accelerator]) -> None:
-    """Give the role ``chip`` to each AMD chip code name the catalog gives every candidate."""
+    """Give the role ``chip`` to each AMD chip code name, or LLVM AMDGPU processor, that the
+    catalog gives every candidate."""
     if not candidates:
         return
-    chips = {_squashed(acc.chip) if acc.chip else None for acc in candidates}
     named = ", ".join(sorted({acc.model for acc in candidates}))
     for token in state.tokens:
         piece = token.piece
-        if token.role or piece.kind != "unknown" or not AMD_CHIP.fullmatch(piece.text.strip()):
+        text = piece.text.strip()
+        if token.role or piece.kind != "unknown":
             continue
-        if chips == {_squashed(piece.value)}:
-            token.role = "chip"
-            token.meaning = f"the chip ({candidates[0].chip}) of the model"
-        elif None in chips:
-            token.refusal = f"names a chip the catalog does not record for {named}"
+        if AMD_CHIP.fullmatch(text):
+            own = {_squashed(acc.chip) if acc.chip else None for acc in candidates}
+            said, what = _squashed(piece.value), "chip"
+        elif LLVM_TARGET.fullmatch(text):
+            own = {acc.llvm_target for acc in candidates}
+            said, what = text.casefold(), "LLVM target"
         else:
-            token.refusal = f"names a chip the catalog does not give {named}"
+            continue
+        if own == {said}:
+            token.role = "chip"
+            first = candidates[0]
+            token.meaning = (
+                f"the chip ({first.chip}) of the model"
+                if what == "chip"
+                else f"the model's LLVM target ({first.llvm_target})"
+            )
+        elif None in own:
+            token.refusal = f"names {_a(what)} the catalog does not record for {named}"
+        else:
+            token.refusal = f"names {_a(what)} the catalog does not give {named}"
+
+
+def _a(what: str) -> str:
+    return f"an {what}" if what.startswith("LLVM") else f"a {what}"

@@ -100,6 +100,8 @@ def _partitions(acc: Accelerator) -> str:
 def _architecture(acc: Accelerator) -> str:
     if acc.compute_capability:
         return f"{acc.architecture}, compute capability {acc.compute_capability}"
+    if acc.llvm_target:
+        return f"{acc.architecture}, {acc.llvm_target}"
     return acc.architecture
 
 

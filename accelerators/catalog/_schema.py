@@ -89,6 +89,9 @@ class Accelerator(BaseModel):
     chip: str | None = None
     """The die (``GH100``, ``AD102``): SKUs of one chip share per-clock tensor-rate ratios."""
     compute_capability: str | None = None
+    llvm_target: str | None = Field(default=None, pattern=r"^gfx[0-9]{2,3}[0-9a-f]$")
+    """An AMD GPU's LLVM AMDGPU processor (``gfx942``), as ROCm's GPU specifications give it:
+    the instruction set a build targets, which several boards may share."""
     form_factor: str
     memory_type: str
     interconnect: str

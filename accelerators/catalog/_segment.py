@@ -24,6 +24,7 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
+from accelerators.catalog._chip_words import AMD_CHIP, LLVM_TARGET
 from accelerators.catalog._words import MIG_PROFILE, PATTERNS, vocabulary
 
 __all__ = ["Piece", "segment"]
@@ -78,14 +79,6 @@ _DATE = re.compile(
 #: A board's or chip's revision (pci.ids' ``RTX 2080 Rev. A``, vgpu_unlock's ``RTX 2080 Ti
 #: Rev. A``: the binned TU10x-A chip of the same card), kept whole: no model word, no count.
 _REVISION = re.compile(r"(?<![0-9a-z])rev\.?\s?[a-z](?![0-9a-z])", re.I)
-#: An AMD GPU chip's code name with its number (Wine's ``CARD_AMD_RADEON_RX_VEGA_10``, ``Navi
-#: 21``, ``Polaris 10``), kept whole and unplaced: a chip several boards carry, and its number
-#: no count ("Vega 56" and "Vega 64" are boards, "Vega 8" an APU's graphics: not these).
-AMD_CHIP = re.compile(
-    r"(?<![0-9a-z])(?:vega[\s_\-]?(?:10|12|20)|navi[\s_\-]?(?:1[0-4]|2[1-4]|3[1-3]|4[48])"
-    r"|polaris[\s_\-]?(?:1[0-2]|2[0-2]|30))(?![0-9a-z])",
-    re.I,
-)
 #: A partition written as cores and memory (FuriosaAI's ``rngd-2core.12gb``), kept whole: no
 #: host's cores and RAM, and a profile the catalog does not carry, so the name is refused.
 _CORE_PROFILE = re.compile(r"(?<![0-9a-z.])[0-9]+cores?\.[0-9]+gb?(?![0-9a-z])", re.I)
@@ -185,6 +178,7 @@ def _chunks(text: str) -> tuple[str, list[int], list[_Chunk], list[bool]]:
         (_REVISION, "noise:revisions"),
         (_DATE, "noise:dates"),
         (AMD_CHIP, "unknown"),
+        (LLVM_TARGET, "unknown"),
         (_CORE_PROFILE, "unknown"),
     )
     for pattern, kind in fixed_kinds:

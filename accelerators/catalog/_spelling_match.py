@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from accelerators._text import quote
 from accelerators.catalog import _store as catalog
+from accelerators.catalog._chip_words import LLVM_TARGET
 from accelerators.catalog._spellings import (
     DEVICE_REPORTED,
     Index,
@@ -109,6 +110,8 @@ def unknown_name(
     whose names the catalog knows."""
     from accelerators.catalog._schema import Names
 
+    if LLVM_TARGET.fullmatch(text.strip()):
+        return _llvm_target_alone(text)
     hints = close_matches(text.strip(), index.displays)
     loose = loose_key(text)
     if loose:
@@ -129,4 +132,21 @@ def unknown_name(
         f"systems uses: {systems}",
         name=text,
         suggestions=suggestions,
+    )
+
+
+def _llvm_target_alone(text: str) -> UnknownAcceleratorError:
+    """An LLVM AMDGPU processor alone (``gfx942``) names an instruction set, which several
+    boards may share: the error names the catalog's boards of it."""
+    target = text.strip().casefold()
+    models = tuple(dict.fromkeys(a.model for a in catalog.all() if a.llvm_target == target))
+    given = ", ".join(models) if models else "no device"
+    example = (
+        f", with the processor if you like ({quote(models[0] + ' ' + target)})" if models else ""
+    )
+    return UnknownAcceleratorError(
+        f"{quote(text)} is an LLVM AMDGPU processor, an instruction set rather than one device "
+        f"(the catalog gives it to {given}). Name the device{example}",
+        name=text,
+        suggestions=models[:3],
     )
