@@ -56,6 +56,8 @@ READ = [
     ("1x_nvidia_h200_140gb_sxm", "H200-SXM"),  # Together writes the 141 GB as 140
     ("gpu-l4-1-4-16", "L4"),  # an instance shape: GPUs, vCPUs, GiB of RAM (rising)
     ("gpu-h100-8-252-1440", "H100-SXM:8 | H100-PCIE:8 | H100-NVL:8"),
+    # a count right after the model that only host figures follow (ModelZ's resource names)
+    ("nvidia-ada-l4-2-24c-96g", "L4:2"),
     # camel case and concatenated names
     ("NvidiaTeslaT4", "T4"),
     ("NvidiaRtxPro6000", "RTX-PRO-6000"),

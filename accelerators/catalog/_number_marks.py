@@ -22,6 +22,7 @@ __all__ = [
     "counted_by_plural",
     "gpu_cores",
     "is_host",
+    "last_but_host",
     "machine_vcpus",
     "marks_count",
     "model_size",
@@ -44,6 +45,19 @@ def next_token(state: Read, token: Token) -> Token | None:
 
 def after(state: Read, token: Token) -> list[Token]:
     return state.tokens[state.tokens.index(token) + 1 :]
+
+
+def last_but_host(state: Read, token: Token) -> bool:
+    """Whether only form factors, or host figures with their numbers, follow ``token``: it
+    ends the device's part of the name (FlagPerf's ``A100_40_SXM``; ModelZ's
+    ``nvidia-ada-l4-2-24c-96g``: 2 L4s, then 24 vCPUs and 96 GB of RAM)."""
+    later = after(state, token)
+    return all(
+        t.piece.kind == "form"
+        or t.piece.kind == "vcpu"  # 24c, 128vcpu
+        or (t.piece.kind == "memory" and i > 0 and is_host(later[i - 1]))  # 96g after 24c
+        for i, t in enumerate(later)
+    )
 
 
 def prev_token(state: Read, token: Token) -> Token | None:

@@ -23,12 +23,12 @@ from accelerators.catalog._narrow import UNITS, Read, Token, refuse
 from accelerators.catalog._number_marks import (
     BEFORE_MODEL,
     PCIE_VERSIONS,
-    after,
     after_letters,
     compute_profile,
     counted_by_plural,
     gpu_cores,
     is_host,
+    last_but_host,
     machine_vcpus,
     marks_count,
     model_size,
@@ -305,17 +305,18 @@ def _read_number(
         token.role, token.meaning = "noise", f"a version of {prev.piece.text}"
     elif nxt is not None and nxt.piece.kind == "host":
         token.role, token.meaning = "host figure", f"{piece.value} {nxt.piece.value}"
-    elif not tpu and all(t.piece.kind == "form" for t in after(state, token)):
-        # the last number, or one a form factor follows (FlagPerf's "A100_40_SXM")
+    elif not tpu and last_but_host(state, token):
+        # the last number, or one form factors or host figures follow ("A100_40_SXM")
         _read_last_number(state, token, prev, candidates)
 
 
 def _read_last_number(
     state: Read, token: Token, prev: Token | None, candidates: list[Accelerator]
 ) -> None:
-    """A bare number that ends the name, set apart right after the model: the memory size of
-    one of the models (Beam's ``A100-40``), else, in a name that also states host figures or a
-    device word, a count of 1 to 16 (Genesis Cloud's ``..._disk-80g_nvidia3080-4``). A number
+    """A bare number that ends the name (or that only form factors and host figures follow),
+    set apart right after the model: the memory size of one of the models (Beam's ``A100-40``),
+    else, in a name that also states host figures or a device word, a count of 1 to 16 (Genesis
+    Cloud's ``..._disk-80g_nvidia3080-4``, ModelZ's ``nvidia-ada-l4-2-24c-96g``). A number
     that could be either (``..._nvidia3060ti-8``: 8 cards, or the 3060 Ti's 8 GB?) and any other
     trailing number stay unplaced, and the name is refused: a count is never dropped."""
     piece = token.piece
