@@ -242,7 +242,14 @@ def _before(index: int) -> list[Any]:
 def test_a_later_corpus_holds_no_name_an_earlier_corpus_has(index: int) -> None:
     visible, sealed = IN_ORDER[index]
     seen = {row.name for row in ROWS + _before(index)}
-    assert not [row.name for row in visible + sealed if row.name in seen]
+    repeated = [row for row in visible + sealed if row.name in seen]
+    if index == 43:
+        # the forty-fourth kept them (the rule was not applied before its split): 257 rows,
+        # which the benchmark reports apart ("names no earlier corpus has")
+        assert len(repeated) == 257
+        assert {row.name for row in repeated} <= peer_names.names_before("fresh 44")
+        return
+    assert not [row.name for row in repeated]
 
 
 #: Fresh corpora smaller than the 300 names issue 32 asks of a new corpus: the sixteenth, a
@@ -736,17 +743,3 @@ def test_a_family_reading_is_right_when_it_holds_every_model_the_row_names() -> 
     opened = AcceleratorSpec.parse("RTX 6000")
     assert peer_names._family_reading(opened, ["QUADRO-RTX-6000"])
     assert not peer_names._family_reading(AcceleratorSpec.parse("T4 | L4"), ["T4"])
-
-
-def test_from_the_fourth_to_the_forty_third_no_corpus_repeats_an_earlier_name() -> None:
-    # the rule those corpora applied before their split (exact text); the first three and the
-    # forty-fourth kept such names, and the benchmark reports them apart for those
-    for number in range(4, 44):
-        title = f"fresh {number}"
-        seen = peer_names.names_before(title)
-        visible, sealed = IN_ORDER[number - 1]
-        assert not {row.name for row in visible + sealed} & seen, title
-    visible, sealed = IN_ORDER[43]
-    kept = {row.name for row in visible + sealed} & peer_names.names_before("fresh 44")
-    assert "NVIDIA H100 80GB HBM3" in kept
-    assert "nvidia-ada-l4-8c-32g" not in kept  # ModelZ's, new

@@ -172,6 +172,8 @@ READ = [
     # an LLVM AMDGPU processor beside the model: the catalog's (ROCm's GPU specifications)
     ("MI250X gfx90a", "MI250X"),
     ("amdgpu_mi325_gfx942", "MI325X"),
+    # SXM spelt XSM by two systems (HAMi, CUDA-L1): the form word still
+    ("A100-80GB-XSM", "A100-80GB-SXM!"),
 ]
 
 
