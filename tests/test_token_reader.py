@@ -192,6 +192,9 @@ REFUSED = [
     ("gpu-l4-16-4-1", "'16' follows the model"),  # not a rising shape
     ("t4-16-32-128", "'16' follows the model"),  # 16 is no shape's count (16 GB?)
     ("gpu-l4-1-12-48-x", "'12' follows the model"),
+    # a number that vCPUs alone follow: 8 cores, or the L4-8C vGPU profile? (a RAM size after
+    # them says cores: nvidia-ada-l4-2-24c-96g)
+    ("l4-2-24c", "'2' follows the model"),
     ("bm3-ai-1xlarge-h100-80-8", "'80' follows the model"),
     # no model word runs over a '/': "a10/g" is the A10 and a 'g', not the A10G
     ("a10/g-runner", "'g' follows the model"),

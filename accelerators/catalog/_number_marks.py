@@ -52,12 +52,12 @@ def last_but_host(state: Read, token: Token) -> bool:
     ends the device's part of the name (FlagPerf's ``A100_40_SXM``; ModelZ's
     ``nvidia-ada-l4-2-24c-96g``: 2 L4s, then 24 vCPUs and 96 GB of RAM)."""
     later = after(state, token)
-    return all(
-        t.piece.kind == "form"
-        or t.piece.kind == "vcpu"  # 24c, 128vcpu
-        or (t.piece.kind == "memory" and i > 0 and is_host(later[i - 1]))  # 96g after 24c
-        for i, t in enumerate(later)
-    )
+    ram = [
+        i for i, t in enumerate(later) if t.piece.kind == "memory" and i and is_host(later[i - 1])
+    ]
+    if any(t.piece.kind != "form" for t in later) and not ram:
+        return False  # "l4-1-8c": 8 cores, or the L4-8C vGPU profile? (a RAM size says cores)
+    return all(t.piece.kind in ("form", "vcpu") or i in ram for i, t in enumerate(later))
 
 
 def prev_token(state: Read, token: Token) -> Token | None:
