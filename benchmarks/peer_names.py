@@ -324,6 +324,13 @@ Two corpora, one file per system, written from each system's public sources:
   names an earlier corpus has (the fourth to the forty-third dropped them before their split:
   here 257 of 416), and each part is reported again without them ("names no earlier corpus
   has").
+* ``tests/peer_names/fresh45/{visible,sealed}/*.tsv``, the *forty-fifth fresh* corpus (issue
+  32): 15 more systems (compiler and build systems' GPU targets, a graphics driver CI's
+  hardware tags, an engine's device list, device-info and GPU-preset tables, edge inference
+  devices, Chinese accelerators' device types, a carbon dataset, a calculator's GPU options, a
+  validator GPU list, a cloud's container GPU names), collected after the forty-fourth's fixes,
+  names an earlier corpus has dropped before the split, committed before any reader ran on it
+  and run once with the reader and catalog frozen.
 
 Each name is read as its file's ``# denotes:`` line says its system's names stand for
 (``AcceleratorSpec.parse(name, denotes=...)``: ``device``, ``board``, ``node`` or
@@ -366,7 +373,7 @@ FRESH = CORPORA / "fresh" / "visible"
 SEALED = CORPORA / "fresh" / "sealed"
 #: The fresh corpora, in the order collected (``fresh``, ``fresh2`` ... ``fresh41``), each its
 #: visible part and its sealed third; a new corpus is one more folder and one more number here.
-FRESH_COUNT = 44
+FRESH_COUNT = 45
 _FRESH_PARTS = [(FRESH, SEALED)] + [
     (CORPORA / f"fresh{n}" / "visible", CORPORA / f"fresh{n}" / "sealed")
     for n in range(2, FRESH_COUNT + 1)
