@@ -174,6 +174,9 @@ READ = [
     ("amdgpu_mi325_gfx942", "MI325X"),
     # SXM spelt XSM by two systems (HAMi, CUDA-L1): the form word still
     ("A100-80GB-XSM", "A100-80GB-SXM!"),
+    # a precision and the device's rate at it (an LLM calculator's options): no count, no size
+    ("B200 FP4 Dense (18 PFLOPS)", "B200"),
+    ("A100 80GB INT8 (624 TOPS)", "A100-80GB"),
 ]
 
 

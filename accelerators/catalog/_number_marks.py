@@ -25,6 +25,7 @@ __all__ = [
     "last_but_host",
     "machine_vcpus",
     "marks_count",
+    "model_ahead",
     "model_size",
     "next_to_number",
     "next_token",
@@ -58,6 +59,14 @@ def last_but_host(state: Read, token: Token) -> bool:
     if any(t.piece.kind != "form" for t in later) and not ram:
         return False  # "l4-1-8c": 8 cores, or the L4-8C vGPU profile? (a RAM size says cores)
     return all(t.piece.kind in ("form", "vcpu") or i in ram for i, t in enumerate(later))
+
+
+def model_ahead(state: Read, token: Token) -> bool:
+    """Whether the model comes next after ``token``, past vendor, line and architecture words."""
+    for later in state.tokens[state.tokens.index(token) + 1 :]:
+        if later.role not in BEFORE_MODEL:
+            return later.role == "model"
+    return False
 
 
 def prev_token(state: Read, token: Token) -> Token | None:

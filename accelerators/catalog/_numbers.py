@@ -21,7 +21,6 @@ from accelerators._text import format_number, quote
 from accelerators.catalog._count_scope import unsized_pod
 from accelerators.catalog._narrow import UNITS, Read, Token, refuse
 from accelerators.catalog._number_marks import (
-    BEFORE_MODEL,
     PCIE_VERSIONS,
     after_letters,
     compute_profile,
@@ -31,6 +30,7 @@ from accelerators.catalog._number_marks import (
     last_but_host,
     machine_vcpus,
     marks_count,
+    model_ahead,
     model_size,
     next_to_number,
     next_token,
@@ -48,7 +48,7 @@ from accelerators.catalog._vgpu import MOST_B_SERIES_GB, no_nvidia_vgpu
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
 
-__all__ = ["model_ahead", "read_numbers"]
+__all__ = ["model_ahead", "read_numbers"]  # model_ahead: _number_marks's, for the others
 
 #: The largest count a bare number may be where only its place marks it (before the model,
 #: ``8-h100``, or ending an instance name); a larger one is a model number or a size.
@@ -305,6 +305,8 @@ def _read_number(
         token.role, token.meaning = "noise", f"a version of {prev.piece.text}"
     elif nxt is not None and nxt.piece.kind == "host":
         token.role, token.meaning = "host figure", f"{piece.value} {nxt.piece.value}"
+    elif nxt is not None and (nxt.piece.kind, nxt.piece.value) == ("noise", "performance"):
+        token.role, token.meaning = "noise", f"{piece.value} {nxt.piece.text}: the device's rate"
     elif not tpu and last_but_host(state, token):
         # the last number, or one form factors or host figures follow ("A100_40_SXM")
         _read_last_number(state, token, prev, candidates)
@@ -355,14 +357,6 @@ def _read_last_number(
         token.role, token.number = "count", value
         token.meaning = f"{piece.value} devices (ends an instance name that states its host)"
         state.counts.append((value, token))
-
-
-def model_ahead(state: Read, token: Token) -> bool:
-    """Whether the model comes next after ``token``, past vendor, line and architecture words."""
-    for later in state.tokens[state.tokens.index(token) + 1 :]:
-        if later.role not in BEFORE_MODEL:
-            return later.role == "model"
-    return False
 
 
 def _plural_without_count(state: Read) -> Token | None:

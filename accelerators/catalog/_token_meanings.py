@@ -65,6 +65,7 @@ _NOISE_MEANINGS = {
     "keys": "a key of the path or enum the name is written in",
     "os": "an operating system",
     "precisions": "a number format",
+    "performance": "a rate's unit",
     "serving": "a serving mode",
     "channels": "a release channel",
     "jobs": "what a CI job or benchmark does",
