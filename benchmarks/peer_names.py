@@ -360,6 +360,7 @@ answers.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from dataclasses import asdict, dataclass
@@ -673,12 +674,13 @@ def names_before(title: str) -> set[str]:
     earlier = ["taught", "held-out"] + [
         "fresh" if n == 1 else f"fresh {n}" for n in range(1, int(number))
     ]
-    return {
-        row.name
-        for title_ in earlier
-        for _, directory in _CORPORA[title_][1]
-        for row in load(directory)
-    }
+    return {name for title_ in earlier for name in _names_of(title_)}
+
+
+@functools.cache
+def _names_of(title: str) -> frozenset[str]:
+    """The names of one corpus, both parts, read once per run (every later corpus asks)."""
+    return frozenset(row.name for _, directory in _CORPORA[title][1] for row in load(directory))
 
 
 def _dest(flag: str) -> str:
