@@ -43,6 +43,7 @@ def read_chips(state: Read, candidates: list[Accelerator]) -> None:
     if not candidates:
         return
     named = ", ".join(sorted({acc.model for acc in candidates}))
+    first = candidates[0]
     for token in state.tokens:
         piece = token.piece
         text = piece.text.strip()
@@ -50,25 +51,16 @@ def read_chips(state: Read, candidates: list[Accelerator]) -> None:
             continue
         if AMD_CHIP.fullmatch(text):
             own = {_squashed(acc.chip) if acc.chip else None for acc in candidates}
-            said, what = _squashed(piece.value), "chip"
+            said, what, meaning = _squashed(piece.value), "a chip", f"the chip ({first.chip})"
         elif LLVM_TARGET.fullmatch(text):
             own = {acc.llvm_target for acc in candidates}
-            said, what = text.casefold(), "LLVM target"
+            said, what = text.casefold(), "an LLVM target"
+            meaning = f"the LLVM target ({first.llvm_target})"
         else:
             continue
         if own == {said}:
-            token.role = "chip"
-            first = candidates[0]
-            token.meaning = (
-                f"the chip ({first.chip}) of the model"
-                if what == "chip"
-                else f"the model's LLVM target ({first.llvm_target})"
-            )
+            token.role, token.meaning = "chip", f"{meaning} of the model"
         elif None in own:
-            token.refusal = f"names {_a(what)} the catalog does not record for {named}"
+            token.refusal = f"names {what} the catalog does not record for {named}"
         else:
-            token.refusal = f"names {_a(what)} the catalog does not give {named}"
-
-
-def _a(what: str) -> str:
-    return f"an {what}" if what.startswith("LLVM") else f"a {what}"
+            token.refusal = f"names {what} the catalog does not give {named}"

@@ -48,7 +48,7 @@ from accelerators.catalog._vgpu import MOST_B_SERIES_GB, no_nvidia_vgpu
 if TYPE_CHECKING:
     from accelerators.catalog._schema import Accelerator
 
-__all__ = ["model_ahead", "read_numbers"]  # model_ahead: _number_marks's, for the others
+__all__ = ["read_numbers"]
 
 #: The largest count a bare number may be where only its place marks it (before the model,
 #: ``8-h100``, or ending an instance name); a larger one is a model number or a size.

@@ -58,7 +58,8 @@ from accelerators.catalog._narrow import (
     result,
     without_model,
 )
-from accelerators.catalog._numbers import model_ahead, read_numbers
+from accelerators.catalog._number_marks import model_ahead
+from accelerators.catalog._numbers import read_numbers
 from accelerators.catalog._reading import TokenReading
 from accelerators.catalog._segment import segment
 from accelerators.catalog._spellings import NameMatch

@@ -225,7 +225,7 @@ def _compute_node(state: Read) -> list[Token]:
     """A leading ``compute`` right before the model: a compute node's or flavour's name
     (NREC's OpenStack ``compute-l40s``, nodes of 4 L40S), where after the model it is the
     card's mode (``Tesla T4 compute``, ``A40 (compute mode)``)."""
-    from accelerators.catalog._numbers import model_ahead  # the reader's: loaded with it
+    from accelerators.catalog._number_marks import model_ahead  # the reader's: loaded with it
 
     first = state.tokens[0]
     piece = first.piece

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from accelerators._text import quote
 from accelerators.catalog._modelwords import CARD_VARIANTS, VARIANT_WORDS, words_of
 from accelerators.catalog._narrow import Read, refuse
-from accelerators.catalog._numbers import model_ahead
+from accelerators.catalog._number_marks import model_ahead
 from accelerators.catalog._system_words import mixed_names
 from accelerators.catalog._words import vocabulary
 from accelerators.errors import close_matches
