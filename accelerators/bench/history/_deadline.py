@@ -55,10 +55,13 @@ class Deadline:
     def expired(self) -> bool:
         return time.monotonic() >= self.end
 
-    def error(self, location: str) -> HistoryTimeout:
+    def error(self, location: str, last: str = "") -> HistoryTimeout:
+        """:param last: what the store last answered, when it answered something other than
+        our own stop at the deadline (SQLite's "database is locked" tried until then)."""
+        said = f"; its last answer: {last}" if last else ""
         return HistoryTimeout(
             f"{location} did not answer within {self.budget_s:g} s (the history's deadline, "
-            "ACCELERATORS_BENCH_HISTORY_DEADLINE)"
+            f"ACCELERATORS_BENCH_HISTORY_DEADLINE){said}"
         )
 
     def check(self, location: str) -> float:

@@ -76,8 +76,10 @@ class SqliteStore(SqlStore):
             yield db
             healthy = True
         except sqlite3.Error as exc:
-            if deadline.expired or "interrupted" in str(exc):
+            if "interrupted" in str(exc):  # our progress handler stopped it at the deadline
                 raise deadline.error(self.location) from exc
+            if deadline.expired:  # e.g. "database is locked", tried until the deadline
+                raise deadline.error(self.location, str(exc)) from exc
             raise AcceleratorError(
                 f"Cannot {what} the bench history {self.location}: {exc}"
             ) from exc
