@@ -138,6 +138,33 @@ def test_device_reported_names_pin_the_sku_of_multi_sku_models(
     assert match.pinned is (len(catalog.by_model(acc.model)) > 1)
 
 
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        # as the device writes it: nvidia-smi's "NVIDIA H200" is the SXM card (the NVL card
+        # says "NVL"), GFD's label too, and flytekit's constant nvidia-h200 names it
+        ("NVIDIA H200", "H200-SXM"),
+        ("NVIDIA-H200", "H200-SXM"),
+        ("nvidia-h200", "H200-SXM"),
+        # written otherwise, the words leave the form factor open (imperial_rcs, ionos_cloud,
+        # llminfersim in tests/peer_names): the family, never the SXM card alone
+        ("NVidia H200", "H200-SXM | H200-NVL"),
+        ("nvidia_H200", "H200-SXM | H200-NVL"),
+        ("4x NVIDIA H200", "H200-SXM:4 | H200-NVL:4"),
+        ("NVIDIA GEFORCE RTX 3060", "RTX-3060:12GB | RTX-3060-8GB"),
+        # where the words pin the board, the board is kept however the name is written
+        ("8x NVIDIA H100 80GB HBM3", "H100-SXM!:8"),
+        ("nvidia_a100-sxm4-80gb", "A100-80GB-SXM!"),
+    ],
+)
+def test_a_device_reported_name_pins_its_board_only_as_the_device_writes_it(
+    text: str, canonical: str
+) -> None:
+    from accelerators import AcceleratorSpec
+
+    assert str(AcceleratorSpec.parse(text)) == canonical
+
+
 # -- model-level or SKU-level: the cases the design names ------------------------------------
 @pytest.mark.parametrize(
     ("text", "sku", "pinned"),

@@ -62,9 +62,9 @@ from accelerators.catalog._choices import choice_of_entries, same_entry_choice
 from accelerators.catalog._memory_select import named_with_memory, select_by_memory
 from accelerators.catalog._open_names import read_open
 from accelerators.catalog._partitions import check_partition
+from accelerators.catalog._reported import as_device_wrote, device_reported
 from accelerators.catalog._spelling_match import match_spellings, unknown_name
 from accelerators.catalog._spellings import (
-    DEVICE_REPORTED,
     MEMORY_WORD,
     Index,
     NameMatch,
@@ -238,19 +238,11 @@ def _resolve(index: Index, text: str) -> NameMatch:
         # a generation of cards ("RTX 30xx") is a whole name of its own form, before the
         # reader, which would refuse its "30xx"
         found = read_generation(index, stripped) or read(
-            index, stripped, reported=lambda name: _device_reported(index, name)
+            index, stripped, reported=lambda name: device_reported(index, name)
         )
     if found is None:
         raise unknown_name(index, text, lambda name: _lookup(index, name))
     return found
-
-
-def _device_reported(index: Index, text: str) -> NameMatch | None:
-    """The SKU whose name a device reports (nvidia-smi, GFD, ROCm) is exactly ``text``."""
-    spellings = index.exact[1].get(exact_key(text)) or []
-    reported = [s for s in spellings if s.source in DEVICE_REPORTED]
-    skus = list(dict.fromkeys(s.accelerator for s in reported))
-    return NameMatch(skus[0], True, None, None, reported[0].source) if len(skus) == 1 else None
 
 
 def _instance_type(index: Index, text: str) -> NameMatch | None:
@@ -295,6 +287,7 @@ def _with_count(index: Index, text: str, decoration: re.Match[str] | None) -> Na
         count, rest = count * rest.count, replace(rest, count=None)  # "16x8xH800": 16 nodes of 8
     if count <= 0 or rest is None or rest.count is not None or rest.needs_count:
         return None
+    rest = as_device_wrote(index, text, rest, named)
     return NameMatch(
         rest.accelerator,
         rest.pinned,
@@ -331,7 +324,7 @@ def _read(index: Index, text: str) -> NameMatch | None:
     from accelerators.catalog._reader import read
 
     try:
-        return read(index, text, reported=lambda name: _device_reported(index, name))
+        return read(index, text, reported=lambda name: device_reported(index, name))
     except UnknownAcceleratorError:
         return None
 
@@ -383,11 +376,13 @@ def _lookup(index: Index, text: str) -> NameMatch | None:
 def _left_open(index: Index, text: str, found: NameMatch) -> NameMatch:
     """A looser match whose words leave the model open reads as the family
     (:func:`~accelerators.catalog._reader.read_left_open`)."""
-    if found.count is not None or found.partition is not None or found.pinned:
+    if found.count is not None or found.partition is not None:
         return found
+    if found.pinned:
+        return as_device_wrote(index, text, found, text)
     from accelerators.catalog._reader import read_left_open
 
-    return read_left_open(index, text, found, lambda name: _device_reported(index, name))
+    return read_left_open(index, text, found, lambda name: device_reported(index, name))
 
 
 def _lookup_with_memory(index: Index, text: str) -> NameMatch | None:

@@ -279,8 +279,9 @@ def folded(index: Index, text: str, found: NameMatch) -> bool:
     """Whether ``found`` is another system's spelling that ``text`` matched only once case and
     separators were folded: ``nvidia_h100_80gb`` (Mystic) is not GKE's ``nvidia-h100-80gb``,
     whose SXM card is GKE's own choice. Such a match says no more than the words do, as a
-    looser tier's. The catalog's own spellings and what a device reports fold freely."""
-    if found.source in IDENTITY or found.source in DEVICE_REPORTED or found.source in _OPEN:
+    looser tier's. The catalog's own spellings fold freely; what a device reports pins its
+    board only as the device writes it (``_names._as_written``)."""
+    if found.source in IDENTITY or found.source in _OPEN:
         return False
     key, stripped = exact_key(text), text.strip()
     spellings = [*index.exact[0].get(key, ()), *index.exact[1].get(key, ())]
