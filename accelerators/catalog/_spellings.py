@@ -280,7 +280,7 @@ def folded(index: Index, text: str, found: NameMatch) -> bool:
     separators were folded: ``nvidia_h100_80gb`` (Mystic) is not GKE's ``nvidia-h100-80gb``,
     whose SXM card is GKE's own choice. Such a match says no more than the words do, as a
     looser tier's. The catalog's own spellings fold freely; what a device reports pins its
-    board only as the device writes it (``_names._as_written``)."""
+    board only as the device writes it (``_reported.as_device_wrote``)."""
     if found.source in IDENTITY or found.source in _OPEN:
         return False
     key, stripped = exact_key(text), text.strip()
