@@ -729,7 +729,9 @@ def main(argv: list[str] | None = None) -> int:
             if any(o.row.denotes != "device" for o in outcomes):  # the reading before denotes=
                 as_devices = [evaluate(o.row, as_devices=True) for o in outcomes]
                 print(_line("  every name read as a device", as_devices))
-    counts = [o for outcomes in results.values() for o in outcomes if "has count" in o.detail]
+    every = [o for outcomes in results.values() for o in outcomes]
+    print(_line("every corpus together", every))
+    counts = [o for o in every if "has count" in o.detail]
     print(f"\nsilently wrong counts, all corpora: {len(counts)}")
     for o in counts:
         print(f"  {o.row.system}: {o.row.name!r}: {o.detail}")
